@@ -1,0 +1,75 @@
+// The companion's editor API, called with the page's bearer token.
+
+/** The companion refused the token (401) or the request's origin (403). */
+export class AccessDenied extends Error {
+  constructor(status) {
+    super(`the companion answered ${status}`);
+    this.status = status;
+  }
+}
+
+/** A request the companion answered with an error other than 401/403. */
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export class Api {
+  #token;
+
+  constructor(token) {
+    this.#token = token;
+  }
+
+  async #fetch(path, init = {}) {
+    const res = await fetch(path, {
+      ...init,
+      cache: 'no-store',
+      credentials: 'omit',
+      headers: { Authorization: `Bearer ${this.#token}`, ...init.headers },
+    });
+    if (res.status === 401 || res.status === 403) throw new AccessDenied(res.status);
+    if (!res.ok) {
+      let message = `${res.status} ${res.statusText}`;
+      try {
+        message = (await res.json()).error ?? message;
+      } catch {
+        // The body was not the API's JSON error; the status says enough.
+      }
+      throw new ApiError(res.status, message);
+    }
+    return res;
+  }
+
+  async state() {
+    return (await this.#fetch('/editor/state')).json();
+  }
+
+  /** Opens the event stream; resolves once the companion has answered. */
+  async stream(signal) {
+    const res = await this.#fetch('/editor/events/stream', {
+      signal,
+      headers: { Accept: 'text/event-stream' },
+    });
+    if (!res.body) throw new ApiError(res.status, 'the event stream has no body');
+    return res.body;
+  }
+
+  async accept(filePath, content) {
+    await this.#post('/editor/diffs/accept', { filePath, content });
+  }
+
+  async reject(filePath) {
+    await this.#post('/editor/diffs/reject', { filePath });
+  }
+
+  async #post(path, body) {
+    await this.#fetch(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  }
+}

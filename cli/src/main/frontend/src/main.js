@@ -1,0 +1,443 @@
+// The review page: shows what the companion knows (connected CLIs, the
+// context they receive) and lets the user review the edits they propose.
+import { AccessDenied, Api } from './api.js';
+import { readEvents } from './sse.js';
+import { DiffView } from './diffview.js';
+
+const TOKEN_KEY = 'companion4j.token';
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  roots: [],
+  clients: new Map(),
+  context: null,
+  diffs: new Map(),
+  selected: null,
+  live: false,
+};
+/** Paths this page resolved itself, so their diffClosed events stay quiet. */
+const resolvedHere = new Set();
+
+const darkQuery = matchMedia('(prefers-color-scheme: dark)');
+const narrowQuery = matchMedia('(max-width: 820px)');
+const diffView = new DiffView($('merge'));
+let shownDiff = null;
+
+// ---- the token: from the URL fragment into this tab's memory only --------
+
+function takeToken() {
+  const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fromHash) {
+    sessionStorage.setItem(TOKEN_KEY, fromHash);
+    history.replaceState(null, '', location.pathname + location.search);
+    return fromHash;
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+function gate(title, text) {
+  $('gate-title').textContent = title;
+  $('gate-text').textContent = text;
+  $('gate').hidden = false;
+  $('app').inert = true;
+  setStatus('denied', 'Not connected');
+}
+
+// ---- connection status ---------------------------------------------------
+
+function setStatus(kind, text) {
+  $('status').dataset.state = kind;
+  $('status-text').textContent = text;
+  $('retry-now').hidden = kind !== 'retrying';
+  document.body.dataset.connection = kind;
+  updateActions();
+}
+
+// ---- rendering -----------------------------------------------------------
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'class') node.className = v;
+    else if (k === 'dataset') Object.assign(node.dataset, v);
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+/** The path relative to the workspace root that holds it, for display. */
+function display(filePath) {
+  for (const root of state.roots) {
+    const prefix = root.endsWith('/') || root.endsWith('\\') ? root : root + '/';
+    if (filePath.startsWith(prefix)) return filePath.slice(prefix.length);
+  }
+  return filePath;
+}
+
+function baseName(p) {
+  return p.split(/[\\/]/).pop();
+}
+
+function dirName(p) {
+  const parts = p.split(/[\\/]/);
+  parts.pop();
+  return parts.join('/');
+}
+
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+function ago(time) {
+  const ms = new Date(time).getTime();
+  if (Number.isNaN(ms)) return '';
+  const seconds = Math.round((ms - Date.now()) / 1000);
+  if (Math.abs(seconds) < 60) return relativeFormat.format(seconds, 'second');
+  if (Math.abs(seconds) < 3600) return relativeFormat.format(Math.round(seconds / 60), 'minute');
+  return relativeFormat.format(Math.round(seconds / 3600), 'hour');
+}
+
+function when(time) {
+  const date = new Date(time);
+  return Number.isNaN(date.getTime()) ? '' : `${timeFormat.format(date)} (${ago(time)})`;
+}
+
+function clientLabel(clientId) {
+  const c = state.clients.get(clientId);
+  return c ? `${c.name}${c.version ? ' ' + c.version : ''}` : 'a CLI';
+}
+
+function renderDiffList() {
+  const list = $('diff-list');
+  const diffs = [...state.diffs.values()].sort((a, b) => String(a.openedAt).localeCompare(String(b.openedAt)));
+  list.replaceChildren(
+    ...diffs.map((d) => {
+      const rel = display(d.filePath);
+      const item = el(
+        'button',
+        {
+          type: 'button',
+          class: 'diff-item',
+          'aria-current': d.filePath === state.selected ? 'true' : 'false',
+          title: d.filePath,
+          onclick: () => select(d.filePath),
+        },
+        el('span', { class: 'name' }, baseName(rel)),
+        dirName(rel) ? el('span', { class: 'dir' }, dirName(rel)) : null,
+        el('span', { class: 'meta' }, `${clientLabel(d.clientId)} · ${ago(d.openedAt)}`),
+      );
+      return el('li', { dataset: { file: d.filePath } }, item);
+    }),
+  );
+  $('diff-count').textContent = String(diffs.length);
+  $('diff-empty').hidden = diffs.length > 0;
+}
+
+function renderConnection() {
+  $('roots').replaceChildren(
+    ...(state.roots.length ? state.roots.map((r) => el('li', { class: 'mono' }, r)) : [el('li', { class: 'empty' }, 'No workspace root')]),
+  );
+  const clients = [...state.clients.values()];
+  $('clients').replaceChildren(
+    ...(clients.length
+      ? clients.map((c) =>
+          el(
+            'li',
+            { class: 'client', dataset: { client: c.id } },
+            el('strong', {}, `${c.name}${c.version ? ' ' + c.version : ''}`),
+            el('span', { class: 'meta' }, ` since ${when(c.connectedAt)}`),
+          ),
+        )
+      : [el('li', { class: 'empty' }, 'No CLI connected. Start qwen or gemini inside the workspace.')]),
+  );
+  renderContext();
+}
+
+function renderContext() {
+  const box = $('context');
+  const ws = state.context?.workspaceState;
+  const files = ws?.openFiles ?? [];
+  if (!ws) {
+    box.replaceChildren(el('p', { class: 'empty' }, 'No context yet.'));
+    return;
+  }
+  const active = files.find((f) => f.isActive);
+  const recent = files.filter((f) => f !== active);
+  const parts = [];
+  if (active) {
+    const cursor = active.cursor ? `line ${active.cursor.line}, column ${active.cursor.character}` : 'no cursor';
+    parts.push(
+      el('div', { class: 'ctx-row' }, el('span', { class: 'label' }, 'Active file'),
+        el('span', { class: 'mono', id: 'ctx-active', title: active.path }, display(active.path))),
+      el('div', { class: 'ctx-row' }, el('span', { class: 'label' }, 'Cursor'), el('span', { id: 'ctx-cursor' }, cursor)),
+    );
+    if (active.selectedText) {
+      const text = active.selectedText;
+      const excerpt = text.length > 400 ? text.slice(0, 400) + '…' : text;
+      parts.push(
+        el('div', { class: 'ctx-row' }, el('span', { class: 'label' }, 'Selection'),
+          el('span', { class: 'meta' }, `${text.length} characters`)),
+        el('pre', { class: 'selection', id: 'ctx-selection' }, excerpt),
+      );
+    }
+  } else {
+    parts.push(el('p', { class: 'empty' }, 'No active file.'));
+  }
+  if (recent.length) {
+    parts.push(
+      el('div', { class: 'label' }, 'Recent files'),
+      el('ul', { class: 'plain recent', id: 'ctx-recent' },
+        ...recent.map((f) => el('li', { class: 'mono', title: f.path }, display(f.path)))),
+    );
+  }
+  parts.push(el('div', { class: 'ctx-row' }, el('span', { class: 'label' }, 'Workspace trusted'),
+    el('span', {}, ws.isTrusted === false ? 'no' : 'yes')));
+  box.replaceChildren(...parts);
+}
+
+function renderReview() {
+  const diff = state.selected ? state.diffs.get(state.selected) : null;
+  $('review-empty').hidden = !!diff;
+  $('review-main').hidden = !diff;
+  if (!diff) {
+    if (shownDiff) diffView.clear();
+    shownDiff = null;
+    return;
+  }
+  if (shownDiff !== diff) {
+    shownDiff = diff;
+    diffView.show(diff, { dark: darkQuery.matches, narrow: narrowQuery.matches });
+    $('review-path').textContent = display(diff.filePath);
+    $('review-path').title = diff.filePath;
+  }
+  $('review-meta').textContent = `Proposed by ${clientLabel(diff.clientId)} · ${when(diff.openedAt)}`;
+  updateActions();
+}
+
+function render() {
+  renderDiffList();
+  renderConnection();
+  renderReview();
+}
+
+let busy = false;
+function updateActions() {
+  const disabled = busy || !state.live || !state.selected;
+  $('accept').disabled = disabled;
+  $('reject').disabled = disabled;
+}
+
+let toastTimer;
+function toast(text) {
+  const t = $('toast');
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (t.hidden = true), 6000);
+}
+
+function select(filePath) {
+  state.selected = filePath;
+  render();
+}
+
+/** Keeps a selection: the current one if still pending, else the oldest diff. */
+function reselect() {
+  if (state.selected && state.diffs.has(state.selected)) return;
+  const oldest = [...state.diffs.values()].sort((a, b) => String(a.openedAt).localeCompare(String(b.openedAt)))[0];
+  state.selected = oldest ? oldest.filePath : null;
+}
+
+// ---- applying what the companion says ------------------------------------
+
+function applyState(s) {
+  state.roots = s.workspaceRoots ?? [];
+  state.clients = new Map((s.clients ?? []).map((c) => [c.id, c]));
+  state.context = s.context ?? null;
+  state.diffs = new Map((s.pendingDiffs ?? []).map((d) => [d.filePath, d]));
+  reselect();
+  render();
+}
+
+const outcomeText = {
+  closedByClient: 'The CLI closed the diff for',
+  clientGone: 'The CLI that proposed it went away:',
+  accepted: 'Accepted elsewhere:',
+  rejected: 'Rejected elsewhere:',
+};
+
+function applyEvent({ event, data }) {
+  let payload;
+  try {
+    payload = JSON.parse(data);
+  } catch {
+    return;
+  }
+  switch (event) {
+    case 'diffOpened': {
+      const replacing = state.diffs.has(payload.filePath) && state.selected === payload.filePath;
+      state.diffs.set(payload.filePath, payload);
+      if (!state.selected) state.selected = payload.filePath;
+      if (replacing) toast(`The CLI sent a new proposal for ${display(payload.filePath)}.`);
+      break;
+    }
+    case 'diffClosed': {
+      if (!state.diffs.delete(payload.filePath)) break;
+      const quiet = resolvedHere.delete(payload.filePath) || payload.outcome === 'replaced';
+      if (!quiet && outcomeText[payload.outcome]) toast(`${outcomeText[payload.outcome]} ${display(payload.filePath)}`);
+      reselect();
+      break;
+    }
+    case 'clientConnected':
+      state.clients.set(payload.id, payload);
+      break;
+    case 'clientDisconnected':
+      state.clients.delete(payload.id);
+      break;
+    case 'context':
+      state.context = payload;
+      break;
+    default:
+      return;
+  }
+  render();
+}
+
+// ---- accept / reject -----------------------------------------------------
+
+async function resolve(accept) {
+  const filePath = state.selected;
+  if (!filePath || busy || !state.live) return;
+  busy = true;
+  updateActions();
+  const content = diffView.content;
+  resolvedHere.add(filePath);
+  try {
+    if (accept) await api.accept(filePath, content);
+    else await api.reject(filePath);
+    state.diffs.delete(filePath);
+    toast(`${accept ? 'Accepted' : 'Rejected'} ${display(filePath)}.`);
+  } catch (e) {
+    resolvedHere.delete(filePath);
+    if (e instanceof AccessDenied) return denied();
+    if (e.status === 404) {
+      state.diffs.delete(filePath);
+      toast(`${display(filePath)} is no longer pending.`);
+    } else {
+      toast(`Could not ${accept ? 'accept' : 'reject'} ${display(filePath)}: ${e.message}`);
+    }
+  } finally {
+    busy = false;
+    reselect();
+    render();
+  }
+}
+
+function onKey(e) {
+  if (!(e.ctrlKey || e.metaKey) || e.altKey || $('review-main').hidden) return;
+  if (e.key === 'Enter' && !e.shiftKey) {
+    e.preventDefault();
+    e.stopPropagation();
+    resolve(true);
+  } else if (e.key === 'Backspace' && e.shiftKey) {
+    e.preventDefault();
+    e.stopPropagation();
+    resolve(false);
+  }
+}
+
+// ---- the live connection -------------------------------------------------
+
+let api;
+let stopped = false;
+let retryNow = () => {};
+
+function denied() {
+  stopped = true;
+  state.live = false;
+  sessionStorage.removeItem(TOKEN_KEY);
+  gate(
+    'The companion refused this page’s access token',
+    'This address belongs to an earlier companion4j, or its token was changed. ' +
+      'Open the review page address that the running companion4j printed, or restart it with --open.',
+  );
+}
+
+async function session() {
+  const abort = new AbortController();
+  try {
+    const body = await api.stream(abort.signal);
+    const pending = [];
+    let ready = false;
+    const reading = (async () => {
+      for await (const ev of readEvents(body)) {
+        if (ready) applyEvent(ev);
+        else pending.push(ev);
+      }
+    })();
+    reading.catch(() => {});
+    // Events that arrive while the snapshot loads are replayed after it; each
+    // one sets or removes a whole entry, so replaying them is safe.
+    const snapshot = await api.state();
+    applyState(snapshot);
+    for (const ev of pending) applyEvent(ev);
+    ready = true;
+    state.live = true;
+    setStatus('live', 'Connected');
+    await reading;
+  } finally {
+    abort.abort();
+  }
+}
+
+async function connectLoop() {
+  let delay = 1;
+  while (!stopped) {
+    try {
+      await session();
+      delay = 1;
+    } catch (e) {
+      if (e instanceof AccessDenied) return denied();
+    }
+    state.live = false;
+    for (let left = delay; left > 0 && !stopped; left--) {
+      setStatus('retrying', `Disconnected, retrying in ${left} s`);
+      const skipped = await new Promise((done) => {
+        const timer = setTimeout(() => done(false), 1000);
+        retryNow = () => {
+          clearTimeout(timer);
+          done(true);
+        };
+      });
+      if (skipped) break;
+    }
+    setStatus('connecting', 'Reconnecting…');
+    delay = Math.min(delay * 2, 10);
+  }
+}
+
+function start() {
+  const token = takeToken();
+  darkQuery.addEventListener('change', () => diffView.setDark(darkQuery.matches));
+  narrowQuery.addEventListener('change', () => diffView.setNarrow(narrowQuery.matches));
+  if (navigator.platform.startsWith('Mac')) for (const k of document.querySelectorAll('kbd.mod')) k.textContent = '⌘';
+  $('accept').addEventListener('click', () => resolve(true));
+  $('reject').addEventListener('click', () => resolve(false));
+  $('retry-now').addEventListener('click', () => retryNow());
+  document.addEventListener('keydown', onKey, true);
+  setInterval(() => state.live && render(), 30_000);
+  if (!token) {
+    gate(
+      'This page needs its access token',
+      'Open the review page with the address that companion4j printed when it started ' +
+        '(it ends in #token=…), or start it with: companion4j serve --open',
+    );
+    return;
+  }
+  api = new Api(token);
+  render();
+  connectLoop();
+}
+
+start();

@@ -1,0 +1,49 @@
+package dev.companion4j.cli;
+
+import dev.companion4j.cli.editorapi.EditorApi;
+import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.IdeInfo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** The options {@code serve} and {@code run} share, and the companion they describe. */
+final class CompanionOptions {
+  @Option(names = "--workspace", paramLabel = "DIR", description = "A workspace root; repeat for several. Default: the current directory.")
+  List<Path> workspaces = new ArrayList<>();
+
+  @Option(names = "--ide-name", paramLabel = "N", description = "Short IDE id the CLIs show (default: ${DEFAULT-VALUE}).")
+  String ideName = "companion4j";
+
+  @Option(names = "--ide-display-name", paramLabel = "D", description = "IDE name the CLIs show (default: ${DEFAULT-VALUE}).")
+  String ideDisplayName = "Companion4J";
+
+  @Option(names = "--open", description = "Open the review page in the default browser.")
+  boolean open;
+
+  /** A companion with the editor API mounted, not yet started. */
+  Companion build(picocli.CommandLine.Model.CommandSpec spec, EditorApi editorApi) {
+    List<Path> roots = new ArrayList<>();
+    for (Path w : workspaces.isEmpty() ? List.of(Path.of("")) : workspaces) {
+      Path root = w.toAbsolutePath().normalize();
+      if (!Files.isDirectory(root)) {
+        throw new ParameterException(spec.commandLine(), "--workspace is not a directory: " + root);
+      }
+      roots.add(root);
+    }
+    IdeInfo ideInfo;
+    try {
+      ideInfo = new IdeInfo(ideName, ideDisplayName);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    Companion.Builder builder = Companion.builder(new HeadlessHost(ideInfo, roots)).route(EditorApi.pathSpec(), editorApi);
+    ReviewPages.mount(builder);
+    Companion companion = builder.build();
+    editorApi.attach(companion);
+    return companion;
+  }
+}

@@ -1,0 +1,37 @@
+package dev.companion4j.cli;
+
+import dev.companion4j.cli.review.ReviewPage;
+import dev.companion4j.engine.Companion;
+
+/** Mounts the review page and tells the user where it is. */
+final class ReviewPages {
+  static final String PATH = "/review/";
+
+  private ReviewPages() {}
+
+  static void mount(Companion.Builder builder) {
+    builder.publicRoute(PATH + "*", ReviewPage.assetsServlet());
+  }
+
+  /** The page's address without the token, safe for logs and the ready line. */
+  static String address(int port) {
+    return "http://127.0.0.1:" + port + PATH;
+  }
+
+  /**
+   * Opens the page with the token in the URL fragment (which browsers never send to a server), or
+   * prints that URL when stderr is an interactive terminal. The token is otherwise only in the
+   * owner-only discovery files.
+   */
+  static void announce(Companion companion, boolean open) {
+    String url = ReviewPage.pageUrl(companion.port(), companion.authToken());
+    if (open) {
+      ReviewPage.open(url);
+    } else if (System.console() != null) {
+      System.err.println("Review page: " + url);
+    } else {
+      System.err.println("Review page: " + address(companion.port()) + " (start with --open, or take the token from "
+          + companion.discoveryFiles().stream().findFirst().map(Object::toString).orElse("the discovery file") + ")");
+    }
+  }
+}

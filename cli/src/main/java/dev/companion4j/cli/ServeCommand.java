@@ -1,0 +1,56 @@
+package dev.companion4j.cli;
+
+import dev.companion4j.cli.editorapi.EditorApi;
+import dev.companion4j.engine.Companion;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+import tools.jackson.databind.json.JsonMapper;
+
+/** {@code companion4j serve}: a companion for the given roots until SIGINT or SIGTERM. */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Starts a companion for the workspace roots and serves until interrupted.",
+      "Prints one JSON line on stdout when ready; logs go to stderr."
+    })
+final class ServeCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin CompanionOptions options;
+
+  @Override
+  public Integer call() throws Exception {
+    EditorApi editorApi = new EditorApi();
+    Companion companion = options.build(spec, editorApi);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      editorApi.shutdown();
+      companion.close();
+      stopped.countDown();
+    }, "companion4j-stop"));
+    companion.start();
+    System.out.println(readyLine(companion));
+    System.out.flush();
+    ReviewPages.announce(companion, options.open);
+    stopped.await();
+    return 0;
+  }
+
+  static String readyLine(Companion companion) {
+    Map<String, Object> ready = new LinkedHashMap<>();
+    ready.put("event", "ready");
+    ready.put("port", companion.port());
+    ready.put("pid", ProcessHandle.current().pid());
+    ready.put("workspacePath", companion.workspacePath());
+    ready.put("editorApi", "http://127.0.0.1:" + companion.port() + EditorApi.PATH);
+    ready.put("reviewPage", ReviewPages.address(companion.port()));
+    return JsonMapper.builder().build().writeValueAsString(ready);
+  }
+}

@@ -1,0 +1,220 @@
+package dev.companion4j.cli.review;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.awt.Desktop;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The browser review page: static assets bundled into the jar at build time (see {@code
+ * cli/src/main/frontend}), served without the token because a browser navigation cannot send a
+ * bearer header. The page holds no editor data; it reads everything through the token-guarded
+ * editor API, with the token it finds in its URL fragment.
+ */
+public final class ReviewPage {
+  private static final Logger log = LoggerFactory.getLogger(ReviewPage.class);
+
+  /** Where the Maven build puts the bundled page on the classpath. */
+  static final String ASSET_ROOT = "dev/companion4j/cli/review/assets/";
+
+  /** Where the page is served; the servlet is mapped at {@code PATH + "*"}. */
+  public static final String PATH = "/review/";
+
+  /** Bundled asset names are flat: one segment, no dot-dot, no hidden files. */
+  private static final Pattern ASSET_NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9_.-]*\\.[a-z0-9]+");
+
+  private static final Map<String, String> TYPES =
+      Map.of(
+          "html", "text/html; charset=utf-8",
+          "js", "text/javascript; charset=utf-8",
+          "css", "text/css; charset=utf-8",
+          "svg", "image/svg+xml",
+          "png", "image/png",
+          "txt", "text/plain; charset=utf-8");
+
+  /**
+   * Only the page's own scripts and styles, and requests to its own origin. Inline styles are
+   * allowed because CodeMirror positions its views with style attributes; inline scripts are not.
+   */
+  static final String CONTENT_SECURITY_POLICY =
+      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+          + "connect-src 'self'; img-src 'self' data:; font-src 'self'; "
+          + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+  private ReviewPage() {}
+
+  /** Serves the page under {@value #PATH}; map it at {@code "/review/*"} as a public route. */
+  public static HttpServlet assetsServlet() {
+    return new AssetsServlet(ReviewPage.class.getClassLoader());
+  }
+
+  /** The page's address, with the token in the fragment so that it never reaches a server. */
+  public static String pageUrl(int port, String token) {
+    if (port <= 0 || port > 65535) {
+      throw new IllegalArgumentException("port out of range: " + port);
+    }
+    if (token == null || !token.matches("[0-9A-Za-z_-]+")) {
+      throw new IllegalArgumentException("token must be a non-empty URL-safe string");
+    }
+    return "http://127.0.0.1:" + port + PATH + "#token=" + token;
+  }
+
+  /**
+   * Opens {@code url} in the default browser, without waiting for it: {@code open} on macOS,
+   * {@code xdg-open} on Linux and other Unix desktops, {@link Desktop#browse} otherwise. Logs how
+   * to open it by hand when none of these works.
+   */
+  public static void open(String url) {
+    open(url, System.getProperty("os.name", ""), System.getenv());
+  }
+
+  static void open(String url, String osName, Map<String, String> env) {
+    Optional<List<String>> command = browserCommand(url, osName, env);
+    if (command.isPresent()) {
+      try {
+        Process p =
+            new ProcessBuilder(command.get())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        p.onExit()
+            .thenAccept(
+                done -> {
+                  if (done.exitValue() != 0) {
+                    couldNotOpen(url, command.get().get(0) + " exited with " + done.exitValue());
+                  }
+                });
+        return;
+      } catch (IOException e) {
+        log.debug("{} failed, trying java.awt.Desktop", command.get().get(0), e);
+      }
+    }
+    if (!osName.toLowerCase(Locale.ROOT).contains("linux") || hasDisplay(env)) {
+      try {
+        if (Desktop.isDesktopSupported() && Desktop.getDesktop().isSupported(Desktop.Action.BROWSE)) {
+          Desktop.getDesktop().browse(URI.create(url));
+          return;
+        }
+      } catch (IOException | UnsupportedOperationException e) {
+        couldNotOpen(url, e.getMessage());
+        return;
+      }
+    }
+    couldNotOpen(url, hasDisplay(env) || !isUnix(osName) ? "no browser launcher found" : "no graphical session");
+  }
+
+  /** The launcher to run, if this system has one on its PATH. */
+  static Optional<List<String>> browserCommand(String url, String osName, Map<String, String> env) {
+    String os = osName.toLowerCase(Locale.ROOT);
+    if (os.contains("mac")) {
+      return onPath("open", env).map(open -> List.of(open, url));
+    }
+    // Without a display, xdg-open would fall back to a text browser and take the terminal over.
+    if (isUnix(osName) && hasDisplay(env)) {
+      return onPath("xdg-open", env).map(xdg -> List.of(xdg, url));
+    }
+    return Optional.empty();
+  }
+
+  private static boolean isUnix(String osName) {
+    String os = osName.toLowerCase(Locale.ROOT);
+    return os.contains("linux") || os.contains("bsd") || os.contains("sunos") || os.contains("nix");
+  }
+
+  private static boolean hasDisplay(Map<String, String> env) {
+    return !env.getOrDefault("DISPLAY", "").isEmpty() || !env.getOrDefault("WAYLAND_DISPLAY", "").isEmpty();
+  }
+
+  private static Optional<String> onPath(String program, Map<String, String> env) {
+    for (String dir : env.getOrDefault("PATH", "").split(File.pathSeparator)) {
+      if (dir.isEmpty()) {
+        continue;
+      }
+      Path candidate = Path.of(dir, program);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return Optional.of(candidate.toString());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static void couldNotOpen(String url, String why) {
+    // The full address carries the token: show it on the user's terminal, never in a log file.
+    if (System.console() != null) {
+      log.warn("Could not open a browser ({}). Open the review page yourself: {}", why, url);
+    } else {
+      log.warn("Could not open a browser ({}). Open {} yourself, with #token= and the companion's token appended",
+          why, url.substring(0, url.indexOf('#')));
+    }
+  }
+
+  private static final class AssetsServlet extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+    private final transient ClassLoader loader;
+
+    AssetsServlet(ClassLoader loader) {
+      this.loader = loader;
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+      String rest = req.getPathInfo();
+      if (rest == null) {
+        // "/review" without the slash: relative asset links need the directory form. The
+        // browser keeps the #token fragment across the redirect.
+        resp.setStatus(HttpServletResponse.SC_MOVED_PERMANENTLY);
+        resp.setHeader("Location", PATH);
+        return;
+      }
+      String name = rest.equals("/") ? "index.html" : rest.substring(1);
+      String type = ASSET_NAME.matcher(name).matches() ? TYPES.get(extension(name)) : null;
+      InputStream in = type == null ? null : loader.getResourceAsStream(ASSET_ROOT + name);
+      if (in == null) {
+        securityHeaders(resp);
+        resp.setHeader("Cache-Control", "no-store");
+        resp.sendError(HttpServletResponse.SC_NOT_FOUND);
+        return;
+      }
+      try (in) {
+        byte[] body = in.readAllBytes();
+        securityHeaders(resp);
+        resp.setContentType(type);
+        // Everything but the page itself has a content hash in its name.
+        resp.setHeader(
+            "Cache-Control", name.equals("index.html") ? "no-cache" : "public, max-age=31536000, immutable");
+        resp.setContentLength(body.length);
+        try (OutputStream out = resp.getOutputStream()) {
+          out.write(body);
+        }
+      }
+    }
+
+    private static void securityHeaders(HttpServletResponse resp) {
+      resp.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+      resp.setHeader("X-Content-Type-Options", "nosniff");
+      resp.setHeader("Referrer-Policy", "no-referrer");
+      resp.setHeader("X-Frame-Options", "DENY");
+      resp.setHeader("Cross-Origin-Opener-Policy", "same-origin");
+      resp.setHeader("Cross-Origin-Resource-Policy", "same-origin");
+    }
+
+    private static String extension(String name) {
+      return name.substring(name.lastIndexOf('.') + 1);
+    }
+  }
+}

@@ -1,0 +1,188 @@
+package dev.companion4j.cli.e2e;
+
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.TestPeers;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** {@code companion4j serve} from the shaded jar, as a user starts it, in an isolated environment. */
+final class CompanionProcess implements AutoCloseable {
+  static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final Process process;
+  private final JsonNode ready;
+  private final CliEnvironment env;
+  private final StringBuffer stderr;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private CompanionProcess(Process process, JsonNode ready, CliEnvironment env, StringBuffer stderr) {
+    this.process = process;
+    this.stderr = stderr;
+    this.ready = ready;
+    this.env = env;
+  }
+
+  static Path jar() {
+    Path jar = TestPeers.repoRoot().resolve("cli/target/companion4j.jar");
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException("No " + jar + "; end-to-end tests run after `mvn package`");
+    }
+    return jar;
+  }
+
+  static CompanionProcess start(CliEnvironment env, String... extraArgs) {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.add("-jar");
+    command.add(jar().toString());
+    command.add("serve");
+    command.add("--workspace");
+    command.add(env.workspace().toString());
+    command.addAll(List.of(extraArgs));
+    ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile());
+    pb.environment().clear();
+    pb.environment().putAll(env.variables());
+    try {
+      Process p = pb.start();
+      StringBuffer err = new StringBuffer();
+      Thread drain = new Thread(() -> drain(p, err), "companion-stderr");
+      drain.setDaemon(true);
+      drain.start();
+      CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
+        try {
+          return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+      String first = line.get(30, TimeUnit.SECONDS);
+      if (first == null) {
+        throw new AssertionError("companion exited before ready; stderr:\n" + err);
+      }
+      return new CompanionProcess(p, JSON.readTree(first), env, err);
+    } catch (Exception e) {
+      throw new AssertionError("companion did not start", e);
+    }
+  }
+
+  private static void drain(Process p, StringBuffer into) {
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
+      String l;
+      while ((l = in.readLine()) != null) {
+        into.append(l).append('\n');
+      }
+    } catch (IOException e) {
+      // Ended with the process.
+    }
+  }
+
+  JsonNode ready() {
+    return ready;
+  }
+
+  int port() {
+    return ready.path("port").asInt();
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  Path qwenLockFile() {
+    return env.qwenHome().resolve("ide").resolve(port() + ".lock");
+  }
+
+  Path geminiFile() {
+    return env.tmpDir().resolve("gemini/ide/gemini-ide-server-" + pid() + "-" + port() + ".json");
+  }
+
+  /** The token, read where a user's tools read it: the owner-only lock file. */
+  String token() {
+    try {
+      return JSON.readTree(Files.readString(qwenLockFile())).path("authToken").asString();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  HttpResponse<String> post(String path, String json) {
+    return send(request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)));
+  }
+
+  HttpResponse<String> post(String path, Map<String, Object> body) {
+    return post(path, JSON.writeValueAsString(body));
+  }
+
+  HttpResponse<String> get(String path) {
+    return send(request(path).GET());
+  }
+
+  HttpRequest.Builder request(String path) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path))
+        .timeout(Duration.ofSeconds(10))
+        .header("Authorization", "Bearer " + token());
+  }
+
+  HttpResponse<String> send(HttpRequest.Builder request) {
+    try {
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Posts an editor event and checks it was taken. */
+  void event(Map<String, Object> event) {
+    HttpResponse<String> r = post("/editor/events", event);
+    if (r.statusCode() != 204) {
+      throw new AssertionError("event " + event + " refused: " + r.statusCode() + " " + r.body());
+    }
+  }
+
+  String stderr() {
+    return stderr.toString();
+  }
+
+  /** SIGKILL, as a crash: no cleanup runs. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM, and the exit code. */
+  int terminate() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(15, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("companion did not stop on SIGTERM");
+    }
+    return process.exitValue();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      terminate();
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package dev.companion4j.engine;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * An edit a CLI proposed and nobody has answered yet.
+ *
+ * @param filePath the path exactly as the CLI sent it; the CLI matches outcomes by this string
+ * @param path the same path, normalised
+ * @param originalContent the file's text when the diff opened; empty for a new file
+ * @param newContent the text the CLI proposes
+ * @param openedAt when the CLI asked
+ * @param clientId the CLI session that asked; the outcome goes to it alone
+ */
+public record PendingDiff(
+    String filePath,
+    Path path,
+    String originalContent,
+    String newContent,
+    Instant openedAt,
+    String clientId) {
+  public PendingDiff {
+    Objects.requireNonNull(filePath, "filePath");
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(originalContent, "originalContent");
+    Objects.requireNonNull(newContent, "newContent");
+    Objects.requireNonNull(openedAt, "openedAt");
+    Objects.requireNonNull(clientId, "clientId");
+  }
+
+  /** Whether the file does not exist yet, so accepting creates it. */
+  public boolean isNewFile() {
+    return originalContent.isEmpty() && !path.toFile().exists();
+  }
+}

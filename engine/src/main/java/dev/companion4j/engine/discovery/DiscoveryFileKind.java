@@ -1,0 +1,95 @@
+package dev.companion4j.engine.discovery;
+
+import java.nio.file.Path;
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Each generation of discovery file the CLIs read, with its place and name. */
+public enum DiscoveryFileKind {
+  /** Qwen Code 0.24 and later read {@code <qwenHome>/ide/<port>.lock}. */
+  QWEN_LOCK(DiscoveryTarget.QWEN_CODE, Pattern.compile("^(\\d+)\\.lock$")) {
+    @Override
+    Path dir(DiscoveryLocations locations) {
+      return locations.qwenLockDir();
+    }
+
+    @Override
+    String fileName(long pid, int port) {
+      return port + ".lock";
+    }
+
+    @Override
+    OptionalLong pidFromName(Matcher matcher) {
+      return OptionalLong.empty();
+    }
+  },
+  /** The Qwen Code companion spec's file, read by older CLIs. */
+  QWEN_SPEC(DiscoveryTarget.QWEN_CODE, Pattern.compile("^qwen-code-ide-server-(\\d+)-(\\d+)\\.json$")) {
+    @Override
+    Path dir(DiscoveryLocations locations) {
+      return locations.qwenSpecDir();
+    }
+
+    @Override
+    String fileName(long pid, int port) {
+      return "qwen-code-ide-server-" + pid + "-" + port + ".json";
+    }
+  },
+  /**
+   * The legacy Qwen file keyed by the IDE's pid alone; found by a CLI whose process tree contains
+   * the companion, as under {@code companion4j run}.
+   */
+  QWEN_LEGACY(DiscoveryTarget.QWEN_CODE, Pattern.compile("^qwen-code-ide-server-(\\d+)\\.json$")) {
+    @Override
+    Path dir(DiscoveryLocations locations) {
+      return locations.tmpDir();
+    }
+
+    @Override
+    String fileName(long pid, int port) {
+      return "qwen-code-ide-server-" + pid + ".json";
+    }
+  },
+  /** Gemini CLI reads {@code <tmp>/gemini/ide/gemini-ide-server-<pid>-<port>.json}. */
+  GEMINI(DiscoveryTarget.GEMINI_CLI, Pattern.compile("^gemini-ide-server-(\\d+)-(\\d+)\\.json$")) {
+    @Override
+    Path dir(DiscoveryLocations locations) {
+      return locations.geminiDir();
+    }
+
+    @Override
+    String fileName(long pid, int port) {
+      return "gemini-ide-server-" + pid + "-" + port + ".json";
+    }
+  };
+
+  private final DiscoveryTarget target;
+  private final Pattern namePattern;
+
+  DiscoveryFileKind(DiscoveryTarget target, Pattern namePattern) {
+    this.target = target;
+    this.namePattern = namePattern;
+  }
+
+  public DiscoveryTarget target() {
+    return target;
+  }
+
+  abstract Path dir(DiscoveryLocations locations);
+
+  abstract String fileName(long pid, int port);
+
+  /** The file of a companion with this pid and port. */
+  public Path path(DiscoveryLocations locations, long pid, int port) {
+    return dir(locations).resolve(fileName(pid, port));
+  }
+
+  Matcher match(String fileName) {
+    return namePattern.matcher(fileName);
+  }
+
+  OptionalLong pidFromName(Matcher matcher) {
+    return OptionalLong.of(Long.parseLong(matcher.group(1)));
+  }
+}

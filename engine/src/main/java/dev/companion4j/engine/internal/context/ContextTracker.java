@@ -1,0 +1,172 @@
+package dev.companion4j.engine.internal.context;
+
+import dev.companion4j.engine.EditorEvent;
+import dev.companion4j.engine.IdeContext;
+import dev.companion4j.engine.IdeContext.Cursor;
+import dev.companion4j.engine.IdeContext.OpenFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+
+/**
+ * The editor's state as the CLIs should see it, kept from editor events. Not thread-safe: the
+ * engine feeds it from one thread.
+ */
+public final class ContextTracker {
+  /** Files beyond what the CLIs keep are still remembered, so closing one brings back the next. */
+  private static final int REMEMBERED_FILES = 50;
+
+  private final LongSupplier clock;
+  private final Predicate<Path> onDisk;
+  private final Map<Path, FileState> files = new HashMap<>();
+  private Path active;
+  private long lastTimestamp;
+  private boolean trusted;
+
+  public ContextTracker(boolean trusted) {
+    this(System::currentTimeMillis, Files::isRegularFile, trusted);
+  }
+
+  ContextTracker(LongSupplier clock, Predicate<Path> onDisk, boolean trusted) {
+    this.clock = clock;
+    this.onDisk = onDisk;
+    this.trusted = trusted;
+  }
+
+  /**
+   * Applies an event.
+   *
+   * @return whether the context changed
+   */
+  public boolean apply(EditorEvent event) {
+    IdeContext before = snapshot();
+    // Java 17 has no pattern switch; the chain covers every permitted subtype.
+    if (event instanceof EditorEvent.FileFocused e) {
+      focus(e.path());
+    } else if (event instanceof EditorEvent.FileClosed e) {
+      remove(e.path());
+    } else if (event instanceof EditorEvent.FileDeleted e) {
+      remove(e.path());
+    } else if (event instanceof EditorEvent.FileRenamed e) {
+      rename(e.from(), e.to());
+    } else if (event instanceof EditorEvent.CursorMoved e) {
+      FileState state = focus(e.path());
+      if (state != null) {
+        state.cursor = new Cursor(e.line(), e.character());
+      }
+    } else if (event instanceof EditorEvent.SelectionChanged e) {
+      FileState state = focus(e.path());
+      if (state != null) {
+        state.selection = e.text().isEmpty() ? null : e.text();
+      }
+    } else if (event instanceof EditorEvent.TrustChanged e) {
+      trusted = e.trusted();
+    }
+    return !snapshot().equals(before);
+  }
+
+  /** The context to send: newest first, capped, cursor and selection on the active file only. */
+  public IdeContext snapshot() {
+    List<Map.Entry<Path, FileState>> newest = new ArrayList<>(files.entrySet());
+    newest.sort(Comparator.comparingLong((Map.Entry<Path, FileState> e) -> e.getValue().timestamp).reversed());
+    List<OpenFile> open = new ArrayList<>();
+    for (Map.Entry<Path, FileState> e : newest) {
+      if (open.size() == IdeContext.MAX_OPEN_FILES) {
+        break;
+      }
+      FileState s = e.getValue();
+      boolean isActive = e.getKey().equals(active);
+      open.add(
+          new OpenFile(
+              e.getKey().toString(),
+              s.timestamp,
+              isActive,
+              isActive ? s.cursor : null,
+              isActive ? truncate(s.selection) : null));
+    }
+    return new IdeContext(open, trusted);
+  }
+
+  private FileState focus(Path raw) {
+    Path path = raw.toAbsolutePath().normalize();
+    if (!onDisk.test(path)) {
+      // Virtual and unsaved buffers must not reach the CLIs.
+      return null;
+    }
+    FileState state = files.computeIfAbsent(path, p -> new FileState());
+    if (!path.equals(active) || state.timestamp == 0) {
+      state.timestamp = nextTimestamp();
+      if (active != null && !active.equals(path)) {
+        FileState previous = files.get(active);
+        if (previous != null) {
+          previous.cursor = null;
+          previous.selection = null;
+        }
+      }
+      active = path;
+    }
+    evictBeyondMemory();
+    return state;
+  }
+
+  private void remove(Path raw) {
+    Path path = raw.toAbsolutePath().normalize();
+    files.remove(path);
+    // A deleted directory takes its files with it.
+    files.keySet().removeIf(p -> p.startsWith(path));
+    if (active != null && active.startsWith(path)) {
+      active = null;
+    }
+  }
+
+  private void rename(Path rawFrom, Path rawTo) {
+    Path from = rawFrom.toAbsolutePath().normalize();
+    Path to = rawTo.toAbsolutePath().normalize();
+    Map<Path, FileState> moved = new HashMap<>();
+    files.entrySet().removeIf(e -> {
+      if (e.getKey().startsWith(from)) {
+        moved.put(to.resolve(from.relativize(e.getKey())), e.getValue());
+        return true;
+      }
+      return false;
+    });
+    files.putAll(moved);
+    if (active != null && active.startsWith(from)) {
+      active = to.resolve(from.relativize(active));
+    }
+  }
+
+  private long nextTimestamp() {
+    // Strictly increasing, so two focus changes in one millisecond still order correctly.
+    lastTimestamp = Math.max(clock.getAsLong(), lastTimestamp + 1);
+    return lastTimestamp;
+  }
+
+  private void evictBeyondMemory() {
+    while (files.size() > REMEMBERED_FILES) {
+      files.entrySet().stream()
+          .min(Comparator.comparingLong(e -> e.getValue().timestamp))
+          .map(Map.Entry::getKey)
+          .ifPresent(files::remove);
+    }
+  }
+
+  private static String truncate(String selection) {
+    if (selection == null || selection.length() <= IdeContext.MAX_SELECTED_CHARS) {
+      return selection;
+    }
+    return selection.substring(0, IdeContext.MAX_SELECTED_CHARS) + IdeContext.TRUNCATION_MARK;
+  }
+
+  private static final class FileState {
+    long timestamp;
+    Cursor cursor;
+    String selection;
+  }
+}

@@ -1,0 +1,159 @@
+package dev.companion4j.engine.internal.server;
+
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServlet;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * The HTTP side of a companion: embedded Jetty on loopback, the MCP SDK's Streamable HTTP servlet
+ * at {@code /mcp}, and any routes the host adds, all behind {@link RequestGuard}.
+ */
+public final class CompanionServer {
+  /** The single MCP endpoint both CLIs connect to. */
+  public static final String MCP_PATH = "/mcp";
+
+  /**
+   * A route a host serves on the companion's port.
+   *
+   * @param open whether it serves without the token (static assets of a page, GET and HEAD only)
+   */
+  public record Route(String pathSpec, HttpServlet servlet, boolean open) {}
+
+  /** Everything the server needs, decided by the engine. */
+  public record Settings(
+      String authToken,
+      String serverName,
+      String serverVersion,
+      Duration keepAliveInterval,
+      int maxBodyBytes,
+      List<SyncToolSpecification> tools,
+      List<Route> routes,
+      SessionObserver sessions) {}
+
+  private final Server jetty;
+  private final ServerConnector connector;
+  private final HttpServletStreamableServerTransportProvider transport;
+  private final McpSyncServer mcp;
+
+  public CompanionServer(Settings settings) {
+    McpJsonMapper jsonMapper = McpJsonDefaults.getMapper();
+    transport =
+        HttpServletStreamableServerTransportProvider.builder()
+            .jsonMapper(jsonMapper)
+            .mcpEndpoint(MCP_PATH)
+            .keepAliveInterval(settings.keepAliveInterval())
+            .maxRequestSize(settings.maxBodyBytes())
+            .build();
+    mcp =
+        McpServer.sync(transport)
+            .serverInfo(settings.serverName(), settings.serverVersion())
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(false).logging().build())
+            // The engine validates arguments itself, with messages that name the problem.
+            .validateToolInputs(false)
+            .tools(settings.tools())
+            .build();
+
+    QueuedThreadPool threads = new QueuedThreadPool(64, 2);
+    threads.setName("companion4j-http");
+    threads.setDaemon(true);
+    jetty = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendDateHeader(false);
+    connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    jetty.addConnector(connector);
+
+    ServletContextHandler context = new ServletContextHandler();
+    context.setContextPath("/");
+    List<String> hostPaths = settings.routes().stream().map(r -> prefixOf(r.pathSpec())).toList();
+    List<String> openPaths =
+        settings.routes().stream().filter(Route::open).map(r -> prefixOf(r.pathSpec())).toList();
+    RequestGuard guard =
+        new RequestGuard(
+            settings.authToken(),
+            this::port,
+            uri -> hostPaths.stream().anyMatch(uri::startsWith),
+            uri -> openPaths.stream().anyMatch(uri::startsWith),
+            settings.maxBodyBytes());
+    addFilter(context, guard, "/*");
+    addFilter(context, new McpTransportFilter(settings.sessions(), settings.maxBodyBytes()), MCP_PATH);
+    ServletHolder mcpServlet = new ServletHolder("mcp", transport);
+    mcpServlet.setAsyncSupported(true);
+    context.addServlet(mcpServlet, MCP_PATH);
+    for (Route route : settings.routes()) {
+      ServletHolder holder = new ServletHolder(route.servlet());
+      holder.setAsyncSupported(true);
+      context.addServlet(holder, route.pathSpec());
+    }
+    context.setErrorHandler(new JsonErrorHandler());
+    jetty.setHandler(context);
+    jetty.setStopTimeout(2_000);
+  }
+
+  private static void addFilter(ServletContextHandler context, jakarta.servlet.Filter filter, String pathSpec) {
+    FilterHolder holder = new FilterHolder(filter);
+    // Without async support the SDK's SSE streams fail with 500 while the CLI still looks connected.
+    holder.setAsyncSupported(true);
+    context.addFilter(holder, pathSpec, EnumSet.of(DispatcherType.REQUEST));
+  }
+
+  private static String prefixOf(String pathSpec) {
+    return pathSpec.endsWith("/*") ? pathSpec.substring(0, pathSpec.length() - 2) : pathSpec;
+  }
+
+  public void start() throws Exception {
+    jetty.start();
+  }
+
+  /** The port the OS assigned; -1 before start. */
+  public int port() {
+    return connector.getLocalPort();
+  }
+
+  /**
+   * Sends a notification to one session's listening stream.
+   *
+   * @return whether it was written; false when the session has no open stream
+   */
+  public boolean notify(String sessionId, String method, Map<String, Object> params) {
+    try {
+      transport.notifyClient(sessionId, method, params).block(Duration.ofSeconds(5));
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  public void stop() {
+    try {
+      mcp.closeGracefully();
+    } catch (RuntimeException e) {
+      // Shutting down anyway; the sessions go with the server.
+    }
+    try {
+      jetty.stop();
+    } catch (Exception e) {
+      throw new IllegalStateException("Could not stop the HTTP server", e);
+    }
+  }
+}

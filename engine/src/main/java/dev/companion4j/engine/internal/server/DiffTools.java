@@ -1,0 +1,98 @@
+package dev.companion4j.engine.internal.server;
+
+import dev.companion4j.engine.internal.diff.DiffCoordinator;
+import dev.companion4j.engine.internal.diff.DiffCoordinator.DiffRequestException;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The {@code openDiff} and {@code closeDiff} tools; both CLIs enable diffing only when both exist. */
+public final class DiffTools {
+  private DiffTools() {}
+
+  public static List<SyncToolSpecification> specifications(DiffCoordinator diffs) {
+    McpSchema.Tool openDiff =
+        McpSchema.Tool.builder()
+            .name("openDiff")
+            .description("Opens a diff view in the editor so the user can review, edit and accept or reject a proposed change to a file.")
+            .inputSchema(
+                Map.of(
+                    "type", "object",
+                    "properties",
+                        Map.of(
+                            "filePath", Map.of("type", "string", "description", "Absolute path of the file to change."),
+                            "newContent", Map.of("type", "string", "description", "The proposed full content of the file.")),
+                    "required", List.of("filePath", "newContent")))
+            .build();
+    McpSchema.Tool closeDiff =
+        McpSchema.Tool.builder()
+            .name("closeDiff")
+            .description("Closes the diff view for a file and returns the proposed side's final content.")
+            .inputSchema(
+                Map.of(
+                    "type", "object",
+                    "properties",
+                        Map.of(
+                            "filePath", Map.of("type", "string", "description", "Absolute path of the file whose diff to close."),
+                            "suppressNotification",
+                                Map.of("type", "boolean", "description", "When true, no accepted or rejected notification follows.")),
+                    "required", List.of("filePath")))
+            .build();
+    return List.of(
+        SyncToolSpecification.builder()
+            .tool(openDiff)
+            .callHandler((exchange, request) -> openDiff(diffs, exchange.sessionId(), request.arguments()))
+            .build(),
+        SyncToolSpecification.builder()
+            .tool(closeDiff)
+            .callHandler((exchange, request) -> closeDiff(diffs, request.arguments()))
+            .build());
+  }
+
+  private static CallToolResult openDiff(DiffCoordinator diffs, String sessionId, Map<String, Object> args) {
+    try {
+      String filePath = requireString(args, "filePath");
+      String newContent = requireString(args, "newContent");
+      diffs.open(sessionId, filePath, newContent);
+      return CallToolResult.builder().content(List.of()).build();
+    } catch (DiffRequestException e) {
+      return error(e.getMessage());
+    }
+  }
+
+  private static CallToolResult closeDiff(DiffCoordinator diffs, Map<String, Object> args) {
+    try {
+      String filePath = requireString(args, "filePath");
+      Object suppress = args == null ? null : args.get("suppressNotification");
+      if (suppress != null && !(suppress instanceof Boolean)) {
+        throw new DiffRequestException("suppressNotification must be a boolean");
+      }
+      Optional<String> content = diffs.close(filePath, Boolean.TRUE.equals(suppress));
+      // The CLIs parse this text as JSON, not as the raw content the specs describe.
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("content", content.orElse(null));
+      return CallToolResult.builder().addTextContent(HttpBodies.JSON.writeValueAsString(body)).build();
+    } catch (DiffRequestException e) {
+      return error(e.getMessage());
+    }
+  }
+
+  private static String requireString(Map<String, Object> args, String name) throws DiffRequestException {
+    Object value = args == null ? null : args.get(name);
+    if (value == null) {
+      throw new DiffRequestException(name + " is required");
+    }
+    if (!(value instanceof String s)) {
+      throw new DiffRequestException(name + " must be a string");
+    }
+    return s;
+  }
+
+  private static CallToolResult error(String message) {
+    return CallToolResult.builder().isError(true).addTextContent(message).build();
+  }
+}

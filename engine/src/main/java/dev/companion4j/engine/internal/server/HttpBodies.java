@@ -1,0 +1,60 @@
+package dev.companion4j.engine.internal.server;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Reading bounded request bodies and writing small JSON answers, shared by every route. */
+public final class HttpBodies {
+  public static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private HttpBodies() {}
+
+  /** Thrown when a body is larger than allowed. */
+  public static final class TooLargeException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    TooLargeException(long limit) {
+      super("request body exceeds the limit of " + limit + " bytes");
+    }
+  }
+
+  /** Reads the whole body, refusing more than {@code limit} bytes whatever the headers claim. */
+  public static byte[] read(HttpServletRequest request, int limit) throws IOException {
+    if (request.getContentLengthLong() > limit) {
+      throw new TooLargeException(limit);
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] buffer = new byte[8192];
+    try (InputStream in = request.getInputStream()) {
+      int n;
+      while ((n = in.read(buffer)) != -1) {
+        if (out.size() + n > limit) {
+          throw new TooLargeException(limit);
+        }
+        out.write(buffer, 0, n);
+      }
+    }
+    return out.toByteArray();
+  }
+
+  /** Answers with {@code {"error": message}}. */
+  public static void error(HttpServletResponse response, int status, String message) throws IOException {
+    json(response, status, Map.of("error", message));
+  }
+
+  /** Answers with a JSON body. */
+  public static void json(HttpServletResponse response, int status, Object body) throws IOException {
+    byte[] bytes = JSON.writeValueAsBytes(body);
+    response.setStatus(status);
+    response.setContentType("application/json");
+    response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+    response.setContentLength(bytes.length);
+    response.getOutputStream().write(bytes);
+  }
+}

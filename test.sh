@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh machine: installs what the tests need
+# (Debian packages when missing, the pinned npm test peers), then builds and tests
+# every module with Maven. CI runs exactly this (see .ci/run).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Debian packages the tests drive: Node for the real CLIs, ps (the CLIs walk the
+# process tree), tmux (terminal chat), Xvfb (NetBeans GUI tests), Chromium (review
+# page), Neovim (editor hook).
+declare -A wanted=(
+  [node]=nodejs [npm]=npm [ps]=procps [tmux]=tmux [xvfb-run]=xvfb [xauth]=xauth
+  [chromium]=chromium [nvim]=neovim [curl]=curl
+)
+missing=()
+for cmd in "${!wanted[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${wanted[$cmd]}")
+done
+if ((${#missing[@]})); then
+  echo "test.sh: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The real CLIs and other npm peers, exactly as pinned in the lockfile.
+(cd test-peers && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+
+# NetBeans tests open real windows: give them a virtual display.
+xvfb-run -a -s "-screen 0 1600x1000x24" mvn -B -ntp verify "$@"
