@@ -16,7 +16,7 @@
 //   text {selector} -> {text}        (innerText of the first match)
 //   count {selector} -> {count}
 //   viewport {width, height} -> {}
-//   screenshot {path} -> {}
+//   screenshot {path, selector?} -> {}   (the whole viewport, or one element)
 //   log -> {requests:[{method,url,status,authorized}], consoleErrors:[...], navigations:N, url}
 //   exit -> {}, then exit 0.       stdin EOF: closes the browser, exits 0.
 import * as readline from 'node:readline';
@@ -67,17 +67,21 @@ async function open({ url, width = 1280, height = 800, colorScheme = 'light' }) 
   page.on('framenavigated', (f) => {
     if (f === page.mainFrame()) record.navigations++;
   });
-  // Responses, not finished requests: the event stream never finishes.
-  page.on('response', async (res) => {
+  // Recorded at the response, not when finished: the event stream never finishes.
+  const seen = new WeakSet();
+  page.on('response', (res) => {
     const r = res.request();
-    record.requests.push({
-      method: r.method(),
-      url: r.url(),
-      status: res.status(),
-      authorized: (await r.allHeaders()).authorization !== undefined,
-    });
+    seen.add(r);
+    const entry = { method: r.method(), url: r.url(), status: res.status(), authorized: null };
+    record.requests.push(entry);
+    r.allHeaders().then(
+      (h) => (entry.authorized = h.authorization !== undefined),
+      () => {},
+    );
   });
-  page.on('requestfailed', (r) => record.requests.push({ method: r.method(), url: r.url(), status: 0, authorized: false }));
+  page.on('requestfailed', (r) => {
+    if (!seen.has(r)) record.requests.push({ method: r.method(), url: r.url(), status: 0, authorized: null });
+  });
   await page.goto(url, { waitUntil: 'domcontentloaded' });
   return {};
 }
@@ -116,8 +120,8 @@ const ops = {
     await page.setViewportSize({ width, height });
     return {};
   },
-  async screenshot({ path: file }) {
-    await page.screenshot({ path: file });
+  async screenshot({ path: file, selector }) {
+    await (selector ? page.locator(selector).first() : page).screenshot({ path: file });
     return {};
   },
   async log() {

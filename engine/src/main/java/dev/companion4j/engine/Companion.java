@@ -401,6 +401,8 @@ public final class Companion implements AutoCloseable {
 
     @Override
     public void streamOpened(String sessionId, List<ClientSessions.Notification> held) {
+      // Once per session is normal; more means the client keeps reconnecting.
+      log.info("Notification stream opened for session {}", sessionId);
       runOnEngine(() -> {
         // The CLIs expect the current context as soon as their stream opens.
         server.notify(sessionId, "ide/contextUpdate", ContextJson.toParams(context));

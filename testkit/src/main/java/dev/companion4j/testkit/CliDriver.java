@@ -164,6 +164,11 @@ public final class CliDriver implements AutoCloseable {
     return JSON.missingNode();
   }
 
+  /** Every event the driver reported so far, oldest first. */
+  public List<JsonNode> events() {
+    return List.copyOf(events);
+  }
+
   /** What the driver wrote to stderr, for failure messages. */
   public String stderr() {
     return stderr.toString();

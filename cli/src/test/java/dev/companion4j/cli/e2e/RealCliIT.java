@@ -195,6 +195,23 @@ class RealCliIT {
     assertThat(companion.post("/editor/diffs/accept", Map.of("filePath", file.toString())).statusCode()).isEqualTo(404);
   }
 
+  @ParameterizedTest
+  @EnumSource(Cli.class)
+  void keepsOneNotificationStreamAcrossToolCalls(Cli which) {
+    CliEnvironment env = CliEnvironment.in(temp);
+    companion = CompanionProcess.start(env);
+    connect(which, env, true).connect();
+    for (int i = 0; i < 5; i++) {
+      cli.call("closeDiff", Map.of("filePath", env.workspace().resolve("none" + i).toString()));
+    }
+
+    // A client that resumes its stream after each call (as Gemini CLI does when POST responses
+    // carry SSE ids) reopens it within its one-second reconnection delay.
+    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(
+        () -> companion.stderr().lines().filter(l -> l.contains("Notification stream opened")).count(),
+        count -> count == 1);
+  }
+
   private JsonNode awaitPendingDiff(Path file) {
     return await().atMost(WAIT).until(() -> pendingDiff(file), d -> d != null);
   }

@@ -1,0 +1,139 @@
+package dev.companion4j.cli.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.testkit.CliDriver.Cli;
+import dev.companion4j.testkit.CliEnvironment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every route refuses what it must, on the real command. */
+class SecurityIT {
+  private static final List<String[]> ROUTES = List.of(
+      new String[] {"GET", "/mcp"},
+      new String[] {"POST", "/mcp"},
+      new String[] {"DELETE", "/mcp"},
+      new String[] {"GET", "/editor/state"},
+      new String[] {"GET", "/editor/diffs"},
+      new String[] {"POST", "/editor/events"},
+      new String[] {"POST", "/editor/diffs/accept"},
+      new String[] {"GET", "/editor/events/stream"},
+      new String[] {"GET", "/no/such/route"});
+
+  @TempDir static Path temp;
+  static CliEnvironment env;
+  static CompanionProcess companion;
+
+  @BeforeAll
+  static void start() {
+    env = CliEnvironment.in(temp);
+    companion = CompanionProcess.start(env);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    companion.close();
+  }
+
+  private Map<String, String> headers(String host, String auth, String origin) {
+    Map<String, String> h = new HashMap<>();
+    h.put("Host", host);
+    if (auth != null) {
+      h.put("Authorization", auth);
+    }
+    if (origin != null) {
+      h.put("Origin", origin);
+    }
+    h.put("Content-Type", "application/json");
+    h.put("Accept", "application/json, text/event-stream");
+    return h;
+  }
+
+  private RawHttp.Response send(String[] route, Map<String, String> headers) throws Exception {
+    String body = route[0].equals("POST") ? "{}" : null;
+    return RawHttp.send(companion.port(), route[0], route[1], headers, body);
+  }
+
+  private String ownHost() {
+    return "127.0.0.1:" + companion.port();
+  }
+
+  @Test
+  void everyRouteRefusesAMissingToken() throws Exception {
+    for (String[] route : ROUTES) {
+      RawHttp.Response r = send(route, headers(ownHost(), null, null));
+      assertThat(r.status()).as(String.join(" ", route)).isEqualTo(401);
+      assertThat(r.body()).contains("bearer token");
+    }
+  }
+
+  @Test
+  void everyRouteRefusesAWrongToken() throws Exception {
+    String almost = companion.token().substring(0, 63) + (companion.token().endsWith("0") ? "1" : "0");
+    for (String[] route : ROUTES) {
+      assertThat(send(route, headers(ownHost(), "Bearer " + almost, null)).status()).as(String.join(" ", route)).isEqualTo(401);
+      assertThat(send(route, headers(ownHost(), "Basic " + companion.token(), null)).status()).isEqualTo(401);
+    }
+  }
+
+  @Test
+  void aTokenInTheQueryStringIsNotAToken() throws Exception {
+    RawHttp.Response r = RawHttp.send(companion.port(), "GET", "/editor/state?token=" + companion.token(), headers(ownHost(), null, null), null);
+    assertThat(r.status()).isEqualTo(401);
+  }
+
+  @Test
+  void everyRouteRefusesAForeignOriginEvenWithTheToken() throws Exception {
+    String auth = "Bearer " + companion.token();
+    for (String[] route : ROUTES) {
+      for (String origin : List.of("https://evil.example", "http://127.0.0.1:1", "null")) {
+        RawHttp.Response r = send(route, headers(ownHost(), auth, origin));
+        assertThat(r.status()).as(String.join(" ", route) + " from " + origin).isEqualTo(403);
+      }
+    }
+  }
+
+  @Test
+  void everyRouteRefusesAForeignHostEvenWithTheToken() throws Exception {
+    String auth = "Bearer " + companion.token();
+    for (String[] route : ROUTES) {
+      for (String host : List.of("evil.example:" + companion.port(), "127.0.0.1:1", "127.0.0.1", "localhost.evil.example:" + companion.port())) {
+        RawHttp.Response r = send(route, headers(host, auth, null));
+        assertThat(r.status()).as(String.join(" ", route) + " for Host " + host).isEqualTo(403);
+      }
+    }
+  }
+
+  @Test
+  void theEditorApiAcceptsTheCompanionsOwnOriginButMcpDoesNot() throws Exception {
+    String auth = "Bearer " + companion.token();
+    for (String host : List.of("127.0.0.1", "localhost")) {
+      String own = "http://" + host + ":" + companion.port();
+      assertThat(send(new String[] {"GET", "/editor/state"}, headers(host + ":" + companion.port(), auth, own)).status()).isEqualTo(200);
+      assertThat(send(new String[] {"POST", "/mcp"}, headers(host + ":" + companion.port(), auth, own)).status()).isEqualTo(403);
+    }
+    assertThat(send(new String[] {"GET", "/editor/state"}, headers("host.docker.internal:" + companion.port(), auth, null)).status()).isEqualTo(200);
+  }
+
+  @Test
+  void discoveryFilesAreTheOwnersAloneAndTheTokenStaysOutOfTheLog() throws Exception {
+    for (Path file : List.of(companion.qwenLockFile(), companion.geminiFile())) {
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).as(file.toString()).isEqualTo("rw-------");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent()))).isEqualTo("rwx------");
+    }
+    try (CliDriver cli = CliDriver.start(Cli.QWEN, env.workspace(), env.variables())) {
+      assertThat(cli.connect().path("status").asString()).isEqualTo("connected");
+    }
+    assertThat(companion.stderr()).contains("CLI connected").doesNotContain(companion.token());
+    assertThat(companion.ready().toString()).doesNotContain(companion.token());
+  }
+}

@@ -1,0 +1,130 @@
+package dev.companion4j.cli.review;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.testkit.CliDriver.Cli;
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.TestPeers;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Headless Neovim (Debian's {@code neovim}) with {@code editors/neovim/companion4j.lua} loaded,
+ * typed at through its RPC socket as a user types: Qwen Code's own IdeClient must receive the
+ * file, cursor and selection as IDE context.
+ */
+class NeovimSnippetIT {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  @TempDir Path temp;
+  private ServedCompanion companion;
+  private CliDriver cli;
+  private Process nvim;
+  private Path socket;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (nvim != null) {
+      nvim.destroy();
+      if (!nvim.waitFor(10, TimeUnit.SECONDS)) {
+        nvim.destroyForcibly();
+      }
+    }
+    if (cli != null) {
+      cli.close();
+    }
+    if (companion != null) {
+      companion.close();
+    }
+  }
+
+  @Test
+  void openingAFileAndMovingTheCursorChangesTheContextTheCliReceives() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("env"));
+    Path notes = env.file("docs/notes.txt", "alpha\nbeta\ngamma delta\nepsilon\n");
+    companion = ServedCompanion.start(env);
+    cli = CliDriver.start(Cli.QWEN, env.workspace(), env.variables());
+    assertThat(cli.connect().path("status").asString()).as(cli.stderr()).isEqualTo("connected");
+    startNeovim(env);
+
+    keys(":edit docs/notes.txt<CR>");
+    JsonNode focused = cli.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()), WAIT);
+    assertThat(active(focused).path("path").asString()).isEqualTo(notes.toString());
+
+    keys("3G7|");
+    JsonNode moved = cli.awaitContext(c -> cursor(c, 3, 7), WAIT);
+    assertThat(active(moved).has("selectedText")).isFalse();
+
+    keys("vE");
+    JsonNode selected = cli.awaitContext(c -> "delta".equals(active(c).path("selectedText").asString(null)), WAIT);
+    assertThat(active(selected).path("cursor").path("line").asInt()).isEqualTo(3);
+
+    keys("<Esc>gg");
+    JsonNode cleared = cli.awaitContext(c -> cursor(c, 1, 1), WAIT);
+    assertThat(active(cleared).has("selectedText")).isFalse();
+  }
+
+  private void startNeovim(CliEnvironment env) throws IOException {
+    Path nvimBinary = Path.of("/usr/bin/nvim");
+    if (!Files.isExecutable(nvimBinary)) {
+      throw new IllegalStateException("No " + nvimBinary + "; the test command installs Debian's neovim");
+    }
+    Path snippet = TestPeers.repoRoot().resolve("editors/neovim/companion4j.lua");
+    socket = temp.resolve("nvim.sock");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                nvimBinary.toString(), "--headless", "--clean", "--listen", socket.toString(),
+                "-c", "luafile " + snippet)
+            .directory(env.workspace().toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(temp.resolve("nvim.log").toFile());
+    pb.environment().clear();
+    pb.environment().putAll(env.variables());
+    nvim = pb.start();
+    await().atMost(WAIT).until(() -> Files.exists(socket) || !nvim.isAlive());
+    assertThat(nvim.isAlive()).as("nvim runs; its log: %s", log()).isTrue();
+  }
+
+  /** Types {@code keys} into the running Neovim, as a user at the keyboard would. */
+  private void keys(String keys) throws Exception {
+    Process send =
+        new ProcessBuilder(List.of("/usr/bin/nvim", "--clean", "--headless", "--server", socket.toString(), "--remote-send", keys))
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(send.getInputStream().readAllBytes());
+    assertThat(send.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(send.exitValue()).as("--remote-send %s: %s", keys, out).isZero();
+  }
+
+  private String log() {
+    try {
+      return Files.readString(temp.resolve("nvim.log"));
+    } catch (IOException e) {
+      return e.toString();
+    }
+  }
+
+  private static JsonNode active(JsonNode context) {
+    for (JsonNode f : context.path("workspaceState").path("openFiles")) {
+      if (f.path("isActive").asBoolean()) {
+        return f;
+      }
+    }
+    return context.path("missing");
+  }
+
+  private static boolean cursor(JsonNode context, int line, int character) {
+    JsonNode c = active(context).path("cursor");
+    return c.path("line").asInt() == line && c.path("character").asInt() == character;
+  }
+}

@@ -1,0 +1,176 @@
+package dev.companion4j.daemon;
+
+import dev.companion4j.daemon.DaemonEvent.AgentMessageChunk;
+import dev.companion4j.daemon.DaemonEvent.AgentThoughtChunk;
+import dev.companion4j.daemon.DaemonEvent.ModelSwitchFailed;
+import dev.companion4j.daemon.DaemonEvent.ModelSwitched;
+import dev.companion4j.daemon.DaemonEvent.PermissionRequested;
+import dev.companion4j.daemon.DaemonEvent.PermissionResolved;
+import dev.companion4j.daemon.DaemonEvent.Plan;
+import dev.companion4j.daemon.DaemonEvent.ResyncRequired;
+import dev.companion4j.daemon.DaemonEvent.SessionClosed;
+import dev.companion4j.daemon.DaemonEvent.SessionDied;
+import dev.companion4j.daemon.DaemonEvent.StreamError;
+import dev.companion4j.daemon.DaemonEvent.ToolCall;
+import dev.companion4j.daemon.DaemonEvent.ToolCallUpdate;
+import dev.companion4j.daemon.DaemonEvent.TurnComplete;
+import dev.companion4j.daemon.DaemonEvent.TurnError;
+import dev.companion4j.daemon.DaemonEvent.Unknown;
+import dev.companion4j.daemon.DaemonEvent.UserMessageChunk;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where an IDE maps daemon events to its own UI, one callback per row of the adapter's event
+ * table.
+ *
+ * <p>Every typed callback defaults to {@link #onUnsupported}, so an integration implements what it
+ * can render and sees everything else in one place, where it can show an honest "not supported
+ * here" notice instead of pretending parity. Frames the client has no type for go to {@link
+ * #onUnknown}, which by default only logs them at debug level.
+ *
+ * <p>Callbacks run on the session's single event thread, in stream order. A slow callback slows
+ * the reading of the stream (it does not queue events in memory); the daemon then either waits or
+ * drops the connection, and the client resumes from the last event it delivered.
+ */
+public interface DaemonListener {
+
+  /** Entry point for every event; the default routes it to the typed callbacks. */
+  default void onEvent(DaemonEvent event) {
+    dispatch(event, this);
+  }
+
+  /** Assistant stream: a piece of the answer. */
+  default void onAssistantText(AgentMessageChunk event) {
+    onUnsupported(event);
+  }
+
+  /** Thinking stream: a piece of the model's reasoning. */
+  default void onThinking(AgentThoughtChunk event) {
+    onUnsupported(event);
+  }
+
+  /** The daemon's echo of a prompt, also from other clients attached to the session. */
+  default void onUserMessage(UserMessageChunk event) {
+    onUnsupported(event);
+  }
+
+  /** Tool-call UI: a call started. */
+  default void onToolCall(ToolCall event) {
+    onUnsupported(event);
+  }
+
+  /** Tool-call UI: a call progressed or finished. */
+  default void onToolCallUpdate(ToolCallUpdate event) {
+    onUnsupported(event);
+  }
+
+  /** The agent's plan changed. */
+  default void onPlan(Plan event) {
+    onUnsupported(event);
+  }
+
+  /** Approval UI: the agent waits for a decision. */
+  default void onPermissionRequest(PermissionRequested event) {
+    onUnsupported(event);
+  }
+
+  /** Approval UI: close or update the request, it was decided. */
+  default void onPermissionResolved(PermissionResolved event) {
+    onUnsupported(event);
+  }
+
+  /** Model state: the session switched model. */
+  default void onModelSwitched(ModelSwitched event) {
+    onUnsupported(event);
+  }
+
+  /** Model state: a switch was refused. */
+  default void onModelSwitchFailed(ModelSwitchFailed event) {
+    onUnsupported(event);
+  }
+
+  /** A turn ended (also when it was cancelled: see {@link TurnComplete#stopReason()}). */
+  default void onTurnComplete(TurnComplete event) {
+    onUnsupported(event);
+  }
+
+  /** A turn failed. */
+  default void onTurnError(TurnError event) {
+    onUnsupported(event);
+  }
+
+  /** Disconnect UI and offer to reconnect: the session is gone. */
+  default void onSessionDied(SessionDied event) {
+    onUnsupported(event);
+  }
+
+  /** The session was closed on purpose. */
+  default void onSessionClosed(SessionClosed event) {
+    onUnsupported(event);
+  }
+
+  /** The daemon's event source failed. */
+  default void onStreamError(StreamError event) {
+    onUnsupported(event);
+  }
+
+  /** Events were lost beyond the daemon's replay window; reload the session's state. */
+  default void onResyncRequired(ResyncRequired event) {
+    onUnsupported(event);
+  }
+
+  /** A typed event this integration does not render. */
+  default void onUnsupported(DaemonEvent event) {
+    LoggerFactory.getLogger(DaemonListener.class)
+        .debug("daemon event not rendered: {}", event.getClass().getSimpleName());
+  }
+
+  /** A frame the client has no type for; ignored apart from a debug log by default. */
+  default void onUnknown(Unknown event) {
+    LoggerFactory.getLogger(DaemonListener.class).debug("unknown daemon event: {}", event.type());
+  }
+
+  /** The event connection dropped, resumed, gave up or closed. */
+  default void onConnectionChanged(ConnectionStatus status) {}
+
+  /** Routes an event to the callback for its type. */
+  static void dispatch(DaemonEvent event, DaemonListener listener) {
+    if (event instanceof AgentMessageChunk e) {
+      listener.onAssistantText(e);
+    } else if (event instanceof AgentThoughtChunk e) {
+      listener.onThinking(e);
+    } else if (event instanceof UserMessageChunk e) {
+      listener.onUserMessage(e);
+    } else if (event instanceof ToolCall e) {
+      listener.onToolCall(e);
+    } else if (event instanceof ToolCallUpdate e) {
+      listener.onToolCallUpdate(e);
+    } else if (event instanceof Plan e) {
+      listener.onPlan(e);
+    } else if (event instanceof PermissionRequested e) {
+      listener.onPermissionRequest(e);
+    } else if (event instanceof PermissionResolved e) {
+      listener.onPermissionResolved(e);
+    } else if (event instanceof ModelSwitched e) {
+      listener.onModelSwitched(e);
+    } else if (event instanceof ModelSwitchFailed e) {
+      listener.onModelSwitchFailed(e);
+    } else if (event instanceof TurnComplete e) {
+      listener.onTurnComplete(e);
+    } else if (event instanceof TurnError e) {
+      listener.onTurnError(e);
+    } else if (event instanceof SessionDied e) {
+      listener.onSessionDied(e);
+    } else if (event instanceof SessionClosed e) {
+      listener.onSessionClosed(e);
+    } else if (event instanceof StreamError e) {
+      listener.onStreamError(e);
+    } else if (event instanceof ResyncRequired e) {
+      listener.onResyncRequired(e);
+    } else if (event instanceof Unknown e) {
+      listener.onUnknown(e);
+    } else {
+      throw new IllegalStateException("unhandled event type " + event.getClass());
+    }
+  }
+}

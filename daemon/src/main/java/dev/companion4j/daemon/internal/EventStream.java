@@ -1,0 +1,416 @@
+package dev.companion4j.daemon.internal;
+
+import dev.companion4j.daemon.ConnectionStatus;
+import dev.companion4j.daemon.ConnectionStatus.State;
+import dev.companion4j.daemon.DaemonEvent;
+import dev.companion4j.daemon.DaemonEvent.ResyncRequired;
+import dev.companion4j.daemon.DaemonEvent.SessionClosed;
+import dev.companion4j.daemon.DaemonEvent.SessionDied;
+import dev.companion4j.daemon.DaemonEvent.Unknown;
+import dev.companion4j.daemon.DaemonException;
+import dev.companion4j.daemon.DaemonListener;
+import dev.companion4j.daemon.EventMeta;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One session's event subscription: a reading thread that delivers frames to the listener in
+ * order and reconnects when the connection drops.
+ *
+ * <p>A reconnect sends the last delivered id as {@code Last-Event-ID} (and the bus epoch), so the
+ * daemon replays exactly what was missed; ids at or below the last delivered one are dropped, so
+ * nothing is delivered twice. The delay before a reconnect is the daemon's {@code retry:} value,
+ * doubled per failed attempt; the client gives up, with a {@link SessionDied} it marks as its own
+ * observation, once the daemon has been unreachable for the reconnect budget. A connection silent
+ * for longer than the heartbeat timeout (the daemon sends a heartbeat comment every 15 s) counts as
+ * dropped.
+ */
+public final class EventStream implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EventStream.class);
+  private static final int MAX_LINE_BYTES = 16 * 1024 * 1024;
+  private static final long MIN_RETRY_MS = 100;
+  private static final long MAX_RETRY_MS = 30_000;
+
+  /** How the stream connects and when it gives up. */
+  public record Settings(
+      Duration connectTimeout,
+      Duration reconnectBudget,
+      Duration heartbeatTimeout,
+      Integer maxQueued) {}
+
+  private final DaemonHttp http;
+  private final String sessionId;
+  private final String clientId;
+  private final DaemonListener listener;
+  private final TurnTracker turns;
+  private final Settings settings;
+  private final ScheduledExecutorService timer;
+  private final Object sleepLock = new Object();
+  private final CountDownLatch opened = new CountDownLatch(1);
+
+  private volatile boolean closed;
+  private volatile InputStream current;
+  private volatile CompletableFuture<HttpResponse<InputStream>> connecting;
+  private volatile long fallbackCursor = -1;
+  private volatile long lastBytesNanos;
+  private volatile long lastEventId;
+  private volatile DaemonException openFailure;
+  private String epoch;
+  private long retryMillis = 3000;
+  private String evictionReason;
+  private Thread thread;
+  private ScheduledFuture<?> watchdog;
+
+  public EventStream(
+      DaemonHttp http,
+      String sessionId,
+      String clientId,
+      DaemonListener listener,
+      TurnTracker turns,
+      Settings settings,
+      ScheduledExecutorService timer) {
+    this.http = http;
+    this.sessionId = sessionId;
+    this.clientId = clientId;
+    this.listener = listener;
+    this.turns = turns;
+    this.settings = settings;
+    this.timer = timer;
+  }
+
+  /**
+   * Opens the stream and returns once the daemon accepted it, so events of a prompt sent next are
+   * not missed.
+   *
+   * @param afterEventId replay events after this id; {@code -1} starts with live events
+   * @throws DaemonException when the first connection fails
+   */
+  public void start(long afterEventId) {
+    lastEventId = afterEventId;
+    thread = new Thread(this::run, "companion4j-daemon-events-" + sessionId);
+    thread.setDaemon(true);
+    thread.start();
+    long heartbeatMillis = settings.heartbeatTimeout().toMillis();
+    watchdog =
+        timer.scheduleAtFixedRate(
+            this::checkHeartbeat,
+            heartbeatMillis / 4,
+            Math.max(50, heartbeatMillis / 4),
+            TimeUnit.MILLISECONDS);
+    try {
+      opened.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      close();
+      throw new DaemonException("subscribing to session " + sessionId + " interrupted", 0, null, e);
+    }
+    if (openFailure != null) {
+      close();
+      throw openFailure;
+    }
+  }
+
+  /**
+   * Where to resume if the connection drops before any event arrived: the daemon's last event id
+   * at the time of a prompt, which its 202 answer carries.
+   */
+  public void noteDaemonCursor(long eventId) {
+    if (fallbackCursor < 0) {
+      fallbackCursor = eventId;
+    }
+  }
+
+  /** The id of the last event delivered, or {@code -1} before the first. */
+  public long lastEventId() {
+    return lastEventId;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    if (watchdog != null) {
+      watchdog.cancel(false);
+    }
+    CompletableFuture<HttpResponse<InputStream>> attempt = connecting;
+    if (attempt != null) {
+      attempt.cancel(true);
+    }
+    closeCurrent();
+    synchronized (sleepLock) {
+      sleepLock.notifyAll();
+    }
+    if (thread != null && thread != Thread.currentThread()) {
+      try {
+        thread.join(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void run() {
+    int attempt = 0;
+    long downSince = 0;
+    boolean everOpened = false;
+    String detail = null;
+    try {
+      while (!closed) {
+        boolean terminal = false;
+        try {
+          HttpResponse<InputStream> response = connect();
+          String contentType = response.headers().firstValue("Content-Type").orElse("");
+          if (response.statusCode() == 200 && contentType.startsWith("text/event-stream")) {
+            response.headers().firstValue("X-Qwen-Event-Epoch").ifPresent(e -> epoch = e);
+            current = response.body();
+            lastBytesNanos = System.nanoTime();
+            if (closed) {
+              break;
+            }
+            status(State.CONNECTED, attempt, Duration.ZERO, null);
+            everOpened = true;
+            opened.countDown();
+            attempt = 0;
+            downSince = 0;
+            evictionReason = null;
+            terminal = pump(response.body());
+            detail = evictionReason != null ? "evicted by the daemon: " + evictionReason : "stream ended";
+          } else {
+            DaemonException error =
+                response.statusCode() == 200
+                    ? new DaemonException(
+                        "GET /session/" + sessionId + "/events answered " + contentType
+                            + " instead of an event stream",
+                        200,
+                        null,
+                        null)
+                    : DaemonHttp.error(
+                        "GET /session/" + sessionId + "/events",
+                        response.statusCode(),
+                        DaemonHttp.readErrorBody(response.body()));
+            if (!everOpened) {
+              openFailure = error;
+              return;
+            }
+            if (isFinal(response.statusCode())) {
+              giveUp(
+                  response.statusCode() == 404 ? "session_not_found" : "rejected",
+                  error.getMessage());
+              return;
+            }
+            detail = error.getMessage();
+          }
+        } catch (IOException e) {
+          if (closed) {
+            break;
+          }
+          if (!everOpened) {
+            openFailure = http.unreachable("GET /session/" + sessionId + "/events", e);
+            return;
+          }
+          detail = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        } finally {
+          closeCurrent();
+        }
+        if (terminal || closed) {
+          break;
+        }
+        long now = System.nanoTime();
+        if (downSince == 0) {
+          downSince = now;
+        }
+        attempt++;
+        long delay = Math.min(MAX_RETRY_MS, retryMillis << Math.min(attempt - 1, 8));
+        long down = TimeUnit.NANOSECONDS.toMillis(now - downSince);
+        if (down + delay > settings.reconnectBudget().toMillis()) {
+          giveUp("daemon_unreachable", detail);
+          return;
+        }
+        LOG.info(
+            "event stream of session {} dropped ({}); reconnecting in {} ms", sessionId, detail, delay);
+        status(State.RECONNECTING, attempt, Duration.ofMillis(delay), detail);
+        sleep(delay);
+      }
+      if (closed) {
+        status(State.CLOSED, attempt, Duration.ZERO, null);
+      }
+    } finally {
+      opened.countDown();
+    }
+  }
+
+  /** Connects; a {@link #close()} meanwhile abandons the attempt. */
+  private HttpResponse<InputStream> connect() throws IOException {
+    CompletableFuture<HttpResponse<InputStream>> attempt =
+        http.openStream(path(), clientId, headers(), settings.connectTimeout());
+    connecting = attempt;
+    if (closed) {
+      attempt.cancel(true);
+    }
+    try {
+      return attempt.get();
+    } catch (CancellationException e) {
+      throw new IOException("connection attempt abandoned", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      closed = true;
+      throw new IOException("interrupted", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException(e.getCause());
+    } finally {
+      connecting = null;
+    }
+  }
+
+  private static boolean isFinal(int status) {
+    return status == 400 || status == 401 || status == 403 || status == 404 || status == 410;
+  }
+
+  /** Reads frames until the stream ends; true when the session ended. */
+  private boolean pump(InputStream body) throws IOException {
+    boolean[] terminal = {false};
+    new SseReader(body, MAX_LINE_BYTES, () -> lastBytesNanos = System.nanoTime())
+        .run(
+            new SseReader.Handler() {
+              @Override
+              public void onFrame(String id, String event, String data) {
+                if (!terminal[0]) {
+                  terminal[0] = handle(event, data);
+                }
+              }
+
+              @Override
+              public void onRetry(long millis) {
+                retryMillis = Math.max(MIN_RETRY_MS, Math.min(MAX_RETRY_MS, millis));
+              }
+            });
+    return terminal[0];
+  }
+
+  private boolean handle(String sseEvent, String data) {
+    DaemonEvent event = EventDecoder.decode(sseEvent, data, sessionId);
+    long id = event.meta().id();
+    if (id > 0) {
+      if (id <= lastEventId) {
+        LOG.debug("dropping replayed event {} of session {}", id, sessionId);
+        return false;
+      }
+      lastEventId = id;
+    }
+    if (event instanceof ResyncRequired) {
+      // What follows is the daemon's replay from its earliest retained id (or a new epoch's ids).
+      lastEventId = 0;
+    }
+    if (event instanceof Unknown unknown && "client_evicted".equals(unknown.type())) {
+      evictionReason = Json.text(Json.MAPPER.readTree(data).path("data"), "reason");
+    }
+    deliver(event);
+    if (event instanceof SessionDied died) {
+      status(State.LOST, 0, Duration.ZERO, "session died: " + died.reason());
+      return true;
+    }
+    if (event instanceof SessionClosed closedEvent) {
+      status(State.LOST, 0, Duration.ZERO, "session closed: " + closedEvent.reason());
+      return true;
+    }
+    return false;
+  }
+
+  private void giveUp(String reason, String detail) {
+    LOG.warn("giving up on the event stream of session {}: {} ({})", sessionId, reason, detail);
+    deliver(
+        new SessionDied(
+            new EventMeta(0, sessionId, null, null, System.currentTimeMillis()),
+            reason,
+            null,
+            null,
+            false));
+    status(State.LOST, 0, Duration.ZERO, detail);
+  }
+
+  private void deliver(DaemonEvent event) {
+    try {
+      listener.onEvent(event);
+    } catch (RuntimeException e) {
+      LOG.warn("daemon listener failed on {}", event.getClass().getSimpleName(), e);
+    }
+    turns.onEvent(event);
+  }
+
+  private void status(State state, int attempt, Duration retryIn, String detail) {
+    try {
+      listener.onConnectionChanged(
+          new ConnectionStatus(state, attempt, retryIn, Math.max(0, lastEventId), detail));
+    } catch (RuntimeException e) {
+      LOG.warn("daemon listener failed on a connection change", e);
+    }
+  }
+
+  private String path() {
+    String path = "/session/" + DaemonHttp.segment(sessionId) + "/events";
+    return settings.maxQueued() == null ? path : path + "?maxQueued=" + settings.maxQueued();
+  }
+
+  private Map<String, String> headers() {
+    Map<String, String> headers = new LinkedHashMap<>();
+    long cursor = lastEventId >= 0 ? lastEventId : fallbackCursor;
+    if (cursor >= 0) {
+      headers.put("Last-Event-ID", Long.toString(cursor));
+      if (epoch != null) {
+        headers.put("X-Qwen-Event-Epoch", epoch);
+      }
+    }
+    return headers;
+  }
+
+  private void checkHeartbeat() {
+    InputStream stream = current;
+    long silentMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastBytesNanos);
+    if (stream != null && silentMillis > settings.heartbeatTimeout().toMillis()) {
+      LOG.info("event stream of session {} silent for {} ms; reconnecting", sessionId, silentMillis);
+      closeCurrent();
+    }
+  }
+
+  private void closeCurrent() {
+    InputStream stream = current;
+    current = null;
+    if (stream != null) {
+      try {
+        stream.close();
+      } catch (IOException e) {
+        LOG.debug("closing the event stream failed", e);
+      }
+    }
+  }
+
+  private void sleep(long millis) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    synchronized (sleepLock) {
+      long left;
+      while (!closed && (left = deadline - System.nanoTime()) > 0) {
+        try {
+          TimeUnit.NANOSECONDS.timedWait(sleepLock, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          closed = true;
+        }
+      }
+    }
+  }
+}

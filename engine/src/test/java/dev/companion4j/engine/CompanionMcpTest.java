@@ -1,0 +1,263 @@
+package dev.companion4j.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.engine.discovery.DiscoveryLocations;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The engine's MCP face, seen through the official MCP Java SDK client on loopback. */
+class CompanionMcpTest {
+  @TempDir Path temp;
+  Path workspace;
+  RecordingHost host;
+  Companion companion;
+  McpTestClient client;
+
+  @BeforeEach
+  void start() throws Exception {
+    workspace = Files.createDirectories(temp.resolve("ws"));
+    host = new RecordingHost(workspace);
+    companion = companion(Companion.builder(host));
+    client = new McpTestClient(companion);
+  }
+
+  private Companion companion(Companion.Builder builder) throws Exception {
+    Companion c = builder
+        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
+        .build();
+    c.start();
+    return c;
+  }
+
+  @AfterEach
+  void stop() {
+    client.close();
+    companion.close();
+  }
+
+  @Test
+  void listsBothDiffToolsWithInputSchemas() {
+    List<McpSchema.Tool> tools = client.client.listTools().tools();
+
+    assertThat(tools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("openDiff", "closeDiff");
+    McpSchema.Tool open = tools.stream().filter(t -> t.name().equals("openDiff")).findFirst().orElseThrow();
+    assertThat(open.inputSchema()).containsEntry("required", List.of("filePath", "newContent"));
+  }
+
+  @Test
+  void openDiffAcknowledgesAtOnceAndTheAcceptedContentReachesOnlyTheOpeningClient() throws Exception {
+    Path file = Files.writeString(workspace.resolve("a.txt"), "old\n");
+    try (McpTestClient other = new McpTestClient(companion.port(), companion.authToken(), "other")) {
+      McpSchema.CallToolResult ack = client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "new\n"));
+
+      assertThat(ack.isError()).isNotEqualTo(Boolean.TRUE);
+      assertThat(ack.content()).isEmpty();
+      assertThat(host.shown).singleElement().satisfies(d -> {
+        assertThat(d.originalContent()).isEqualTo("old\n");
+        assertThat(d.newContent()).isEqualTo("new\n");
+      });
+
+      assertThat(companion.acceptDiff(file.toString(), "edited\n")).isTrue();
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/diffAccepted").isEmpty());
+      assertThat(client.received("ide/diffAccepted").get(0).params())
+          .containsEntry("filePath", file.toString())
+          .containsEntry("content", "edited\n");
+      assertThat(other.received("ide/diffAccepted")).isEmpty();
+      assertThat(Files.readString(file)).as("the engine never writes the file").isEqualTo("old\n");
+    }
+  }
+
+  @Test
+  void rejectSendsDiffRejected() throws Exception {
+    Path file = workspace.resolve("new.txt");
+    client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "x"));
+    assertThat(host.shown.get(0).isNewFile()).isTrue();
+
+    assertThat(companion.rejectDiff(file.toString())).isTrue();
+    assertThat(companion.rejectDiff(file.toString())).as("answered once").isFalse();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/diffRejected").isEmpty());
+    assertThat(client.received("ide/diffRejected").get(0).params()).isEqualTo(Map.of("filePath", file.toString()));
+  }
+
+  @Test
+  void closeDiffReturnsTheEditedTextAsJsonAndHonoursSuppressNotification() throws Exception {
+    Path file = Files.writeString(workspace.resolve("b.txt"), "b");
+    client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "proposed"));
+    host.editedText = "edited in the editor";
+
+    McpSchema.CallToolResult closed =
+        client.call("closeDiff", Map.of("filePath", file.toString(), "suppressNotification", true));
+
+    assertThat(text(closed)).isEqualTo("{\"content\":\"edited in the editor\"}");
+    assertThat(companion.pendingDiffs()).isEmpty();
+    // A later notification proves the earlier closeDiff sent none.
+    Path marker = workspace.resolve("marker.txt");
+    client.call("openDiff", Map.of("filePath", marker.toString(), "newContent", "m"));
+    companion.rejectDiff(marker.toString());
+    await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/diffRejected").isEmpty());
+    assertThat(client.received("ide/diffRejected")).extracting(r -> r.params().get("filePath")).containsExactly(marker.toString());
+  }
+
+  @Test
+  void closeDiffOfAnUnknownPathAnswersNullContent() {
+    McpSchema.CallToolResult closed = client.call("closeDiff", Map.of("filePath", workspace.resolve("none").toString()));
+
+    assertThat(closed.isError()).isNotEqualTo(Boolean.TRUE);
+    assertThat(text(closed)).isEqualTo("{\"content\":null}");
+  }
+
+  @Test
+  void aSecondOpenDiffForThePathReplacesTheFirst() {
+    String path = workspace.resolve("c.txt").toString();
+    client.call("openDiff", Map.of("filePath", path, "newContent", "first"));
+    client.call("openDiff", Map.of("filePath", path, "newContent", "second"));
+
+    assertThat(companion.pendingDiffs()).singleElement().extracting(PendingDiff::newContent).isEqualTo("second");
+    assertThat(host.closed).extracting(PendingDiff::newContent).containsExactly("first");
+  }
+
+  @Test
+  void badArgumentsGetPreciseToolErrorsAndTheCompanionKeepsServing() throws Exception {
+    Map<String, Object> noPath = Map.of("newContent", "x");
+    Map<String, Object> relative = Map.of("filePath", "src/A.java", "newContent", "x");
+    Map<String, Object> outside = Map.of("filePath", temp.resolve("elsewhere/A.java").toString(), "newContent", "x");
+    Map<String, Object> directory = Map.of("filePath", workspace.toString(), "newContent", "x");
+    Map<String, Object> numberContent = new HashMap<>(Map.of("filePath", workspace.resolve("d.txt").toString()));
+    numberContent.put("newContent", 42);
+
+    assertThat(errorOf("openDiff", noPath)).isEqualTo("filePath is required");
+    assertThat(errorOf("openDiff", relative)).isEqualTo("filePath must be absolute: src/A.java");
+    assertThat(errorOf("openDiff", outside)).startsWith("filePath is outside every workspace root");
+    assertThat(errorOf("openDiff", directory)).startsWith("filePath names a directory");
+    assertThat(errorOf("openDiff", numberContent)).isEqualTo("newContent must be a string");
+    assertThat(errorOf("closeDiff", Map.of("filePath", "rel"))).isEqualTo("filePath must be absolute: rel");
+    assertThatThrownBy(() -> client.call("deleteEverything", Map.of())).hasMessageContaining("Unknown tool");
+    assertThat(host.shown).isEmpty();
+
+    Path ok = workspace.resolve("ok.txt");
+    assertThat(client.call("openDiff", Map.of("filePath", ok.toString(), "newContent", "fine")).isError()).isNotEqualTo(true);
+    assertThat(companion.pendingDiffs()).hasSize(1);
+  }
+
+  @Test
+  void aHostThatCannotShowTheDiffTurnsIntoAToolError() {
+    host.refuseWith = "no editor window is open";
+
+    String error = errorOf("openDiff", Map.of("filePath", workspace.resolve("e.txt").toString(), "newContent", "x"));
+
+    assertThat(error).endsWith("no editor window is open");
+    assertThat(companion.pendingDiffs()).isEmpty();
+  }
+
+  @Test
+  void aNewClientGetsTheCurrentContextAsSoonAsItsStreamOpens() throws Exception {
+    Path file = Files.writeString(workspace.resolve("ctx.txt"), "c");
+    companion.editorEvent(new EditorEvent.CursorMoved(file, 2, 5));
+    await().atMost(Duration.ofSeconds(5)).until(() -> companion.context().activeFile().isPresent());
+
+    try (McpTestClient late = new McpTestClient(companion.port(), companion.authToken(), "late")) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> !late.received("ide/contextUpdate").isEmpty());
+      Map<String, Object> params = late.received("ide/contextUpdate").get(0).params();
+      assertThat(params.toString()).contains(file.toString()).contains("line=2").contains("character=5");
+    }
+  }
+
+  @Test
+  void burstsOfEditorEventsAreDebouncedIntoOneUpdate() throws Exception {
+    Path file = Files.writeString(workspace.resolve("burst.txt"), "b");
+    await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/contextUpdate").isEmpty());
+    int before = client.received("ide/contextUpdate").size();
+
+    for (int column = 1; column <= 20; column++) {
+      companion.editorEvent(new EditorEvent.CursorMoved(file, 1, column));
+    }
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.received("ide/contextUpdate").size() > before);
+    McpTestClient.Received last = client.received("ide/contextUpdate").get(client.received("ide/contextUpdate").size() - 1);
+    assertThat(last.params().toString()).contains("character=20");
+    assertThat(client.received("ide/contextUpdate").size() - before).isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void aClientThatLeavesTakesItsPendingDiffsWithIt() throws Exception {
+    McpTestClient leaving = new McpTestClient(companion.port(), companion.authToken(), "leaving");
+    Path file = workspace.resolve("gone.txt");
+    leaving.call("openDiff", Map.of("filePath", file.toString(), "newContent", "x"));
+    assertThat(companion.pendingDiffs()).hasSize(1);
+
+    leaving.close();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> companion.pendingDiffs().isEmpty());
+    assertThat(host.closed).extracting(PendingDiff::filePath).containsExactly(file.toString());
+    assertThat(companion.clients()).extracting(ConnectedClient::name).containsExactly("test-client");
+  }
+
+  @Test
+  void refusesHandshakesBeyondTheClientCap() throws Exception {
+    client.close();
+    companion.close();
+    companion = companion(Companion.builder(host).maxClients(1));
+    client = new McpTestClient(companion);
+
+    assertThatThrownBy(() -> new McpTestClient(companion.port(), companion.authToken(), "second"))
+        .hasStackTraceContaining("503");
+    assertThat(client.client.listTools().tools()).hasSize(2);
+  }
+
+  @Test
+  void malformedAndOversizeBodiesGetCleanErrorsAndServingGoesOn() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    HttpResponse<String> malformed = http.send(mcpPost("{\"jsonrpc\":\"2.0\",\"method\":"), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> notAnObject = http.send(mcpPost("42"), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> oversize = http.send(mcpPost("[" + " ".repeat(11 * 1024 * 1024) + "]"), HttpResponse.BodyHandlers.ofString());
+
+    assertThat(malformed.statusCode()).isEqualTo(400);
+    assertThat(malformed.body()).contains("-32700").contains("not valid JSON").doesNotContain("Exception");
+    assertThat(notAnObject.statusCode()).isEqualTo(400);
+    assertThat(notAnObject.body()).contains("-32600");
+    assertThat(oversize.statusCode()).isEqualTo(413);
+    assertThat(client.client.listTools().tools()).hasSize(2);
+  }
+
+  @Test
+  void toStringNeverShowsTheToken() {
+    assertThat(companion.toString()).doesNotContain(companion.authToken()).contains("port=" + companion.port());
+  }
+
+  private HttpRequest mcpPost(String body) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/mcp"))
+        .header("Authorization", "Bearer " + companion.authToken())
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .build();
+  }
+
+  private String errorOf(String tool, Map<String, Object> args) {
+    McpSchema.CallToolResult result = client.call(tool, args);
+    assertThat(result.isError()).as("isError for " + args).isTrue();
+    return text(result);
+  }
+
+  private static String text(McpSchema.CallToolResult result) {
+    return ((McpSchema.TextContent) result.content().get(0)).text();
+  }
+}

@@ -1,0 +1,94 @@
+package dev.companion4j.engine.internal.context;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.companion4j.engine.EditorEvent;
+import dev.companion4j.engine.IdeContext;
+import dev.companion4j.engine.IdeContext.OpenFile;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class ContextTrackerTest {
+  private final AtomicLong clock = new AtomicLong(1_000);
+  private final ContextTracker tracker = new ContextTracker(clock::get, p -> !p.toString().contains("virtual"), true);
+
+  private static Path p(String name) {
+    return Path.of("/ws", name);
+  }
+
+  @Test
+  void newestFirstWithCursorAndSelectionOnTheActiveFileOnly() {
+    tracker.apply(new EditorEvent.CursorMoved(p("a"), 1, 2));
+    tracker.apply(new EditorEvent.SelectionChanged(p("a"), "sel"));
+    tracker.apply(new EditorEvent.CursorMoved(p("b"), 3, 4));
+
+    IdeContext ctx = tracker.snapshot();
+
+    assertThat(ctx.openFiles()).extracting(OpenFile::path).containsExactly("/ws/b", "/ws/a");
+    OpenFile b = ctx.openFiles().get(0);
+    assertThat(b.isActive()).isTrue();
+    assertThat(b.cursor()).isEqualTo(new IdeContext.Cursor(3, 4));
+    OpenFile a = ctx.openFiles().get(1);
+    assertThat(a.isActive()).isFalse();
+    assertThat(a.cursor()).isNull();
+    assertThat(a.selectedText()).isNull();
+  }
+
+  @Test
+  void timestampsStrictlyIncreaseWithinOneMillisecond() {
+    tracker.apply(new EditorEvent.FileFocused(p("a")));
+    tracker.apply(new EditorEvent.FileFocused(p("b")));
+    tracker.apply(new EditorEvent.FileFocused(p("c")));
+
+    assertThat(tracker.snapshot().openFiles()).extracting(OpenFile::timestamp).containsExactly(1_002L, 1_001L, 1_000L);
+  }
+
+  @Test
+  void keepsTheTenNewestAndBringsBackTheEleventhWhenOneCloses() {
+    for (int i = 1; i <= 11; i++) {
+      tracker.apply(new EditorEvent.FileFocused(p("f" + i)));
+    }
+    assertThat(tracker.snapshot().openFiles()).hasSize(10).extracting(OpenFile::path).doesNotContain("/ws/f1");
+
+    tracker.apply(new EditorEvent.FileClosed(p("f5")));
+
+    assertThat(tracker.snapshot().openFiles()).hasSize(10).extracting(OpenFile::path).contains("/ws/f1").doesNotContain("/ws/f5");
+  }
+
+  @Test
+  void cutsLongSelectionsLikeTheClis() {
+    tracker.apply(new EditorEvent.SelectionChanged(p("a"), "x".repeat(20_000)));
+
+    String sent = tracker.snapshot().openFiles().get(0).selectedText();
+
+    assertThat(sent).hasSize(IdeContext.MAX_SELECTED_CHARS + IdeContext.TRUNCATION_MARK.length()).endsWith("... [TRUNCATED]");
+  }
+
+  @Test
+  void ignoresFilesThatAreNotOnDisk() {
+    assertThat(tracker.apply(new EditorEvent.FileFocused(p("virtual-settings")))).isFalse();
+    assertThat(tracker.snapshot().openFiles()).isEmpty();
+  }
+
+  @Test
+  void renameKeepsThePlaceAndDeleteOfAFolderRemovesItsFiles() {
+    tracker.apply(new EditorEvent.FileFocused(p("dir/x")));
+    tracker.apply(new EditorEvent.CursorMoved(p("old"), 5, 1));
+
+    tracker.apply(new EditorEvent.FileRenamed(p("old"), p("new")));
+    assertThat(tracker.snapshot().openFiles().get(0).path()).isEqualTo("/ws/new");
+    assertThat(tracker.snapshot().openFiles().get(0).cursor().line()).isEqualTo(5);
+
+    tracker.apply(new EditorEvent.FileDeleted(p("dir")));
+    assertThat(tracker.snapshot().openFiles()).extracting(OpenFile::path).containsExactly("/ws/new");
+  }
+
+  @Test
+  void reportsWhetherAnEventChangedAnything() {
+    assertThat(tracker.apply(new EditorEvent.CursorMoved(p("a"), 1, 1))).isTrue();
+    assertThat(tracker.apply(new EditorEvent.CursorMoved(p("a"), 1, 1))).isFalse();
+    assertThat(tracker.apply(new EditorEvent.TrustChanged(false))).isTrue();
+    assertThat(tracker.snapshot().isTrusted()).isFalse();
+  }
+}

@@ -1,0 +1,504 @@
+package dev.companion4j.netbeans;
+
+import java.awt.Component;
+import java.awt.Container;
+import java.awt.EventQueue;
+import java.awt.Frame;
+import java.awt.KeyboardFocusManager;
+import java.awt.Point;
+import java.awt.Rectangle;
+import java.awt.Robot;
+import java.awt.event.InputEvent;
+import java.awt.event.KeyEvent;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
+import javax.swing.AbstractButton;
+import javax.swing.JEditorPane;
+import javax.swing.JLabel;
+import javax.swing.SwingUtilities;
+import javax.swing.text.Document;
+import junit.framework.Test;
+import org.netbeans.api.project.Project;
+import org.netbeans.api.project.ProjectManager;
+import org.netbeans.api.project.ui.OpenProjects;
+import org.netbeans.junit.NbModuleSuite;
+import org.netbeans.junit.NbTestCase;
+import org.openide.LifecycleManager;
+import org.openide.awt.StatusLineElementProvider;
+import org.openide.cookies.EditorCookie;
+import org.openide.filesystems.FileObject;
+import org.openide.filesystems.FileUtil;
+import org.openide.loaders.DataObject;
+import org.openide.util.Lookup;
+import org.openide.windows.TopComponent;
+import org.openide.windows.WindowManager;
+
+/**
+ * Boots a real NetBeans platform (GUI, under Xvfb) with the companion module and drives it with
+ * the real IdeClients of Qwen Code 0.24.4 and Gemini CLI 0.61.0. The tests run in the order of
+ * {@link #suite()} and share the IDE, the project and the connected CLIs; the last one exits.
+ */
+public class NetBeansCompanionIT extends NbTestCase {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final long PID = ProcessHandle.current().pid();
+
+  private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
+  private static final Path WORKSPACE = BUILD.resolve("workspace").resolve("demo");
+  private static final Path HELLO = WORKSPACE.resolve("Hello.txt");
+  private static final String HELLO_TEXT = "first line\nHello World here\nthird line\n";
+
+  private static CliDriver qwen;
+  private static CliDriver gemini;
+
+  public NetBeansCompanionIT(String name) {
+    super(name);
+  }
+
+  public static Test suite() {
+    return NbModuleSuite.createConfiguration(NetBeansCompanionIT.class)
+        .gui(true)
+        .clusters(".*")
+        .enableModules(".*")
+        .enableClasspathModules(false)
+        .honorAutoloadEager(true)
+        .addTest(
+            "testAnnouncesNetBeansWithEmptyWorkspace",
+            "testOpeningProjectRewritesDiscoveryFiles",
+            "testEditorContextReachesBothClis",
+            "testClosingEditorDropsFileFromContext",
+            "testAcceptWithEditsFromButton",
+            "testAcceptNewFileWithCtrlS",
+            "testClosingDiffWindowRejects",
+            "testCloseDiffFromCliClosesWindow",
+            "testExitRemovesDiscoveryFiles")
+        .suite();
+  }
+
+  public void testAnnouncesNetBeansWithEmptyWorkspace() throws Exception {
+    deleteRecursively(WORKSPACE);
+    Files.createDirectories(WORKSPACE);
+    Files.writeString(WORKSPACE.resolve(TestProjectFactory.MARKER), "");
+    Files.writeString(HELLO, HELLO_TEXT);
+    Files.writeString(WORKSPACE.resolve("Other.txt"), "another file\n");
+    onEdt(() -> {
+      WindowManager.getDefault().getMainWindow().setBounds(0, 0, 1400, 860);
+      return null;
+    });
+
+    Json geminiFile = Await.until(WAIT, () -> geminiDiscovery().orElse(null), f -> f != null);
+    assertEquals("netbeans", geminiFile.at("/ideInfo/name").asString());
+    assertEquals("Apache NetBeans", geminiFile.at("/ideInfo/displayName").asString());
+    assertEquals("", geminiFile.path("workspacePath").asString());
+    int port = geminiFile.path("port").asInt();
+    Json qwenLock = Await.until(WAIT, () -> qwenLock().orElse(null), f -> f != null);
+    assertEquals(port, qwenLock.path("port").asInt());
+    assertEquals("netbeans", qwenLock.at("/ideInfo/name").asString());
+
+    // The CLI sees this IDE but is told to open a folder: nothing to work in yet.
+    try (CliDriver probe = CliDriver.start("gemini", WORKSPACE, BUILD.resolve("cli-logs"))) {
+      Json status = probe.call("connect");
+      assertEquals("disconnected", status.path("status").asString());
+      assertTrue(status.toString(), status.path("details").asString().contains("open a workspace folder"));
+      assertEquals("Apache NetBeans", status.path("ideDisplayName").asString());
+    }
+  }
+
+  public void testOpeningProjectRewritesDiscoveryFiles() throws Exception {
+    FileObject dir = FileUtil.toFileObject(WORKSPACE.toFile());
+    Project project = ProjectManager.getDefault().findProject(dir);
+    assertNotNull("the test project factory recognises the folder", project);
+    OpenProjects.getDefault().open(new Project[] {project}, false);
+
+    Await.until(WAIT, () -> geminiDiscovery().map(f -> f.path("workspacePath").asString()).orElse(""),
+        WORKSPACE.toString()::equals);
+    Await.until(WAIT, () -> qwenLock().map(f -> f.path("workspacePath").asString()).orElse(""),
+        WORKSPACE.toString()::equals);
+    int port = geminiDiscovery().orElseThrow().path("port").asInt();
+    Await.until(WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 0 CLIs"));
+  }
+
+  public void testEditorContextReachesBothClis() throws Exception {
+    JEditorPane pane = openInEditor(HELLO);
+    // Select "World" on line 2; the caret ends after it.
+    onEdt(() -> {
+      int start = HELLO_TEXT.indexOf("World");
+      pane.setCaretPosition(start);
+      pane.moveCaretPosition(start + "World".length());
+      return null;
+    });
+
+    qwen = CliDriver.start("qwen", WORKSPACE, BUILD.resolve("cli-logs"));
+    gemini = CliDriver.start("gemini", WORKSPACE, BUILD.resolve("cli-logs"));
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      Json status = cli.call("connect");
+      assertEquals(cli.cli + ": " + status, "connected", status.path("status").asString());
+      assertEquals("Apache NetBeans", status.path("ideDisplayName").asString());
+      assertTrue(cli.cli + " enables diffing", status.path("diffingEnabled").asBoolean());
+    }
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      Json active = awaitActiveFile(cli, HELLO, 2, 12);
+      assertEquals(cli.cli, "World", active.path("selectedText").asString());
+    }
+
+    // Moving the caret without a selection: new position, selection gone.
+    onEdt(() -> {
+      pane.setCaretPosition(HELLO_TEXT.indexOf("third") + 2);
+      return null;
+    });
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      Json active = awaitActiveFile(cli, HELLO, 3, 3);
+      assertTrue(cli.cli + ": " + active, active.path("selectedText").asString("").isEmpty());
+    }
+    int port = geminiDiscovery().orElseThrow().path("port").asInt();
+    Await.until(WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 2 CLIs"));
+  }
+
+  public void testClosingEditorDropsFileFromContext() throws Exception {
+    Path other = WORKSPACE.resolve("Other.txt");
+    openInEditor(other);
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      awaitActiveFile(cli, other, 1, 1);
+    }
+    EditorCookie editor = DataObject.find(FileUtil.toFileObject(other.toFile())).getLookup().lookup(EditorCookie.class);
+    assertTrue(onEdt(editor::close));
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      Await.until(WAIT, () -> openFilePaths(cli), paths -> !paths.contains(other.toString()) && paths.contains(HELLO.toString()));
+    }
+  }
+
+  public void testAcceptWithEditsFromButton() throws Exception {
+    String proposal = HELLO_TEXT.replace("World", "NetBeans");
+    CompletableFuture<Json> outcome = qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
+    TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)");
+    JEditorPane right = awaitEditableRightSide(window, proposal);
+    onEdt(() -> {
+      right.getDocument().insertString(0, "// reviewed in NetBeans\n", null);
+      return null;
+    });
+    int port = geminiDiscovery().orElseThrow().path("port").asInt();
+    Await.until(WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 2 CLIs \u00b7 1 diff"));
+    screenshot(WindowManager.getDefault().getMainWindow(), null, "netbeans-diff.png");
+    screenshot(WindowManager.getDefault().getMainWindow(), statusBarArea(), "netbeans-status-bar.png");
+
+    click(window, DiffTopComponentNames.ACCEPT);
+    Json answer = outcome.get(60, TimeUnit.SECONDS);
+    assertEquals(answer.toString(), "accepted", answer.path("status").asString());
+    assertEquals("// reviewed in NetBeans\n" + proposal, answer.path("content").asString());
+    assertEquals("the module never writes the file; the CLI does", HELLO_TEXT, Files.readString(HELLO));
+    Await.until(WAIT, () -> onEdt(window::isOpened), open -> !open);
+  }
+
+  public void testAcceptNewFileWithCtrlS() throws Exception {
+    Path created = WORKSPACE.resolve("Created.txt");
+    String proposal = "brand new\r\nwith CRLF\r\n";
+    CompletableFuture<Json> outcome = gemini.send("openDiff", Map.of("filePath", created.toString(), "newContent", proposal));
+    TopComponent window = awaitDiffWindow("Created.txt (Before \u2194 After)");
+    JEditorPane right = awaitEditableRightSide(window, proposal.replace("\r\n", "\n"));
+    List<JEditorPane> readOnly = onEdt(() -> panes(window).stream().filter(p -> !p.isEditable()).toList());
+    assertFalse(readOnly.isEmpty());
+    assertEquals("a new file has nothing on the left", "", onEdt(() -> readOnly.get(0).getText()));
+    onEdt(() -> {
+      Document doc = right.getDocument();
+      doc.insertString(doc.getLength(), "edited\n", null);
+      return null;
+    });
+    onEdt(() -> {
+      KeyEvent ctrlS = new KeyEvent(right, KeyEvent.KEY_PRESSED, System.currentTimeMillis(),
+          InputEvent.CTRL_DOWN_MASK, KeyEvent.VK_S, KeyEvent.CHAR_UNDEFINED);
+      // Straight to the editor pane, as the focus manager would with the keyboard focus there.
+      KeyboardFocusManager.getCurrentKeyboardFocusManager().redispatchEvent(right, ctrlS);
+      return null;
+    });
+    Json answer = outcome.get(60, TimeUnit.SECONDS);
+    assertEquals(answer.toString(), "accepted", answer.path("status").asString());
+    assertEquals("the proposal's line separators survive", "brand new\r\nwith CRLF\r\nedited\r\n", answer.path("content").asString());
+    assertFalse("the module never creates the file", Files.exists(created));
+    Await.until(WAIT, () -> onEdt(window::isOpened), open -> !open);
+  }
+
+  public void testClosingDiffWindowRejects() throws Exception {
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      CompletableFuture<Json> outcome = cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "rejected by " + cli.cli + "\n"));
+      TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)");
+      assertTrue(onEdt(window::close));
+      Json answer = outcome.get(60, TimeUnit.SECONDS);
+      assertEquals(cli.cli + ": " + answer, "rejected", answer.path("status").asString());
+    }
+    assertEquals(HELLO_TEXT, Files.readString(HELLO));
+  }
+
+  public void testCloseDiffFromCliClosesWindow() throws Exception {
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      String proposal = "closed by " + cli.cli + "\n";
+      CompletableFuture<Json> outcome = cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
+      TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)");
+      JEditorPane right = awaitEditableRightSide(window, proposal);
+      onEdt(() -> {
+        right.getDocument().insertString(0, "edited ", null);
+        return null;
+      });
+      Json closed = cli.call("closeDiff", Map.of("filePath", HELLO.toString()));
+      assertEquals(cli.cli + ": the right side as edited", "edited " + proposal, closed.path("content").asString());
+      Await.until(WAIT, () -> onEdt(window::isOpened), open -> !open);
+      Json answer = outcome.get(60, TimeUnit.SECONDS);
+      assertEquals(cli.cli + ": " + answer, "rejected", answer.path("status").asString());
+    }
+  }
+
+  public void testExitRemovesDiscoveryFiles() throws Exception {
+    OpenProjects.getDefault().close(OpenProjects.getDefault().getOpenProjects());
+    Await.until(WAIT, () -> geminiDiscovery().map(f -> f.path("workspacePath").asString()).orElse("?"), String::isEmpty);
+    Path geminiFile = geminiFiles().get(0);
+    Path lock = qwenLockFiles().get(0);
+
+    // The exit path NetBeans takes from File > Exit, minus the final System.exit.
+    System.setProperty("netbeans.close.no.exit", "true");
+    LifecycleManager.getDefault().exit();
+    Await.until(WAIT, () -> !Files.exists(geminiFile) && !Files.exists(lock));
+    assertTrue(geminiFiles().isEmpty());
+    assertTrue(qwenLockFiles().isEmpty());
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      cli.close();
+    }
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------------
+
+  private static JEditorPane openInEditor(Path file) throws Exception {
+    EditorCookie editor = DataObject.find(FileUtil.toFileObject(file.toFile())).getLookup().lookup(EditorCookie.class);
+    onEdt(() -> {
+      editor.open();
+      return null;
+    });
+    return Await.until(WAIT, () -> onEdt(() -> {
+      JEditorPane[] panes = editor.getOpenedPanes();
+      return panes == null || panes.length == 0 ? null : panes[0];
+    }), p -> p != null);
+  }
+
+  private static Json awaitActiveFile(CliDriver cli, Path file, int line, int character) throws Exception {
+    return Await.until(WAIT, () -> {
+      Json files = cli.context() == null ? null : cli.context().at("/workspaceState/openFiles");
+      if (files == null || !files.isArray()) {
+        return null;
+      }
+      for (Json f : files) {
+        if (f.path("isActive").asBoolean()
+            && f.path("path").asString().equals(file.toString())
+            && f.at("/cursor/line").asInt() == line
+            && f.at("/cursor/character").asInt() == character) {
+          return f;
+        }
+      }
+      return null;
+    }, f -> f != null);
+  }
+
+  private static List<String> openFilePaths(CliDriver cli) {
+    List<String> paths = new ArrayList<>();
+    Json context = cli.context();
+    if (context != null) {
+      context.at("/workspaceState/openFiles").forEach(f -> paths.add(f.path("path").asString()));
+    }
+    return paths;
+  }
+
+  private static TopComponent awaitDiffWindow(String title) throws Exception {
+    return Await.until(WAIT, () -> onEdt(() -> {
+      for (TopComponent tc : TopComponent.getRegistry().getOpened()) {
+        if (title.equals(tc.getDisplayName())) {
+          return tc;
+        }
+      }
+      return null;
+    }), tc -> tc != null);
+  }
+
+  private static JEditorPane awaitEditableRightSide(TopComponent window, String text) throws Exception {
+    return Await.until(WAIT, () -> onEdt(() -> panes(window).stream()
+        .filter(p -> p.isEditable() && p.isShowing() && text.equals(p.getText()))
+        .findFirst().orElse(null)), p -> p != null);
+  }
+
+  private static List<JEditorPane> panes(Container root) {
+    List<JEditorPane> found = new ArrayList<>();
+    for (Component c : root.getComponents()) {
+      if (c instanceof JEditorPane pane) {
+        found.add(pane);
+      } else if (c instanceof Container child) {
+        found.addAll(panes(child));
+      }
+    }
+    return found;
+  }
+
+  private static void click(Container root, String name) throws Exception {
+    AbstractButton button = onEdt(() -> find(root, AbstractButton.class, name));
+    assertNotNull("button " + name, button);
+    onEdt(() -> {
+      button.doClick();
+      return null;
+    });
+  }
+
+  private static <T extends Component> T find(Container root, Class<T> type, String name) {
+    for (Component c : root.getComponents()) {
+      if (type.isInstance(c) && name.equals(c.getName())) {
+        return type.cast(c);
+      }
+      if (c instanceof Container child) {
+        T found = find(child, type, name);
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static JLabel statusLabel() {
+    for (StatusLineElementProvider p : Lookup.getDefault().lookupAll(StatusLineElementProvider.class)) {
+      if (p.getStatusLineElement() instanceof JLabel label && "companion4j.status".equals(label.getName())) {
+        return label;
+      }
+    }
+    throw new AssertionError("the companion's status-bar item is registered");
+  }
+
+  private static String statusText() throws Exception {
+    return onEdt(() -> statusLabel().getText());
+  }
+
+  /** The strip of the main window's status bar around the companion's item. */
+  private static Rectangle statusBarArea() throws Exception {
+    return onEdt(() -> {
+      JLabel label = statusLabel();
+      Frame main = WindowManager.getDefault().getMainWindow();
+      Point labelAt = SwingUtilities.convertPoint(label, 0, 0, main);
+      int width = Math.min(main.getWidth(), 760);
+      return new Rectangle(main.getWidth() - width, labelAt.y - 6, width, label.getHeight() + 12);
+    });
+  }
+
+  /** Captures {@code area} of {@code window} (all of it when null) once the picture stops changing. */
+  private static void screenshot(Frame window, Rectangle area, String name) throws Exception {
+    Rectangle onScreen = onEdt(() -> {
+      Point origin = window.getLocationOnScreen();
+      Rectangle r = area == null ? new Rectangle(0, 0, window.getWidth(), window.getHeight()) : new Rectangle(area);
+      r.translate(origin.x, origin.y);
+      return r;
+    });
+    Robot robot = new Robot();
+    AtomicReference<BufferedImage> last = new AtomicReference<>();
+    BufferedImage image = Await.until(WAIT, Duration.ofMillis(300), () -> {
+      onEdt(() -> null);
+      BufferedImage now = robot.createScreenCapture(onScreen);
+      BufferedImage before = last.getAndSet(now);
+      return before != null && samePixels(before, now) ? now : null;
+    }, img -> img != null);
+    Path dir = BUILD.resolve("screenshots");
+    Files.createDirectories(dir);
+    ImageIO.write(image, "png", dir.resolve(name).toFile());
+    String docs = System.getProperty("companion4j.docsImages");
+    if (docs != null && Boolean.getBoolean("companion4j.updateScreenshots")) {
+      Files.createDirectories(Path.of(docs));
+      ImageIO.write(image, "png", Path.of(docs, name).toFile());
+    }
+  }
+
+  private static boolean samePixels(BufferedImage a, BufferedImage b) {
+    int w = a.getWidth();
+    int h = a.getHeight();
+    return Arrays.equals(a.getRGB(0, 0, w, h, null, 0, w), b.getRGB(0, 0, w, h, null, 0, w));
+  }
+
+  private static Optional<Json> geminiDiscovery() throws IOException {
+    List<Path> files = geminiFiles();
+    return files.isEmpty() ? Optional.empty() : Optional.of(read(files.get(0)));
+  }
+
+  private static List<Path> geminiFiles() throws IOException {
+    Path dir = Path.of(System.getenv("TMPDIR"), "gemini", "ide");
+    return list(dir, "gemini-ide-server-" + PID + "-");
+  }
+
+  private static Optional<Json> qwenLock() throws IOException {
+    List<Path> files = qwenLockFiles();
+    return files.isEmpty() ? Optional.empty() : Optional.of(read(files.get(0)));
+  }
+
+  private static List<Path> qwenLockFiles() throws IOException {
+    Path dir = Path.of(System.getenv("QWEN_HOME"), "ide");
+    List<Path> ours = new ArrayList<>();
+    for (Path lock : list(dir, "")) {
+      if (lock.toString().endsWith(".lock") && read(lock).path("ppid").asLong() == PID) {
+        ours.add(lock);
+      }
+    }
+    return ours;
+  }
+
+  private static List<Path> list(Path dir, String prefix) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().startsWith(prefix) && !f.getFileName().toString().startsWith(".")).toList();
+    }
+  }
+
+  private static Json read(Path file) throws IOException {
+    try {
+      return Json.parse(Files.readString(file, StandardCharsets.UTF_8));
+    } catch (java.nio.file.NoSuchFileException gone) {
+      return Json.MISSING;
+    }
+  }
+
+  private static <T> T onEdt(Callable<T> task) throws Exception {
+    AtomicReference<T> result = new AtomicReference<>();
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    EventQueue.invokeAndWait(() -> {
+      try {
+        result.set(task.call());
+      } catch (Exception e) {
+        failure.set(e);
+      }
+    });
+    if (failure.get() != null) {
+      throw failure.get();
+    }
+    return result.get();
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /** The names the module gives its diff window's buttons. */
+  private static final class DiffTopComponentNames {
+    static final String ACCEPT = "companion4j.accept";
+  }
+}

@@ -1,0 +1,341 @@
+package dev.companion4j.netbeans;
+
+import dev.companion4j.engine.EditorEvent;
+import java.awt.EventQueue;
+import java.beans.PropertyChangeEvent;
+import java.beans.PropertyChangeListener;
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import javax.swing.JEditorPane;
+import javax.swing.SwingUtilities;
+import javax.swing.event.CaretEvent;
+import javax.swing.event.CaretListener;
+import javax.swing.text.Document;
+import javax.swing.text.Element;
+import javax.swing.text.JTextComponent;
+import org.netbeans.api.editor.EditorRegistry;
+import org.openide.cookies.EditorCookie;
+import org.openide.filesystems.FileChangeAdapter;
+import org.openide.filesystems.FileChangeListener;
+import org.openide.filesystems.FileEvent;
+import org.openide.filesystems.FileObject;
+import org.openide.filesystems.FileRenameEvent;
+import org.openide.filesystems.FileUtil;
+import org.openide.loaders.DataObject;
+import org.openide.windows.TopComponent;
+
+/**
+ * Turns what the user does in NetBeans editors into engine events: which file has the focus, where
+ * its caret is, what is selected, and which files were closed, deleted, renamed or moved. Only
+ * files on disk count. Listeners run on the EDT and only read the caret and selection; the engine
+ * debounces and sends on its own thread.
+ */
+final class EditorTracker implements PropertyChangeListener, CaretListener {
+  /** More than the CLIs keep (10), so a closed file's neighbours keep their watchers. */
+  private static final int WATCHED_FILES = 32;
+
+  private final Consumer<EditorEvent> sink;
+  private final PropertyChangeListener editorRegistryListener = this::editorRegistryChanged;
+  /** Files that were focused, most recent last, with the path they were reported under. */
+  private final Map<FileObject, Watch> watched = new LinkedHashMap<>(16, 0.75f, true);
+
+  private JTextComponent current;
+  private Path currentPath;
+  private int lastLine = -1;
+  private int lastCharacter = -1;
+  private String lastSelection;
+
+  EditorTracker(Consumer<EditorEvent> sink) {
+    this.sink = sink;
+  }
+
+  void attach() {
+    EventQueue.invokeLater(() -> {
+      EditorRegistry.addPropertyChangeListener(editorRegistryListener);
+      TopComponent.getRegistry().addPropertyChangeListener(this);
+      replayOnEdt();
+    });
+  }
+
+  void detach() {
+    EventQueue.invokeLater(() -> {
+      EditorRegistry.removePropertyChangeListener(editorRegistryListener);
+      TopComponent.getRegistry().removePropertyChangeListener(this);
+      track(null);
+      new ArrayList<>(watched.keySet()).forEach(this::unwatch);
+    });
+  }
+
+  /** Tells a fresh engine about the open editors, least recently used first, and the caret. */
+  void replay() {
+    EventQueue.invokeLater(this::replayOnEdt);
+  }
+
+  private void replayOnEdt() {
+    List<? extends JTextComponent> recent = new ArrayList<>(EditorRegistry.componentList());
+    Collections.reverse(recent);
+    for (JTextComponent c : recent) {
+      Path p = pathOf(c.getDocument());
+      if (p != null) {
+        sink.accept(new EditorEvent.FileFocused(p));
+      }
+    }
+    JTextComponent focused = current != null ? current : EditorRegistry.lastFocusedComponent();
+    current = null;
+    track(focused);
+  }
+
+  private void editorRegistryChanged(PropertyChangeEvent e) {
+    switch (e.getPropertyName()) {
+      case EditorRegistry.FOCUS_GAINED_PROPERTY -> track((JTextComponent) e.getNewValue());
+      case EditorRegistry.FOCUSED_DOCUMENT_PROPERTY -> {
+        if (current != null && current.getDocument() == e.getNewValue()) {
+          JTextComponent c = current;
+          current = null;
+          track(c);
+        }
+      }
+      default -> { }
+    }
+  }
+
+  /** The window system: activating an editor tab focuses its file even without keyboard focus. */
+  @Override
+  public void propertyChange(PropertyChangeEvent e) {
+    if (TopComponent.Registry.PROP_ACTIVATED.equals(e.getPropertyName())) {
+      TopComponent tc = TopComponent.getRegistry().getActivated();
+      JTextComponent pane = paneOf(tc);
+      if (pane != null) {
+        track(pane);
+      }
+    } else if (TopComponent.Registry.PROP_TC_CLOSED.equals(e.getPropertyName())
+        && e.getNewValue() instanceof TopComponent tc) {
+      closed(tc);
+    }
+  }
+
+  @Override
+  public void caretUpdate(CaretEvent e) {
+    if (e.getSource() == current) {
+      reportCaret();
+    }
+  }
+
+  private void track(JTextComponent c) {
+    Path path = c == null ? null : pathOf(c.getDocument());
+    if (c != null && path == null) {
+      // Output, diff and other non-file text: the last file the user edited stays the active one.
+      return;
+    }
+    if (c == current && path != null && path.equals(currentPath)) {
+      return;
+    }
+    if (current != null) {
+      current.removeCaretListener(this);
+    }
+    current = c;
+    currentPath = path;
+    lastLine = -1;
+    lastCharacter = -1;
+    lastSelection = null;
+    if (c == null) {
+      return;
+    }
+    c.addCaretListener(this);
+    watch(c.getDocument(), path);
+    sink.accept(new EditorEvent.FileFocused(path));
+    reportCaret();
+  }
+
+  private void reportCaret() {
+    JTextComponent c = current;
+    Path path = currentPath;
+    if (c == null || path == null) {
+      return;
+    }
+    Document doc = c.getDocument();
+    int[] position = new int[2];
+    doc.render(() -> {
+      int dot = Math.min(c.getCaret().getDot(), doc.getLength());
+      Element root = doc.getDefaultRootElement();
+      int line = root.getElementIndex(dot);
+      position[0] = line + 1;
+      position[1] = dot - root.getElement(line).getStartOffset() + 1;
+    });
+    if (position[0] != lastLine || position[1] != lastCharacter) {
+      lastLine = position[0];
+      lastCharacter = position[1];
+      sink.accept(new EditorEvent.CursorMoved(path, position[0], position[1]));
+    }
+    String selected = c.getSelectedText();
+    String selection = selected == null ? "" : selected;
+    if (!selection.equals(lastSelection)) {
+      lastSelection = selection;
+      sink.accept(new EditorEvent.SelectionChanged(path, selection));
+    }
+  }
+
+  private void closed(TopComponent tc) {
+    DataObject data = tc.getLookup().lookup(DataObject.class);
+    if (data == null || !data.isValid()) {
+      return;
+    }
+    for (TopComponent open : TopComponent.getRegistry().getOpened()) {
+      if (open != tc && open.getLookup().lookup(DataObject.class) == data) {
+        return;
+      }
+    }
+    File file = FileUtil.toFile(data.getPrimaryFile());
+    if (file == null) {
+      return;
+    }
+    Path path = file.toPath();
+    if (path.equals(currentPath)) {
+      current.removeCaretListener(this);
+      current = null;
+      currentPath = null;
+    }
+    sink.accept(new EditorEvent.FileClosed(path));
+  }
+
+  private void watch(Document doc, Path path) {
+    DataObject data = dataObjectOf(doc);
+    if (data == null) {
+      return;
+    }
+    FileObject fo = data.getPrimaryFile();
+    if (watched.containsKey(fo)) {
+      watched.get(fo).path = path;
+      return;
+    }
+    Watch w = new Watch(data, fo, path);
+    watched.put(fo, w);
+    fo.addFileChangeListener(w.fileListener);
+    data.addPropertyChangeListener(w.dataListener);
+    while (watched.size() > WATCHED_FILES) {
+      unwatch(watched.keySet().iterator().next());
+    }
+  }
+
+  private void unwatch(FileObject fo) {
+    Watch w = watched.remove(fo);
+    if (w != null) {
+      w.file.removeFileChangeListener(w.fileListener);
+      w.data.removePropertyChangeListener(w.dataListener);
+    }
+  }
+
+  /** Called from file-system threads; hops to the EDT, where the tracker's state lives. */
+  private void renamed(Watch w, FileObject now) {
+    File file = FileUtil.toFile(now);
+    if (file == null) {
+      return;
+    }
+    Path to = file.toPath();
+    SwingUtilities.invokeLater(() -> {
+      Path from = w.path;
+      if (from.equals(to)) {
+        return;
+      }
+      w.path = to;
+      if (from.equals(currentPath)) {
+        currentPath = to;
+      }
+      if (w.file != now) {
+        watched.remove(w.file);
+        w.file.removeFileChangeListener(w.fileListener);
+        w.file = now;
+        watched.put(now, w);
+        now.addFileChangeListener(w.fileListener);
+      }
+      sink.accept(new EditorEvent.FileRenamed(from, to));
+    });
+  }
+
+  private void deleted(Watch w) {
+    SwingUtilities.invokeLater(() -> {
+      // A move is a delete followed by the data object's new primary file; only report real deletes.
+      if (w.data.isValid() && w.data.getPrimaryFile() != w.file) {
+        return;
+      }
+      unwatch(w.file);
+      if (w.path.equals(currentPath)) {
+        current.removeCaretListener(this);
+        current = null;
+        currentPath = null;
+      }
+      sink.accept(new EditorEvent.FileDeleted(w.path));
+    });
+  }
+
+  private static JTextComponent paneOf(TopComponent tc) {
+    if (tc == null) {
+      return null;
+    }
+    EditorCookie editor = tc.getLookup().lookup(EditorCookie.class);
+    if (editor == null) {
+      return null;
+    }
+    JEditorPane[] panes = editor.getOpenedPanes();
+    if (panes == null) {
+      return null;
+    }
+    for (JEditorPane pane : panes) {
+      if (SwingUtilities.isDescendingFrom(pane, tc)) {
+        return pane;
+      }
+    }
+    return null;
+  }
+
+  private static DataObject dataObjectOf(Document doc) {
+    Object source = doc == null ? null : doc.getProperty(Document.StreamDescriptionProperty);
+    return source instanceof DataObject d ? d : null;
+  }
+
+  /** The file on disk a document shows, or null for anything else (memory, archives, output). */
+  static Path pathOf(Document doc) {
+    DataObject data = dataObjectOf(doc);
+    if (data == null || !data.isValid()) {
+      return null;
+    }
+    File file = FileUtil.toFile(data.getPrimaryFile());
+    return file == null ? null : file.toPath();
+  }
+
+  private final class Watch {
+    final DataObject data;
+    FileObject file;
+    Path path;
+    final FileChangeListener fileListener;
+    final PropertyChangeListener dataListener;
+
+    Watch(DataObject data, FileObject file, Path path) {
+      this.data = data;
+      this.file = file;
+      this.path = path;
+      this.fileListener = new FileChangeAdapter() {
+        @Override
+        public void fileRenamed(FileRenameEvent fe) {
+          renamed(Watch.this, fe.getFile());
+        }
+
+        @Override
+        public void fileDeleted(FileEvent fe) {
+          deleted(Watch.this);
+        }
+      };
+      this.dataListener = e -> {
+        if (DataObject.PROP_PRIMARY_FILE.equals(e.getPropertyName()) && e.getNewValue() instanceof FileObject moved) {
+          renamed(Watch.this, moved);
+        }
+      };
+    }
+  }
+}

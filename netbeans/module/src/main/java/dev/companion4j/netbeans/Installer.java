@@ -1,0 +1,26 @@
+package dev.companion4j.netbeans;
+
+import org.openide.modules.ModuleInstall;
+
+/**
+ * Ties the companion to the module's life: it runs while the module is enabled and stops, removing
+ * its discovery files, when the IDE exits or the module is disabled or uninstalled.
+ */
+public final class Installer extends ModuleInstall {
+  private static final long serialVersionUID = 1L;
+
+  @Override
+  public void restored() {
+    CompanionService.getDefault().start();
+  }
+
+  @Override
+  public void close() {
+    CompanionService.getDefault().shutdown();
+  }
+
+  @Override
+  public void uninstalled() {
+    CompanionService.getDefault().shutdown();
+  }
+}
