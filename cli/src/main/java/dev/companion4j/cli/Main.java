@@ -11,7 +11,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "An IDE companion for Qwen Code and Gemini CLI, for any editor.",
-    subcommands = {ServeCommand.class, RunCommand.class, StatusCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      ServeCommand.class,
+      RunCommand.class,
+      StatusCommand.class,
+      SelfTestCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main {
 
   public static void main(String[] args) {

@@ -51,6 +51,6 @@ final class ServeCommand implements Callable<Integer> {
     ready.put("workspacePath", companion.workspacePath());
     ready.put("editorApi", "http://127.0.0.1:" + companion.port() + EditorApi.PATH);
     ready.put("reviewPage", ReviewPages.address(companion.port()));
-    return JsonMapper.builder().build().writeValueAsString(ready);
+    return JsonMapper.shared().writeValueAsString(ready);
   }
 }

@@ -25,7 +25,7 @@ final class StatusCommand implements Callable<Integer> {
     DiscoveryLocations locations = DiscoveryLocations.fromEnvironment();
     List<DiscoveredCompanion> found = new DiscoveryScanner(locations).scan();
     if (json) {
-      JsonMapper mapper = JsonMapper.builder().build();
+      JsonMapper mapper = JsonMapper.shared();
       for (DiscoveredCompanion c : found) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("port", c.port());

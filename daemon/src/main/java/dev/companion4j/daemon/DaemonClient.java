@@ -250,10 +250,5 @@ public final class DaemonClient implements AutoCloseable {
       }
       return value;
     }
-
-    @Override
-    public String toString() {
-      return "DaemonClient.Builder[" + baseUrl + ", token " + (token != null ? "set" : "none") + "]";
-    }
   }
 }

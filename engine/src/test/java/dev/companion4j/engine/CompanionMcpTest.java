@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.engine.discovery.DiscoveryLocations;
+import dev.companion4j.testkit.McpTapClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,14 +28,14 @@ class CompanionMcpTest {
   Path workspace;
   RecordingHost host;
   Companion companion;
-  McpTestClient client;
+  McpTapClient client;
 
   @BeforeEach
   void start() throws Exception {
     workspace = Files.createDirectories(temp.resolve("ws"));
     host = new RecordingHost(workspace);
     companion = companion(Companion.builder(host));
-    client = new McpTestClient(companion);
+    client = new McpTapClient(companion.port(), companion.authToken(), "test-client");
   }
 
   private Companion companion(Companion.Builder builder) throws Exception {
@@ -63,7 +64,7 @@ class CompanionMcpTest {
   @Test
   void openDiffAcknowledgesAtOnceAndTheAcceptedContentReachesOnlyTheOpeningClient() throws Exception {
     Path file = Files.writeString(workspace.resolve("a.txt"), "old\n");
-    try (McpTestClient other = new McpTestClient(companion.port(), companion.authToken(), "other")) {
+    try (McpTapClient other = new McpTapClient(companion.port(), companion.authToken(), "other")) {
       McpSchema.CallToolResult ack = client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "new\n"));
 
       assertThat(ack.isError()).isNotEqualTo(Boolean.TRUE);
@@ -173,7 +174,7 @@ class CompanionMcpTest {
     companion.editorEvent(new EditorEvent.CursorMoved(file, 2, 5));
     await().atMost(Duration.ofSeconds(5)).until(() -> companion.context().activeFile().isPresent());
 
-    try (McpTestClient late = new McpTestClient(companion.port(), companion.authToken(), "late")) {
+    try (McpTapClient late = new McpTapClient(companion.port(), companion.authToken(), "late")) {
       await().atMost(Duration.ofSeconds(10)).until(() -> !late.received("ide/contextUpdate").isEmpty());
       Map<String, Object> params = late.received("ide/contextUpdate").get(0).params();
       assertThat(params.toString()).contains(file.toString()).contains("line=2").contains("character=5");
@@ -191,14 +192,14 @@ class CompanionMcpTest {
     }
 
     await().atMost(Duration.ofSeconds(10)).until(() -> client.received("ide/contextUpdate").size() > before);
-    McpTestClient.Received last = client.received("ide/contextUpdate").get(client.received("ide/contextUpdate").size() - 1);
+    McpTapClient.Received last = client.received("ide/contextUpdate").get(client.received("ide/contextUpdate").size() - 1);
     assertThat(last.params().toString()).contains("character=20");
     assertThat(client.received("ide/contextUpdate").size() - before).isLessThanOrEqualTo(2);
   }
 
   @Test
   void aClientThatLeavesTakesItsPendingDiffsWithIt() throws Exception {
-    McpTestClient leaving = new McpTestClient(companion.port(), companion.authToken(), "leaving");
+    McpTapClient leaving = new McpTapClient(companion.port(), companion.authToken(), "leaving");
     Path file = workspace.resolve("gone.txt");
     leaving.call("openDiff", Map.of("filePath", file.toString(), "newContent", "x"));
     assertThat(companion.pendingDiffs()).hasSize(1);
@@ -215,9 +216,9 @@ class CompanionMcpTest {
     client.close();
     companion.close();
     companion = companion(Companion.builder(host).maxClients(1));
-    client = new McpTestClient(companion);
+    client = new McpTapClient(companion.port(), companion.authToken(), "test-client");
 
-    assertThatThrownBy(() -> new McpTestClient(companion.port(), companion.authToken(), "second"))
+    assertThatThrownBy(() -> new McpTapClient(companion.port(), companion.authToken(), "second"))
         .hasStackTraceContaining("503");
     assertThat(client.client.listTools().tools()).hasSize(2);
   }

@@ -27,7 +27,7 @@ import tools.jackson.databind.node.ObjectNode;
  * driven from Java through {@code test-peers/ide-client-driver.mjs}: the exact code users run.
  */
 public final class CliDriver implements AutoCloseable {
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final JsonMapper JSON = JsonMapper.shared();
   private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
   /** The CLIs under test. */

@@ -14,7 +14,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** Server-sent events to every subscribed editor or page. */
 final class EventStream {
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final JsonMapper JSON = JsonMapper.shared();
 
   private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
 

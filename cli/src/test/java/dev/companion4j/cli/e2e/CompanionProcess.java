@@ -24,7 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** {@code companion4j serve} from the shaded jar, as a user starts it, in an isolated environment. */
 final class CompanionProcess implements AutoCloseable {
-  static final JsonMapper JSON = JsonMapper.builder().build();
+  static final JsonMapper JSON = JsonMapper.shared();
 
   private final Process process;
   private final JsonNode ready;

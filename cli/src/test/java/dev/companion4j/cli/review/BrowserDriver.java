@@ -25,7 +25,7 @@ import tools.jackson.databind.node.ObjectNode;
  * (playwright-core): a page used as a person would, from Java.
  */
 final class BrowserDriver implements AutoCloseable {
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final JsonMapper JSON = JsonMapper.shared();
   static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
 
   private final Process process;

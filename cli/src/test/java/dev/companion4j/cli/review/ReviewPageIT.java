@@ -288,7 +288,7 @@ class ReviewPageIT {
   }
 
   private static JsonNode editorApiRequests(JsonNode log) {
-    var out = JsonMapper.builder().build().createArrayNode();
+    var out = JsonMapper.shared().createArrayNode();
     for (JsonNode r : log.path("requests")) {
       if (r.path("url").asString().contains("/editor/")) {
         out.add(r);

@@ -23,7 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** {@code companion4j serve} from the shaded jar, in an isolated environment, as a user starts it. */
 final class ServedCompanion implements AutoCloseable {
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final JsonMapper JSON = JsonMapper.shared();
 
   private final Process process;
   private final JsonNode ready;

@@ -28,7 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class DiscoveryFiles {
   private static final Logger log = LoggerFactory.getLogger(DiscoveryFiles.class);
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final JsonMapper JSON = JsonMapper.shared();
   private static final boolean POSIX =
       java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
   private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");

@@ -20,7 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
 /** Finds companions' discovery files and tells the live from the stale. */
 public final class DiscoveryScanner {
   private static final Logger log = LoggerFactory.getLogger(DiscoveryScanner.class);
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final JsonMapper JSON = JsonMapper.shared();
   private static final int CONNECT_TIMEOUT_MILLIS = 300;
 
   private final DiscoveryLocations locations;

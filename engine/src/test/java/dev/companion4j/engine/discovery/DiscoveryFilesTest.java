@@ -17,7 +17,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 class DiscoveryFilesTest {
   private static final IdeInfo IDE = new IdeInfo("vim", "Vim");
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final JsonMapper JSON = JsonMapper.shared();
   @TempDir Path temp;
 
   private DiscoveryLocations locations() {

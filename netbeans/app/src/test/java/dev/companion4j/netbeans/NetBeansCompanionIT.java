@@ -6,6 +6,8 @@ import java.awt.EventQueue;
 import java.awt.Frame;
 import java.awt.KeyboardFocusManager;
 import java.awt.Point;
+import java.awt.Window;
+import java.awt.event.MouseEvent;
 import java.awt.Rectangle;
 import java.awt.Robot;
 import java.awt.event.InputEvent;
@@ -28,7 +30,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 import javax.swing.AbstractButton;
+import javax.swing.JCheckBox;
+import javax.swing.JComponent;
+import javax.swing.JDialog;
 import javax.swing.JEditorPane;
+import javax.swing.JTextArea;
 import javax.swing.JLabel;
 import javax.swing.SwingUtilities;
 import javax.swing.text.Document;
@@ -44,7 +50,9 @@ import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileObject;
 import org.openide.filesystems.FileUtil;
 import org.openide.loaders.DataObject;
+import org.netbeans.spi.options.OptionsPanelController;
 import org.openide.util.Lookup;
+import org.openide.util.lookup.Lookups;
 import org.openide.windows.TopComponent;
 import org.openide.windows.WindowManager;
 
@@ -80,11 +88,14 @@ public class NetBeansCompanionIT extends NbTestCase {
             "testAnnouncesNetBeansWithEmptyWorkspace",
             "testOpeningProjectRewritesDiscoveryFiles",
             "testEditorContextReachesBothClis",
+            "testStatusBarClickShowsTerminalVariables",
             "testClosingEditorDropsFileFromContext",
+            "testRenamingAndDeletingFilesUpdateContext",
             "testAcceptWithEditsFromButton",
             "testAcceptNewFileWithCtrlS",
             "testClosingDiffWindowRejects",
             "testCloseDiffFromCliClosesWindow",
+            "testOptionsPanelTurnsDiscoveryFilesOffAndOn",
             "testExitRemovesDiscoveryFiles")
         .suite();
   }
@@ -168,6 +179,35 @@ public class NetBeansCompanionIT extends NbTestCase {
     Await.until(WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 2 CLIs"));
   }
 
+  public void testStatusBarClickShowsTerminalVariables() throws Exception {
+    int port = geminiDiscovery().orElseThrow().path("port").asInt();
+    onEdt(() -> {
+      JLabel label = statusLabel();
+      label.dispatchEvent(new MouseEvent(label, MouseEvent.MOUSE_CLICKED, System.currentTimeMillis(), 0, 5, 5, 1, false, MouseEvent.BUTTON1));
+      return null;
+    });
+    JDialog dialog = Await.until(WAIT, () -> onEdt(() -> {
+      for (Window w : Window.getWindows()) {
+        if (w instanceof JDialog d && d.isShowing() && find(d, JTextArea.class, "companion4j.statusText") != null) {
+          return d;
+        }
+      }
+      return null;
+    }), d -> d != null);
+    String text = onEdt(() -> find(dialog, JTextArea.class, "companion4j.statusText").getText());
+    assertTrue(text, text.contains("export QWEN_CODE_IDE_SERVER_PORT='" + port + "'"));
+    assertTrue(text, text.contains("export GEMINI_CLI_IDE_SERVER_PORT='" + port + "'"));
+    assertTrue(text, text.contains("export GEMINI_CLI_IDE_WORKSPACE_PATH='" + WORKSPACE + "'"));
+    assertTrue(text, text.contains(geminiFiles().get(0).toString()));
+    assertTrue(text, text.contains(qwenLockFiles().get(0).toString()));
+    assertTrue(text, text.contains("Connected CLIs: "));
+    screenshot(dialog, null, "netbeans-status-dialog.png");
+    onEdt(() -> {
+      dialog.dispose();
+      return null;
+    });
+  }
+
   public void testClosingEditorDropsFileFromContext() throws Exception {
     Path other = WORKSPACE.resolve("Other.txt");
     openInEditor(other);
@@ -181,10 +221,30 @@ public class NetBeansCompanionIT extends NbTestCase {
     }
   }
 
+  public void testRenamingAndDeletingFilesUpdateContext() throws Exception {
+    Path third = WORKSPACE.resolve("Third.txt");
+    Files.writeString(third, "third file\n");
+    openInEditor(third);
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      awaitActiveFile(cli, third, 1, 1);
+    }
+    DataObject data = DataObject.find(FileUtil.toFileObject(third.toFile()));
+    data.rename("Renamed");
+    Path renamed = WORKSPACE.resolve("Renamed.txt");
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      awaitActiveFile(cli, renamed, 1, 1);
+      Await.until(WAIT, () -> openFilePaths(cli), paths -> !paths.contains(third.toString()));
+    }
+    data.delete();
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      Await.until(WAIT, () -> openFilePaths(cli), paths -> !paths.contains(renamed.toString()) && paths.contains(HELLO.toString()));
+    }
+  }
+
   public void testAcceptWithEditsFromButton() throws Exception {
     String proposal = HELLO_TEXT.replace("World", "NetBeans");
     CompletableFuture<Json> outcome = qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
-    TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)");
+    TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
     JEditorPane right = awaitEditableRightSide(window, proposal);
     onEdt(() -> {
       right.getDocument().insertString(0, "// reviewed in NetBeans\n", null);
@@ -207,11 +267,11 @@ public class NetBeansCompanionIT extends NbTestCase {
     Path created = WORKSPACE.resolve("Created.txt");
     String proposal = "brand new\r\nwith CRLF\r\n";
     CompletableFuture<Json> outcome = gemini.send("openDiff", Map.of("filePath", created.toString(), "newContent", proposal));
-    TopComponent window = awaitDiffWindow("Created.txt (Before \u2194 After)");
+    TopComponent window = awaitDiffWindow("Created.txt (Before \u2194 After)", outcome);
     JEditorPane right = awaitEditableRightSide(window, proposal.replace("\r\n", "\n"));
     List<JEditorPane> readOnly = onEdt(() -> panes(window).stream().filter(p -> !p.isEditable()).toList());
     assertFalse(readOnly.isEmpty());
-    assertEquals("a new file has nothing on the left", "", onEdt(() -> readOnly.get(0).getText()));
+    assertEquals("a new file has nothing on the left", "", onEdt(() -> textOf(readOnly.get(0))));
     onEdt(() -> {
       Document doc = right.getDocument();
       doc.insertString(doc.getLength(), "edited\n", null);
@@ -234,7 +294,7 @@ public class NetBeansCompanionIT extends NbTestCase {
   public void testClosingDiffWindowRejects() throws Exception {
     for (CliDriver cli : List.of(qwen, gemini)) {
       CompletableFuture<Json> outcome = cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "rejected by " + cli.cli + "\n"));
-      TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)");
+      TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
       assertTrue(onEdt(window::close));
       Json answer = outcome.get(60, TimeUnit.SECONDS);
       assertEquals(cli.cli + ": " + answer, "rejected", answer.path("status").asString());
@@ -246,7 +306,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     for (CliDriver cli : List.of(qwen, gemini)) {
       String proposal = "closed by " + cli.cli + "\n";
       CompletableFuture<Json> outcome = cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
-      TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)");
+      TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
       JEditorPane right = awaitEditableRightSide(window, proposal);
       onEdt(() -> {
         right.getDocument().insertString(0, "edited ", null);
@@ -258,6 +318,38 @@ public class NetBeansCompanionIT extends NbTestCase {
       Json answer = outcome.get(60, TimeUnit.SECONDS);
       assertEquals(cli.cli + ": " + answer, "rejected", answer.path("status").asString());
     }
+  }
+
+  public void testOptionsPanelTurnsDiscoveryFilesOffAndOn() throws Exception {
+    int oldPort = geminiDiscovery().orElseThrow().path("port").asInt();
+    OptionsPanelController options = Lookups.forPath("OptionsDialog/Advanced").lookupAll(OptionsPanelController.class).stream()
+        .filter(c -> c.getClass().getName().endsWith("CompanionOptionsPanelController"))
+        .findFirst().orElseThrow(() -> new AssertionError("the options panel is registered under Miscellaneous"));
+    JComponent panel = onEdt(() -> {
+      options.update();
+      return options.getComponent(Lookup.EMPTY);
+    });
+    JCheckBox geminiBox = onEdt(() -> find(panel, JCheckBox.class, "companion4j.gemini"));
+    assertTrue(onEdt(geminiBox::isSelected));
+    assertTrue(onEdt(() -> find(panel, JCheckBox.class, "companion4j.qwen").isSelected()));
+    onEdt(() -> {
+      geminiBox.doClick();
+      options.applyChanges();
+      return null;
+    });
+    // The companion restarts on a new port with Qwen Code's files only.
+    Json lock = Await.until(WAIT, () -> qwenLock().orElse(null), l -> l != null && l.path("port").asInt() != oldPort);
+    assertTrue(geminiFiles().isEmpty());
+    int newPort = lock.path("port").asInt();
+    Await.until(WAIT, () -> statusText(), t -> t.startsWith("CLI companion :" + newPort));
+
+    onEdt(() -> {
+      options.update();
+      geminiBox.doClick();
+      options.applyChanges();
+      return null;
+    });
+    Await.until(WAIT, () -> geminiDiscovery().orElse(null), f -> f != null && f.path("port").asInt() != newPort);
   }
 
   public void testExitRemovesDiscoveryFiles() throws Exception {
@@ -318,21 +410,36 @@ public class NetBeansCompanionIT extends NbTestCase {
     return paths;
   }
 
-  private static TopComponent awaitDiffWindow(String title) throws Exception {
-    return Await.until(WAIT, () -> onEdt(() -> {
+  private static TopComponent awaitDiffWindow(String title, CompletableFuture<Json> outcome) throws Exception {
+    return Await.until(WAIT, () -> {
+      if (outcome.isDone()) {
+        throw new AssertionError("openDiff ended before the window was found: " + outcome.getNow(null));
+      }
+      return onEdt(() -> {
       for (TopComponent tc : TopComponent.getRegistry().getOpened()) {
         if (title.equals(tc.getDisplayName())) {
           return tc;
         }
       }
       return null;
-    }), tc -> tc != null);
+      });
+    }, tc -> tc != null);
   }
 
   private static JEditorPane awaitEditableRightSide(TopComponent window, String text) throws Exception {
     return Await.until(WAIT, () -> onEdt(() -> panes(window).stream()
-        .filter(p -> p.isEditable() && p.isShowing() && text.equals(p.getText()))
+        .filter(p -> p.isEditable() && p.isShowing() && text.equals(textOf(p)))
         .findFirst().orElse(null)), p -> p != null);
+  }
+
+  /** The document's text; JEditorPane.getText() would convert line ends to the file's. */
+  private static String textOf(JEditorPane pane) {
+    Document doc = pane.getDocument();
+    try {
+      return doc.getText(0, doc.getLength());
+    } catch (javax.swing.text.BadLocationException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static List<JEditorPane> panes(Container root) {
@@ -396,7 +503,7 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   /** Captures {@code area} of {@code window} (all of it when null) once the picture stops changing. */
-  private static void screenshot(Frame window, Rectangle area, String name) throws Exception {
+  private static void screenshot(Window window, Rectangle area, String name) throws Exception {
     Rectangle onScreen = onEdt(() -> {
       Point origin = window.getLocationOnScreen();
       Rectangle r = area == null ? new Rectangle(0, 0, window.getWidth(), window.getHeight()) : new Rectangle(area);

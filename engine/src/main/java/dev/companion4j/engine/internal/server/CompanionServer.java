@@ -1,6 +1,7 @@
 package dev.companion4j.engine.internal.server;
 
-import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
@@ -48,13 +49,16 @@ public final class CompanionServer {
       List<Route> routes,
       SessionObserver sessions) {}
 
+  private static final JsonSchemaValidator NO_SCHEMA_VALIDATION =
+      (schema, value) -> JsonSchemaValidator.ValidationResponse.asValid(null);
+
   private final Server jetty;
   private final ServerConnector connector;
   private final HttpServletStreamableServerTransportProvider transport;
   private final McpSyncServer mcp;
 
   public CompanionServer(Settings settings) {
-    McpJsonMapper jsonMapper = McpJsonDefaults.getMapper();
+    McpJsonMapper jsonMapper = new JacksonMcpJsonMapper(HttpBodies.JSON);
     transport =
         HttpServletStreamableServerTransportProvider.builder()
             .jsonMapper(jsonMapper)
@@ -66,8 +70,10 @@ public final class CompanionServer {
         McpServer.sync(transport)
             .serverInfo(settings.serverName(), settings.serverVersion())
             .capabilities(McpSchema.ServerCapabilities.builder().tools(false).logging().build())
-            // The engine validates arguments itself, with messages that name the problem.
+            // The engine validates arguments itself, with messages that name the problem; the
+            // SDK's schema validator would only cost start-up time.
             .validateToolInputs(false)
+            .jsonSchemaValidator(NO_SCHEMA_VALIDATION)
             .tools(settings.tools())
             .build();
 

@@ -11,7 +11,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** Reading bounded request bodies and writing small JSON answers, shared by every route. */
 public final class HttpBodies {
-  public static final JsonMapper JSON = JsonMapper.builder().build();
+  public static final JsonMapper JSON = JsonMapper.shared();
 
   private HttpBodies() {}
 

@@ -1,4 +1,4 @@
-package dev.companion4j.engine;
+package dev.companion4j.testkit;
 
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -17,18 +17,14 @@ import reactor.core.publisher.Mono;
  * The official MCP Java SDK client, connected to a companion the way the CLIs connect, with a tap
  * on incoming messages: the SDK client has no handler for the companion's custom notifications.
  */
-final class McpTestClient implements AutoCloseable {
+public final class McpTapClient implements AutoCloseable {
   /** A notification as received, with the time it arrived. */
-  record Received(String method, Map<String, Object> params, long nanoTime) {}
+  public record Received(String method, Map<String, Object> params, long nanoTime) {}
 
-  final List<Received> notifications = new CopyOnWriteArrayList<>();
-  final McpSyncClient client;
+  public final List<Received> notifications = new CopyOnWriteArrayList<>();
+  public final McpSyncClient client;
 
-  McpTestClient(Companion companion) {
-    this(companion.port(), companion.authToken(), "test-client");
-  }
-
-  McpTestClient(int port, String token, String name) {
+  public McpTapClient(int port, String token, String name) {
     HttpClientStreamableHttpTransport http =
         HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
             .endpoint("/mcp")
@@ -42,11 +38,11 @@ final class McpTestClient implements AutoCloseable {
     client.initialize();
   }
 
-  McpSchema.CallToolResult call(String tool, Map<String, Object> args) {
+  public McpSchema.CallToolResult call(String tool, Map<String, Object> args) {
     return client.callTool(new McpSchema.CallToolRequest(tool, args));
   }
 
-  List<Received> received(String method) {
+  public List<Received> received(String method) {
     return notifications.stream().filter(n -> n.method().equals(method)).toList();
   }
 

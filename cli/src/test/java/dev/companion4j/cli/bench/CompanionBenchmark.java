@@ -1,0 +1,288 @@
+package dev.companion4j.cli.bench;
+
+import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.CompanionHost;
+import dev.companion4j.engine.EditorEvent;
+import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.engine.PendingDiff;
+import dev.companion4j.engine.discovery.DiscoveryLocations;
+import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.McpTapClient;
+import dev.companion4j.testkit.TestPeers;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Measures the figures in docs/performance.md: openDiff acknowledgement round trip and editor
+ * event to {@code ide/contextUpdate} arrival (in-process engine, the official MCP Java SDK client
+ * on loopback), cold start to discovery file written, and resident memory idle and with 20 real
+ * CLI IdeClients connected (the shaded jar started as the launcher starts it). Run it with
+ * {@code scripts/benchmark.sh}; it prints a Markdown table.
+ */
+public final class CompanionBenchmark {
+  private static final int ACK_WARMUP = 500;
+  private static final int ACK_SAMPLES = 3_000;
+  private static final int CONTEXT_WARMUP = 30;
+  private static final int CONTEXT_SAMPLES = 300;
+  private static final int COLD_STARTS = 10;
+  private static final int CLIS = 20;
+
+  public static void main(String[] args) throws Exception {
+    Path scratch = Files.createTempDirectory("companion4j-bench");
+    List<String> rows = new ArrayList<>();
+    try {
+      engineLatencies(scratch.resolve("engine"), rows);
+      coldStart(scratch.resolve("cold"), rows);
+      memory(scratch.resolve("memory"), rows);
+    } finally {
+      delete(scratch);
+    }
+    System.out.println("| measure | result |");
+    System.out.println("|---|---|");
+    rows.forEach(System.out::println);
+    System.exit(0);
+  }
+
+  private static void engineLatencies(Path dir, List<String> rows) throws Exception {
+    Path workspace = Files.createDirectories(dir.resolve("ws"));
+    Path file = Files.writeString(workspace.resolve("a.txt"), "a\n");
+    Companion companion = Companion.builder(new NullHost(workspace))
+        .discoveryLocations(new DiscoveryLocations(dir.resolve("tmp"), dir.resolve("qwen")))
+        .build();
+    companion.start();
+    try (McpTapClient client = new McpTapClient(companion.port(), companion.authToken(), "bench")) {
+      Map<String, Object> args = Map.of("filePath", file.toString(), "newContent", "b\n");
+      for (int i = 0; i < ACK_WARMUP; i++) {
+        client.call("openDiff", args);
+      }
+      long[] ack = new long[ACK_SAMPLES];
+      for (int i = 0; i < ACK_SAMPLES; i++) {
+        long start = System.nanoTime();
+        client.call("openDiff", args);
+        ack[i] = System.nanoTime() - start;
+      }
+      rows.add("| openDiff acknowledgement round trip, p50 / p99 (" + ACK_SAMPLES + " calls) | "
+          + millis(percentile(ack, 50)) + " / " + millis(percentile(ack, 99)) + " |");
+
+      await(() -> !client.received("ide/contextUpdate").isEmpty());
+      long[] context = new long[CONTEXT_SAMPLES];
+      for (int i = 0; i < CONTEXT_WARMUP + CONTEXT_SAMPLES; i++) {
+        int before = client.received("ide/contextUpdate").size();
+        long start = System.nanoTime();
+        companion.editorEvent(new EditorEvent.CursorMoved(file, 1 + i % 50, 1 + i % 7));
+        await(() -> client.received("ide/contextUpdate").size() > before);
+        List<McpTapClient.Received> got = client.received("ide/contextUpdate");
+        long beyondDebounce = got.get(got.size() - 1).nanoTime() - start - Duration.ofMillis(50).toNanos();
+        if (i >= CONTEXT_WARMUP) {
+          context[i - CONTEXT_WARMUP] = beyondDebounce;
+        }
+      }
+      rows.add("| editor event to `ide/contextUpdate` arrival beyond the 50 ms debounce, p50 / p99 ("
+          + CONTEXT_SAMPLES + " events) | " + millis(percentile(context, 50)) + " / " + millis(percentile(context, 99)) + " |");
+    } finally {
+      companion.close();
+    }
+  }
+
+  private static void coldStart(Path dir, List<String> rows) throws Exception {
+    Path jar = TestPeers.repoRoot().resolve("cli/target/companion4j.jar");
+    Path archive = dir.resolve("companion4j.jsa");
+    Files.createDirectories(dir);
+    List<String> launcherFlags = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    run(javaCommand(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off"), launcherFlags, jar, "selftest"));
+    long[] plain = new long[COLD_STARTS];
+    long[] shared = new long[COLD_STARTS];
+    for (int i = 0; i < COLD_STARTS; i++) {
+      plain[i] = startToDiscoveryFile(dir.resolve("plain" + i), javaCommand(List.of(), launcherFlags, jar, "serve"));
+      shared[i] = startToDiscoveryFile(dir.resolve("cds" + i),
+          javaCommand(List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off"), launcherFlags, jar, "serve"));
+    }
+    rows.add("| cold start to discovery file written, median of " + COLD_STARTS + ", launcher flags with the class-data archive | "
+        + millis(percentile(shared, 50)) + " |");
+    rows.add("| the same without the archive | " + millis(percentile(plain, 50)) + " |");
+  }
+
+  private static void memory(Path dir, List<String> rows) throws Exception {
+    CliEnvironment env = CliEnvironment.in(dir);
+    Path jar = TestPeers.repoRoot().resolve("cli/target/companion4j.jar");
+    ProcessBuilder pb = new ProcessBuilder(javaCommand(List.of(), List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), jar, "serve"))
+        .directory(env.workspace().toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
+    pb.environment().putAll(env.variables());
+    Process companion = pb.start();
+    List<CliDriver> clis = new ArrayList<>();
+    try {
+      String ready = new BufferedReader(new InputStreamReader(companion.getInputStream(), StandardCharsets.UTF_8)).readLine();
+      if (ready == null) {
+        throw new IllegalStateException("companion did not start");
+      }
+      Path file = env.file("a.txt", "a");
+      warmUpAndSettle(companion);
+      long idle = rssKib(companion.pid());
+      for (int i = 0; i < CLIS; i++) {
+        CliDriver cli = CliDriver.start(i % 2 == 0 ? CliDriver.Cli.QWEN : CliDriver.Cli.GEMINI, env.workspace(), env.variables());
+        clis.add(cli);
+        if (!cli.connect().path("status").asString().equals("connected")) {
+          throw new IllegalStateException("CLI " + i + " did not connect: " + cli.stderr());
+        }
+      }
+      {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        String token = tokenOf(env, companion);
+        http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(readyEditorApi(ready) + "/events"))
+            .header("Authorization", "Bearer " + token)
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"type\":\"focus\",\"path\":\"" + file + "\"}"))
+            .build(), java.net.http.HttpResponse.BodyHandlers.discarding());
+      }
+      for (CliDriver cli : clis) {
+        cli.awaitContext(c -> c.toString().contains("a.txt"), Duration.ofSeconds(30));
+      }
+      long loaded = rssKib(companion.pid());
+      rows.add("| resident memory (RSS), idle | " + loaded(idle) + " |");
+      rows.add("| resident memory (RSS), " + CLIS + " real CLI IdeClients connected (10 Qwen Code, 10 Gemini CLI) | " + loaded(loaded) + " |");
+    } finally {
+      clis.forEach(CliDriver::close);
+      companion.destroy();
+      companion.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void warmUpAndSettle(Process companion) throws Exception {
+    // Let start-up garbage be collected, as it is a few seconds into a real session.
+    new ProcessBuilder("jcmd", Long.toString(companion.pid()), "GC.run").redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+  }
+
+  private static String tokenOf(CliEnvironment env, Process companion) throws Exception {
+    try (Stream<Path> locks = Files.list(env.qwenHome().resolve("ide"))) {
+      Path lock = locks.findFirst().orElseThrow();
+      return tools.jackson.databind.json.JsonMapper.shared().readTree(Files.readString(lock)).path("authToken").asString();
+    }
+  }
+
+  private static String readyEditorApi(String ready) {
+    return tools.jackson.databind.json.JsonMapper.shared().readTree(ready).path("editorApi").asString();
+  }
+
+  private static long startToDiscoveryFile(Path dir, List<String> command) throws Exception {
+    CliEnvironment env = CliEnvironment.in(dir);
+    Path lockDir = env.qwenHome().resolve("ide");
+    ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile())
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+    pb.environment().putAll(env.variables());
+    long start = System.nanoTime();
+    Process p = pb.start();
+    try {
+      while (!hasLock(lockDir)) {
+        if (!p.isAlive()) {
+          throw new IllegalStateException("companion exited during cold start");
+        }
+        Thread.onSpinWait();
+      }
+      return System.nanoTime() - start;
+    } finally {
+      p.destroy();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static boolean hasLock(Path dir) throws Exception {
+    if (!Files.isDirectory(dir)) {
+      return false;
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.anyMatch(f -> f.toString().endsWith(".lock"));
+    }
+  }
+
+  private static List<String> javaCommand(List<String> cds, List<String> flags, Path jar, String command) {
+    List<String> c = new ArrayList<>();
+    c.add(ProcessHandle.current().info().command().orElse("java"));
+    c.addAll(cds);
+    c.addAll(flags);
+    c.add("-jar");
+    c.add(jar.toString());
+    c.add(command);
+    return c;
+  }
+
+  private static void run(List<String> command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("failed: " + command);
+    }
+  }
+
+  private static long rssKib(long pid) throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("\\D", ""));
+      }
+    }
+    throw new IllegalStateException("no VmRSS for " + pid);
+  }
+
+  private static String loaded(long kib) {
+    return String.format("%.0f MB", kib / 1024.0);
+  }
+
+  private static void await(java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("timed out");
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  private static long percentile(long[] samples, int p) {
+    long[] sorted = samples.clone();
+    Arrays.sort(sorted);
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)];
+  }
+
+  private static String millis(long nanos) {
+    return String.format("%.2f ms", nanos / 1e6);
+  }
+
+  private static void delete(Path dir) throws Exception {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+  }
+
+  /** A host that shows nothing: the benchmark measures the engine, not an editor. */
+  private record NullHost(Path root) implements CompanionHost {
+    @Override
+    public IdeInfo ideInfo() {
+      return new IdeInfo("bench", "Benchmark");
+    }
+
+    @Override
+    public List<Path> workspaceRoots() {
+      return List.of(root);
+    }
+
+    @Override
+    public void showDiff(PendingDiff diff) {}
+
+    @Override
+    public Optional<String> closeDiff(PendingDiff diff) {
+      return Optional.empty();
+    }
+  }
+}
