@@ -1,5 +1,6 @@
 package dev.companion4j.cli.e2e;
 
+import dev.companion4j.cli.testing.CompanionProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.companion4j.testkit.CliDriver;

@@ -1,5 +1,6 @@
 package dev.companion4j.cli.review;
 
+import dev.companion4j.cli.testing.CompanionProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -27,7 +28,7 @@ class NeovimSnippetIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
   @TempDir Path temp;
-  private ServedCompanion companion;
+  private CompanionProcess companion;
   private CliDriver cli;
   private Process nvim;
   private Path socket;
@@ -52,7 +53,7 @@ class NeovimSnippetIT {
   void openingAFileAndMovingTheCursorChangesTheContextTheCliReceives() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp.resolve("env"));
     Path notes = env.file("docs/notes.txt", "alpha\nbeta\ngamma delta\nepsilon\n");
-    companion = ServedCompanion.start(env);
+    companion = CompanionProcess.start(env);
     cli = CliDriver.start(Cli.QWEN, env.workspace(), env.variables());
     assertThat(cli.connect().path("status").asString()).as(cli.stderr()).isEqualTo("connected");
     startNeovim(env);

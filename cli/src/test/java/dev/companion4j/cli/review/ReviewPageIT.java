@@ -1,5 +1,6 @@
 package dev.companion4j.cli.review;
 
+import dev.companion4j.cli.testing.CompanionProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.companion4j.testkit.CliDriver;
@@ -31,14 +32,14 @@ class ReviewPageIT {
 
   @TempDir static Path temp;
   private CliEnvironment env;
-  private ServedCompanion companion;
+  private CompanionProcess companion;
   private CliDriver cli;
   private BrowserDriver browser;
 
   @BeforeAll
   void start() {
     env = CliEnvironment.in(temp);
-    companion = ServedCompanion.start(env);
+    companion = CompanionProcess.start(env);
     cli = CliDriver.start(Cli.QWEN, env.workspace(), env.variables());
     assertThat(cli.connect().path("status").asString()).as(cli.stderr()).isEqualTo("connected");
     browser = BrowserDriver.start();
@@ -245,7 +246,7 @@ class ReviewPageIT {
 
   @Test
   void pageShowsDisconnectedAndRetryingWhenTheCompanionGoesAway(@TempDir Path own) throws Exception {
-    try (ServedCompanion doomed = ServedCompanion.start(CliEnvironment.in(own))) {
+    try (CompanionProcess doomed = CompanionProcess.start(CliEnvironment.in(own))) {
       browser.open(ReviewPage.pageUrl(doomed.port(), doomed.token()));
       browser.waitFor("#status[data-state='live']");
 

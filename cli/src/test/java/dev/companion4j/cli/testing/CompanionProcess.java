@@ -1,4 +1,4 @@
-package dev.companion4j.cli.e2e;
+package dev.companion4j.cli.testing;
 
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.TestPeers;
@@ -23,8 +23,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** {@code companion4j serve} from the shaded jar, as a user starts it, in an isolated environment. */
-final class CompanionProcess implements AutoCloseable {
-  static final JsonMapper JSON = JsonMapper.shared();
+public final class CompanionProcess implements AutoCloseable {
+  public static final JsonMapper JSON = JsonMapper.shared();
 
   private final Process process;
   private final JsonNode ready;
@@ -39,7 +39,7 @@ final class CompanionProcess implements AutoCloseable {
     this.env = env;
   }
 
-  static Path jar() {
+  public static Path jar() {
     Path jar = TestPeers.repoRoot().resolve("cli/target/companion4j.jar");
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException("No " + jar + "; end-to-end tests run after `mvn package`");
@@ -47,7 +47,7 @@ final class CompanionProcess implements AutoCloseable {
     return jar;
   }
 
-  static CompanionProcess start(CliEnvironment env, String... extraArgs) {
+  public static CompanionProcess start(CliEnvironment env, String... extraArgs) {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.add("-jar");
@@ -93,28 +93,28 @@ final class CompanionProcess implements AutoCloseable {
     }
   }
 
-  JsonNode ready() {
+  public JsonNode ready() {
     return ready;
   }
 
-  int port() {
+  public int port() {
     return ready.path("port").asInt();
   }
 
-  long pid() {
+  public long pid() {
     return process.pid();
   }
 
-  Path qwenLockFile() {
+  public Path qwenLockFile() {
     return env.qwenHome().resolve("ide").resolve(port() + ".lock");
   }
 
-  Path geminiFile() {
+  public Path geminiFile() {
     return env.tmpDir().resolve("gemini/ide/gemini-ide-server-" + pid() + "-" + port() + ".json");
   }
 
   /** The token, read where a user's tools read it: the owner-only lock file. */
-  String token() {
+  public String token() {
     try {
       return JSON.readTree(Files.readString(qwenLockFile())).path("authToken").asString();
     } catch (IOException e) {
@@ -122,25 +122,25 @@ final class CompanionProcess implements AutoCloseable {
     }
   }
 
-  HttpResponse<String> post(String path, String json) {
+  public HttpResponse<String> post(String path, String json) {
     return send(request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)));
   }
 
-  HttpResponse<String> post(String path, Map<String, Object> body) {
+  public HttpResponse<String> post(String path, Map<String, Object> body) {
     return post(path, JSON.writeValueAsString(body));
   }
 
-  HttpResponse<String> get(String path) {
+  public HttpResponse<String> get(String path) {
     return send(request(path).GET());
   }
 
-  HttpRequest.Builder request(String path) {
+  public HttpRequest.Builder request(String path) {
     return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path))
         .timeout(Duration.ofSeconds(10))
         .header("Authorization", "Bearer " + token());
   }
 
-  HttpResponse<String> send(HttpRequest.Builder request) {
+  public HttpResponse<String> send(HttpRequest.Builder request) {
     try {
       return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
@@ -152,25 +152,25 @@ final class CompanionProcess implements AutoCloseable {
   }
 
   /** Posts an editor event and checks it was taken. */
-  void event(Map<String, Object> event) {
+  public void event(Map<String, Object> event) {
     HttpResponse<String> r = post("/editor/events", event);
     if (r.statusCode() != 204) {
       throw new AssertionError("event " + event + " refused: " + r.statusCode() + " " + r.body());
     }
   }
 
-  String stderr() {
+  public String stderr() {
     return stderr.toString();
   }
 
   /** SIGKILL, as a crash: no cleanup runs. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(10, TimeUnit.SECONDS);
   }
 
   /** SIGTERM, and the exit code. */
-  int terminate() throws InterruptedException {
+  public int terminate() throws InterruptedException {
     process.destroy();
     if (!process.waitFor(15, TimeUnit.SECONDS)) {
       process.destroyForcibly();

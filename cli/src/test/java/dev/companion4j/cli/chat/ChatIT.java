@@ -1,0 +1,144 @@
+package dev.companion4j.cli.chat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.daemon.testing.FakeModelServer;
+import dev.companion4j.daemon.testing.QwenDaemon;
+import dev.companion4j.daemon.testing.TcpProxy;
+import dev.companion4j.testkit.TestPeers;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code companion4j chat} from the shaded jar in a pseudo-terminal (tmux), against the real
+ * {@code qwen serve} with a scripted model: typed prompts, streamed answers, permission questions,
+ * a model switch, Ctrl-C, and a dropped connection.
+ */
+class ChatIT {
+  private static final Duration LIMIT = Duration.ofSeconds(60);
+  private static final Pattern CHUNK = Pattern.compile("c\\d{4}");
+
+  private FakeModelServer model;
+  private QwenDaemon daemon;
+  private TcpProxy proxy;
+  private Tmux terminal;
+
+  @BeforeEach
+  void start() throws Exception {
+    model = new FakeModelServer();
+    daemon = QwenDaemon.start(model);
+    proxy = new TcpProxy(daemon.port());
+    Path jar = TestPeers.repoRoot().resolve("cli/target/companion4j.jar");
+    assertThat(jar).as("the shaded jar; failsafe runs after `package`").isRegularFile();
+    String java = ProcessHandle.current().info().command().orElse("java");
+    terminal = Tmux.start(List.of(java, "-jar", jar.toString(), "chat",
+        "--daemon", proxy.url(),
+        "--workspace", daemon.workspace().toString(),
+        "--approval-mode", "default",
+        "--new"));
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (terminal != null) {
+      terminal.close();
+    }
+    model.openGate();
+    proxy.close();
+    daemon.close();
+    model.close();
+  }
+
+  private void awaitScreen(String... parts) {
+    await().atMost(LIMIT).until(() -> {
+      String screen = terminal.screen();
+      for (String part : parts) {
+        if (!screen.contains(part)) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  private long count(String part) throws Exception {
+    String screen = terminal.screen();
+    return Pattern.compile(Pattern.quote(part)).matcher(screen).results().count();
+  }
+
+  private void send(String line) throws Exception {
+    terminal.type(line);
+    terminal.press("Enter");
+  }
+
+  @Test
+  void chatsThroughAPseudoTerminal() throws Exception {
+    awaitScreen("Files, MCP servers and credentials live on the daemon's host", "> ");
+
+    send("say hello");
+    awaitScreen("Hello from fake-model", "[done]");
+
+    Path allowed = daemon.workspace().resolve("from-chat.txt");
+    send("please [[write " + allowed + "]]");
+    awaitScreen("[permission]", "Allow? number, or o = once, a = always, d = deny");
+    assertThat(terminal.screen()).contains("[once]", "[always]", "[deny]");
+    assertThat(Files.exists(allowed)).isFalse();
+    send("o");
+    awaitScreen("[tool done]", "Tool said: Successfully created");
+    assertThat(Files.readString(allowed)).isEqualTo(FakeModelServer.FILE_CONTENT);
+
+    Path denied = daemon.workspace().resolve("denied-in-chat.txt");
+    long permissionsBefore = count("[permission]");
+    send("please [[write " + denied + "]]");
+    await().atMost(LIMIT).until(() -> count("[permission]") > permissionsBefore);
+    send("d");
+    awaitScreen("[tool failed]");
+    assertThat(Files.exists(denied)).isFalse();
+
+    send("/model " + QwenDaemon.OTHER_MODEL);
+    awaitScreen("[model] now " + QwenDaemon.OTHER_MODEL);
+    send("who is answering");
+    awaitScreen("Hello from " + QwenDaemon.OTHER_MODEL);
+
+    long doneBefore = count("[done]");
+    send("[[hold]]");
+    awaitScreen("h0 h1 h2");
+    terminal.press("C-c");
+    awaitScreen("^C cancelling the turn", "[cancelled]");
+    assertThat(terminal.screen()).doesNotContain("released");
+    assertThat(count("[done]")).isEqualTo(doneBefore);
+
+    model.closeGate();
+    long doneBeforeCount = count("[done]");
+    send("[[count 40 gate 20]]");
+    await().atMost(LIMIT).until(() -> terminal.screen().contains("c0019"));
+    proxy.cutAll();
+    awaitScreen("[connection lost");
+    model.openGate();
+    awaitScreen("[reconnected; resuming after event", "c0039");
+    String screen = terminal.screen();
+    List<String> chunks = chunks(screen.substring(screen.indexOf("[[count 40 gate 20]]") + 20));
+    assertThat(chunks).as("every chunk once, in order, across the reconnect")
+        .isEqualTo(IntStream.range(0, 40).mapToObj(i -> String.format("c%04d", i)).collect(Collectors.toList()));
+
+    await().atMost(LIMIT).until(() -> count("[done]") > doneBeforeCount);
+    send("/quit");
+    await().atMost(LIMIT).until(() -> terminal.exitStatus() != null);
+    assertThat(terminal.exitStatus()).isZero();
+  }
+
+  private static List<String> chunks(String text) {
+    Matcher m = CHUNK.matcher(text);
+    return m.results().map(r -> r.group()).collect(Collectors.toList());
+  }
+}
