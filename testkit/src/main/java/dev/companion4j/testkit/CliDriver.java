@@ -225,6 +225,16 @@ public final class CliDriver implements AutoCloseable {
     }
   }
 
+  /** Kills the CLI without a goodbye, as a crash or a closed terminal would. */
+  public void kill() {
+    process.destroyForcibly();
+    try {
+      process.waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   @Override
   public void close() {
     send("exit", Map.of());

@@ -1,8 +1,7 @@
 package dev.companion4j.cli.editorapi;
 
+import dev.companion4j.engine.internal.server.AsyncEnd;
 import jakarta.servlet.AsyncContext;
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -37,25 +36,7 @@ final class EventStream {
     AsyncContext async = request.startAsync();
     async.setTimeout(0);
     Subscriber subscriber = new Subscriber(async, response.getWriter());
-    async.addListener(new AsyncListener() {
-      @Override
-      public void onComplete(AsyncEvent event) {
-        subscribers.remove(subscriber);
-      }
-
-      @Override
-      public void onTimeout(AsyncEvent event) {
-        subscribers.remove(subscriber);
-      }
-
-      @Override
-      public void onError(AsyncEvent event) {
-        subscribers.remove(subscriber);
-      }
-
-      @Override
-      public void onStartAsync(AsyncEvent event) {}
-    });
+    AsyncEnd.onEnd(async, () -> subscribers.remove(subscriber));
     subscribers.add(subscriber);
     // An opening comment lets the client see the stream is live before any event.
     write(subscriber, ": connected\n\n");

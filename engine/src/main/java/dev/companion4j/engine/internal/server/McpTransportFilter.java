@@ -1,7 +1,5 @@
 package dev.companion4j.engine.internal.server;
 
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -105,25 +103,7 @@ public final class McpTransportFilter extends HttpFilter {
     if (sessionId == null || !request.isAsyncStarted() || response.getStatus() != 200) {
       return;
     }
-    request.getAsyncContext().addListener(new AsyncListener() {
-      @Override
-      public void onComplete(AsyncEvent event) {
-        sessions.streamClosed(sessionId);
-      }
-
-      @Override
-      public void onTimeout(AsyncEvent event) {
-        sessions.streamClosed(sessionId);
-      }
-
-      @Override
-      public void onError(AsyncEvent event) {
-        sessions.streamClosed(sessionId);
-      }
-
-      @Override
-      public void onStartAsync(AsyncEvent event) {}
-    });
+    AsyncEnd.onEnd(request.getAsyncContext(), () -> sessions.streamClosed(sessionId));
     sessions.streamOpened(sessionId);
   }
 
