@@ -139,7 +139,16 @@ public final class Companion implements AutoCloseable {
     }
     new DiscoveryScanner(settings.locations).removeStale();
     roots = normalise(host.workspaceRoots());
-    discovery.write(port(), workspacePath(), authToken, host.ideInfo());
+    try {
+      discovery.write(port(), workspacePath(), authToken, host.ideInfo());
+    } catch (IOException | RuntimeException e) {
+      // No CLI could find a companion without its files: do not leave one serving unseen.
+      discovery.removeAll();
+      server.stop();
+      state = State.STOPPED;
+      engineThread.shutdownNow();
+      throw e;
+    }
     shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-cleanup");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
     long reapEvery = Math.max(1_000, settings.idleTimeout.toMillis() / 4);
@@ -155,7 +164,6 @@ public final class Companion implements AutoCloseable {
       return;
     }
     state = State.STOPPED;
-    int port = port();
     discovery.removeAll();
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -166,7 +174,7 @@ public final class Companion implements AutoCloseable {
     server.stop();
     sessions.clear(client -> listeners.forEach(l -> l.clientDisconnected(client)));
     engineThread.shutdownNow();
-    log.info("Companion on port {} stopped", port);
+    log.info("Companion on port {} stopped", port());
   }
 
   @Override
@@ -178,7 +186,7 @@ public final class Companion implements AutoCloseable {
     return state == State.RUNNING;
   }
 
-  /** The loopback port; -1 before {@link #start()}. */
+  /** The loopback port; -1 before {@link #start()}, and the port it served on after a stop. */
   public int port() {
     return server.port();
   }

@@ -1,6 +1,7 @@
 package dev.companion4j.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.engine.discovery.DiscoveryLocations;
@@ -66,6 +67,22 @@ class CompanionLifecycleTest {
       host.roots = List.of();
       companion.workspaceChanged();
       assertThat(Files.readString(lock)).contains("\"workspacePath\":\"\"");
+    }
+  }
+
+  @Test
+  void aCompanionThatCannotWriteItsDiscoveryFilesDoesNotStayUp() throws Exception {
+    Path notADirectory = Files.writeString(temp.resolve("qwen-home-is-a-file"), "x");
+    Companion companion = Companion.builder(new RecordingHost(temp))
+        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), notADirectory))
+        .build();
+
+    assertThatThrownBy(companion::start).isInstanceOf(java.io.IOException.class);
+
+    assertThat(companion.isRunning()).isFalse();
+    try (java.net.Socket socket = new java.net.Socket()) {
+      assertThatThrownBy(() -> socket.connect(new java.net.InetSocketAddress("127.0.0.1", companion.port()), 1000))
+          .isInstanceOf(java.io.IOException.class);
     }
   }
 }

@@ -127,13 +127,16 @@ public final class CompanionServer {
     return pathSpec.endsWith("/*") ? pathSpec.substring(0, pathSpec.length() - 2) : pathSpec;
   }
 
+  private volatile int port = -1;
+
   public void start() throws Exception {
     jetty.start();
+    port = connector.getLocalPort();
   }
 
-  /** The port the OS assigned; -1 before start. */
+  /** The port the OS assigned; -1 before start, and still the same after stop. */
   public int port() {
-    return connector.getLocalPort();
+    return port;
   }
 
   /**
