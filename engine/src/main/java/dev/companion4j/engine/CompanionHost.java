@@ -7,9 +7,11 @@ import java.util.Optional;
 /**
  * What an editor implements to host the companion: the one extension point of the engine.
  *
- * <p>The engine calls these methods from its own threads, never from the editor's UI thread, so
- * an implementation hops to its UI thread itself where it must. {@link #showDiff} and {@link
- * #closeDiff} should return promptly: the CLI waits for the acknowledgement.
+ * <p>The engine calls these methods from its own threads, so an implementation hops to its UI
+ * thread itself where it must. One exception: {@link Companion#stop()} closes the open diffs on
+ * the thread that calls it, which may be the UI thread when the editor shuts down; a host must not
+ * wait for its UI thread from there. {@link #showDiff} and {@link #closeDiff} should return
+ * promptly: the CLI waits for the acknowledgement.
  */
 public interface CompanionHost {
 

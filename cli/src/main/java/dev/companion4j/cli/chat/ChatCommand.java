@@ -1,12 +1,274 @@
 package dev.companion4j.cli.chat;
 
+import dev.companion4j.daemon.Capabilities;
+import dev.companion4j.daemon.DaemonClient;
+import dev.companion4j.daemon.DaemonEvent.PermissionRequested;
+import dev.companion4j.daemon.DaemonException;
+import dev.companion4j.daemon.DaemonSession;
+import dev.companion4j.daemon.PermissionDecision;
+import dev.companion4j.daemon.PromptTurn;
+import dev.companion4j.daemon.SessionOptions;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.Charset;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+
 /** {@code companion4j chat}: a terminal chat on a {@code qwen serve} daemon. */
 public final class ChatCommand {
+  private static final String DAEMON_LOG_LEVEL = "org.slf4j.simpleLogger.log.dev.companion4j.daemon";
+
   private ChatCommand() {}
 
   /** Runs the chat with the arguments after {@code chat}; returns the process exit code. */
   public static int run(String[] args) {
-    System.err.println("companion4j chat: not available yet");
-    return 2;
+    // The chat reports drops and reconnects itself; the client's own log lines would garble the screen.
+    if (System.getProperty(DAEMON_LOG_LEVEL) == null) {
+      System.setProperty(DAEMON_LOG_LEVEL, "error");
+    }
+    return run(args, System.in, System.out, System.err, System.getenv(), ChatCommand::onCtrlC);
+  }
+
+  /** Runs the chat as a program of its own, e.g. from a test's class path. */
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /**
+   * @param interrupts installs the Ctrl-C handler: it is given the action to run on Ctrl-C
+   */
+  static int run(
+      String[] args,
+      InputStream in,
+      PrintStream out,
+      PrintStream err,
+      Map<String, String> env,
+      Consumer<Runnable> interrupts) {
+    ChatOptions options;
+    try {
+      options = ChatOptions.parse(args, env);
+    } catch (IllegalArgumentException e) {
+      err.println("companion4j chat: " + e.getMessage());
+      err.println("Run `companion4j chat --help` for the options.");
+      return 2;
+    }
+    if (options.help()) {
+      out.println(ChatOptions.USAGE);
+      return 0;
+    }
+    DaemonClient client;
+    try {
+      client = DaemonClient.builder().baseUrl(options.daemonUrl()).token(options.token()).build();
+    } catch (IllegalArgumentException e) {
+      err.println("companion4j chat: " + e.getMessage());
+      return 2;
+    }
+    try (client) {
+      Capabilities caps = client.capabilities();
+      return new Chat(client, options, out).run(caps, in, interrupts);
+    } catch (DaemonException e) {
+      err.println("companion4j chat: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  /** What the chat reacts to: typed lines, Ctrl-C, ended turns, the end of the session. */
+  private record Input(Kind kind, String text) {
+    enum Kind {
+      LINE,
+      END_OF_INPUT,
+      INTERRUPT,
+      TURN_ENDED,
+      SESSION_ENDED
+    }
+
+    static Input of(Kind kind) {
+      return new Input(kind, null);
+    }
+  }
+
+  /** One chat: all inputs are handled on the calling thread, in arrival order. */
+  private static final class Chat {
+    private final DaemonClient client;
+    private final ChatOptions options;
+    private final PrintStream out;
+    private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
+    private final ChatView view;
+    private DaemonSession session;
+    private PromptTurn running;
+
+    Chat(DaemonClient client, ChatOptions options, PrintStream out) {
+      this.client = client;
+      this.options = options;
+      this.out = out;
+      this.view = new ChatView(out, () -> inputs.add(Input.of(Input.Kind.SESSION_ENDED)));
+    }
+
+    int run(Capabilities caps, InputStream in, Consumer<Runnable> interrupts) {
+      SessionOptions sessionOptions =
+          new SessionOptions(options.workspace(), options.newSession(), options.approvalMode(), null);
+      try (DaemonSession opened = client.createOrAttach(sessionOptions)) {
+        session = opened;
+        view.ownClientId(session.clientId());
+        banner(caps);
+        session.subscribe(view);
+        interrupts.accept(() -> inputs.add(Input.of(Input.Kind.INTERRUPT)));
+        readLines(in);
+        view.prompt();
+        return loop();
+      }
+    }
+
+    private void banner(Capabilities caps) {
+      String version = caps.qwenCodeVersion() == null ? "" : caps.qwenCodeVersion() + " ";
+      out.println("companion4j chat: qwen serve " + version + "at " + client.baseUrl());
+      out.println((session.attached() ? "Joined session " : "Started session ") + session.sessionId()
+          + " in workspace " + session.workspaceCwd());
+      out.println("Files, MCP servers and credentials live on the daemon's host: the workspace is a path");
+      out.println("there, and the agent reads, writes and runs things there, not on this machine.");
+      out.println("/model NAME switches the model, /quit leaves, Ctrl-C cancels a running turn.");
+    }
+
+    private int loop() {
+      while (true) {
+        Input input;
+        try {
+          input = inputs.take();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return 130;
+        }
+        switch (input.kind()) {
+          case SESSION_ENDED:
+            return 1;
+          case END_OF_INPUT:
+            return 0;
+          case INTERRUPT:
+            if (!turnRunning()) {
+              view.line("[bye]");
+              return 0;
+            }
+            view.line("^C cancelling the turn...");
+            act(session::cancel);
+            break;
+          case TURN_ENDED:
+            if (running != null && running.result().isDone()) {
+              running = null;
+              view.prompt();
+            }
+            break;
+          case LINE:
+            view.userEnteredLine();
+            if (!line(input.text().strip())) {
+              return 0;
+            }
+            break;
+          default:
+            throw new IllegalStateException("unexpected input " + input.kind());
+        }
+      }
+    }
+
+    private boolean turnRunning() {
+      return running != null && !running.result().isDone();
+    }
+
+    /** Handles a typed line; false to leave the chat. */
+    private boolean line(String text) {
+      Optional<PermissionRequested> pending = view.pendingPermission();
+      if (pending.isPresent()) {
+        answer(pending.get(), text);
+        return true;
+      }
+      if (text.equals("/quit") || text.equals("/exit")) {
+        view.line("[bye]");
+        return false;
+      }
+      if (text.equals("/model") || text.startsWith("/model ")) {
+        String model = text.substring("/model".length()).strip();
+        if (model.isEmpty()) {
+          view.line("usage: /model NAME");
+        } else {
+          act(() -> session.setModel(model));
+        }
+      } else if (text.startsWith("/")) {
+        view.line("unknown command " + text.split("\\s+")[0] + "; /model NAME switches the model, /quit leaves");
+      } else if (!text.isEmpty()) {
+        prompt(text);
+        return true;
+      }
+      if (!turnRunning()) {
+        view.prompt();
+      }
+      return true;
+    }
+
+    private void prompt(String text) {
+      try {
+        PromptTurn turn = session.prompt(text);
+        running = turn;
+        turn.result().whenComplete((result, error) -> inputs.add(Input.of(Input.Kind.TURN_ENDED)));
+      } catch (DaemonException e) {
+        view.line("[error] " + e.getMessage());
+        view.prompt();
+      }
+    }
+
+    private void answer(PermissionRequested request, String text) {
+      Optional<PermissionDecision> decision = ChatView.decide(request, text);
+      if (decision.isEmpty()) {
+        view.print("Answer with 1-" + request.options().size() + ", o, a or d: ");
+        return;
+      }
+      view.permissionAnswered(request.requestId());
+      act(() -> {
+        if (!session.respondToPermission(request.requestId(), decision.get())) {
+          view.line("[permission] that request was already decided");
+        }
+      });
+    }
+
+    private void act(Runnable action) {
+      try {
+        action.run();
+      } catch (DaemonException e) {
+        view.line("[error] " + e.getMessage());
+      }
+    }
+
+    private void readLines(InputStream in) {
+      Thread reader =
+          new Thread(
+              () -> {
+                try (BufferedReader lines =
+                    new BufferedReader(new InputStreamReader(in, Charset.defaultCharset()))) {
+                  String line;
+                  while ((line = lines.readLine()) != null) {
+                    inputs.add(new Input(Input.Kind.LINE, line));
+                  }
+                } catch (IOException e) {
+                  view.line("[input failed: " + e.getMessage() + "]");
+                }
+                inputs.add(Input.of(Input.Kind.END_OF_INPUT));
+              },
+              "companion4j-chat-input");
+      reader.setDaemon(true);
+      reader.start();
+    }
+  }
+
+  /** Ctrl-C runs the action instead of ending the JVM. */
+  private static void onCtrlC(Runnable action) {
+    try {
+      sun.misc.Signal.handle(new sun.misc.Signal("INT"), signal -> action.run());
+    } catch (IllegalArgumentException e) {
+      // No SIGINT here: Ctrl-C keeps its default meaning.
+    }
   }
 }

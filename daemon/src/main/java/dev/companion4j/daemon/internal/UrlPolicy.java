@@ -27,6 +27,10 @@ public final class UrlPolicy {
     if (url == null || url.isBlank()) {
       throw new IllegalArgumentException("daemon URL is required, e.g. http://127.0.0.1:4170");
     }
+    if (!url.contains("://")) {
+      throw new IllegalArgumentException(
+          "daemon URL must start with http:// or https://, e.g. " + "http://127.0.0.1:4170");
+    }
     URI uri;
     try {
       uri = new URI(url.trim());

@@ -1,12 +1,12 @@
 package dev.companion4j.daemon.testing;
 
+import dev.companion4j.testkit.TestPeers;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -45,21 +45,6 @@ public final class QwenDaemon implements AutoCloseable {
     this.url = url;
   }
 
-  /** The folder holding {@code node_modules} of the test peers; fails (not skips) when missing. */
-  public static Path testPeers() {
-    String configured = System.getProperty("companion4j.testPeers");
-    Path peers =
-        configured != null ? Paths.get(configured) : Paths.get("..", "test-peers").toAbsolutePath().normalize();
-    Path cli = peers.resolve("node_modules/@qwen-code/qwen-code/cli.js");
-    if (!Files.isRegularFile(cli)) {
-      throw new AssertionError(
-          "the pinned qwen-code test peer is missing ("
-              + cli
-              + "); run ./test.sh, which installs test-peers/node_modules with npm ci");
-    }
-    return peers;
-  }
-
   /** Starts a daemon without a token (trusted loopback). */
   public static QwenDaemon start(FakeModelServer model) throws IOException {
     return start(model, null);
@@ -67,7 +52,13 @@ public final class QwenDaemon implements AutoCloseable {
 
   /** Starts a daemon; with a token it requires {@code Authorization: Bearer} on every request. */
   public static QwenDaemon start(FakeModelServer model, String token) throws IOException {
-    Path cli = testPeers().resolve("node_modules/@qwen-code/qwen-code/cli.js");
+    return start(model, token, List.of());
+  }
+
+  /** Starts a daemon with extra {@code qwen serve} flags. */
+  public static QwenDaemon start(FakeModelServer model, String token, List<String> extraFlags)
+      throws IOException {
+    Path cli = TestPeers.dir().resolve("node_modules/@qwen-code/qwen-code/cli.js");
     Path root = Files.createTempDirectory("companion4j-qwen-serve-");
     Path home = Files.createDirectories(root.resolve("home"));
     Path workspace = Files.createDirectories(root.resolve("workspace")).toRealPath();
@@ -85,6 +76,7 @@ public final class QwenDaemon implements AutoCloseable {
     if (token != null) {
       command.add("--require-auth");
     }
+    command.addAll(extraFlags);
     ProcessBuilder builder = new ProcessBuilder(command).directory(workspace.toFile());
     Map<String, String> env = builder.environment();
     env.keySet().removeIf(k -> k.startsWith("OPENAI_") || k.startsWith("QWEN_") || k.startsWith("DASHSCOPE_"));

@@ -39,6 +39,10 @@ import javax.swing.JLabel;
 import javax.swing.SwingUtilities;
 import javax.swing.text.Document;
 import junit.framework.Test;
+import org.netbeans.api.autoupdate.OperationContainer;
+import org.netbeans.api.autoupdate.OperationSupport;
+import org.netbeans.api.autoupdate.UpdateManager;
+import org.netbeans.api.autoupdate.UpdateUnit;
 import org.netbeans.api.project.Project;
 import org.netbeans.api.project.ProjectManager;
 import org.netbeans.api.project.ui.OpenProjects;
@@ -50,6 +54,7 @@ import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileObject;
 import org.openide.filesystems.FileUtil;
 import org.openide.loaders.DataObject;
+import org.netbeans.spi.options.AdvancedOption;
 import org.netbeans.spi.options.OptionsPanelController;
 import org.openide.util.Lookup;
 import org.openide.util.lookup.Lookups;
@@ -62,7 +67,7 @@ import org.openide.windows.WindowManager;
  * {@link #suite()} and share the IDE, the project and the connected CLIs; the last one exits.
  */
 public class NetBeansCompanionIT extends NbTestCase {
-  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
   private static final long PID = ProcessHandle.current().pid();
 
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
@@ -96,6 +101,7 @@ public class NetBeansCompanionIT extends NbTestCase {
             "testClosingDiffWindowRejects",
             "testCloseDiffFromCliClosesWindow",
             "testOptionsPanelTurnsDiscoveryFilesOffAndOn",
+            "testDeactivatingModuleRemovesDiscoveryFiles",
             "testExitRemovesDiscoveryFiles")
         .suite();
   }
@@ -134,6 +140,15 @@ public class NetBeansCompanionIT extends NbTestCase {
     Project project = ProjectManager.getDefault().findProject(dir);
     assertNotNull("the test project factory recognises the folder", project);
     OpenProjects.getDefault().open(new Project[] {project}, false);
+    onEdt(() -> {
+      // The Files window shows the project, as a user would see it next to the diff.
+      TopComponent files = WindowManager.getDefault().findTopComponent("projectTab_tc");
+      if (files != null) {
+        files.open();
+        files.requestVisible();
+      }
+      return null;
+    });
 
     Await.until(WAIT, () -> geminiDiscovery().map(f -> f.path("workspacePath").asString()).orElse(""),
         WORKSPACE.toString()::equals);
@@ -228,14 +243,19 @@ public class NetBeansCompanionIT extends NbTestCase {
     for (CliDriver cli : List.of(qwen, gemini)) {
       awaitActiveFile(cli, third, 1, 1);
     }
-    DataObject data = DataObject.find(FileUtil.toFileObject(third.toFile()));
-    data.rename("Renamed");
+    FileObject file = FileUtil.toFileObject(third.toFile());
+    org.openide.filesystems.FileLock lock = file.lock();
+    try {
+      file.rename(lock, "Renamed", "txt");
+    } finally {
+      lock.releaseLock();
+    }
     Path renamed = WORKSPACE.resolve("Renamed.txt");
     for (CliDriver cli : List.of(qwen, gemini)) {
       awaitActiveFile(cli, renamed, 1, 1);
       Await.until(WAIT, () -> openFilePaths(cli), paths -> !paths.contains(third.toString()));
     }
-    data.delete();
+    file.delete();
     for (CliDriver cli : List.of(qwen, gemini)) {
       Await.until(WAIT, () -> openFilePaths(cli), paths -> !paths.contains(renamed.toString()) && paths.contains(HELLO.toString()));
     }
@@ -322,9 +342,10 @@ public class NetBeansCompanionIT extends NbTestCase {
 
   public void testOptionsPanelTurnsDiscoveryFilesOffAndOn() throws Exception {
     int oldPort = geminiDiscovery().orElseThrow().path("port").asInt();
-    OptionsPanelController options = Lookups.forPath("OptionsDialog/Advanced").lookupAll(OptionsPanelController.class).stream()
-        .filter(c -> c.getClass().getName().endsWith("CompanionOptionsPanelController"))
-        .findFirst().orElseThrow(() -> new AssertionError("the options panel is registered under Miscellaneous"));
+    OptionsPanelController options = Lookups.forPath("OptionsDialog/Advanced").lookupAll(AdvancedOption.class).stream()
+        .filter(o -> "CLI Companion".equals(o.getDisplayName()))
+        .findFirst().orElseThrow(() -> new AssertionError("the options panel is registered under Miscellaneous"))
+        .create();
     JComponent panel = onEdt(() -> {
       options.update();
       return options.getComponent(Lookup.EMPTY);
@@ -352,20 +373,50 @@ public class NetBeansCompanionIT extends NbTestCase {
     Await.until(WAIT, () -> geminiDiscovery().orElse(null), f -> f != null && f.path("port").asInt() != newPort);
   }
 
-  public void testExitRemovesDiscoveryFiles() throws Exception {
-    OpenProjects.getDefault().close(OpenProjects.getDefault().getOpenProjects());
-    Await.until(WAIT, () -> geminiDiscovery().map(f -> f.path("workspacePath").asString()).orElse("?"), String::isEmpty);
-    Path geminiFile = geminiFiles().get(0);
-    Path lock = qwenLockFiles().get(0);
+  public void testDeactivatingModuleRemovesDiscoveryFiles() throws Exception {
+    UpdateUnit unit = UpdateManager.getDefault().getUpdateUnits(UpdateManager.TYPE.MODULE).stream()
+        .filter(u -> "dev.companion4j.netbeans".equals(u.getCodeName()))
+        .findFirst().orElseThrow(() -> new AssertionError("the module is installed"));
+    int port = geminiDiscovery().orElseThrow().path("port").asInt();
 
-    // The exit path NetBeans takes from File > Exit, minus the final System.exit.
-    System.setProperty("netbeans.close.no.exit", "true");
-    LifecycleManager.getDefault().exit();
-    Await.until(WAIT, () -> !Files.exists(geminiFile) && !Files.exists(lock));
-    assertTrue(geminiFiles().isEmpty());
-    assertTrue(qwenLockFiles().isEmpty());
+    // What Tools > Plugins > Installed > Deactivate does.
+    OperationContainer<OperationSupport> disable = OperationContainer.createForDirectDisable();
+    disable.add(unit.getInstalled());
+    disable.getSupport().doOperation(null);
+    Await.until(WAIT, () -> geminiFiles().isEmpty() && qwenLockFiles().isEmpty());
+
+    OperationContainer<OperationSupport> enable = OperationContainer.createForEnable();
+    enable.add(unit.getInstalled());
+    enable.getSupport().doOperation(null);
+    Json file = Await.until(WAIT, () -> geminiDiscovery().orElse(null), f -> f != null);
+    assertTrue(file.path("port").asInt() != port);
+    assertEquals("a re-enabled module finds the open projects", WORKSPACE.toString(), file.path("workspacePath").asString());
+    Await.until(WAIT, () -> !qwenLockFiles().isEmpty());
+  }
+
+  public void testExitRemovesDiscoveryFiles() throws Exception {
     for (CliDriver cli : List.of(qwen, gemini)) {
       cli.close();
+    }
+    try (CliDriver late = CliDriver.start("qwen", WORKSPACE, BUILD.resolve("cli-logs"))) {
+      assertEquals("connected", late.call("connect").path("status").asString());
+      // A diff still waiting for the user must neither hold the exit up nor survive it.
+      CompletableFuture<Json> outcome = late.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "pending at exit\n"));
+      TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
+
+      OpenProjects.getDefault().close(OpenProjects.getDefault().getOpenProjects());
+      Await.until(WAIT, () -> geminiDiscovery().map(f -> f.path("workspacePath").asString()).orElse("?"), String::isEmpty);
+      Path geminiFile = geminiFiles().get(0);
+      Path lock = qwenLockFiles().get(0);
+
+      // The exit path NetBeans takes from File > Exit, minus the final System.exit.
+      System.setProperty("netbeans.close.no.exit", "true");
+      LifecycleManager.getDefault().exit();
+      Await.until(WAIT, () -> !Files.exists(geminiFile) && !Files.exists(lock));
+      assertTrue(geminiFiles().isEmpty());
+      assertTrue(qwenLockFiles().isEmpty());
+      assertFalse(onEdt(window::isOpened));
+      assertEquals(HELLO_TEXT, Files.readString(HELLO));
     }
   }
 
@@ -384,6 +435,14 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   private static Json awaitActiveFile(CliDriver cli, Path file, int line, int character) throws Exception {
+    try {
+      return awaitActiveFileOrNull(cli, file, line, character);
+    } catch (AssertionError e) {
+      throw new AssertionError(cli.cli + " never saw " + file + " active at " + line + ":" + character + "; its context: " + cli.context(), e);
+    }
+  }
+
+  private static Json awaitActiveFileOrNull(CliDriver cli, Path file, int line, int character) throws Exception {
     return Await.until(WAIT, () -> {
       Json files = cli.context() == null ? null : cli.context().at("/workspaceState/openFiles");
       if (files == null || !files.isArray()) {

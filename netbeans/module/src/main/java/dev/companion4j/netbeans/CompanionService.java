@@ -7,6 +7,7 @@ import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.EditorEvent;
 import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.discovery.DiscoveryTarget;
+import java.awt.EventQueue;
 import java.beans.PropertyChangeEvent;
 import java.beans.PropertyChangeListener;
 import java.io.IOException;
@@ -63,20 +64,27 @@ public final class CompanionService {
 
   /** Stops the companion and removes its discovery files before returning. */
   public void shutdown() {
-    RequestProcessor.Task task = RP.post(this::stopNow);
-    try {
-      if (!task.waitFinished(TimeUnit.SECONDS.toMillis(10))) {
-        LOG.warning("The companion did not stop within 10 s; stopping it from this thread");
+    if (EventQueue.isDispatchThread()) {
+      // Closing diff windows needs the EDT: waiting for another thread to do it would stall exit.
+      stopNow();
+    } else {
+      RequestProcessor.Task task = RP.post(this::stopNow);
+      try {
+        if (!task.waitFinished(TimeUnit.SECONDS.toMillis(10))) {
+          LOG.warning("The companion did not stop within 10 s; stopping it from this thread");
+          stopNow();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
         stopNow();
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      stopNow();
     }
-    if (watching) {
-      OpenProjects.getDefault().removePropertyChangeListener(projectListener);
-      editorTracker.detach();
-      watching = false;
+    synchronized (this) {
+      if (watching) {
+        OpenProjects.getDefault().removePropertyChangeListener(projectListener);
+        editorTracker.detach();
+        watching = false;
+      }
     }
   }
 

@@ -10,19 +10,23 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
 import java.io.Writer;
+import java.nio.file.Path;
 import javax.swing.AbstractAction;
 import javax.swing.Action;
 import javax.swing.Box;
 import javax.swing.JButton;
 import javax.swing.JComponent;
+import javax.swing.JEditorPane;
 import javax.swing.JLabel;
 import javax.swing.JToolBar;
 import javax.swing.KeyStroke;
+import javax.swing.SwingUtilities;
 import org.netbeans.api.diff.Diff;
 import org.netbeans.api.diff.DiffView;
 import org.netbeans.api.diff.Difference;
 import org.netbeans.api.diff.StreamSource;
 import org.openide.awt.UndoRedo;
+import org.openide.cookies.EditorCookie;
 import org.openide.cookies.SaveCookie;
 import org.openide.util.Lookup;
 import org.openide.util.lookup.Lookups;
@@ -53,7 +57,8 @@ final class DiffTopComponent extends TopComponent {
     this.proposal = proposal;
     this.companion = companion;
     this.onClosed = onClosed;
-    String name = proposal.file().getNameExt();
+    Path fileName = diff.path().getFileName();
+    String name = fileName == null ? diff.filePath() : fileName.toString();
     String mime = proposal.mimeType();
     StreamSource before = StreamSource.createSource(
         name,
@@ -83,21 +88,37 @@ final class DiffTopComponent extends TopComponent {
     associateLookup(Lookups.fixed(save));
   }
 
-  /** Opens the window in the editor area without taking the focus from where the user types. */
-  static DiffTopComponent open(PendingDiff diff, ProposalDocument proposal, Companion companion, Runnable onClosed) {
+  /**
+   * Opens the window next to the file's editor (in the same window when editors are undocked),
+   * else in the editor area, without taking the focus from where the user types.
+   */
+  static DiffTopComponent open(
+      PendingDiff diff, ProposalDocument proposal, Companion companion, EditorCookie fileEditor, Runnable onClosed) {
     DiffTopComponent window;
     try {
       window = new DiffTopComponent(diff, proposal, companion, onClosed);
     } catch (IOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
-    Mode editor = WindowManager.getDefault().findMode("editor");
-    if (editor != null) {
-      editor.dockInto(window);
+    Mode mode = modeOf(fileEditor);
+    if (mode == null) {
+      mode = WindowManager.getDefault().findMode("editor");
+    }
+    if (mode != null) {
+      mode.dockInto(window);
     }
     window.open();
     window.requestVisible();
     return window;
+  }
+
+  private static Mode modeOf(EditorCookie fileEditor) {
+    JEditorPane[] panes = fileEditor == null ? null : fileEditor.getOpenedPanes();
+    if (panes == null || panes.length == 0) {
+      return null;
+    }
+    TopComponent editor = (TopComponent) SwingUtilities.getAncestorOfClass(TopComponent.class, panes[0]);
+    return editor == null ? null : WindowManager.getDefault().findMode(editor);
   }
 
   private JToolBar toolbar() {

@@ -4,7 +4,9 @@ import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.DiffViewException;
 import dev.companion4j.engine.PendingDiff;
 import java.awt.EventQueue;
+import java.io.File;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -15,6 +17,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.openide.cookies.EditorCookie;
+import org.openide.filesystems.FileObject;
+import org.openide.filesystems.FileUtil;
+import org.openide.loaders.DataObject;
+import org.openide.loaders.DataObjectNotFoundException;
 
 /** The open diff windows of one companion, keyed by the proposal they show. */
 final class DiffWindows {
@@ -41,8 +48,9 @@ final class DiffWindows {
     } catch (IOException e) {
       throw new DiffViewException("could not prepare the proposal: " + e.getMessage(), e);
     }
+    EditorCookie fileEditor = editorOf(diff.path());
     CompletableFuture<Void> opened = onEdt(() -> {
-      DiffTopComponent window = DiffTopComponent.open(diff, proposal, c, () -> windows.remove(diff));
+      DiffTopComponent window = DiffTopComponent.open(diff, proposal, c, fileEditor, () -> windows.remove(diff));
       windows.put(diff, window);
       return null;
     });
@@ -73,6 +81,23 @@ final class DiffWindows {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Optional.empty();
+    }
+  }
+
+  /** The editor support of the file when NetBeans already has it loaded; null otherwise. */
+  private static EditorCookie editorOf(Path path) {
+    File file = path.toFile();
+    if (!file.isFile()) {
+      return null;
+    }
+    FileObject fo = FileUtil.toFileObject(FileUtil.normalizeFile(file));
+    if (fo == null) {
+      return null;
+    }
+    try {
+      return DataObject.find(fo).getLookup().lookup(EditorCookie.class);
+    } catch (DataObjectNotFoundException e) {
+      return null;
     }
   }
 

@@ -16,6 +16,7 @@ import javax.swing.JEditorPane;
 import javax.swing.SwingUtilities;
 import javax.swing.event.CaretEvent;
 import javax.swing.event.CaretListener;
+import javax.swing.text.BadLocationException;
 import javax.swing.text.Document;
 import javax.swing.text.Element;
 import javax.swing.text.JTextComponent;
@@ -39,6 +40,8 @@ import org.openide.windows.TopComponent;
 final class EditorTracker implements PropertyChangeListener, CaretListener {
   /** More than the CLIs keep (10), so a closed file's neighbours keep their watchers. */
   private static final int WATCHED_FILES = 32;
+  /** Far above what the CLIs keep, so nothing they would see is lost. */
+  private static final int MAX_SELECTION_CHARS = 1 << 20;
 
   private final Consumer<EditorEvent> sink;
   private final PropertyChangeListener editorRegistryListener = this::editorRegistryChanged;
@@ -47,6 +50,8 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
 
   private JTextComponent current;
   private Path currentPath;
+  private int lastDot = -1;
+  private int lastMark = -1;
   private int lastLine = -1;
   private int lastCharacter = -1;
   private String lastSelection;
@@ -141,6 +146,8 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     }
     current = c;
     currentPath = path;
+    lastDot = -1;
+    lastMark = -1;
     lastLine = -1;
     lastCharacter = -1;
     lastSelection = null;
@@ -161,23 +168,35 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     }
     Document doc = c.getDocument();
     int[] position = new int[2];
+    String[] selection = new String[1];
     doc.render(() -> {
-      int dot = Math.min(c.getCaret().getDot(), doc.getLength());
+      int length = doc.getLength();
+      int dot = Math.min(c.getCaret().getDot(), length);
+      int mark = Math.min(c.getCaret().getMark(), length);
       Element root = doc.getDefaultRootElement();
       int line = root.getElementIndex(dot);
       position[0] = line + 1;
       position[1] = dot - root.getElement(line).getStartOffset() + 1;
+      if (dot != lastDot || mark != lastMark) {
+        lastDot = dot;
+        lastMark = mark;
+        int start = Math.min(dot, mark);
+        try {
+          // The CLIs keep 16 KB of a selection; copying megabytes per caret move would stall typing.
+          selection[0] = doc.getText(start, Math.min(Math.abs(dot - mark), MAX_SELECTION_CHARS));
+        } catch (BadLocationException e) {
+          selection[0] = "";
+        }
+      }
     });
     if (position[0] != lastLine || position[1] != lastCharacter) {
       lastLine = position[0];
       lastCharacter = position[1];
       sink.accept(new EditorEvent.CursorMoved(path, position[0], position[1]));
     }
-    String selected = c.getSelectedText();
-    String selection = selected == null ? "" : selected;
-    if (!selection.equals(lastSelection)) {
-      lastSelection = selection;
-      sink.accept(new EditorEvent.SelectionChanged(path, selection));
+    if (selection[0] != null && !selection[0].equals(lastSelection)) {
+      lastSelection = selection[0];
+      sink.accept(new EditorEvent.SelectionChanged(path, selection[0]));
     }
   }
 

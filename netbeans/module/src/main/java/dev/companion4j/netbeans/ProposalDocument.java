@@ -47,7 +47,13 @@ final class ProposalDocument {
     DataObject data = DataObject.find(file);
     EditorCookie editor = data.getLookup().lookup(EditorCookie.class);
     if (editor == null) {
-      throw new IOException("NetBeans has no text editor for " + file.getNameExt());
+      // A type NetBeans opens with something other than a text editor: review it as plain text.
+      file = root.createData(file.getNameExt() + ".txt");
+      data = DataObject.find(file);
+      editor = data.getLookup().lookup(EditorCookie.class);
+    }
+    if (editor == null) {
+      throw new IOException("NetBeans has no text editor for " + name);
     }
     StyledDocument document = editor.openDocument();
     String text = diff.newContent();
