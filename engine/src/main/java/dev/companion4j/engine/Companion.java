@@ -131,23 +131,18 @@ public final class Companion implements AutoCloseable {
     }
     state = State.RUNNING;
     try {
+      server.open();
+      new DiscoveryScanner(settings.locations).removeStale();
+      roots = normalise(host.workspaceRoots());
+      discovery.write(port(), workspacePath(), authToken, host.ideInfo());
       server.start();
     } catch (Exception e) {
-      state = State.STOPPED;
-      engineThread.shutdownNow();
-      throw new IOException("Could not start the companion's HTTP server: " + e.getMessage(), e);
-    }
-    new DiscoveryScanner(settings.locations).removeStale();
-    roots = normalise(host.workspaceRoots());
-    try {
-      discovery.write(port(), workspacePath(), authToken, host.ideInfo());
-    } catch (IOException | RuntimeException e) {
-      // No CLI could find a companion without its files: do not leave one serving unseen.
+      // No companion without its files, and no files without a companion behind them.
       discovery.removeAll();
       server.stop();
       state = State.STOPPED;
       engineThread.shutdownNow();
-      throw e;
+      throw e instanceof IOException io ? io : new IOException("Could not start the companion: " + e.getMessage(), e);
     }
     shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-cleanup");
     Runtime.getRuntime().addShutdownHook(shutdownHook);

@@ -12,6 +12,10 @@ import dev.companion4j.testkit.McpTapClient;
 import dev.companion4j.testkit.TestPeers;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +28,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Measures the figures in docs/performance.md: openDiff acknowledgement round trip and editor
@@ -39,14 +45,19 @@ public final class CompanionBenchmark {
   private static final int CONTEXT_SAMPLES = 300;
   private static final int COLD_STARTS = 10;
   private static final int CLIS = 20;
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   public static void main(String[] args) throws Exception {
     Path scratch = Files.createTempDirectory("companion4j-bench");
     List<String> rows = new ArrayList<>();
     try {
       engineLatencies(scratch.resolve("engine"), rows);
-      coldStart(scratch.resolve("cold"), rows);
-      memory(scratch.resolve("memory"), rows);
+      Path archive = scratch.resolve("companion4j.jsa");
+      run(javaCommand(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off"),
+          launcherFlags(), jar(), "selftest"));
+      List<String> withArchive = List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off");
+      coldStart(scratch.resolve("cold"), withArchive, rows);
+      memory(scratch.resolve("memory"), withArchive, rows);
     } finally {
       delete(scratch);
     }
@@ -92,33 +103,61 @@ public final class CompanionBenchmark {
       }
       rows.add("| editor event to `ide/contextUpdate` arrival beyond the 50 ms debounce, p50 / p99 ("
           + CONTEXT_SAMPLES + " events) | " + millis(percentile(context, 50)) + " / " + millis(percentile(context, 99)) + " |");
+    }
+    try (WireClient wire = new WireClient(companion.port(), companion.authToken())) {
+      String args = "{\"filePath\":\"" + file + "\",\"newContent\":\"c\\n\"}";
+      for (int i = 0; i < ACK_WARMUP; i++) {
+        wire.callTool("openDiff", args);
+      }
+      long[] ack = new long[ACK_SAMPLES];
+      for (int i = 0; i < ACK_SAMPLES; i++) {
+        long start = System.nanoTime();
+        wire.callTool("openDiff", args);
+        ack[i] = System.nanoTime() - start;
+      }
+      rows.add("| the same with a minimal HTTP/1.1 keep-alive MCP client (engine cost alone) | "
+          + millis(percentile(ack, 50)) + " / " + millis(percentile(ack, 99)) + " |");
+
+      wire.listen();
+      wire.nextNotification();
+      long[] context = new long[CONTEXT_SAMPLES];
+      for (int i = 0; i < CONTEXT_WARMUP + CONTEXT_SAMPLES; i++) {
+        long start = System.nanoTime();
+        companion.editorEvent(new EditorEvent.CursorMoved(file, 1 + i % 50, 2 + i % 7));
+        long arrived = wire.nextNotification().nanoTime();
+        if (i >= CONTEXT_WARMUP) {
+          context[i - CONTEXT_WARMUP] = arrived - start - Duration.ofMillis(50).toNanos();
+        }
+      }
+      rows.add("| the same with the minimal client's notification stream | "
+          + millis(percentile(context, 50)) + " / " + millis(percentile(context, 99)) + " |");
     } finally {
       companion.close();
     }
   }
 
-  private static void coldStart(Path dir, List<String> rows) throws Exception {
-    Path jar = TestPeers.repoRoot().resolve("cli/target/companion4j.jar");
-    Path archive = dir.resolve("companion4j.jsa");
-    Files.createDirectories(dir);
-    List<String> launcherFlags = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
-    run(javaCommand(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off"), launcherFlags, jar, "selftest"));
-    long[] plain = new long[COLD_STARTS];
-    long[] shared = new long[COLD_STARTS];
+  private static void coldStart(Path dir, List<String> withArchive, List<String> rows) throws Exception {
+    long[][] plain = new long[2][COLD_STARTS];
+    long[][] shared = new long[2][COLD_STARTS];
     for (int i = 0; i < COLD_STARTS; i++) {
-      plain[i] = startToDiscoveryFile(dir.resolve("plain" + i), javaCommand(List.of(), launcherFlags, jar, "serve"));
-      shared[i] = startToDiscoveryFile(dir.resolve("cds" + i),
-          javaCommand(List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off"), launcherFlags, jar, "serve"));
+      record(plain, i, startUp(dir.resolve("plain" + i), javaCommand(List.of(), launcherFlags(), jar(), "serve")));
+      record(shared, i, startUp(dir.resolve("cds" + i), javaCommand(withArchive, launcherFlags(), jar(), "serve")));
     }
-    rows.add("| cold start to discovery file written, median of " + COLD_STARTS + ", launcher flags with the class-data archive | "
-        + millis(percentile(shared, 50)) + " |");
-    rows.add("| the same without the archive | " + millis(percentile(plain, 50)) + " |");
+    rows.add("| cold start to discovery file written, median of " + COLD_STARTS
+        + " (launcher flags and class-data archive) | " + millis(percentile(shared[0], 50)) + " |");
+    rows.add("| cold start to first MCP `initialize` answered, same runs | " + millis(percentile(shared[1], 50)) + " |");
+    rows.add("| both without the class-data archive | " + millis(percentile(plain[0], 50)) + " / "
+        + millis(percentile(plain[1], 50)) + " |");
   }
 
-  private static void memory(Path dir, List<String> rows) throws Exception {
+  private static void record(long[][] into, int i, long[] sample) {
+    into[0][i] = sample[0];
+    into[1][i] = sample[1];
+  }
+
+  private static void memory(Path dir, List<String> withArchive, List<String> rows) throws Exception {
     CliEnvironment env = CliEnvironment.in(dir);
-    Path jar = TestPeers.repoRoot().resolve("cli/target/companion4j.jar");
-    ProcessBuilder pb = new ProcessBuilder(javaCommand(List.of(), List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), jar, "serve"))
+    ProcessBuilder pb = new ProcessBuilder(javaCommand(withArchive, launcherFlags(), jar(), "serve"))
         .directory(env.workspace().toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
     pb.environment().putAll(env.variables());
     Process companion = pb.start();
@@ -138,14 +177,10 @@ public final class CompanionBenchmark {
           throw new IllegalStateException("CLI " + i + " did not connect: " + cli.stderr());
         }
       }
-      {
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        String token = tokenOf(env, companion);
-        http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(readyEditorApi(ready) + "/events"))
-            .header("Authorization", "Bearer " + token)
-            .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"type\":\"focus\",\"path\":\"" + file + "\"}"))
-            .build(), java.net.http.HttpResponse.BodyHandlers.discarding());
-      }
+      HTTP.send(HttpRequest.newBuilder(URI.create(readyEditorApi(ready) + "/events"))
+          .header("Authorization", "Bearer " + tokenOf(env))
+          .POST(HttpRequest.BodyPublishers.ofString("{\"type\":\"focus\",\"path\":\"" + file + "\"}"))
+          .build(), HttpResponse.BodyHandlers.discarding());
       for (CliDriver cli : clis) {
         cli.awaitContext(c -> c.toString().contains("a.txt"), Duration.ofSeconds(30));
       }
@@ -165,18 +200,19 @@ public final class CompanionBenchmark {
         .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
   }
 
-  private static String tokenOf(CliEnvironment env, Process companion) throws Exception {
+  private static String tokenOf(CliEnvironment env) throws Exception {
     try (Stream<Path> locks = Files.list(env.qwenHome().resolve("ide"))) {
       Path lock = locks.findFirst().orElseThrow();
-      return tools.jackson.databind.json.JsonMapper.shared().readTree(Files.readString(lock)).path("authToken").asString();
+      return JsonMapper.shared().readTree(Files.readString(lock)).path("authToken").asString();
     }
   }
 
   private static String readyEditorApi(String ready) {
-    return tools.jackson.databind.json.JsonMapper.shared().readTree(ready).path("editorApi").asString();
+    return JsonMapper.shared().readTree(ready).path("editorApi").asString();
   }
 
-  private static long startToDiscoveryFile(Path dir, List<String> command) throws Exception {
+  /** Starts a companion; returns the nanoseconds to its lock file and to its first MCP answer. */
+  private static long[] startUp(Path dir, List<String> command) throws Exception {
     CliEnvironment env = CliEnvironment.in(dir);
     Path lockDir = env.qwenHome().resolve("ide");
     ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile())
@@ -191,11 +227,32 @@ public final class CompanionBenchmark {
         }
         Thread.onSpinWait();
       }
-      return System.nanoTime() - start;
+      long toFile = System.nanoTime() - start;
+      Path lock;
+      try (Stream<Path> files = Files.list(lockDir)) {
+        lock = files.filter(f -> f.toString().endsWith(".lock")).findFirst().orElseThrow();
+      }
+      JsonNode json = JsonMapper.shared().readTree(Files.readString(lock));
+      HttpRequest initialize = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + json.path("port").asInt() + "/mcp"))
+          .header("Authorization", "Bearer " + json.path("authToken").asString())
+          .header("Content-Type", "application/json")
+          .header("Accept", "application/json, text/event-stream")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+              + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}"))
+          .build();
+      int status = HTTP.send(initialize, HttpResponse.BodyHandlers.discarding()).statusCode();
+      if (status != 200) {
+        throw new IllegalStateException("initialize answered " + status);
+      }
+      return new long[] {toFile, System.nanoTime() - start};
     } finally {
       p.destroy();
       p.waitFor(10, TimeUnit.SECONDS);
     }
+  }
+
+  private static Path jar() {
+    return TestPeers.repoRoot().resolve("cli/target/companion4j.jar");
   }
 
   private static boolean hasLock(Path dir) throws Exception {
@@ -205,6 +262,14 @@ public final class CompanionBenchmark {
     try (Stream<Path> files = Files.list(dir)) {
       return files.anyMatch(f -> f.toString().endsWith(".lock"));
     }
+  }
+
+  /** The flags the launcher uses, from the same file. */
+  private static List<String> launcherFlags() throws Exception {
+    return Files.readAllLines(TestPeers.repoRoot().resolve("cli/jvm.options")).stream()
+        .map(String::trim)
+        .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+        .toList();
   }
 
   private static List<String> javaCommand(List<String> cds, List<String> flags, Path jar, String command) {

@@ -52,31 +52,15 @@ public final class CompanionServer {
   private static final JsonSchemaValidator NO_SCHEMA_VALIDATION =
       (schema, value) -> JsonSchemaValidator.ValidationResponse.asValid(null);
 
+  private final Settings settings;
   private final Server jetty;
   private final ServerConnector connector;
-  private final HttpServletStreamableServerTransportProvider transport;
-  private final McpSyncServer mcp;
+  private volatile int port = -1;
+  private HttpServletStreamableServerTransportProvider transport;
+  private McpSyncServer mcp;
 
   public CompanionServer(Settings settings) {
-    McpJsonMapper jsonMapper = new JacksonMcpJsonMapper(HttpBodies.JSON);
-    transport =
-        HttpServletStreamableServerTransportProvider.builder()
-            .jsonMapper(jsonMapper)
-            .mcpEndpoint(MCP_PATH)
-            .keepAliveInterval(settings.keepAliveInterval())
-            .maxRequestSize(settings.maxBodyBytes())
-            .build();
-    mcp =
-        McpServer.sync(transport)
-            .serverInfo(settings.serverName(), settings.serverVersion())
-            .capabilities(McpSchema.ServerCapabilities.builder().tools(false).logging().build())
-            // The engine validates arguments itself, with messages that name the problem; the
-            // SDK's schema validator would only cost start-up time.
-            .validateToolInputs(false)
-            .jsonSchemaValidator(NO_SCHEMA_VALIDATION)
-            .tools(settings.tools())
-            .build();
-
+    this.settings = settings;
     QueuedThreadPool threads = new QueuedThreadPool(64, 2);
     threads.setName("companion4j-http");
     threads.setDaemon(true);
@@ -88,6 +72,42 @@ public final class CompanionServer {
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     jetty.addConnector(connector);
+    jetty.setStopTimeout(2_000);
+  }
+
+  /**
+   * Binds the loopback port. Connections made from now on wait in the socket's backlog until
+   * {@link #start()} serves them, so the discovery files can be written before the heavier MCP
+   * set-up runs.
+   */
+  public void open() throws Exception {
+    connector.open();
+    port = connector.getLocalPort();
+  }
+
+  /** Sets up MCP and the routes and starts serving on the port {@link #open()} bound. */
+  public void start() throws Exception {
+    McpJsonMapper jsonMapper = new JacksonMcpJsonMapper(HttpBodies.JSON);
+    transport =
+        HttpServletStreamableServerTransportProvider.builder()
+            .jsonMapper(jsonMapper)
+            .mcpEndpoint(MCP_PATH)
+            .keepAliveInterval(settings.keepAliveInterval())
+            .maxRequestSize(settings.maxBodyBytes())
+            .build();
+    mcp =
+        McpServer.sync(transport)
+            .serverInfo(settings.serverName(), settings.serverVersion())
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+            // The engine validates arguments itself, with messages that name the problem; the
+            // SDK's schema validator would only cost start-up time.
+            .validateToolInputs(false)
+            .jsonSchemaValidator(NO_SCHEMA_VALIDATION)
+            // The tools only validate, read one file and hand over to the host, which must answer
+            // promptly: run them on the request's thread rather than hop to another pool.
+            .immediateExecution(true)
+            .tools(settings.tools())
+            .build();
 
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath("/");
@@ -113,7 +133,7 @@ public final class CompanionServer {
     }
     context.setErrorHandler(new JsonErrorHandler());
     jetty.setHandler(context);
-    jetty.setStopTimeout(2_000);
+    jetty.start();
   }
 
   private static void addFilter(ServletContextHandler context, jakarta.servlet.Filter filter, String pathSpec) {
@@ -127,13 +147,6 @@ public final class CompanionServer {
     return pathSpec.endsWith("/*") ? pathSpec.substring(0, pathSpec.length() - 2) : pathSpec;
   }
 
-  private volatile int port = -1;
-
-  public void start() throws Exception {
-    jetty.start();
-    port = connector.getLocalPort();
-  }
-
   /** The port the OS assigned; -1 before start, and still the same after stop. */
   public int port() {
     return port;
@@ -145,6 +158,9 @@ public final class CompanionServer {
    * @return whether it was written; false when the session has no open stream
    */
   public boolean notify(String sessionId, String method, Map<String, Object> params) {
+    if (transport == null) {
+      return false;
+    }
     try {
       transport.notifyClient(sessionId, method, params).block(Duration.ofSeconds(5));
       return true;
@@ -155,12 +171,16 @@ public final class CompanionServer {
 
   public void stop() {
     try {
-      mcp.closeGracefully();
+      if (mcp != null) {
+        mcp.closeGracefully();
+      }
     } catch (RuntimeException e) {
       // Shutting down anyway; the sessions go with the server.
     }
     try {
       jetty.stop();
+      // A port opened but never started is not closed by stopping the server.
+      connector.close();
     } catch (Exception e) {
       throw new IllegalStateException("Could not stop the HTTP server", e);
     }
