@@ -120,8 +120,8 @@ public final class Companion implements AutoCloseable {
   }
 
   /**
-   * Starts serving on a loopback port the OS assigns, cleans discovery files that crashed
-   * companions left behind, and writes this one's.
+   * Starts serving on a loopback port the OS assigns and writes the discovery files; then, in the
+   * background, removes the files that crashed companions left behind.
    *
    * @throws IOException when the server cannot listen or the discovery files cannot be written
    */
@@ -132,7 +132,6 @@ public final class Companion implements AutoCloseable {
     state = State.RUNNING;
     try {
       server.open();
-      new DiscoveryScanner(settings.locations).removeStale();
       roots = normalise(host.workspaceRoots());
       discovery.write(port(), workspacePath(), authToken, host.ideInfo());
       server.start();
@@ -146,6 +145,8 @@ public final class Companion implements AutoCloseable {
     }
     shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-cleanup");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
+    // Crashed companions' files only mislead the CLIs' scans; cleaning them need not delay start-up.
+    runOnEngine(() -> new DiscoveryScanner(settings.locations).removeStale());
     long reapEvery = Math.max(1_000, settings.idleTimeout.toMillis() / 4);
     engineThread.scheduleWithFixedDelay(this::reapIdleSessions, reapEvery, reapEvery, TimeUnit.MILLISECONDS);
     log.info("Companion for {} listening on 127.0.0.1:{}", host.ideInfo().displayName(), port());

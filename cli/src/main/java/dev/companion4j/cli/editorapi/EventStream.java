@@ -13,8 +13,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** Server-sent events to every subscribed editor or page. */
 final class EventStream {
-  private static final JsonMapper JSON = JsonMapper.shared();
-
   private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
 
   private static final class Subscriber {
@@ -43,7 +41,7 @@ final class EventStream {
   }
 
   void publish(String event, Object data) {
-    String frame = "event: " + event + "\ndata: " + JSON.writeValueAsString(data) + "\n\n";
+    String frame = "event: " + event + "\ndata: " + JsonMapper.shared().writeValueAsString(data) + "\n\n";
     subscribers.forEach(s -> write(s, frame));
   }
 

@@ -1,8 +1,8 @@
 package dev.companion4j.cli.e2e;
 
-import dev.companion4j.cli.testing.CompanionProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.CliEnvironment;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;

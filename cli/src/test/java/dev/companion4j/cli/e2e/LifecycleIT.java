@@ -1,12 +1,14 @@
 package dev.companion4j.cli.e2e;
 
-import dev.companion4j.cli.testing.CompanionProcess;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.CliEnvironment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -44,8 +46,8 @@ class LifecycleIT {
     assertThat(status).contains(Integer.toString(crashed.port())).contains("stale");
 
     try (CompanionProcess next = CompanionProcess.start(env)) {
-      assertThat(staleLock).doesNotExist();
-      assertThat(staleGemini).doesNotExist();
+      // Cleaned in the background right after start-up.
+      await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(staleLock) && !Files.exists(staleGemini));
       assertThat(next.qwenLockFile()).exists();
       assertThat(runCommand(env, "status")).contains(next.port() + " ").contains("alive");
     }

@@ -1,11 +1,11 @@
 package dev.companion4j.cli.e2e;
 
-import dev.companion4j.cli.testing.CompanionProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.CliDriver.Cli;
+import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
 import java.nio.file.Files;
 import java.nio.file.Path;

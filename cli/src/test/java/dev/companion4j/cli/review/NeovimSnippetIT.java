@@ -1,11 +1,11 @@
 package dev.companion4j.cli.review;
 
-import dev.companion4j.cli.testing.CompanionProcess;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.CliDriver.Cli;
+import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
