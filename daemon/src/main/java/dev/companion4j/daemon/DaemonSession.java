@@ -4,6 +4,7 @@ import dev.companion4j.daemon.internal.DaemonHttp;
 import dev.companion4j.daemon.internal.EventStream;
 import dev.companion4j.daemon.internal.Json;
 import dev.companion4j.daemon.internal.TurnTracker;
+import java.time.Duration;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 import org.slf4j.Logger;
@@ -17,6 +18,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DaemonSession implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DaemonSession.class);
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(3);
 
   private final DaemonClient client;
   private final String sessionId;
@@ -174,12 +176,15 @@ public final class DaemonSession implements AutoCloseable {
     client.http().delete("/session/" + DaemonHttp.segment(sessionId), clientId);
   }
 
-  /** Stops the subscription and detaches, ignoring a daemon that is already gone. */
+  /**
+   * Stops the subscription and detaches, ignoring a daemon that is gone or slow: leaving must not
+   * wait on it for long (the daemon reaps idle attachments itself).
+   */
   @Override
   public void close() {
     stopEvents();
     try {
-      client.http().post(sessionPath("/detach"), Json.object(), clientId);
+      client.http().post(sessionPath("/detach"), Json.object(), clientId, CLOSE_TIMEOUT);
     } catch (DaemonException e) {
       LOG.debug("detach from session {} failed: {}", sessionId, e.getMessage());
     }

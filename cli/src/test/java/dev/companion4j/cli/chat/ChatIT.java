@@ -11,10 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,17 +52,15 @@ class ChatIT {
 
   @AfterEach
   void stop() throws Exception {
-    if (terminal != null) {
-      terminal.close();
+    try (FakeModelServer m = model; QwenDaemon d = daemon; TcpProxy p = proxy; Tmux t = terminal) {
+      if (m != null) {
+        m.openGate();
+      }
     }
-    model.openGate();
-    proxy.close();
-    daemon.close();
-    model.close();
   }
 
   private void awaitScreen(String... parts) {
-    await().atMost(LIMIT).until(() -> {
+    awaitThat("the screen shows " + String.join(" and ", parts), () -> {
       String screen = terminal.screen();
       for (String part : parts) {
         if (!screen.contains(part)) {
@@ -69,6 +69,21 @@ class ChatIT {
       }
       return true;
     });
+  }
+
+  /** Waits for a condition; on timeout the failure shows the terminal. */
+  private void awaitThat(String what, Callable<Boolean> condition) {
+    try {
+      await().atMost(LIMIT).until(condition);
+    } catch (ConditionTimeoutException e) {
+      String screen;
+      try {
+        screen = terminal.screen();
+      } catch (Exception unreadable) {
+        screen = "(unreadable: " + unreadable.getMessage() + ")";
+      }
+      throw new AssertionError("timed out waiting until " + what + "; the terminal shows:\n" + screen, e);
+    }
   }
 
   private long count(String part) throws Exception {
@@ -100,28 +115,30 @@ class ChatIT {
     Path denied = daemon.workspace().resolve("denied-in-chat.txt");
     long permissionsBefore = count("[permission]");
     send("please [[write " + denied + "]]");
-    await().atMost(LIMIT).until(() -> count("[permission]") > permissionsBefore);
+    awaitThat("a second permission question", () -> count("[permission]") > permissionsBefore);
     send("d");
     awaitScreen("[tool failed]");
     assertThat(Files.exists(denied)).isFalse();
 
     send("/model " + QwenDaemon.OTHER_MODEL);
     awaitScreen("[model] now " + QwenDaemon.OTHER_MODEL);
+    long doneBefore = count("[done]");
     send("who is answering");
     awaitScreen("Hello from " + QwenDaemon.OTHER_MODEL);
+    awaitThat("the answer is done", () -> count("[done]") > doneBefore);
 
-    long doneBefore = count("[done]");
+    long doneBeforeHold = count("[done]");
     send("[[hold]]");
     awaitScreen("h0 h1 h2");
     terminal.press("C-c");
     awaitScreen("^C cancelling the turn", "[cancelled]");
     assertThat(terminal.screen()).doesNotContain("released");
-    assertThat(count("[done]")).isEqualTo(doneBefore);
+    assertThat(count("[done]")).isEqualTo(doneBeforeHold);
 
     model.closeGate();
     long doneBeforeCount = count("[done]");
     send("[[count 40 gate 20]]");
-    await().atMost(LIMIT).until(() -> terminal.screen().contains("c0019"));
+    awaitScreen("c0019");
     proxy.cutAll();
     awaitScreen("[connection lost");
     model.openGate();
@@ -131,9 +148,9 @@ class ChatIT {
     assertThat(chunks).as("every chunk once, in order, across the reconnect")
         .isEqualTo(IntStream.range(0, 40).mapToObj(i -> String.format("c%04d", i)).collect(Collectors.toList()));
 
-    await().atMost(LIMIT).until(() -> count("[done]") > doneBeforeCount);
+    awaitThat("the long answer is done", () -> count("[done]") > doneBeforeCount);
     send("/quit");
-    await().atMost(LIMIT).until(() -> terminal.exitStatus() != null);
+    awaitThat("the chat exited", () -> terminal.exitStatus() != null);
     assertThat(terminal.exitStatus()).isZero();
   }
 

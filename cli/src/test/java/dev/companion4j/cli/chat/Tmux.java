@@ -7,65 +7,83 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A program in a pseudo-terminal: a detached tmux session on a private server socket, driven by
  * keystrokes and read back from the screen.
+ *
+ * <p>The program runs under {@code sh}, which reports its exit status on the screen and keeps the
+ * pane open. tmux's own {@code pane_dead_status} is not used: it stays empty until the tmux server
+ * reaps the child, which it was seen not to do for up to a minute here.
  */
 final class Tmux implements AutoCloseable {
   private static final Path TMUX = Path.of("/usr/bin/tmux");
+  private static final Pattern EXITED = Pattern.compile("\\[exited with status (\\d+)]");
 
-  private final String socket;
+  private final Path socketDir;
   private final String session = "chat";
 
-  private Tmux(String socket) {
-    this.socket = socket;
+  private Tmux(Path socketDir) {
+    this.socketDir = socketDir;
   }
 
   /** Starts the command (one shell word per element) in a 160x50 terminal. */
   static Tmux start(List<String> command) throws IOException {
-    String tmux = Files.isExecutable(TMUX) ? TMUX.toString() : "tmux";
-    Tmux t = new Tmux("companion4j-chat-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
-    StringBuilder line = new StringBuilder();
+    Tmux t = new Tmux(Files.createTempDirectory("companion4j-tmux-"));
+    // The trap keeps sh waiting through Ctrl-C, which the program handles itself.
+    StringBuilder line = new StringBuilder("trap : INT; ");
     for (String word : command) {
       line.append('\'').append(word.replace("'", "'\\''")).append("' ");
     }
-    t.tmux(tmux, "-f", "/dev/null", "new-session", "-d", "-s", t.session, "-x", "160", "-y", "50", line.toString());
-    t.tmux(tmux, "set-option", "-t", t.session, "remain-on-exit", "on");
+    line.append("; echo \"[exited with status $?]\"; exec sleep 86400");
+    t.tmux("-f", "/dev/null", "new-session", "-d", "-s", t.session, "-x", "160", "-y", "50", line.toString());
     return t;
   }
 
   /** Types text literally. */
   void type(String text) throws IOException {
-    tmux("tmux", "send-keys", "-t", session, "-l", text);
+    tmux("send-keys", "-t", session, "-l", text);
   }
 
   /** Presses keys by tmux name: {@code Enter}, {@code C-c}. */
   void press(String key) throws IOException {
-    tmux("tmux", "send-keys", "-t", session, key);
+    tmux("send-keys", "-t", session, key);
   }
 
   /** The whole screen and scrollback, wrapped lines joined. */
   String screen() throws IOException {
-    return tmux("tmux", "capture-pane", "-p", "-J", "-t", session, "-S", "-5000");
+    return tmux("capture-pane", "-p", "-J", "-t", session, "-S", "-5000");
   }
 
   /** The program's exit status once it ended, else {@code null}. */
   Integer exitStatus() throws IOException {
-    String[] state = tmux("tmux", "display-message", "-p", "-t", session, "#{pane_dead} #{pane_dead_status}").trim().split(" ");
-    return state[0].equals("1") && state.length > 1 ? Integer.valueOf(state[1]) : null;
+    Matcher exited = EXITED.matcher(screen());
+    return exited.find() ? Integer.valueOf(exited.group(1)) : null;
   }
 
+  /** Ends the terminal and whatever still runs in it. */
   @Override
-  public void close() throws IOException {
-    tmux("tmux", "kill-server");
+  public void close() {
+    try {
+      tmux("kill-server");
+    } catch (IOException e) {
+      // The server is already gone.
+    }
+    try {
+      Files.deleteIfExists(socketDir.resolve("socket"));
+      Files.deleteIfExists(socketDir);
+    } catch (IOException e) {
+      // A leftover temp folder is harmless.
+    }
   }
 
-  private String tmux(String binary, String... args) throws IOException {
+  private String tmux(String... args) throws IOException {
     List<String> command = new ArrayList<>();
-    command.add(binary.equals("tmux") && Files.isExecutable(TMUX) ? TMUX.toString() : binary);
-    command.add("-L");
-    command.add(socket);
+    command.add(Files.isExecutable(TMUX) ? TMUX.toString() : "tmux");
+    command.add("-S");
+    command.add(socketDir.resolve("socket").toString());
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     try {

@@ -52,22 +52,27 @@ public final class DaemonHttp {
 
   /** GET returning the JSON body. */
   public JsonNode get(String path, String clientId) {
-    return send("GET", path, null, clientId);
+    return send("GET", path, null, clientId, requestTimeout);
   }
 
   /** POST a JSON body; returns the JSON answer, or {@code null} for an empty one. */
   public JsonNode post(String path, JsonNode body, String clientId) {
-    return send("POST", path, body == null ? Json.object() : body, clientId);
+    return post(path, body, clientId, requestTimeout);
+  }
+
+  /** POST with its own time limit, for best-effort calls that must not hold the caller up. */
+  public JsonNode post(String path, JsonNode body, String clientId, Duration timeout) {
+    return send("POST", path, body == null ? Json.object() : body, clientId, timeout);
   }
 
   /** DELETE; returns the JSON answer, or {@code null} for an empty one. */
   public JsonNode delete(String path, String clientId) {
-    return send("DELETE", path, null, clientId);
+    return send("DELETE", path, null, clientId, requestTimeout);
   }
 
-  private JsonNode send(String method, String path, JsonNode body, String clientId) {
+  private JsonNode send(String method, String path, JsonNode body, String clientId, Duration timeout) {
     HttpRequest.Builder request =
-        request(path, clientId).timeout(requestTimeout).header("Accept", "application/json");
+        request(path, clientId).timeout(timeout).header("Accept", "application/json");
     if (body != null) {
       request
           .header("Content-Type", "application/json")

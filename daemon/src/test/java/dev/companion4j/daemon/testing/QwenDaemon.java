@@ -34,14 +34,12 @@ public final class QwenDaemon implements AutoCloseable {
   private final Process process;
   private final Path root;
   private final Path workspace;
-  private final Path log;
   private final String url;
 
-  private QwenDaemon(Process process, Path root, Path workspace, Path log, String url) {
+  private QwenDaemon(Process process, Path root, Path workspace, String url) {
     this.process = process;
     this.root = root;
     this.workspace = workspace;
-    this.log = log;
     this.url = url;
   }
 
@@ -95,7 +93,7 @@ public final class QwenDaemon implements AutoCloseable {
     reader.start();
     try {
       String url = listening.get(60, TimeUnit.SECONDS);
-      return new QwenDaemon(process, root, workspace, log, url);
+      return new QwenDaemon(process, root, workspace, url);
     } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
       process.destroyForcibly();
       throw new AssertionError("qwen serve did not start; its output:\n" + readLog(log), e);
@@ -157,11 +155,6 @@ public final class QwenDaemon implements AutoCloseable {
     return workspace;
   }
 
-  /** The daemon's combined output so far, for failure messages. */
-  public String output() {
-    return readLog(log);
-  }
-
   /** The agent processes ({@code qwen --acp}) the daemon spawned. */
   public List<ProcessHandle> agents() {
     return process
@@ -179,10 +172,6 @@ public final class QwenDaemon implements AutoCloseable {
   /** Asks the daemon to shut down (SIGTERM), as {@code kill} or a service manager would. */
   public void terminate() {
     process.destroy();
-  }
-
-  public boolean isAlive() {
-    return process.isAlive();
   }
 
   @Override

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback TCP relay in front of the daemon, so a test can cut live connections (as a flaky
@@ -25,7 +24,6 @@ public final class TcpProxy implements AutoCloseable {
   private final ServerSocket server;
   private final int targetPort;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-  private final AtomicInteger accepted = new AtomicInteger();
   private volatile boolean frozen;
   private volatile boolean closed;
 
@@ -40,11 +38,6 @@ public final class TcpProxy implements AutoCloseable {
   /** The proxy's base URL. */
   public String url() {
     return "http://127.0.0.1:" + server.getLocalPort();
-  }
-
-  /** Connections accepted so far. */
-  public int connections() {
-    return accepted.get();
   }
 
   /** Closes every open connection; new ones are still accepted. */
@@ -78,7 +71,6 @@ public final class TcpProxy implements AutoCloseable {
         Socket client = server.accept();
         Socket upstream = new Socket();
         upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 5000);
-        accepted.incrementAndGet();
         sockets.add(client);
         sockets.add(upstream);
         byte[] from = ("Host: 127.0.0.1:" + server.getLocalPort() + "\r\n").getBytes(StandardCharsets.US_ASCII);
