@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # Produces the figures in docs/performance.md. Needs the npm test peers (./test.sh installs them)
 # and an otherwise idle machine.
+#   scripts/benchmark.sh            both benchmarks
+#   scripts/benchmark.sh companion  the engine and the companion4j command
+#   scripts/benchmark.sh daemon     the daemon client against the official TypeScript client
 set -euo pipefail
 cd "$(dirname "$0")/.."
+which="${1:-all}"
 (cd test-peers && [[ -d node_modules ]] || npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 mvn -B -q -ntp -DskipTests install -pl cli -am
-mvn -B -q -ntp -pl cli exec:java -Dexec.classpathScope=test \
-  -Dexec.mainClass=dev.companion4j.cli.bench.CompanionBenchmark \
-  -Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD"
+peers=(-Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD")
+if [[ "$which" == all || "$which" == companion ]]; then
+  mvn -B -q -ntp -pl cli exec:java -Dexec.classpathScope=test \
+    -Dexec.mainClass=dev.companion4j.cli.bench.CompanionBenchmark "${peers[@]}"
+fi
+if [[ "$which" == all || "$which" == daemon ]]; then
+  mvn -B -q -ntp -pl daemon exec:java -Dexec.classpathScope=test \
+    -Dexec.mainClass=dev.companion4j.daemon.bench.DaemonBenchmark "${peers[@]}"
+fi

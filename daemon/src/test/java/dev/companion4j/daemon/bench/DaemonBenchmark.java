@@ -41,7 +41,7 @@ import tools.jackson.databind.json.JsonMapper;
  *       ({@code Last-Event-ID: 0}), where the client is the bottleneck.
  * </ul>
  *
- * Prints a Markdown table for docs/performance-daemon.md.
+ * Prints a Markdown table for docs/performance.md.
  */
 public final class DaemonBenchmark {
   private static final int ROUNDS = 5;
