@@ -24,8 +24,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# The real CLIs and other npm peers, exactly as pinned in the lockfile.
-(cd test-peers && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+# The real CLIs and other npm peers, as pinned in the lockfile. Not `npm ci`: Qwen Code 0.24.4
+# lists platform packages that were never published (@teddyzhu/clipboard-darwin-arm64@0.0.5 …),
+# so no lockfile can hold them and `npm ci` refuses; `npm install` keeps the locked versions.
+(cd test-peers && npm install --no-audit --no-fund --loglevel=error)
 
 # NetBeans tests open real windows: give them a virtual display.
 xvfb-run -a -s "-screen 0 1600x1000x24" mvn -B -ntp verify "$@"

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
-(cd test-peers && [[ -d node_modules ]] || npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+(cd test-peers && [[ -d node_modules ]] || npm install --no-audit --no-fund --loglevel=error)
 mvn -B -q -ntp -DskipTests install -pl cli -am
 peers=(-Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD")
 if [[ "$which" == all || "$which" == companion ]]; then
