@@ -3,6 +3,9 @@ package dev.companion4j.cli.chat;
 import dev.companion4j.daemon.ApprovalMode;
 import dev.companion4j.daemon.DaemonClient;
 import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The arguments of {@code companion4j chat}.
@@ -44,53 +47,48 @@ record ChatOptions(
           "In the chat: type a prompt and press Enter. /model NAME switches the model, /quit",
           "leaves. Ctrl-C cancels the running turn; with no turn running it leaves the chat.");
 
+  /** The command line as picocli reads it; {@link #parse} turns it into the record. */
+  @Command(name = "chat")
+  static final class Arguments {
+    @Option(names = {"-h", "--help"}, usageHelp = true)
+    boolean help;
+
+    @Option(names = "--daemon")
+    String url = DaemonClient.DEFAULT_URL;
+
+    @Option(names = "--token-env")
+    String tokenEnv;
+
+    @Option(names = "--workspace")
+    String workspace;
+
+    @Option(names = "--approval-mode")
+    String approvalMode;
+
+    @Option(names = "--new")
+    boolean newSession;
+  }
+
   /** Parses the arguments after {@code chat}; the message of the exception says what is wrong. */
   static ChatOptions parse(String[] args, Map<String, String> env) {
-    String url = DaemonClient.DEFAULT_URL;
-    String tokenEnv = null;
-    String workspace = null;
-    ApprovalMode mode = null;
-    boolean newSession = false;
-    for (int i = 0; i < args.length; i++) {
-      String arg = args[i];
-      String name = arg;
-      String value = null;
-      int eq = arg.indexOf('=');
-      if (arg.startsWith("--") && eq > 0) {
-        name = arg.substring(0, eq);
-        value = arg.substring(eq + 1);
-      }
-      switch (name) {
-        case "-h":
-        case "--help":
-          return new ChatOptions(url, null, null, null, null, false, true);
-        case "--new":
-          newSession = true;
-          break;
-        case "--daemon":
-        case "--token-env":
-        case "--workspace":
-        case "--approval-mode":
-          if (value == null) {
-            if (i + 1 >= args.length) {
-              throw new IllegalArgumentException(name + " needs a value");
-            }
-            value = args[++i];
-          }
-          if (name.equals("--daemon")) {
-            url = value;
-          } else if (name.equals("--token-env")) {
-            tokenEnv = value;
-          } else if (name.equals("--workspace")) {
-            workspace = value;
-          } else {
-            mode = ApprovalMode.parse(value);
-          }
-          break;
-        default:
-          throw new IllegalArgumentException("unknown argument '" + arg + "'");
-      }
+    Arguments parsed = new Arguments();
+    try {
+      new CommandLine(parsed).parseArgs(args);
+    } catch (CommandLine.UnmatchedArgumentException e) {
+      throw new IllegalArgumentException("unknown argument '" + e.getUnmatched().get(0) + "'");
+    } catch (CommandLine.MissingParameterException e) {
+      throw new IllegalArgumentException(optionName(e) + " needs a value");
+    } catch (CommandLine.ParameterException e) {
+      throw new IllegalArgumentException(e.getMessage());
     }
+    if (parsed.help) {
+      return new ChatOptions(parsed.url, null, null, null, null, false, true);
+    }
+    String url = parsed.url;
+    String tokenEnv = parsed.tokenEnv;
+    String workspace = parsed.workspace;
+    ApprovalMode mode = parsed.approvalMode == null ? null : ApprovalMode.parse(parsed.approvalMode);
+    boolean newSession = parsed.newSession;
     String token = null;
     if (tokenEnv != null) {
       if (!tokenEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
@@ -106,6 +104,10 @@ record ChatOptions(
           "--workspace must be an absolute path on the daemon's host, got '" + workspace + "'");
     }
     return new ChatOptions(url, token, tokenEnv, workspace, mode, newSession, false);
+  }
+
+  private static String optionName(CommandLine.MissingParameterException e) {
+    return e.getMissing().get(0) instanceof CommandLine.Model.OptionSpec option ? option.longestName() : "an argument";
   }
 
   @Override
