@@ -58,11 +58,12 @@ class NeovimSnippetIT {
     assertThat(cli.connect().path("status").asString()).as(cli.stderr()).isEqualTo("connected");
     startNeovim(env);
 
-    keys(":edit docs/notes.txt<CR>");
+    // Silent, so no "Press ENTER" prompt can swallow the next keys on a slow machine.
+    keys(":silent edit docs/notes.txt<CR>");
     JsonNode focused = cli.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()), WAIT);
     assertThat(active(focused).path("path").asString()).isEqualTo(notes.toString());
 
-    keys("3G7|");
+    keys("<Esc>3G7|");
     JsonNode moved = cli.awaitContext(c -> cursor(c, 3, 7), WAIT);
     assertThat(active(moved).has("selectedText")).isFalse();
 
@@ -70,7 +71,7 @@ class NeovimSnippetIT {
     JsonNode selected = cli.awaitContext(c -> "delta".equals(active(c).path("selectedText").asString(null)), WAIT);
     assertThat(active(selected).path("cursor").path("line").asInt()).isEqualTo(3);
 
-    keys("<Esc>gg");
+    keys("<Esc>gg0");
     JsonNode cleared = cli.awaitContext(c -> cursor(c, 1, 1), WAIT);
     assertThat(active(cleared).has("selectedText")).isFalse();
   }
@@ -87,6 +88,8 @@ class NeovimSnippetIT {
                 nvimBinary.toString(), "--headless", "--clean", "--listen", socket.toString(),
                 "-c", "luafile " + snippet)
             .directory(env.workspace().toFile())
+            // Keys come only through the socket; a pipe on stdin would be one more input.
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .redirectErrorStream(true)
             .redirectOutput(temp.resolve("nvim.log").toFile());
     pb.environment().clear();
