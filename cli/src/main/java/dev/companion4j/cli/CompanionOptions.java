@@ -1,7 +1,5 @@
 package dev.companion4j.cli;
 
-import dev.companion4j.cli.editorapi.EditorApi;
-import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.IdeInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,8 +22,8 @@ final class CompanionOptions {
   @Option(names = "--open", description = "Open the review page in the default browser.")
   boolean open;
 
-  /** A companion with the editor API mounted, not yet started. */
-  Companion build(picocli.CommandLine.Model.CommandSpec spec, EditorApi editorApi) {
+  /** The companion these options describe, not yet started. */
+  HeadlessCompanion build(picocli.CommandLine.Model.CommandSpec spec) {
     List<Path> roots = new ArrayList<>();
     for (Path w : workspaces.isEmpty() ? List.of(Path.of("")) : workspaces) {
       Path root = w.toAbsolutePath().normalize();
@@ -40,10 +38,6 @@ final class CompanionOptions {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    Companion.Builder builder = Companion.builder(new HeadlessHost(ideInfo, roots)).route(EditorApi.pathSpec(), editorApi);
-    ReviewPages.mount(builder);
-    Companion companion = builder.build();
-    editorApi.attach(companion);
-    return companion;
+    return HeadlessCompanion.build(new HeadlessHost(ideInfo, roots), builder -> builder);
   }
 }

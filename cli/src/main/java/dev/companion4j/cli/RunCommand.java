@@ -1,6 +1,5 @@
 package dev.companion4j.cli;
 
-import dev.companion4j.cli.editorapi.EditorApi;
 import dev.companion4j.engine.Companion;
 import java.io.IOException;
 import java.util.List;
@@ -31,10 +30,9 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    EditorApi editorApi = new EditorApi();
-    Companion companion = options.build(spec, editorApi);
-    companion.start();
-    try {
+    try (HeadlessCompanion headless = options.build(spec)) {
+      Companion companion = headless.companion();
+      companion.start();
       ReviewPages.announce(companion, options.open);
       ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
       pb.environment().putAll(companion.terminalEnvironment());
@@ -48,9 +46,6 @@ final class RunCommand implements Callable<Integer> {
       // to the whole process group, so this process must not die of it.
       Signal.handle(new Signal("INT"), signal -> {});
       return child.waitFor();
-    } finally {
-      editorApi.shutdown();
-      companion.close();
     }
   }
 }

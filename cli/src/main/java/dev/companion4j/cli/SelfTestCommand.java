@@ -1,6 +1,5 @@
 package dev.companion4j.cli;
 
-import dev.companion4j.cli.editorapi.EditorApi;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
@@ -32,13 +31,10 @@ final class SelfTestCommand implements Callable<Integer> {
     Path scratch = Files.createTempDirectory("companion4j-selftest");
     try {
       Path workspace = Files.createDirectories(scratch.resolve("workspace"));
-      EditorApi editorApi = new EditorApi();
-      Companion.Builder builder = Companion.builder(new HeadlessHost(new IdeInfo("selftest", "Self-test"), List.of(workspace)))
-          .discoveryLocations(new DiscoveryLocations(scratch.resolve("tmp"), scratch.resolve("qwen")))
-          .route(EditorApi.pathSpec(), editorApi);
-      ReviewPages.mount(builder);
-      try (Companion companion = builder.build()) {
-        editorApi.attach(companion);
+      HeadlessHost host = new HeadlessHost(new IdeInfo("selftest", "Self-test"), List.of(workspace));
+      try (HeadlessCompanion headless = HeadlessCompanion.build(host,
+          builder -> builder.discoveryLocations(new DiscoveryLocations(scratch.resolve("tmp"), scratch.resolve("qwen"))))) {
+        Companion companion = headless.companion();
         companion.start();
         HttpClient http = HttpClient.newHttpClient();
         HttpResponse<String> response = http.send(
@@ -49,7 +45,6 @@ final class SelfTestCommand implements Callable<Integer> {
                 .POST(HttpRequest.BodyPublishers.ofString(INITIALIZE))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
-        editorApi.shutdown();
         if (response.statusCode() != 200 || !response.body().contains("companion4j")) {
           System.err.println("selftest: the MCP handshake failed with HTTP " + response.statusCode());
           return 1;

@@ -27,12 +27,11 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    EditorApi editorApi = new EditorApi();
-    Companion companion = options.build(spec, editorApi);
+    HeadlessCompanion headless = options.build(spec);
+    Companion companion = headless.companion();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      editorApi.shutdown();
-      companion.close();
+      headless.close();
       stopped.countDown();
     }, "companion4j-stop"));
     companion.start();

@@ -69,10 +69,7 @@ public final class DiffCoordinator {
     }
     String original = readOriginal(path, filePath);
     PendingDiff diff = new PendingDiff(filePath, path, original, newContent, clock.instant(), sessionId);
-    PendingDiff replaced;
-    synchronized (this) {
-      replaced = pending.remove(filePath);
-    }
+    PendingDiff replaced = take(filePath);
     if (replaced != null) {
       finishQuietly(replaced, new DiffOutcome.Replaced());
       if (!replaced.clientId().equals(sessionId)) {
@@ -102,10 +99,7 @@ public final class DiffCoordinator {
    */
   public Optional<String> close(String filePath, boolean suppressNotification) throws DiffRequestException {
     validatePath(filePath);
-    PendingDiff diff;
-    synchronized (this) {
-      diff = pending.remove(filePath);
-    }
+    PendingDiff diff = take(filePath);
     if (diff == null) {
       return Optional.empty();
     }

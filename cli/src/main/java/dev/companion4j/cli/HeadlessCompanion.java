@@ -1,0 +1,39 @@
+package dev.companion4j.cli;
+
+import dev.companion4j.cli.editorapi.EditorApi;
+import dev.companion4j.engine.Companion;
+import java.util.function.UnaryOperator;
+
+/**
+ * A companion for the headless host, with its routes mounted: the editor API and the review page.
+ * Closing it ends the editor API's event streams before the companion stops.
+ */
+final class HeadlessCompanion implements AutoCloseable {
+  private final Companion companion;
+  private final EditorApi editorApi;
+
+  private HeadlessCompanion(Companion companion, EditorApi editorApi) {
+    this.companion = companion;
+    this.editorApi = editorApi;
+  }
+
+  /** Builds (does not start) a companion for {@code host}; {@code settings} may adjust the builder. */
+  static HeadlessCompanion build(HeadlessHost host, UnaryOperator<Companion.Builder> settings) {
+    EditorApi editorApi = new EditorApi();
+    Companion.Builder builder = settings.apply(Companion.builder(host)).route(EditorApi.pathSpec(), editorApi);
+    ReviewPages.mount(builder);
+    Companion companion = builder.build();
+    editorApi.attach(companion);
+    return new HeadlessCompanion(companion, editorApi);
+  }
+
+  Companion companion() {
+    return companion;
+  }
+
+  @Override
+  public void close() {
+    editorApi.shutdown();
+    companion.close();
+  }
+}
