@@ -77,7 +77,14 @@ public final class DaemonSession implements AutoCloseable {
     }
     EventStream stream =
         new EventStream(
-            client.http(), sessionId, clientId, listener, turns, client.streamSettings(), client.timer());
+            client.http(),
+            sessionId,
+            clientId,
+            listener,
+            turns,
+            client.streamSettings(),
+            client.timer(),
+            EventStream.Clock.SYSTEM);
     stream.start(afterEventId);
     events = stream;
   }

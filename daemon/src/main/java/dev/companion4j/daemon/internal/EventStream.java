@@ -51,6 +51,32 @@ public final class EventStream implements AutoCloseable {
       Duration heartbeatTimeout,
       Integer maxQueued) {}
 
+  /** The stream's time: the system's, or a test's that runs reconnect delays without waiting. */
+  public interface Clock {
+    /** The system clock; waits are real. */
+    Clock SYSTEM =
+        new Clock() {
+          @Override
+          public long nanoTime() {
+            return System.nanoTime();
+          }
+
+          @Override
+          public void await(Object monitor, long nanos) throws InterruptedException {
+            TimeUnit.NANOSECONDS.timedWait(monitor, nanos);
+          }
+        };
+
+    /** A monotonic time in nanoseconds, as {@link System#nanoTime()}. */
+    long nanoTime();
+
+    /**
+     * Waits on {@code monitor}, which the caller holds, for at most {@code nanos}; a notify on it
+     * ends the wait early.
+     */
+    void await(Object monitor, long nanos) throws InterruptedException;
+  }
+
   private final DaemonHttp http;
   private final String sessionId;
   private final String clientId;
@@ -58,6 +84,7 @@ public final class EventStream implements AutoCloseable {
   private final TurnTracker turns;
   private final Settings settings;
   private final ScheduledExecutorService timer;
+  private final Clock clock;
   private final Object sleepLock = new Object();
   private final CountDownLatch opened = new CountDownLatch(1);
 
@@ -81,7 +108,8 @@ public final class EventStream implements AutoCloseable {
       DaemonListener listener,
       TurnTracker turns,
       Settings settings,
-      ScheduledExecutorService timer) {
+      ScheduledExecutorService timer,
+      Clock clock) {
     this.http = http;
     this.sessionId = sessionId;
     this.clientId = clientId;
@@ -89,6 +117,7 @@ public final class EventStream implements AutoCloseable {
     this.turns = turns;
     this.settings = settings;
     this.timer = timer;
+    this.clock = clock;
   }
 
   /**
@@ -175,7 +204,7 @@ public final class EventStream implements AutoCloseable {
           if (response.statusCode() == 200 && contentType.startsWith("text/event-stream")) {
             response.headers().firstValue("X-Qwen-Event-Epoch").ifPresent(e -> epoch = e);
             current = response.body();
-            lastBytesNanos = System.nanoTime();
+            lastBytesNanos = clock.nanoTime();
             if (closed) {
               break;
             }
@@ -227,7 +256,7 @@ public final class EventStream implements AutoCloseable {
         if (terminal || closed) {
           break;
         }
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         if (downSince == 0) {
           downSince = now;
         }
@@ -284,7 +313,7 @@ public final class EventStream implements AutoCloseable {
   /** Reads frames until the stream ends; true when the session ended. */
   private boolean pump(InputStream body) throws IOException {
     boolean[] terminal = {false};
-    new SseReader(body, MAX_LINE_BYTES, () -> lastBytesNanos = System.nanoTime())
+    new SseReader(body, MAX_LINE_BYTES, () -> lastBytesNanos = clock.nanoTime())
         .run(
             new SseReader.Handler() {
               @Override
@@ -380,7 +409,7 @@ public final class EventStream implements AutoCloseable {
 
   private void checkHeartbeat() {
     InputStream stream = current;
-    long silentMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastBytesNanos);
+    long silentMillis = TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - lastBytesNanos);
     if (stream != null && silentMillis > settings.heartbeatTimeout().toMillis()) {
       LOG.info("event stream of session {} silent for {} ms; reconnecting", sessionId, silentMillis);
       closeCurrent();
@@ -400,12 +429,12 @@ public final class EventStream implements AutoCloseable {
   }
 
   private void sleep(long millis) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
     synchronized (sleepLock) {
       long left;
-      while (!closed && (left = deadline - System.nanoTime()) > 0) {
+      while (!closed && (left = deadline - clock.nanoTime()) > 0) {
         try {
-          TimeUnit.NANOSECONDS.timedWait(sleepLock, left);
+          clock.await(sleepLock, left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           closed = true;

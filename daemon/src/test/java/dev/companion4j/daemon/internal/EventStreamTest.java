@@ -106,7 +106,7 @@ class EventStreamTest {
     DaemonHttp http = new DaemonHttp(
         URI.create("http://127.0.0.1:" + server.getAddress().getPort()), null, Duration.ofSeconds(5), Duration.ofSeconds(5));
     stream = new EventStream(http, "s1", "client-1", events, turns,
-        new EventStream.Settings(Duration.ofSeconds(5), budget, heartbeat, null), timer);
+        new EventStream.Settings(Duration.ofSeconds(5), budget, heartbeat, null), timer, EventStream.Clock.SYSTEM);
     stream.start(-1);
     return stream;
   }
@@ -215,7 +215,7 @@ class EventStreamTest {
           }
         }
       }
-    }, turns, new EventStream.Settings(Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(60), null), timer);
+    }, turns, new EventStream.Settings(Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(60), null), timer, EventStream.Clock.SYSTEM);
     stream.start(-1);
 
     long totalBytes = (long) total * frame(1, 1 + padding).length();
