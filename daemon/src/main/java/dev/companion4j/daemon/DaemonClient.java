@@ -42,10 +42,6 @@ public final class DaemonClient implements AutoCloseable {
     URI baseUrl = UrlPolicy.checkBaseUrl(builder.baseUrl, token != null);
     this.hasToken = token != null;
     this.clientId = UrlPolicy.checkClientId(builder.clientId);
-    this.http = new DaemonHttp(baseUrl, token, builder.connectTimeout, builder.requestTimeout);
-    this.streamSettings =
-        new EventStream.Settings(
-            builder.connectTimeout, builder.reconnectBudget, builder.heartbeatTimeout, builder.maxQueued);
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {
@@ -53,6 +49,21 @@ public final class DaemonClient implements AutoCloseable {
               thread.setDaemon(true);
               return thread;
             });
+    this.http =
+        new DaemonHttp(
+            baseUrl,
+            token,
+            builder.connectTimeout,
+            builder.requestTimeout,
+            builder.maxResponseBytes,
+            timer);
+    this.streamSettings =
+        new EventStream.Settings(
+            builder.connectTimeout,
+            builder.reconnectBudget,
+            builder.heartbeatTimeout,
+            builder.maxQueued,
+            builder.maxEventBytes);
     if (hasToken && "http".equalsIgnoreCase(baseUrl.getScheme()) && !UrlPolicy.isLoopback(baseUrl.getHost())) {
       LOG.warn("the daemon at {} is reached over plain HTTP; its token travels unencrypted", baseUrl);
     }
@@ -178,6 +189,8 @@ public final class DaemonClient implements AutoCloseable {
     private Duration reconnectBudget = Duration.ofSeconds(60);
     private Duration heartbeatTimeout = Duration.ofSeconds(45);
     private Integer maxQueued;
+    private int maxEventBytes = 16 * 1024 * 1024;
+    private int maxResponseBytes = 4 * 1024 * 1024;
 
     private Builder() {}
 
@@ -205,7 +218,10 @@ public final class DaemonClient implements AutoCloseable {
       return this;
     }
 
-    /** How long a request may take (prompts are queued, so this is short). */
+    /**
+     * How long a request may take, its answer's body included (prompts are queued, so this is
+     * short).
+     */
     public Builder requestTimeout(Duration timeout) {
       this.requestTimeout = positive(timeout, "request timeout");
       return this;
@@ -236,11 +252,36 @@ public final class DaemonClient implements AutoCloseable {
     }
 
     /**
+     * The most one event of a session's stream may take, 1 KiB to 1 GiB (default 16 MiB); a
+     * longer one ends the session with a {@link DaemonEvent.SessionDied} ({@code event_too_large}).
+     */
+    public Builder maxEventBytes(int bytes) {
+      this.maxEventBytes = size(bytes, "maxEventBytes");
+      return this;
+    }
+
+    /**
+     * The longest JSON answer accepted, 1 KiB to 1 GiB (default 4 MiB); a longer one fails the
+     * request.
+     */
+    public Builder maxResponseBytes(int bytes) {
+      this.maxResponseBytes = size(bytes, "maxResponseBytes");
+      return this;
+    }
+
+    /**
      * @throws IllegalArgumentException for a URL with credentials, a non-loopback URL without a
      *     token, a malformed token or client id
      */
     public DaemonClient build() {
       return new DaemonClient(this);
+    }
+
+    private static int size(int bytes, String what) {
+      if (bytes < 1024 || bytes > 1024 * 1024 * 1024) {
+        throw new IllegalArgumentException(what + " must be between 1 KiB and 1 GiB, got " + bytes);
+      }
+      return bytes;
     }
 
     private static Duration positive(Duration value, String what) {

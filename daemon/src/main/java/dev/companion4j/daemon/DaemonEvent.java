@@ -140,7 +140,8 @@ public sealed interface DaemonEvent {
    *
    * @param reason the daemon's reason ({@code channel_closed}, {@code daemon_shutdown}, ...), or,
    *     when {@code reportedByDaemon} is false, what the client observed ({@code daemon_unreachable},
-   *     {@code session_not_found}, ...)
+   *     {@code stream_unstable}, {@code session_not_found}, {@code rejected}, {@code
+   *     event_too_large}, {@code reader_failed})
    * @param exitCode the agent process's exit code, or {@code null}
    * @param signal the signal that ended the agent process, or {@code null}
    * @param reportedByDaemon true for the daemon's {@code session_died} frame; false when the client

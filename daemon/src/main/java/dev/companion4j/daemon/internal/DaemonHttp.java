@@ -1,6 +1,7 @@
 package dev.companion4j.daemon.internal;
 
 import dev.companion4j.daemon.DaemonException;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -11,28 +12,56 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
  * JSON requests to the daemon over {@code java.net.http}: the bearer token and client id go in
  * headers, redirects are not followed (they could carry the token elsewhere), and an error answer
- * becomes a {@link DaemonException} with the daemon's own message.
+ * becomes a {@link DaemonException} with the daemon's own message (the token cut out, should the
+ * daemon echo it).
+ *
+ * <p>Bodies are read as streams, up to a size limit and within the request's time limit, so a
+ * daemon that sends without end or stops mid-body costs neither the heap nor a thread.
  */
 public final class DaemonHttp {
   private static final int MAX_ERROR_BODY = 64 * 1024;
 
+  /** A body as far as it was read. */
+  private record Body(byte[] bytes, boolean tooLong, boolean late, IOException failure) {}
+
   private final URI baseUrl;
   private final String token;
   private final Duration requestTimeout;
+  private final int maxResponseBytes;
+  private final ScheduledExecutorService timer;
   private final HttpClient client;
 
-  public DaemonHttp(URI baseUrl, String token, Duration connectTimeout, Duration requestTimeout) {
+  /**
+   * @param requestTimeout for a whole request: the answer's headers and its body
+   * @param maxResponseBytes the longest JSON answer accepted
+   * @param timer cuts off bodies at their deadline
+   */
+  public DaemonHttp(
+      URI baseUrl,
+      String token,
+      Duration connectTimeout,
+      Duration requestTimeout,
+      int maxResponseBytes,
+      ScheduledExecutorService timer) {
     this.baseUrl = baseUrl;
     this.token = token;
     this.requestTimeout = requestTimeout;
+    this.maxResponseBytes = maxResponseBytes;
+    this.timer = timer;
     this.client =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -71,6 +100,8 @@ public final class DaemonHttp {
   }
 
   private JsonNode send(String method, String path, JsonNode body, String clientId, Duration timeout) {
+    String route = method + " " + path;
+    long deadline = System.nanoTime() + timeout.toNanos();
     HttpRequest.Builder request =
         request(path, clientId).timeout(timeout).header("Accept", "application/json");
     if (body != null) {
@@ -80,30 +111,97 @@ public final class DaemonHttp {
     } else {
       request.method(method, HttpRequest.BodyPublishers.noBody());
     }
-    HttpResponse<String> response;
+    HttpResponse<InputStream> response;
     try {
-      response = client.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
     } catch (IOException e) {
-      throw unreachable(method + " " + path, e);
+      throw unreachable(route, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new DaemonException(method + " " + path + " interrupted", 0, null, e);
+      throw new DaemonException(route + " interrupted", 0, null, e);
     }
-    if (response.statusCode() / 100 != 2) {
-      throw error(method + " " + path, response.statusCode(), response.body());
+    int status = response.statusCode();
+    if (status / 100 != 2) {
+      Body error = read(route, response.body(), MAX_ERROR_BODY, deadline);
+      throw error(route, status, new String(error.bytes(), StandardCharsets.UTF_8));
     }
-    String text = response.body();
-    if (text == null || text.isBlank()) {
+    Body answer = read(route, response.body(), maxResponseBytes, deadline);
+    if (answer.late()) {
+      throw new DaemonException(
+          route + ": the daemon's answer did not arrive in full within " + timeout.toMillis() + " ms",
+          status,
+          null,
+          null);
+    }
+    if (answer.failure() != null) {
+      throw new DaemonException(
+          route + ": the daemon's answer broke off (" + describe(answer.failure()) + ")",
+          status,
+          null,
+          answer.failure());
+    }
+    if (answer.tooLong()) {
+      throw new DaemonException(
+          route + ": the daemon's answer is longer than " + maxResponseBytes + " bytes", status, null, null);
+    }
+    String text = new String(answer.bytes(), StandardCharsets.UTF_8);
+    if (text.isBlank()) {
       return null;
     }
     try {
       return Json.MAPPER.readTree(text);
     } catch (JacksonException e) {
       throw new DaemonException(
-          method + " " + path + ": the daemon answered with something other than JSON",
-          response.statusCode(),
-          null,
-          null);
+          route + ": the daemon answered with something other than JSON", status, null, null);
+    }
+  }
+
+  /**
+   * Reads at most {@code limit} bytes of a body (one more tells whether it was longer), closing it
+   * at the deadline so that a daemon that stops sending mid-body cannot hold the caller.
+   */
+  private Body read(String route, InputStream body, int limit, long deadlineNanos) {
+    AtomicBoolean late = new AtomicBoolean();
+    ScheduledFuture<?> cutoff;
+    try {
+      cutoff =
+          timer.schedule(
+              () -> {
+                late.set(true);
+                closeQuietly(body);
+              },
+              deadlineNanos - System.nanoTime(),
+              TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      closeQuietly(body);
+      throw new DaemonException(route + ": the daemon client is closed", 0, null, null);
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] buffer = new byte[8192];
+    IOException failure = null;
+    try (InputStream in = body) {
+      int n;
+      while (out.size() <= limit
+          && (n = in.read(buffer, 0, (int) Math.min(buffer.length, limit + 1L - out.size()))) >= 0) {
+        out.write(buffer, 0, n);
+      }
+    } catch (IOException e) {
+      failure = e;
+    } finally {
+      cutoff.cancel(false);
+    }
+    byte[] bytes = out.toByteArray();
+    boolean tooLong = bytes.length > limit;
+    // A cutoff that fires after the last byte was read changes nothing.
+    boolean cutOff = late.get() && failure != null;
+    return new Body(tooLong ? Arrays.copyOf(bytes, limit) : bytes, tooLong, cutOff, failure);
+  }
+
+  private static void closeQuietly(InputStream body) {
+    try {
+      body.close();
+    } catch (IOException e) {
+      // Closing only ends the exchange early; there is nothing left to clean up.
     }
   }
 
@@ -130,8 +228,11 @@ public final class DaemonHttp {
     return request;
   }
 
-  /** The daemon's error answer as an exception: {@code {error, code, data: {details}}}. */
-  public static DaemonException error(String route, int status, String body) {
+  /**
+   * The daemon's error answer as an exception: {@code {error, code, data: {details}}}, without the
+   * token should the daemon echo it.
+   */
+  public DaemonException error(String route, int status, String body) {
     String message = null;
     String code = null;
     try {
@@ -148,31 +249,35 @@ public final class DaemonHttp {
       message = null;
     }
     if (message == null && body != null && !body.isBlank()) {
-      message = body.length() > 200 ? body.substring(0, 200) + "..." : body;
+      String raw = redact(body);
+      message = raw.length() > 200 ? raw.substring(0, 200) + "..." : raw;
     }
     return new DaemonException(
-        route + " failed with HTTP " + status + (message == null ? "" : ": " + message),
+        route + " failed with HTTP " + status + (message == null ? "" : ": " + redact(message)),
         status,
-        code,
+        redact(code),
         null);
   }
 
-  /** Reads an error body of a stream response, bounded. */
-  public static String readErrorBody(InputStream body) {
-    try (InputStream in = body) {
-      return new String(in.readNBytes(MAX_ERROR_BODY), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return null;
-    }
+  /** Reads the error body of a stream response, bounded in size and in time. */
+  public String readErrorBody(String route, InputStream body, Duration timeout) {
+    Body error = read(route, body, MAX_ERROR_BODY, System.nanoTime() + timeout.toNanos());
+    return new String(error.bytes(), StandardCharsets.UTF_8);
+  }
+
+  /** The text with the token replaced, for anything that came from the daemon. */
+  public String redact(String text) {
+    return token == null || text == null ? text : text.replace(token, "[token]");
   }
 
   /** The exception for a daemon that did not answer. */
   public DaemonException unreachable(String route, IOException e) {
-    String why =
-        e instanceof HttpTimeoutException
-            ? "no answer in time"
-            : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    String why = e instanceof HttpTimeoutException ? "no answer in time" : describe(e);
     return new DaemonException(
         route + ": cannot reach the daemon at " + baseUrl + " (" + why + ")", 0, null, e);
+  }
+
+  private static String describe(IOException e) {
+    return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 }

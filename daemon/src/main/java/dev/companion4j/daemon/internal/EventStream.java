@@ -25,6 +25,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
 
 /**
  * One session's event subscription: a reading thread that delivers frames to the listener in
@@ -33,23 +34,32 @@ import org.slf4j.LoggerFactory;
  * <p>A reconnect sends the last delivered id as {@code Last-Event-ID} (and the bus epoch), so the
  * daemon replays exactly what was missed; ids at or below the last delivered one are dropped, so
  * nothing is delivered twice. The delay before a reconnect is the daemon's {@code retry:} value,
- * doubled per failed attempt; the client gives up, with a {@link SessionDied} it marks as its own
- * observation, once the daemon has been unreachable for the reconnect budget. A connection silent
- * for longer than the heartbeat timeout (the daemon sends a heartbeat comment every 15 s) counts as
- * dropped.
+ * doubled per attempt until a connection stays up for 10 s, so a daemon that accepts and closes at
+ * once is not hammered; the client gives up, with a {@link SessionDied} it marks as its own
+ * observation, once no connection has stayed up or brought a new event for the reconnect budget. A
+ * connection silent for longer than the heartbeat timeout (the daemon sends a heartbeat comment
+ * every 15 s) counts as dropped. An event longer than the cap, or any failure on the reading
+ * thread, also ends the session with a {@link SessionDied}, delivered on that thread.
  */
 public final class EventStream implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventStream.class);
-  private static final int MAX_LINE_BYTES = 16 * 1024 * 1024;
   private static final long MIN_RETRY_MS = 100;
   private static final long MAX_RETRY_MS = 30_000;
+  /** How long a connection must stay up before the backoff starts again from the daemon's delay. */
+  private static final long STABLE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-  /** How the stream connects and when it gives up. */
+  /**
+   * How the stream connects and when it gives up.
+   *
+   * @param connectTimeout for a connection, the answer's headers and the body of a refusal
+   * @param maxEventBytes the most one event may take; a longer one ends the session
+   */
   public record Settings(
       Duration connectTimeout,
       Duration reconnectBudget,
       Duration heartbeatTimeout,
-      Integer maxQueued) {}
+      Integer maxQueued,
+      int maxEventBytes) {}
 
   /** The stream's time: the system's, or a test's that runs reconnect delays without waiting. */
   public interface Clock {
@@ -97,6 +107,7 @@ public final class EventStream implements AutoCloseable {
   private volatile DaemonException openFailure;
   private String epoch;
   private long retryMillis = 3000;
+  private long delivered;
   private String evictionReason;
   private Thread thread;
   private ScheduledFuture<?> watchdog;
@@ -191,92 +202,135 @@ public final class EventStream implements AutoCloseable {
   }
 
   private void run() {
-    int attempt = 0;
-    long downSince = 0;
-    boolean everOpened = false;
-    String detail = null;
     try {
-      while (!closed) {
-        boolean terminal = false;
-        try {
-          HttpResponse<InputStream> response = connect();
-          String contentType = response.headers().firstValue("Content-Type").orElse("");
-          if (response.statusCode() == 200 && contentType.startsWith("text/event-stream")) {
-            response.headers().firstValue("X-Qwen-Event-Epoch").ifPresent(e -> epoch = e);
-            current = response.body();
-            lastBytesNanos = clock.nanoTime();
-            if (closed) {
-              break;
-            }
-            status(State.CONNECTED, attempt, Duration.ZERO, null);
-            everOpened = true;
-            opened.countDown();
-            attempt = 0;
-            downSince = 0;
-            evictionReason = null;
-            terminal = pump(response.body());
-            detail = evictionReason != null ? "evicted by the daemon: " + evictionReason : "stream ended";
-          } else {
-            DaemonException error =
-                response.statusCode() == 200
-                    ? new DaemonException(
-                        "GET /session/" + sessionId + "/events answered " + contentType
-                            + " instead of an event stream",
-                        200,
-                        null,
-                        null)
-                    : DaemonHttp.error(
-                        "GET /session/" + sessionId + "/events",
-                        response.statusCode(),
-                        DaemonHttp.readErrorBody(response.body()));
-            if (!everOpened) {
-              openFailure = error;
-              return;
-            }
-            if (isFinal(response.statusCode())) {
-              giveUp(
-                  response.statusCode() == 404 ? "session_not_found" : "rejected",
-                  error.getMessage());
-              return;
-            }
-            detail = error.getMessage();
-          }
-        } catch (IOException e) {
-          if (closed) {
-            break;
-          }
-          if (!everOpened) {
-            openFailure = http.unreachable("GET /session/" + sessionId + "/events", e);
-            return;
-          }
-          detail = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
-        } finally {
-          closeCurrent();
-        }
-        if (terminal || closed) {
-          break;
-        }
-        long now = clock.nanoTime();
-        if (downSince == 0) {
-          downSince = now;
-        }
-        attempt++;
-        long delay = Math.min(MAX_RETRY_MS, retryMillis << Math.min(attempt - 1, 8));
-        long down = TimeUnit.NANOSECONDS.toMillis(now - downSince);
-        if (down + delay > settings.reconnectBudget().toMillis()) {
-          giveUp("daemon_unreachable", detail);
-          return;
-        }
-        LOG.info(
-            "event stream of session {} dropped ({}); reconnecting in {} ms", sessionId, detail, delay);
-        status(State.RECONNECTING, attempt, Duration.ofMillis(delay), detail);
-        sleep(delay);
-      }
-      if (closed) {
-        status(State.CLOSED, attempt, Duration.ZERO, null);
+      connectLoop();
+    } catch (RuntimeException | Error e) {
+      // A bug, a listener's Error or an exhausted heap: the thread ends either way, and a silent
+      // end would leave the session hanging with no sign of it.
+      LOG.error("the event stream of session {} failed", sessionId, e);
+      String detail =
+          http.redact(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+      closeCurrent();
+      if (opened.getCount() > 0) {
+        openFailure =
+            new DaemonException(
+                "GET /session/" + sessionId + "/events: reading the stream failed (" + detail + ")",
+                0,
+                null,
+                e);
+      } else if (!closed) {
+        giveUp("reader_failed", detail);
       }
     } finally {
       opened.countDown();
+    }
+  }
+
+  private void connectLoop() {
+    int attempt = 0;
+    long downSince = 0;
+    boolean acceptedWhileDown = false;
+    boolean everOpened = false;
+    String detail = null;
+    while (!closed) {
+      boolean terminal = false;
+      long connectedAt = -1;
+      long deliveredBefore = delivered;
+      try {
+        HttpResponse<InputStream> response = connect();
+        current = response.body();
+        lastBytesNanos = clock.nanoTime();
+        String contentType = response.headers().firstValue("Content-Type").orElse("");
+        if (response.statusCode() == 200 && contentType.startsWith("text/event-stream")) {
+          response.headers().firstValue("X-Qwen-Event-Epoch").ifPresent(e -> epoch = e);
+          if (closed) {
+            break;
+          }
+          status(State.CONNECTED, attempt, Duration.ZERO, null);
+          everOpened = true;
+          opened.countDown();
+          acceptedWhileDown |= downSince != 0;
+          connectedAt = clock.nanoTime();
+          evictionReason = null;
+          terminal = pump(response.body());
+          detail = evictionReason != null ? "evicted by the daemon: " + evictionReason : "stream ended";
+        } else {
+          String route = "GET /session/" + sessionId + "/events";
+          DaemonException error =
+              response.statusCode() == 200
+                  ? new DaemonException(
+                      route + " answered " + http.redact(contentType) + " instead of an event stream",
+                      200,
+                      null,
+                      null)
+                  : http.error(
+                      route,
+                      response.statusCode(),
+                      http.readErrorBody(route, response.body(), settings.connectTimeout()));
+          if (!everOpened) {
+            openFailure = error;
+            return;
+          }
+          if (isFinal(response.statusCode())) {
+            giveUp(
+                response.statusCode() == 404 ? "session_not_found" : "rejected",
+                error.getMessage());
+            return;
+          }
+          detail = error.getMessage();
+        }
+      } catch (SseReader.EventTooLargeException e) {
+        // The daemon would replay the same event on a reconnect.
+        closeCurrent();
+        if (!closed) {
+          giveUp("event_too_large", e.getMessage());
+        }
+        return;
+      } catch (IOException e) {
+        if (closed) {
+          break;
+        }
+        if (!everOpened) {
+          openFailure = http.unreachable("GET /session/" + sessionId + "/events", e);
+          return;
+        }
+        detail = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+      } finally {
+        closeCurrent();
+      }
+      if (terminal || closed) {
+        break;
+      }
+      long now = clock.nanoTime();
+      if (connectedAt >= 0) {
+        // Only a connection that stayed up resets the backoff; one that brought new events also
+        // shows the daemon is alive, so it restarts the reconnect budget.
+        boolean stable = now - connectedAt >= STABLE_AFTER_NANOS;
+        if (stable) {
+          attempt = 0;
+        }
+        if (stable || delivered > deliveredBefore) {
+          downSince = 0;
+          acceptedWhileDown = false;
+        }
+      }
+      if (downSince == 0) {
+        downSince = now;
+      }
+      attempt++;
+      long delay = Math.min(MAX_RETRY_MS, retryMillis << Math.min(attempt - 1, 8));
+      long down = TimeUnit.NANOSECONDS.toMillis(now - downSince);
+      if (down + delay > settings.reconnectBudget().toMillis()) {
+        giveUp(acceptedWhileDown ? "stream_unstable" : "daemon_unreachable", detail);
+        return;
+      }
+      LOG.info(
+          "event stream of session {} dropped ({}); reconnecting in {} ms", sessionId, detail, delay);
+      status(State.RECONNECTING, attempt, Duration.ofMillis(delay), detail);
+      sleep(delay);
+    }
+    if (closed) {
+      status(State.CLOSED, attempt, Duration.ZERO, null);
     }
   }
 
@@ -313,7 +367,7 @@ public final class EventStream implements AutoCloseable {
   /** Reads frames until the stream ends; true when the session ended. */
   private boolean pump(InputStream body) throws IOException {
     boolean[] terminal = {false};
-    new SseReader(body, MAX_LINE_BYTES, () -> lastBytesNanos = clock.nanoTime())
+    new SseReader(body, settings.maxEventBytes(), () -> lastBytesNanos = clock.nanoTime())
         .run(
             new SseReader.Handler() {
               @Override
@@ -346,8 +400,9 @@ public final class EventStream implements AutoCloseable {
       lastEventId = 0;
     }
     if (event instanceof Unknown unknown && "client_evicted".equals(unknown.type())) {
-      evictionReason = Json.text(Json.MAPPER.readTree(data).path("data"), "reason");
+      evictionReason = evictionReason(data);
     }
+    delivered++;
     deliver(event);
     if (event instanceof SessionDied died) {
       status(State.LOST, 0, Duration.ZERO, "session died: " + died.reason());
@@ -358,6 +413,14 @@ public final class EventStream implements AutoCloseable {
       return true;
     }
     return false;
+  }
+
+  private String evictionReason(String data) {
+    try {
+      return http.redact(Json.text(Json.MAPPER.readTree(data).path("data"), "reason"));
+    } catch (JacksonException e) {
+      return null;
+    }
   }
 
   private void giveUp(String reason, String detail) {
@@ -377,8 +440,9 @@ public final class EventStream implements AutoCloseable {
       listener.onEvent(event);
     } catch (RuntimeException e) {
       LOG.warn("daemon listener failed on {}", event.getClass().getSimpleName(), e);
+    } finally {
+      turns.onEvent(event);
     }
-    turns.onEvent(event);
   }
 
   private void status(State state, int attempt, Duration retryIn, String detail) {

@@ -10,8 +10,9 @@ import java.util.Arrays;
  * lines end in CR, LF or CRLF, {@code :} starts a comment, a blank line dispatches.
  *
  * <p>It reads only as fast as its handler returns, so a slow consumer leaves the bytes in the
- * socket instead of in memory. A line longer than the cap ends the stream with an error, which
- * keeps a non-SSE upstream from growing the buffer without bound.
+ * socket instead of in memory. One event (its lines up to the blank line that ends it, so also any
+ * single line) may take at most the cap; a longer one ends the stream with {@link
+ * EventTooLargeException}, so an upstream that never ends an event cannot exhaust the heap.
  */
 public final class SseReader {
 
@@ -27,14 +28,24 @@ public final class SseReader {
     default void onComment(String text) {}
   }
 
+  /** An event, or a line, longer than the cap. */
+  public static final class EventTooLargeException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    EventTooLargeException(int maxEventBytes) {
+      super("event stream event longer than " + maxEventBytes + " bytes");
+    }
+  }
+
   private final InputStream in;
-  private final int maxLineBytes;
+  private final int maxEventBytes;
   private final Runnable onBytes;
   private final byte[] readBuffer = new byte[8192];
   private int readPos;
   private int readLimit;
   private byte[] line = new byte[256];
   private int lineLength;
+  private int eventBytes;
   private boolean skipLf;
 
   private String eventId;
@@ -43,12 +54,13 @@ public final class SseReader {
   private boolean hasData;
 
   /**
+   * @param maxEventBytes the most bytes one event's lines may take together, line ends not counted
    * @param onBytes called whenever bytes arrived, so a watchdog can tell a quiet stream from a
    *     dead one
    */
-  public SseReader(InputStream in, int maxLineBytes, Runnable onBytes) {
+  public SseReader(InputStream in, int maxEventBytes, Runnable onBytes) {
     this.in = in;
-    this.maxLineBytes = maxLineBytes;
+    this.maxEventBytes = maxEventBytes;
     this.onBytes = onBytes;
   }
 
@@ -135,13 +147,14 @@ public final class SseReader {
       }
       if (b == '\n' || b == '\r') {
         skipLf = b == '\r';
+        eventBytes = lineLength == 0 ? 0 : eventBytes + lineLength;
         return new String(line, 0, lineLength, StandardCharsets.UTF_8);
       }
+      if (eventBytes + lineLength >= maxEventBytes) {
+        throw new EventTooLargeException(maxEventBytes);
+      }
       if (lineLength == line.length) {
-        if (lineLength >= maxLineBytes) {
-          throw new IOException("event stream line longer than " + maxLineBytes + " bytes");
-        }
-        line = Arrays.copyOf(line, Math.min(maxLineBytes, lineLength * 2));
+        line = Arrays.copyOf(line, Math.min(maxEventBytes, lineLength * 2));
       }
       line[lineLength++] = b;
     }

@@ -12,6 +12,9 @@ import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.AgentMessageChunk;
 import dev.companion4j.daemon.DaemonEvent.SessionDied;
 import dev.companion4j.daemon.DaemonException;
+import dev.companion4j.daemon.DaemonListener;
+import dev.companion4j.daemon.TurnResult;
+import dev.companion4j.daemon.TurnResult.Outcome;
 import dev.companion4j.daemon.testing.RecordingListener;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -21,6 +24,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -39,6 +43,7 @@ import org.junit.jupiter.api.Test;
  */
 class EventStreamTest {
   private static final Duration LIMIT = Duration.ofSeconds(20);
+  private static final int MAX_BYTES = 1024 * 1024;
 
   /** What one connection answers. */
   interface Script {
@@ -102,13 +107,49 @@ class EventStreamTest {
     };
   }
 
+  /** Time that moves only when the stream waits or the test moves it. */
+  static final class FakeClock implements EventStream.Clock {
+    private final AtomicLong now = new AtomicLong();
+
+    @Override
+    public long nanoTime() {
+      return now.get();
+    }
+
+    @Override
+    public void await(Object monitor, long nanos) {
+      now.addAndGet(nanos);
+    }
+
+    void advance(Duration by) {
+      now.addAndGet(by.toNanos());
+    }
+  }
+
   private EventStream open(Duration budget, Duration heartbeat) {
+    return open(Duration.ofSeconds(5), budget, heartbeat, EventStream.Clock.SYSTEM, events);
+  }
+
+  private EventStream open(
+      Duration connect, Duration budget, Duration heartbeat, EventStream.Clock clock, DaemonListener listener) {
     DaemonHttp http = new DaemonHttp(
-        URI.create("http://127.0.0.1:" + server.getAddress().getPort()), null, Duration.ofSeconds(5), Duration.ofSeconds(5));
-    stream = new EventStream(http, "s1", "client-1", events, turns,
-        new EventStream.Settings(Duration.ofSeconds(5), budget, heartbeat, null), timer, EventStream.Clock.SYSTEM);
+        URI.create("http://127.0.0.1:" + server.getAddress().getPort()), null, connect, Duration.ofSeconds(5),
+        MAX_BYTES, timer);
+    stream = new EventStream(http, "s1", "client-1", listener, turns,
+        new EventStream.Settings(connect, budget, heartbeat, null, MAX_BYTES), timer, clock);
     stream.start(-1);
     return stream;
+  }
+
+  private List<Duration> reconnectDelays() {
+    return events.statuses().stream()
+        .filter(s -> s.state() == State.RECONNECTING)
+        .map(ConnectionStatus::retryIn)
+        .collect(Collectors.toList());
+  }
+
+  private static List<Duration> millis(long... values) {
+    return LongStream.of(values).mapToObj(Duration::ofMillis).collect(Collectors.toList());
   }
 
   private List<String> texts() {
@@ -201,7 +242,8 @@ class EventStreamTest {
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger seen = new AtomicInteger();
     DaemonHttp http = new DaemonHttp(
-        URI.create("http://127.0.0.1:" + server.getAddress().getPort()), null, Duration.ofSeconds(5), Duration.ofSeconds(5));
+        URI.create("http://127.0.0.1:" + server.getAddress().getPort()), null, Duration.ofSeconds(5), Duration.ofSeconds(5),
+        MAX_BYTES, timer);
     List<Long> ids = new CopyOnWriteArrayList<>();
     stream = new EventStream(http, "s1", null, new RecordingListener() {
       @Override
@@ -215,7 +257,8 @@ class EventStreamTest {
           }
         }
       }
-    }, turns, new EventStream.Settings(Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(60), null), timer, EventStream.Clock.SYSTEM);
+    }, turns, new EventStream.Settings(Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(60), null, MAX_BYTES),
+        timer, EventStream.Clock.SYSTEM);
     stream.start(-1);
 
     long totalBytes = (long) total * frame(1, 1 + padding).length();
@@ -232,5 +275,117 @@ class EventStreamTest {
 
     assertThat(stuckAt).as("the server could not write past what the socket holds").isLessThan(totalBytes / 2);
     assertThat(ids).containsExactlyElementsOf(LongStream.rangeClosed(1, total).boxed().collect(Collectors.toList()));
+  }
+
+  @Test
+  void backsOffAndGivesUpWhenTheDaemonAcceptsAndClosesAtOnce() throws IOException {
+    // After 50 connections the server refuses, so a client that never backs off stops too.
+    serve((exchange, out) -> {
+      if (connections.get() > 50) {
+        exchange.sendResponseHeaders(404, -1);
+        return;
+      }
+      events("retry: 0\n\n").play(exchange, out);
+    });
+
+    open(Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofSeconds(60), new FakeClock(), events);
+    SessionDied died = events.awaitEvent(SessionDied.class, e -> true, LIMIT);
+
+    assertThat(died.reason()).isEqualTo("stream_unstable");
+    assertThat(died.reportedByDaemon()).isFalse();
+    assertThat(reconnectDelays())
+        .as("retry: 0 is raised to 100 ms and doubled per attempt; 25.6 s more would pass the 60 s budget")
+        .isEqualTo(millis(100, 200, 400, 800, 1600, 3200, 6400, 12_800, 25_600));
+    assertThat(connections.get()).as("the first connection and nine reconnects").isEqualTo(10);
+    assertThat(events.awaitStatus(State.LOST, LIMIT).detail()).isEqualTo("stream ended");
+  }
+
+  @Test
+  void resetsTheBackoffOnlyAfterAConnectionStayedUp() throws IOException {
+    FakeClock clock = new FakeClock();
+    String died = "id: 3\nevent: session_died\ndata: {\"id\":3,\"v\":1,\"type\":\"session_died\",\"data\":{\"sessionId\":\"s1\",\"reason\":\"channel_closed\"}}\n\n";
+    Script closeAtOnce = events();
+    serve(
+        events("retry: 100\n\n"),
+        closeAtOnce,
+        closeAtOnce,
+        (exchange, out) -> {
+          events(frame(1, "a")).play(exchange, out);
+          await().atMost(LIMIT).until(() -> texts().contains("a"));
+          clock.advance(Duration.ofSeconds(11));
+        },
+        events(frame(2, "b")),
+        events(died));
+
+    open(Duration.ofSeconds(5), Duration.ofSeconds(60), Duration.ofSeconds(60), clock, events);
+    events.awaitEvent(SessionDied.class, e -> true, LIMIT);
+
+    assertThat(texts()).containsExactly("a", "b");
+    assertThat(reconnectDelays())
+        .as("doubling while connections end at once, back to the start after one stayed up for 11 s,"
+            + " doubling again after one that delivered an event but closed at once")
+        .isEqualTo(millis(100, 200, 400, 100, 200));
+  }
+
+  @Test
+  void aFailureOnTheReadingThreadEndsTheSessionVisibly() throws IOException {
+    serve(events("retry: 100\n\n", frame(1, "a"), frame(2, "b")));
+    RecordingListener failing = new RecordingListener() {
+      @Override
+      public void onEvent(DaemonEvent event) {
+        super.onEvent(event);
+        if (event instanceof AgentMessageChunk chunk && chunk.text().equals("a")) {
+          throw new OutOfMemoryError("Java heap space (simulated)");
+        }
+      }
+    };
+    var pending = turns.register("p-open");
+    open(Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(10), EventStream.Clock.SYSTEM, failing);
+
+    SessionDied died = failing.awaitEvent(SessionDied.class, e -> true, LIMIT);
+
+    assertThat(died.reason()).isEqualTo("reader_failed");
+    assertThat(died.reportedByDaemon()).isFalse();
+    assertThat(pending).succeedsWithin(LIMIT).extracting(TurnResult::outcome).isEqualTo(Outcome.SESSION_ENDED);
+    assertThat(failing.awaitStatus(State.LOST, LIMIT).detail()).contains("OutOfMemoryError");
+    assertThat(connections.get()).as("a broken client does not reconnect").isEqualTo(1);
+  }
+
+  @Test
+  void aMalformedEvictionNoticeDoesNotStopTheStream() throws IOException {
+    String died = "id: 2\nevent: session_died\ndata: {\"id\":2,\"v\":1,\"type\":\"session_died\",\"data\":{\"sessionId\":\"s1\",\"reason\":\"channel_closed\"}}\n\n";
+    serve(events("event: client_evicted\ndata: {not json\n\n", frame(1, "a"), died));
+
+    open(Duration.ofSeconds(10), Duration.ofSeconds(10));
+    SessionDied end = events.awaitEvent(SessionDied.class, e -> true, LIMIT);
+
+    assertThat(end.reportedByDaemon()).isTrue();
+    assertThat(texts()).containsExactly("a");
+  }
+
+  @Test
+  void aRefusalWhoseBodyNeverComesFailsTheSubscribeCall() throws IOException {
+    CountDownLatch hold = new CountDownLatch(1);
+    serve((exchange, out) -> {
+      exchange.sendResponseHeaders(401, 1000);
+      out.flush();
+      try {
+        hold.await(LIMIT.toSeconds(), TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    try {
+      CompletableFuture<EventStream> subscribing =
+          CompletableFuture.supplyAsync(() -> open(
+              Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10), EventStream.Clock.SYSTEM, events));
+
+      await().atMost(Duration.ofSeconds(5)).until(subscribing::isDone);
+      assertThatThrownBy(subscribing::join)
+          .hasCauseInstanceOf(DaemonException.class)
+          .hasMessageContaining("GET /session/s1/events failed with HTTP 401");
+    } finally {
+      hold.countDown();
+    }
   }
 }

@@ -66,4 +66,18 @@ class SseReaderTest {
         .isInstanceOf(IOException.class)
         .hasMessageContaining("longer than 1024");
   }
+
+  @Test
+  void refusesAnEndlessEventOfShortLines() {
+    assertThatThrownBy(() -> read("data: x\n".repeat(1000), 1024))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("longer than 1024");
+    assertThat(seen).isEmpty();
+  }
+
+  @Test
+  void boundsEachEventNotTheStream() throws IOException {
+    read("data: 0123456789\ndata: 0123456789\n\n".repeat(100), 64);
+    assertThat(seen).hasSize(100).allMatch(f -> f.endsWith("data=0123456789\n0123456789"));
+  }
 }
