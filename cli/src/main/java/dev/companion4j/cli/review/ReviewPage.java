@@ -11,10 +11,13 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,13 +80,51 @@ public final class ReviewPage {
    * Opens {@code url} in the default browser, without waiting for it: {@code open} on macOS,
    * {@code xdg-open} on Linux and other Unix desktops, {@link Desktop#browse} otherwise. Logs how
    * to open it by hand when none of these works.
+   *
+   * <p>The token never becomes a process argument, which every local user can read: the browser
+   * is pointed at an owner-only file that redirects to {@code url}, removed when the JVM exits.
    */
   public static void open(String url) {
-    open(url, System.getProperty("os.name", ""), System.getenv());
+    Path privateDir;
+    try {
+      privateDir = Files.createTempDirectory("companion4j-", PosixFilePermissions.asFileAttribute(OWNER_DIR));
+    } catch (IOException | UnsupportedOperationException e) {
+      couldNotOpen(url, "cannot write the launch file: " + e.getMessage());
+      return;
+    }
+    open(url, privateDir, System.getProperty("os.name", ""), System.getenv());
   }
 
-  static void open(String url, String osName, Map<String, String> env) {
-    Optional<List<String>> command = browserCommand(url, osName, env);
+  static void open(String url, Path privateDir, String osName, Map<String, String> env) {
+    String target;
+    try {
+      target = launchFile(url, privateDir).toUri().toString();
+    } catch (IOException e) {
+      couldNotOpen(url, "cannot write the launch file: " + e.getMessage());
+      return;
+    }
+    open(target, url, osName, env);
+  }
+
+  private static final Set<PosixFilePermission> OWNER_DIR = PosixFilePermissions.fromString("rwx------");
+  private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");
+
+  /** Writes an owner-only page in {@code privateDir} that sends the browser on to {@code url}. */
+  static Path launchFile(String url, Path privateDir) throws IOException {
+    Path file = Files.createFile(privateDir.resolve("review.html"), PosixFilePermissions.asFileAttribute(OWNER_FILE));
+    Files.writeString(file, "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url="
+        + url + "\"><title>Companion4J</title><a href=\"" + url + "\">Open the review page</a>\n");
+    file.toFile().deleteOnExit();
+    privateDir.toFile().deleteOnExit();
+    return file;
+  }
+
+  /**
+   * @param target what the launcher is given (the launch file)
+   * @param url the page itself, shown on the terminal only if nothing can open it
+   */
+  private static void open(String target, String url, String osName, Map<String, String> env) {
+    Optional<List<String>> command = browserCommand(target, osName, env);
     if (command.isPresent()) {
       try {
         Process p =
@@ -107,7 +148,7 @@ public final class ReviewPage {
     if (!osName.toLowerCase(Locale.ROOT).contains("linux") || hasDisplay(env)) {
       try {
         if (Desktop.isDesktopSupported() && Desktop.getDesktop().isSupported(Desktop.Action.BROWSE)) {
-          Desktop.getDesktop().browse(URI.create(url));
+          Desktop.getDesktop().browse(URI.create(target));
           return;
         }
       } catch (IOException | UnsupportedOperationException e) {

@@ -1,14 +1,22 @@
 package dev.companion4j.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -136,5 +144,87 @@ class SecurityIT {
     }
     assertThat(companion.stderr()).contains("CLI connected").doesNotContain(companion.token());
     assertThat(companion.ready().toString()).doesNotContain(companion.token());
+  }
+
+  @Test
+  void dotSegmentsFromThePublicPageNeverReachAProtectedRoute() throws Exception {
+    Path file = env.file("secret.txt", "the user's code\n");
+    try (CliDriver cli = CliDriver.start(Cli.QWEN, env.workspace(), env.variables())) {
+      cli.connect();
+      cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", "proposed secret\n"));
+      await().atMost(Duration.ofSeconds(30))
+          .until(() -> companion.get("/editor/diffs").body().contains("proposed secret"));
+      String session = CompanionProcess.JSON.readTree(companion.get("/editor/state").body())
+          .path("clients").path(0).path("id").asString();
+      List<String> prefixes = List.of("/review/../", "/review/./../", "/review/%2e%2e/", "/review/%2E%2E/",
+          "/review/.%2e/", "/review/..%2f", "/review/..;/", "/review//../", "/./");
+      List<String> targets = List.of("editor/diffs", "editor/state", "editor/events/stream", "editor/events",
+          "editor/diffs/accept", "mcp");
+      for (String prefix : prefixes) {
+        for (String target : targets) {
+          for (String method : List.of("GET", "HEAD", "POST", "DELETE")) {
+            Map<String, String> h = headers(ownHost(), null, null);
+            h.put("mcp-session-id", session);
+            String body = method.equals("POST") ? "{\"filePath\":\"" + file + "\"}" : null;
+            RawHttp.Response r = RawHttp.send(companion.port(), method, prefix + target, h, body);
+            assertThat(r.status()).as(method + " " + prefix + target).isBetween(400, 499);
+            assertThat(r.body()).as(method + " " + prefix + target).doesNotContain("proposed secret", "the user's code");
+          }
+        }
+      }
+      assertThat(companion.get("/editor/diffs").body()).as("still pending, answered by nobody").contains("proposed secret");
+      assertThat(cli.call("status").path("status").asString()).isEqualTo("connected");
+    }
+  }
+
+  @Test
+  void traceAndOtherUnusedMethodsAreRefusedWithoutEchoingTheRequest() throws Exception {
+    String auth = "Bearer " + companion.token();
+    for (String method : List.of("TRACE", "OPTIONS", "PUT", "PATCH")) {
+      for (String path : List.of("/editor/state", "/mcp", "/review/")) {
+        RawHttp.Response r = RawHttp.send(companion.port(), method, path, headers(ownHost(), auth, null), null);
+        assertThat(r.status()).as(method + " " + path).isEqualTo(405);
+        assertThat(r.head() + r.body()).as(method + " " + path).doesNotContain(companion.token());
+      }
+    }
+  }
+
+  @Test
+  void connectionsThatNeverFinishTheirHeadersAreClosedAndCliConnectAfterwards() throws Exception {
+    List<Socket> stalled = new ArrayList<>();
+    try {
+      for (int i = 0; i < 150; i++) {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", companion.port()));
+        s.getOutputStream().write(("GET /editor/state HTTP/1.1\r\nHost: " + ownHost() + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        s.setSoTimeout(5);
+        stalled.add(s);
+      }
+      // Keep every connection busy with a header byte at a time, as slowloris does, until the
+      // companion closes it: an idle timeout alone would never fire.
+      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1))
+          .until(() -> {
+            stalled.removeIf(SecurityIT::closedByPeer);
+            return stalled.isEmpty();
+          });
+      try (CliDriver cli = CliDriver.start(Cli.GEMINI, env.workspace(), env.variables())) {
+        assertThat(cli.connect().path("status").asString()).isEqualTo("connected");
+      }
+    } finally {
+      for (Socket s : stalled) {
+        s.close();
+      }
+    }
+  }
+
+  private static boolean closedByPeer(Socket s) {
+    try {
+      s.getOutputStream().write('X');
+      return s.getInputStream().read() == -1;
+    } catch (SocketTimeoutException stillOpen) {
+      return false;
+    } catch (IOException reset) {
+      return true;
+    }
   }
 }

@@ -2,6 +2,7 @@ package dev.companion4j.cli.review;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionHost;
@@ -15,6 +16,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -178,5 +181,24 @@ class ReviewPageTest {
     assertThat(ReviewPage.browserCommand(url, "Linux", noDisplay)).as("no text browser in the terminal").isEmpty();
     assertThat(ReviewPage.browserCommand(url, "Linux", Map.of("PATH", "/nonexistent", "DISPLAY", ":0"))).isEmpty();
     assertThat(ReviewPage.browserCommand(url, "Windows 11", desktop)).as("Desktop.browse there").isEmpty();
+  }
+
+  @Test
+  void theTokenNeverBecomesAProcessArgument(@TempDir Path temp) throws Exception {
+    Path bin = Files.createDirectories(temp.resolve("bin"));
+    Path seen = temp.resolve("args.txt");
+    Path launcher = Files.writeString(bin.resolve("xdg-open"), "#!/bin/sh\nprintf '%s' \"$*\" > " + seen + ".tmp && mv " + seen + ".tmp " + seen + "\n");
+    assertThat(launcher.toFile().setExecutable(true)).isTrue();
+    Path privateDir = Files.createDirectory(temp.resolve("private"));
+    String url = ReviewPage.pageUrl(4711, "5ecret");
+
+    ReviewPage.open(url, privateDir, "Linux", Map.of("PATH", bin.toString(), "DISPLAY", ":0"));
+
+    await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(seen));
+    String argument = Files.readString(seen);
+    assertThat(argument).startsWith("file:").doesNotContain("5ecret");
+    Path page = Path.of(URI.create(argument));
+    assertThat(Files.readString(page)).contains(url);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(page))).isEqualTo("rw-------");
   }
 }

@@ -6,8 +6,6 @@ import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.DiffViewException;
 import dev.companion4j.engine.PendingDiff;
 import java.io.IOException;
-import java.nio.charset.MalformedInputException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -47,6 +45,7 @@ public final class DiffCoordinator {
   private final List<CompanionListener> listeners;
   private final Clock clock;
   private final Map<String, PendingDiff> pending = new LinkedHashMap<>();
+  private final ReviewedFiles files = new ReviewedFiles();
 
   public DiffCoordinator(
       CompanionHost host,
@@ -64,10 +63,7 @@ public final class DiffCoordinator {
   /** Handles the {@code openDiff} tool. */
   public void open(String sessionId, String filePath, String newContent) throws DiffRequestException {
     Path path = validatePath(filePath);
-    if (Files.isDirectory(path)) {
-      throw new DiffRequestException("filePath names a directory, not a file: " + filePath);
-    }
-    String original = readOriginal(path, filePath);
+    String original = files.readOriginal(path, filePath, realRoots());
     PendingDiff diff = new PendingDiff(filePath, path, original, newContent, clock.instant(), sessionId);
     PendingDiff replaced = take(filePath);
     if (replaced != null) {
@@ -207,16 +203,16 @@ public final class DiffCoordinator {
     }
   }
 
-  private static String readOriginal(Path path, String filePath) throws DiffRequestException {
-    if (!Files.exists(path)) {
-      return "";
-    }
+  private List<Path> realRoots() {
+    return roots.get().stream().map(DiffCoordinator::real).toList();
+  }
+
+  private static Path real(Path root) {
+    Path r = root.toAbsolutePath().normalize();
     try {
-      return Files.readString(path);
-    } catch (MalformedInputException e) {
-      throw new DiffRequestException("The file is not UTF-8 text and cannot be diffed: " + filePath);
+      return r.toRealPath();
     } catch (IOException e) {
-      throw new DiffRequestException("The file cannot be read: " + filePath + " (" + e.getMessage() + ")");
+      return r;
     }
   }
 }

@@ -19,6 +19,7 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -49,6 +50,12 @@ public final class CompanionServer {
       List<Route> routes,
       SessionObserver sessions) {}
 
+  /** The most connections served at once; CLIs use two or three each, a review page a few. */
+  static final int MAX_CONNECTIONS = 128;
+
+  /** How long a new connection may take to send its first complete request head. */
+  static final Duration HEADER_DEADLINE = Duration.ofSeconds(10);
+
   private static final JsonSchemaValidator NO_SCHEMA_VALIDATION =
       (schema, value) -> JsonSchemaValidator.ValidationResponse.asValid(null);
 
@@ -72,6 +79,10 @@ public final class CompanionServer {
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     jetty.addConnector(connector);
+    // Against descriptor exhaustion by idle or half-open connections: at most this many at once
+    // (further ones wait in the backlog), and none may sit without a whole request head for long.
+    jetty.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
+    connector.addEventListener(new HeaderDeadline(connector, HEADER_DEADLINE));
     jetty.setStopTimeout(2_000);
   }
 
@@ -118,8 +129,8 @@ public final class CompanionServer {
         new RequestGuard(
             settings.authToken(),
             this::port,
-            uri -> hostPaths.stream().anyMatch(uri::startsWith),
-            uri -> openPaths.stream().anyMatch(uri::startsWith),
+            path -> hostPaths.stream().anyMatch(prefix -> under(path, prefix)),
+            path -> openPaths.stream().anyMatch(prefix -> under(path, prefix)),
             settings.maxBodyBytes());
     addFilter(context, guard, "/*");
     addFilter(context, new McpTransportFilter(settings.sessions(), settings.maxBodyBytes()), MCP_PATH);
@@ -141,6 +152,10 @@ public final class CompanionServer {
     // Without async support the SDK's SSE streams fail with 500 while the CLI still looks connected.
     holder.setAsyncSupported(true);
     context.addFilter(holder, pathSpec, EnumSet.of(DispatcherType.REQUEST));
+  }
+
+  private static boolean under(String path, String prefix) {
+    return path.equals(prefix) || path.startsWith(prefix.endsWith("/") ? prefix : prefix + "/");
   }
 
   private static String prefixOf(String pathSpec) {

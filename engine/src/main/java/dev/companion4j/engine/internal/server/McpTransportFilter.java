@@ -4,6 +4,7 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
@@ -45,21 +46,28 @@ public final class McpTransportFilter extends HttpFilter {
   protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
     String sessionId = request.getHeader(SESSION_HEADER);
-    HttpServletResponse cleanErrors = new CleanErrorResponse(response);
+    CleanErrorResponse cleanErrors = new CleanErrorResponse(response);
     switch (request.getMethod()) {
-      case "POST" -> post(request, cleanErrors, chain, sessionId);
-      case "GET" -> get(request, cleanErrors, chain, sessionId);
+      case "POST" -> post(request, response, cleanErrors, chain, sessionId);
+      case "GET" -> get(request, response, cleanErrors, chain, sessionId);
       case "DELETE" -> {
+        if (sessionId == null) {
+          rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required");
+          return;
+        }
         chain.doFilter(request, cleanErrors);
-        if (sessionId != null && response.getStatus() < 300) {
+        if (response.getStatus() < 300 && !cleanErrors.refused()) {
           sessions.deleted(sessionId);
         }
       }
       default -> HttpBodies.error(response, 405, "method not allowed; MCP uses GET, POST and DELETE");
     }
+    cleanErrors.finish();
   }
 
-  private void post(HttpServletRequest request, HttpServletResponse response, FilterChain chain, String sessionId)
+  /** Refusals of its own go to {@code response}; what the SDK answers goes through {@code sdk}. */
+  private void post(
+      HttpServletRequest request, HttpServletResponse response, HttpServletResponse sdk, FilterChain chain, String sessionId)
       throws IOException, ServletException {
     byte[] body;
     try {
@@ -75,11 +83,24 @@ public final class McpTransportFilter extends HttpFilter {
       rpcError(response, 400, -32700, "Parse error: the body is not valid JSON");
       return;
     }
-    if (message == null || !(message.isObject() || message.isArray())) {
+    if (message != null && message.isArray()) {
+      rpcError(response, 400, -32600, "Invalid Request: JSON-RPC batches are not supported");
+      return;
+    }
+    if (message == null || !message.isObject()) {
       rpcError(response, 400, -32600, "Invalid Request: expected a JSON-RPC message object");
       return;
     }
-    JsonNode initialize = findInitialize(message);
+    String invalid = invalidEnvelope(message, request.getHeader("Accept"));
+    if (invalid != null) {
+      rpcError(response, 400, -32600, "Invalid Request: " + invalid);
+      return;
+    }
+    JsonNode initialize = "initialize".equals(message.path("method").asString(null)) ? message : null;
+    if (initialize == null && sessionId == null) {
+      rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required after initialize");
+      return;
+    }
     if (initialize != null && !sessions.acceptsNewSession()) {
       rpcError(response, 503, -32000, "Too many connected clients; close another CLI session first");
       return;
@@ -87,7 +108,7 @@ public final class McpTransportFilter extends HttpFilter {
     if (sessionId != null) {
       sessions.active(sessionId);
     }
-    chain.doFilter(new BufferedBodyRequest(request, body), new NoEventIdResponse(response));
+    chain.doFilter(new BufferedBodyRequest(request, body), new NoEventIdResponse(sdk));
     if (initialize != null) {
       String created = response.getHeader(SESSION_HEADER);
       if (created != null) {
@@ -97,26 +118,49 @@ public final class McpTransportFilter extends HttpFilter {
     }
   }
 
-  private void get(HttpServletRequest request, HttpServletResponse response, FilterChain chain, String sessionId)
+  private void get(
+      HttpServletRequest request, HttpServletResponse response, HttpServletResponse sdk, FilterChain chain, String sessionId)
       throws IOException, ServletException {
-    chain.doFilter(request, response);
-    if (sessionId == null || !request.isAsyncStarted() || response.getStatus() != 200) {
+    String accept = request.getHeader("Accept");
+    if (accept == null || !accept.contains("text/event-stream")) {
+      rpcError(response, 406, -32600, "Invalid Request: the notification stream needs Accept: text/event-stream");
+      return;
+    }
+    if (sessionId == null) {
+      rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required");
+      return;
+    }
+    chain.doFilter(request, sdk);
+    if (!request.isAsyncStarted() || response.getStatus() != 200) {
       return;
     }
     AsyncEnd.onEnd(request.getAsyncContext(), () -> sessions.streamClosed(sessionId));
     sessions.streamOpened(sessionId);
   }
 
-  private static JsonNode findInitialize(JsonNode message) {
-    if (message.isArray()) {
-      for (JsonNode m : message) {
-        if ("initialize".equals(m.path("method").asString(null))) {
-          return m;
-        }
-      }
-      return null;
+  /**
+   * What is wrong with a message's envelope, or null. The SDK would answer these with a serialized
+   * Java exception; the CLIs never send them.
+   */
+  private static String invalidEnvelope(JsonNode message, String accept) {
+    if (accept == null || !accept.contains("application/json") || !accept.contains("text/event-stream")) {
+      return "Accept must list application/json and text/event-stream";
     }
-    return "initialize".equals(message.path("method").asString(null)) ? message : null;
+    if (!"2.0".equals(message.path("jsonrpc").asString(null))) {
+      return "jsonrpc must be \"2.0\"";
+    }
+    JsonNode id = message.get("id");
+    if (id != null && !id.isString() && !(id.isIntegralNumber() && id.canConvertToLong())) {
+      return "id must be a string or an integer";
+    }
+    JsonNode method = message.get("method");
+    if (method != null && !method.isString()) {
+      return "method must be a string";
+    }
+    if (method == null && id == null) {
+      return "a message needs a method or an id";
+    }
+    return null;
   }
 
   private static void rpcError(HttpServletResponse response, int status, int code, String message)
@@ -184,27 +228,68 @@ public final class McpTransportFilter extends HttpFilter {
     }
   }
 
-  /** Answers the SDK's bare errors (whose default pages may carry internals) with short JSON. */
+  /**
+   * Answers every error the SDK produces with a short JSON-RPC error: its own error bodies are
+   * serialized Java exceptions, stack trace and JDK version included. An error status set by the
+   * SDK swallows what it writes after; {@link #finish()} then writes the clean answer.
+   */
   private static final class CleanErrorResponse extends HttpServletResponseWrapper {
+    private static final PrintWriter DISCARD = new PrintWriter(Writer.nullWriter());
+    private int refusedStatus;
+
     CleanErrorResponse(HttpServletResponse response) {
       super(response);
     }
 
-    @Override
-    public void sendError(int status, String message) throws IOException {
-      sendError(status);
+    boolean refused() {
+      return refusedStatus != 0;
     }
 
     @Override
-    public void sendError(int status) throws IOException {
-      String message = switch (status) {
-        case 404 -> "unknown or expired MCP session; initialize a new one";
-        case 400 -> "bad MCP request";
-        case 413 -> "request body too large";
-        case 503 -> "the companion is shutting down";
-        default -> "request refused (" + status + ")";
-      };
-      HttpBodies.error((HttpServletResponse) getResponse(), status, message);
+    public void setStatus(int status) {
+      if (status >= 400) {
+        refusedStatus = status;
+      } else {
+        super.setStatus(status);
+      }
+    }
+
+    @Override
+    public void sendError(int status, String message) {
+      refusedStatus = status;
+    }
+
+    @Override
+    public void sendError(int status) {
+      refusedStatus = status;
+    }
+
+    @Override
+    public PrintWriter getWriter() throws IOException {
+      return refused() ? DISCARD : super.getWriter();
+    }
+
+    @Override
+    public ServletOutputStream getOutputStream() throws IOException {
+      if (refused()) {
+        throw new IOException("the answer is an error, written by the filter");
+      }
+      return super.getOutputStream();
+    }
+
+    void finish() throws IOException {
+      if (!refused() || getResponse().isCommitted()) {
+        return;
+      }
+      HttpServletResponse response = (HttpServletResponse) getResponse();
+      response.resetBuffer();
+      switch (refusedStatus) {
+        case 404 -> rpcError(response, 404, -32001, "Unknown or expired MCP session; initialize a new one");
+        case 400 -> rpcError(response, 400, -32600, "Invalid Request: bad MCP request");
+        case 413 -> rpcError(response, 413, -32600, "Invalid Request: request body too large");
+        case 503 -> rpcError(response, 503, -32000, "The companion is shutting down");
+        default -> rpcError(response, refusedStatus, -32603, "Internal error: the request could not be processed");
+      }
     }
   }
 

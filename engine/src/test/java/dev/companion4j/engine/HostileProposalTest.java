@@ -1,0 +1,187 @@
+package dev.companion4j.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.companion4j.engine.discovery.DiscoveryLocations;
+import dev.companion4j.testkit.McpTapClient;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.RandomAccessFile;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Proposals a hostile or careless CLI (or a model steering it) can send: a path naming a FIFO, a
+ * huge file, a symlink out of the workspace. Each gets a precise tool error, and the companion
+ * keeps serving everyone else. The time bounds below only guard against hangs.
+ */
+class HostileProposalTest {
+  private static final Duration HANG_GUARD = Duration.ofSeconds(60);
+
+  @TempDir Path temp;
+  Path workspace;
+  RecordingHost host;
+  Companion companion;
+  McpTapClient client;
+
+  @BeforeEach
+  void start() throws Exception {
+    workspace = Files.createDirectories(temp.resolve("ws"));
+    host = new RecordingHost(workspace);
+    companion = Companion.builder(host)
+        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
+        .build();
+    companion.start();
+    client = new McpTapClient(companion.port(), companion.authToken(), "test-client");
+  }
+
+  @AfterEach
+  void stop() {
+    client.close();
+    companion.close();
+  }
+
+  @Test
+  void openDiffOnAFifoIsRefusedAndPinsNoServerThread() throws Exception {
+    Path fifo = workspace.resolve("pipe.txt");
+    assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+
+    // More calls than the server has threads: each must come back, and serving must go on.
+    List<String> errors = new ArrayList<>();
+    assertTimeoutPreemptively(HANG_GUARD, () -> {
+      for (int i = 0; i < 80; i++) {
+        errors.add(errorOf(Map.of("filePath", fifo.toString(), "newContent", "x")));
+      }
+    });
+
+    assertThat(errors).allSatisfy(e -> assertThat(e).startsWith("filePath is not a regular file"));
+    assertTimeoutPreemptively(HANG_GUARD, () -> {
+      try (McpTapClient late = new McpTapClient(companion.port(), companion.authToken(), "late")) {
+        assertThat(late.client.listTools().tools()).hasSize(2);
+      }
+      Path ok = Files.writeString(workspace.resolve("ok.txt"), "ok");
+      assertThat(client.call("openDiff", Map.of("filePath", ok.toString(), "newContent", "fine")).isError()).isNotEqualTo(true);
+    });
+    assertThat(host.shown).extracting(PendingDiff::filePath).containsExactly(workspace.resolve("ok.txt").toString());
+  }
+
+  @Test
+  void aSymlinkToAFifoIsRefusedToo() throws Exception {
+    Path fifo = workspace.resolve("real-pipe");
+    assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+    Path link = Files.createSymbolicLink(workspace.resolve("link.txt"), fifo);
+
+    String error = assertTimeoutPreemptively(HANG_GUARD, () -> errorOf(Map.of("filePath", link.toString(), "newContent", "x")));
+
+    assertThat(error).startsWith("filePath is not a regular file");
+  }
+
+  @Test
+  void aFileOverTheCapIsRefusedWithTheReason() throws Exception {
+    Path big = workspace.resolve("big.log");
+    try (RandomAccessFile f = new RandomAccessFile(big.toFile(), "rw")) {
+      f.setLength(100L * 1024 * 1024);
+    }
+
+    String error = errorOf(Map.of("filePath", big.toString(), "newContent", "x"));
+
+    assertThat(error).isEqualTo("The file is larger than 8 MiB, the most the editor reviews: " + big);
+    assertThat(host.shown).isEmpty();
+    assertThat(companion.pendingDiffs()).isEmpty();
+  }
+
+  @Test
+  void aSymlinkInTheWorkspaceLeadingOutOfItIsNotRead() throws Exception {
+    Path secret = Files.writeString(temp.resolve("secret.txt"), "private key material");
+    Path link = Files.createSymbolicLink(workspace.resolve("innocent.txt"), secret);
+    Path outsideDir = Files.createDirectories(temp.resolve("outside-dir"));
+    Path dirLink = Files.createSymbolicLink(workspace.resolve("out"), outsideDir);
+
+    String viaFile = errorOf(Map.of("filePath", link.toString(), "newContent", "x"));
+    String viaDir = errorOf(Map.of("filePath", dirLink.resolve("new.txt").toString(), "newContent", "x"));
+
+    assertThat(viaFile).isEqualTo("filePath resolves to a place outside every workspace root: " + link);
+    assertThat(viaDir).startsWith("filePath resolves to a place outside every workspace root");
+    assertThat(host.shown).isEmpty();
+  }
+
+  @Test
+  void aSymlinkWithinTheWorkspaceStillWorks() throws Exception {
+    Path target = Files.writeString(workspace.resolve("target.txt"), "inside");
+    Path link = Files.createSymbolicLink(workspace.resolve("alias.txt"), target);
+
+    McpSchema.CallToolResult ack = client.call("openDiff", Map.of("filePath", link.toString(), "newContent", "new"));
+
+    assertThat(ack.isError()).isNotEqualTo(true);
+    assertThat(host.shown).singleElement().extracting(PendingDiff::originalContent).isEqualTo("inside");
+  }
+
+  @Test
+  void errorAnswersCarryNoJavaInternals() throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    String session = "\"mcp-session-id\"";
+    List<HttpResponse<String>> answers = new ArrayList<>();
+    // The SDK answers each of these with a serialized exception of its own.
+    answers.add(http.send(get(null), HttpResponse.BodyHandlers.ofString()));
+    answers.add(http.send(get("no-such-session"), HttpResponse.BodyHandlers.ofString()));
+    answers.add(http.send(post(null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"), HttpResponse.BodyHandlers.ofString()));
+    answers.add(http.send(post("no-such-session", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"), HttpResponse.BodyHandlers.ofString()));
+    for (String id : List.of("1.5", "null", "123456789012345678901234567890", "{}", "true")) {
+      answers.add(http.send(post("no-such-session", "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\"}"), HttpResponse.BodyHandlers.ofString()));
+    }
+    answers.add(http.send(post(null, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}]"), HttpResponse.BodyHandlers.ofString()));
+    answers.add(http.send(delete("no-such-session"), HttpResponse.BodyHandlers.ofString()));
+
+    for (HttpResponse<String> answer : answers) {
+      assertThat(answer.statusCode()).as(answer.request().method() + " " + answer.body()).isBetween(400, 499);
+      assertThat(answer.body())
+          .as(answer.request().method() + " with session " + answer.request().headers().firstValue("mcp-session-id"))
+          .contains("\"error\"")
+          .doesNotContain("stackTrace", "java.", "Exception", "jdk", "at io.", session);
+    }
+    assertThat(client.client.listTools().tools()).hasSize(2);
+  }
+
+  private HttpRequest.Builder mcp(String sessionId) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/mcp"))
+        .header("Authorization", "Bearer " + companion.authToken());
+    if (sessionId != null) {
+      b.header("mcp-session-id", sessionId);
+    }
+    return b;
+  }
+
+  private HttpRequest get(String sessionId) {
+    return mcp(sessionId).GET().build();
+  }
+
+  private HttpRequest delete(String sessionId) {
+    return mcp(sessionId).DELETE().build();
+  }
+
+  private HttpRequest post(String sessionId, String body) {
+    return mcp(sessionId)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .build();
+  }
+
+  private String errorOf(Map<String, Object> args) {
+    McpSchema.CallToolResult result = client.call("openDiff", args);
+    assertThat(result.isError()).as("isError for " + args).isTrue();
+    return ((McpSchema.TextContent) result.content().get(0)).text();
+  }
+}
