@@ -377,7 +377,8 @@ public final class Companion implements AutoCloseable {
       engineThread.execute(() -> {
         try {
           task.run();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+          // The executor would swallow it; an OutOfMemoryError here must at least leave a line.
           log.error("Engine task failed", e);
         }
       });
