@@ -1,7 +1,11 @@
 package dev.companion4j.cli;
 
 import dev.companion4j.cli.chat.ChatCommand;
+import java.io.IOException;
 import java.util.Arrays;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -19,6 +23,7 @@ import picocli.CommandLine.Command;
       CommandLine.HelpCommand.class
     })
 public final class Main {
+  private static final Set<String> STARTING_COMMANDS = Set.of("serve", "run");
 
   public static void main(String[] args) {
     if (args.length > 0 && args[0].equals("chat")) {
@@ -31,7 +36,18 @@ public final class Main {
   static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
     cl.setUsageHelpAutoWidth(true);
+    cl.setExecutionExceptionHandler(Main::failedToStart);
     return cl;
+  }
+
+  /** A companion that cannot start says why in one line: the user can act on that, not on a stack trace. */
+  private static int failedToStart(Exception e, CommandLine command, CommandLine.ParseResult parsed) throws Exception {
+    if (!(e instanceof IOException) || !STARTING_COMMANDS.contains(command.getCommandName())) {
+      throw e;
+    }
+    LoggerFactory.getLogger(Main.class).debug("Start failed", e);
+    command.getErr().println("companion4j: cannot start: " + Objects.toString(e.getMessage(), e.getClass().getSimpleName()));
+    return 1;
   }
 
   static final class Version implements CommandLine.IVersionProvider {

@@ -15,6 +15,11 @@ public enum DiscoveryFileKind {
     }
 
     @Override
+    Path sharedUpTo(DiscoveryLocations locations) {
+      return locations.qwenHome();
+    }
+
+    @Override
     String fileName(long pid, int port) {
       return port + ".lock";
     }
@@ -77,6 +82,14 @@ public enum DiscoveryFileKind {
   }
 
   abstract Path dir(DiscoveryLocations locations);
+
+  /**
+   * The deepest directory on the way to {@link #dir} that may be shared with other users (as
+   * {@code /tmp} is) or be a link; the companion owns everything below it alone.
+   */
+  Path sharedUpTo(DiscoveryLocations locations) {
+    return locations.tmpDir();
+  }
 
   abstract String fileName(long pid, int port);
 

@@ -1,27 +1,56 @@
 package dev.companion4j.engine.discovery;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.UserPrincipal;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Finds companions' discovery files and tells the live from the stale. */
+/**
+ * Finds companions' discovery files and tells the live from the stale. It trusts nothing it finds:
+ * only directories that pass the checks writing applies are listed, and only this user's regular
+ * files in them are read, never through a link and at most {@value #MAX_FILE_BYTES} bytes each.
+ * Every read runs on a helper thread under a deadline, so even a file swapped for a FIFO between
+ * the check and the open costs a helper thread, never the caller.
+ */
 public final class DiscoveryScanner {
   private static final Logger log = LoggerFactory.getLogger(DiscoveryScanner.class);
   private static final JsonMapper JSON = JsonMapper.shared();
   private static final int CONNECT_TIMEOUT_MILLIS = 300;
+  /** A discovery file holds a few hundred bytes. */
+  static final int MAX_FILE_BYTES = 64 * 1024;
+  private static final Duration READ_DEADLINE = Duration.ofSeconds(2);
+  /** A thread per read in flight: one stuck in a FIFO's open() must not hold up the next read. */
+  private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "companion4j-discovery-read");
+    t.setDaemon(true);
+    return t;
+  });
 
   private final DiscoveryLocations locations;
 
@@ -29,7 +58,7 @@ public final class DiscoveryScanner {
     this.locations = locations;
   }
 
-  /** Every readable discovery file in every location, of any companion. */
+  /** Every readable discovery file of this user's in every location, of any companion. */
   public List<DiscoveredCompanion> scan() {
     return scan(true);
   }
@@ -39,7 +68,12 @@ public final class DiscoveryScanner {
     List<DiscoveredCompanion> found = new ArrayList<>();
     for (DiscoveryFileKind kind : DiscoveryFileKind.values()) {
       Path dir = kind.dir(locations);
-      if (!Files.isDirectory(dir)) {
+      try {
+        if (!FileTrust.secureDirectory(dir, kind.sharedUpTo(locations), false)) {
+          continue;
+        }
+      } catch (IOException e) {
+        log.debug("Not scanning {}: {}", dir, e.getMessage());
         continue;
       }
       try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
@@ -65,7 +99,7 @@ public final class DiscoveryScanner {
   public List<Path> removeStale() {
     List<Path> removed = new ArrayList<>();
     for (DiscoveredCompanion c : scan(false)) {
-      if (c.pid().isEmpty() || c.alive() || !ownedByMe(c.file())) {
+      if (c.pid().isEmpty() || c.alive()) {
         continue;
       }
       try {
@@ -80,10 +114,37 @@ public final class DiscoveryScanner {
     return removed;
   }
 
+  /**
+   * {@link #removeStale} on a daemon thread of its own, for a caller that must not wait for the
+   * file system (a companion right after its start). A failure or a missed deadline is logged.
+   *
+   * @return the files removed; completes exceptionally with a {@link TimeoutException} when the
+   *     cleanup has not finished within {@code deadline}
+   */
+  public CompletableFuture<List<Path>> removeStaleInBackground(Duration deadline) {
+    CompletableFuture<List<Path>> removed = new CompletableFuture<>();
+    Thread cleanup = new Thread(() -> {
+      try {
+        removed.complete(removeStale());
+      } catch (RuntimeException e) {
+        removed.completeExceptionally(e);
+      }
+    }, "companion4j-discovery-cleanup");
+    cleanup.setDaemon(true);
+    cleanup.start();
+    return removed.orTimeout(deadline.toMillis(), TimeUnit.MILLISECONDS).whenComplete((files, failure) -> {
+      if (failure instanceof TimeoutException) {
+        log.warn("Stale discovery files not cleaned up within {}", deadline);
+      } else if (failure != null) {
+        log.warn("Stale discovery files not cleaned up: {}", failure.toString());
+      }
+    });
+  }
+
   private Optional<DiscoveredCompanion> read(
       Path file, DiscoveryFileKind kind, Matcher name, boolean probePort) {
     try {
-      JsonNode json = JSON.readTree(Files.readAllBytes(file));
+      JsonNode json = JSON.readTree(readBounded(file));
       int port = json.path("port").asInt(-1);
       if (port <= 0 || port > 65_535) {
         return Optional.empty();
@@ -106,8 +167,50 @@ public final class DiscoveryScanner {
               owner,
               alive));
     } catch (IOException | RuntimeException e) {
-      log.debug("Skipping unreadable discovery file {}: {}", file, e.getMessage());
+      log.debug("Skipping discovery file {}: {}", file, e.getMessage());
       return Optional.empty();
+    }
+  }
+
+  /** The file's bytes, if it is this user's regular file of at most {@link #MAX_FILE_BYTES}. */
+  private static byte[] readBounded(Path file) throws IOException {
+    if (!FileTrust.checkOwnRegularFile(file, MAX_FILE_BYTES)) {
+      throw new NoSuchFileException(file.toString());
+    }
+    return readWithin(file, READ_DEADLINE);
+  }
+
+  /**
+   * Reads at most {@link #MAX_FILE_BYTES} of {@code file} on a helper thread, giving up after
+   * {@code deadline}: the file may have become a FIFO since it was checked, and opening one blocks.
+   */
+  static byte[] readWithin(Path file, Duration deadline) throws IOException {
+    Future<byte[]> read = READERS.submit(() -> readAtMost(file, MAX_FILE_BYTES));
+    try {
+      return read.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      read.cancel(true);
+      throw new IOException("not read within " + deadline);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    } catch (InterruptedException e) {
+      read.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted reading " + file);
+    }
+  }
+
+  private static byte[] readAtMost(Path file, int max) throws IOException {
+    try (SeekableByteChannel in = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+      ByteBuffer bytes = ByteBuffer.allocate(max + 1);
+      int n;
+      do {
+        n = in.read(bytes);
+      } while (n >= 0 && bytes.hasRemaining());
+      if (bytes.position() > max) {
+        throw new IOException("larger than " + max + " bytes");
+      }
+      return Arrays.copyOf(bytes.array(), bytes.position());
     }
   }
 
@@ -120,18 +223,6 @@ public final class DiscoveryScanner {
       socket.connect(new InetSocketAddress("127.0.0.1", port), CONNECT_TIMEOUT_MILLIS);
       return true;
     } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static boolean ownedByMe(Path file) {
-    try {
-      UserPrincipal me =
-          file.getFileSystem()
-              .getUserPrincipalLookupService()
-              .lookupPrincipalByName(System.getProperty("user.name"));
-      return Files.getOwner(file).equals(me);
-    } catch (IOException | UnsupportedOperationException e) {
       return false;
     }
   }
