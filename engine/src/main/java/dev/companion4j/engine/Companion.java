@@ -56,6 +56,7 @@ import org.slf4j.LoggerFactory;
 public final class Companion implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Companion.class);
   private static final String VERSION = "0.1.0";
+  private static final Duration STALE_CLEANUP_DEADLINE = Duration.ofSeconds(30);
 
   private final CompanionHost host;
   private final Settings settings;
@@ -145,8 +146,9 @@ public final class Companion implements AutoCloseable {
     }
     shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-cleanup");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
-    // Crashed companions' files only mislead the CLIs' scans; cleaning them need not delay start-up.
-    runOnEngine(() -> new DiscoveryScanner(settings.locations).removeStale());
+    // Crashed companions' files only mislead the CLIs' scans; cleaning them need not delay start-up,
+    // and a planted file in a shared directory must not stall the engine.
+    new DiscoveryScanner(settings.locations).removeStaleInBackground(STALE_CLEANUP_DEADLINE);
     long reapEvery = Math.max(1_000, settings.idleTimeout.toMillis() / 4);
     engineThread.scheduleWithFixedDelay(this::reapIdleSessions, reapEvery, reapEvery, TimeUnit.MILLISECONDS);
     log.info("Companion for {} listening on 127.0.0.1:{}", host.ideInfo().displayName(), port());
