@@ -3,7 +3,6 @@ package dev.companion4j.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.testkit.McpTapClient;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.RandomAccessFile;
@@ -31,31 +30,21 @@ class HostileProposalTest {
   private static final Duration HANG_GUARD = Duration.ofSeconds(60);
 
   @TempDir Path temp;
-  Path workspace;
-  RecordingHost host;
-  Companion companion;
-  McpTapClient client;
+  CompanionFixture fixture;
 
   @BeforeEach
   void start() throws Exception {
-    workspace = Files.createDirectories(temp.resolve("ws"));
-    host = new RecordingHost(workspace);
-    companion = Companion.builder(host)
-        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
-        .build();
-    companion.start();
-    client = new McpTapClient(companion.port(), companion.authToken(), "test-client");
+    fixture = CompanionFixture.start(temp);
   }
 
   @AfterEach
   void stop() {
-    client.close();
-    companion.close();
+    fixture.close();
   }
 
   @Test
   void openDiffOnAFifoIsRefusedAndPinsNoServerThread() throws Exception {
-    Path fifo = workspace.resolve("pipe.txt");
+    Path fifo = fixture.workspace().resolve("pipe.txt");
     assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
 
     // More calls than the server has threads: each must come back, and serving must go on.
@@ -68,20 +57,20 @@ class HostileProposalTest {
 
     assertThat(errors).allSatisfy(e -> assertThat(e).startsWith("filePath is not a regular file"));
     assertTimeoutPreemptively(HANG_GUARD, () -> {
-      try (McpTapClient late = new McpTapClient(companion.port(), companion.authToken(), "late")) {
+      try (McpTapClient late = new McpTapClient(fixture.companion().port(), fixture.companion().authToken(), "late")) {
         assertThat(late.client.listTools().tools()).hasSize(2);
       }
-      Path ok = Files.writeString(workspace.resolve("ok.txt"), "ok");
-      assertThat(client.call("openDiff", Map.of("filePath", ok.toString(), "newContent", "fine")).isError()).isNotEqualTo(true);
+      Path ok = Files.writeString(fixture.workspace().resolve("ok.txt"), "ok");
+      assertThat(fixture.client().call("openDiff", Map.of("filePath", ok.toString(), "newContent", "fine")).isError()).isNotEqualTo(true);
     });
-    assertThat(host.shown).extracting(PendingDiff::filePath).containsExactly(workspace.resolve("ok.txt").toString());
+    assertThat(fixture.host().shown).extracting(PendingDiff::filePath).containsExactly(fixture.workspace().resolve("ok.txt").toString());
   }
 
   @Test
   void aSymlinkToAFifoIsRefusedToo() throws Exception {
-    Path fifo = workspace.resolve("real-pipe");
+    Path fifo = fixture.workspace().resolve("real-pipe");
     assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
-    Path link = Files.createSymbolicLink(workspace.resolve("link.txt"), fifo);
+    Path link = Files.createSymbolicLink(fixture.workspace().resolve("link.txt"), fifo);
 
     String error = assertTimeoutPreemptively(HANG_GUARD, () -> errorOf(Map.of("filePath", link.toString(), "newContent", "x")));
 
@@ -90,7 +79,7 @@ class HostileProposalTest {
 
   @Test
   void aFileOverTheCapIsRefusedWithTheReason() throws Exception {
-    Path big = workspace.resolve("big.log");
+    Path big = fixture.workspace().resolve("big.log");
     try (RandomAccessFile f = new RandomAccessFile(big.toFile(), "rw")) {
       f.setLength(100L * 1024 * 1024);
     }
@@ -98,34 +87,34 @@ class HostileProposalTest {
     String error = errorOf(Map.of("filePath", big.toString(), "newContent", "x"));
 
     assertThat(error).isEqualTo("The file is larger than 8 MiB, the most the editor reviews: " + big);
-    assertThat(host.shown).isEmpty();
-    assertThat(companion.pendingDiffs()).isEmpty();
+    assertThat(fixture.host().shown).isEmpty();
+    assertThat(fixture.companion().pendingDiffs()).isEmpty();
   }
 
   @Test
   void aSymlinkInTheWorkspaceLeadingOutOfItIsNotRead() throws Exception {
     Path secret = Files.writeString(temp.resolve("secret.txt"), "private key material");
-    Path link = Files.createSymbolicLink(workspace.resolve("innocent.txt"), secret);
+    Path link = Files.createSymbolicLink(fixture.workspace().resolve("innocent.txt"), secret);
     Path outsideDir = Files.createDirectories(temp.resolve("outside-dir"));
-    Path dirLink = Files.createSymbolicLink(workspace.resolve("out"), outsideDir);
+    Path dirLink = Files.createSymbolicLink(fixture.workspace().resolve("out"), outsideDir);
 
     String viaFile = errorOf(Map.of("filePath", link.toString(), "newContent", "x"));
     String viaDir = errorOf(Map.of("filePath", dirLink.resolve("new.txt").toString(), "newContent", "x"));
 
     assertThat(viaFile).isEqualTo("filePath resolves to a place outside every workspace root: " + link);
     assertThat(viaDir).startsWith("filePath resolves to a place outside every workspace root");
-    assertThat(host.shown).isEmpty();
+    assertThat(fixture.host().shown).isEmpty();
   }
 
   @Test
   void aSymlinkWithinTheWorkspaceStillWorks() throws Exception {
-    Path target = Files.writeString(workspace.resolve("target.txt"), "inside");
-    Path link = Files.createSymbolicLink(workspace.resolve("alias.txt"), target);
+    Path target = Files.writeString(fixture.workspace().resolve("target.txt"), "inside");
+    Path link = Files.createSymbolicLink(fixture.workspace().resolve("alias.txt"), target);
 
-    McpSchema.CallToolResult ack = client.call("openDiff", Map.of("filePath", link.toString(), "newContent", "new"));
+    McpSchema.CallToolResult ack = fixture.client().call("openDiff", Map.of("filePath", link.toString(), "newContent", "new"));
 
     assertThat(ack.isError()).isNotEqualTo(true);
-    assertThat(host.shown).singleElement().extracting(PendingDiff::originalContent).isEqualTo("inside");
+    assertThat(fixture.host().shown).singleElement().extracting(PendingDiff::originalContent).isEqualTo("inside");
   }
 
   @Test
@@ -151,12 +140,12 @@ class HostileProposalTest {
           .contains("\"error\"")
           .doesNotContain("stackTrace", "java.", "Exception", "jdk", "at io.", session);
     }
-    assertThat(client.client.listTools().tools()).hasSize(2);
+    assertThat(fixture.client().client.listTools().tools()).hasSize(2);
   }
 
   private HttpRequest.Builder mcp(String sessionId) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/mcp"))
-        .header("Authorization", "Bearer " + companion.authToken());
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fixture.companion().port() + "/mcp"))
+        .header("Authorization", "Bearer " + fixture.companion().authToken());
     if (sessionId != null) {
       b.header("mcp-session-id", sessionId);
     }
@@ -180,7 +169,7 @@ class HostileProposalTest {
   }
 
   private String errorOf(Map<String, Object> args) {
-    McpSchema.CallToolResult result = client.call("openDiff", args);
+    McpSchema.CallToolResult result = fixture.client().call("openDiff", args);
     assertThat(result.isError()).as("isError for " + args).isTrue();
     return ((McpSchema.TextContent) result.content().get(0)).text();
   }

@@ -1,0 +1,28 @@
+package dev.companion4j.engine;
+
+import dev.companion4j.engine.discovery.DiscoveryLocations;
+import dev.companion4j.testkit.McpTapClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** A started companion over a workspace in {@code temp}, with a recording host and one MCP client. */
+record CompanionFixture(Path workspace, RecordingHost host, Companion companion, McpTapClient client)
+    implements AutoCloseable {
+
+  static CompanionFixture start(Path temp) throws IOException {
+    Path workspace = Files.createDirectories(temp.resolve("ws"));
+    RecordingHost host = new RecordingHost(workspace);
+    Companion companion = Companion.builder(host)
+        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
+        .build();
+    companion.start();
+    return new CompanionFixture(workspace, host, companion, new McpTapClient(companion.port(), companion.authToken(), "test-client"));
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    companion.close();
+  }
+}
