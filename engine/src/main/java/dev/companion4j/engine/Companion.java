@@ -5,6 +5,8 @@ import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryScanner;
 import dev.companion4j.engine.discovery.DiscoveryTarget;
 import dev.companion4j.engine.internal.context.ContextJson;
+import dev.companion4j.engine.internal.context.ContextPublisher;
+import dev.companion4j.engine.internal.context.EngineScheduler;
 import dev.companion4j.engine.internal.context.ContextTracker;
 import dev.companion4j.engine.internal.diff.DiffCoordinator;
 import dev.companion4j.engine.internal.server.ClientSessions;
@@ -73,9 +75,7 @@ public final class Companion implements AutoCloseable {
 
   private volatile IdeContext context;
   private volatile List<Path> roots = List.of();
-  private IdeContext lastSent;
-  private ScheduledFuture<?> pendingSend;
-  private long firstUnsentChangeNanos = -1;
+  private final ContextPublisher publisher;
   private Thread shutdownHook;
   private HttpClient reaperClient;
   private State state = State.NEW;
@@ -93,6 +93,7 @@ public final class Companion implements AutoCloseable {
     });
     this.tracker = new ContextTracker(host.isTrusted());
     this.context = tracker.snapshot();
+    this.publisher = new ContextPublisher(settings.debounce, settings.maxDebounce, new EngineThreadScheduler(), this::sendContext);
     this.diffs = new DiffCoordinator(
             host,
             () -> roots,
@@ -255,7 +256,7 @@ public final class Companion implements AutoCloseable {
     runOnEngine(() -> {
       if (tracker.apply(event)) {
         context = tracker.snapshot();
-        scheduleContextSend();
+        publisher.changed(context);
       }
     });
   }
@@ -311,28 +312,8 @@ public final class Companion implements AutoCloseable {
     return "Companion{ide=" + host.ideInfo().name() + ", port=" + port() + ", workspace=" + workspacePath() + "}";
   }
 
-  private void scheduleContextSend() {
-    long now = System.nanoTime();
-    if (firstUnsentChangeNanos < 0) {
-      firstUnsentChangeNanos = now;
-    }
-    if (pendingSend != null) {
-      pendingSend.cancel(false);
-    }
-    // Trailing debounce, but a user who never stops moving the caret still gets updates.
-    long waited = now - firstUnsentChangeNanos;
-    long delay = waited >= settings.maxDebounce.toNanos() ? 0 : settings.debounce.toNanos();
-    pendingSend = engineThread.schedule(this::sendContext, delay, TimeUnit.NANOSECONDS);
-  }
-
-  private void sendContext() {
-    firstUnsentChangeNanos = -1;
-    pendingSend = null;
-    IdeContext now = context;
-    if (now.equals(lastSent)) {
-      return;
-    }
-    lastSent = now;
+  /** Sends {@code now} to every CLI whose stream is open; on the engine thread. */
+  private void sendContext(IdeContext now) {
     Map<String, Object> params = ContextJson.toParams(now);
     for (String sessionId : sessions.listening()) {
       server.notify(sessionId, "ide/contextUpdate", params);
@@ -397,6 +378,20 @@ public final class Companion implements AutoCloseable {
     byte[] bytes = new byte[32];
     new SecureRandom().nextBytes(bytes);
     return HexFormat.of().formatHex(bytes);
+  }
+
+  /** The engine thread's scheduler, with the system's monotonic clock. */
+  private final class EngineThreadScheduler implements EngineScheduler {
+    @Override
+    public long nanoTime() {
+      return System.nanoTime();
+    }
+
+    @Override
+    public Runnable schedule(Runnable task, long delayNanos) {
+      ScheduledFuture<?> future = engineThread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+      return () -> future.cancel(false);
+    }
   }
 
   private final class SessionEvents implements ClientSessions.Events {
