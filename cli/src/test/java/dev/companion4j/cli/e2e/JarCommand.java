@@ -4,7 +4,6 @@ import dev.companion4j.cli.testing.CompanionProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +18,7 @@ record JarCommand(int exitCode, String stdout, String stderr) {
    * full pipe cannot stall it.
    */
   static JarCommand run(Map<String, String> env, Path cwd, Path outputDir, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        ProcessHandle.current().info().command().orElse("java"), "-jar", CompanionProcess.jar().toString()));
-    command.addAll(List.of(args));
+    List<String> command = CompanionProcess.command(args);
     Path out = Files.createTempFile(outputDir, "stdout", ".txt");
     Path err = Files.createTempFile(outputDir, "stderr", ".txt");
     ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile())

@@ -47,14 +47,16 @@ public final class CompanionProcess implements AutoCloseable {
     return jar;
   }
 
+  /** {@code companion4j args…} from the shaded jar, on this test's own JVM. */
+  public static List<String> command(String... args) {
+    List<String> command = new ArrayList<>(List.of(
+        ProcessHandle.current().info().command().orElse("java"), "-jar", jar().toString()));
+    command.addAll(List.of(args));
+    return command;
+  }
+
   public static CompanionProcess start(CliEnvironment env, String... extraArgs) {
-    List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    command.add("-jar");
-    command.add(jar().toString());
-    command.add("serve");
-    command.add("--workspace");
-    command.add(env.workspace().toString());
+    List<String> command = command("serve", "--workspace", env.workspace().toString());
     command.addAll(List.of(extraArgs));
     ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile());
     pb.environment().clear();

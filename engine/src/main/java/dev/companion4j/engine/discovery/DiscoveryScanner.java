@@ -1,28 +1,19 @@
 package dev.companion4j.engine.discovery;
 
+import dev.companion4j.engine.internal.io.BoundedReads;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -46,11 +37,7 @@ public final class DiscoveryScanner {
   static final int MAX_FILE_BYTES = 64 * 1024;
   private static final Duration READ_DEADLINE = Duration.ofSeconds(2);
   /** A thread per read in flight: one stuck in a FIFO's open() must not hold up the next read. */
-  private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "companion4j-discovery-read");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final BoundedReads READERS = new BoundedReads("companion4j-discovery-read", Integer.MAX_VALUE);
 
   private final DiscoveryLocations locations;
 
@@ -185,33 +172,7 @@ public final class DiscoveryScanner {
    * {@code deadline}: the file may have become a FIFO since it was checked, and opening one blocks.
    */
   static byte[] readWithin(Path file, Duration deadline) throws IOException {
-    Future<byte[]> read = READERS.submit(() -> readAtMost(file, MAX_FILE_BYTES));
-    try {
-      return read.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      read.cancel(true);
-      throw new IOException("not read within " + deadline);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-    } catch (InterruptedException e) {
-      read.cancel(true);
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted reading " + file);
-    }
-  }
-
-  private static byte[] readAtMost(Path file, int max) throws IOException {
-    try (SeekableByteChannel in = Files.newByteChannel(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-      ByteBuffer bytes = ByteBuffer.allocate(max + 1);
-      int n;
-      do {
-        n = in.read(bytes);
-      } while (n >= 0 && bytes.hasRemaining());
-      if (bytes.position() > max) {
-        throw new IOException("larger than " + max + " bytes");
-      }
-      return Arrays.copyOf(bytes.array(), bytes.position());
-    }
+    return READERS.read(file, MAX_FILE_BYTES, deadline);
   }
 
   static boolean processAlive(long pid) {

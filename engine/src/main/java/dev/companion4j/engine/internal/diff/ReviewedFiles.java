@@ -1,8 +1,8 @@
 package dev.companion4j.engine.internal.diff;
 
 import dev.companion4j.engine.internal.diff.DiffCoordinator.DiffRequestException;
+import dev.companion4j.engine.internal.io.BoundedReads;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -14,19 +14,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Reads the current text of a file a CLI proposes to change, trusting nothing about it: only a
  * regular file, whose real location lies inside a workspace root, of at most {@link
- * #MAX_FILE_BYTES}, read on a small pool of its own within {@link #READ_DEADLINE}. A FIFO swapped
- * in after the checks, or a stalled network mount, costs one pool thread, never the request's.
+ * #MAX_FILE_BYTES}, read on a small pool of its own ({@link BoundedReads}) within {@link
+ * #READ_DEADLINE}. A FIFO swapped in after the checks, or a stalled network mount, costs one pool
+ * thread, never the request's.
  */
 final class ReviewedFiles {
   /** The largest file the companion puts under review; larger ones are refused with a reason. */
@@ -35,14 +29,7 @@ final class ReviewedFiles {
   /** How long reading one file may take. */
   static final Duration READ_DEADLINE = Duration.ofSeconds(5);
 
-  private static final int MAX_READERS = 4;
-
-  private final ThreadPoolExecutor readers =
-      new ThreadPoolExecutor(0, MAX_READERS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-        Thread t = new Thread(r, "companion4j-file-read");
-        t.setDaemon(true);
-        return t;
-      });
+  private final BoundedReads readers = new BoundedReads("companion4j-file-read", 4);
 
   /**
    * The file's text, or "" when it does not exist yet.
@@ -85,31 +72,12 @@ final class ReviewedFiles {
   }
 
   private byte[] readWithDeadline(Path real, String filePath) throws DiffRequestException {
-    Future<byte[]> read;
     try {
-      read = readers.submit(() -> {
-        try (InputStream in = Files.newInputStream(real, LinkOption.NOFOLLOW_LINKS)) {
-          return in.readNBytes(MAX_FILE_BYTES + 1);
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      throw new DiffRequestException("Earlier file reads are still stalled; cannot read " + filePath + " now");
-    }
-    try {
-      byte[] bytes = read.get(READ_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-      if (bytes.length > MAX_FILE_BYTES) {
-        throw tooLarge(filePath);
-      }
-      return bytes;
-    } catch (TimeoutException e) {
-      read.cancel(true);
-      throw new DiffRequestException(
-          "The file could not be read within " + READ_DEADLINE.toSeconds() + " s: " + filePath);
-    } catch (ExecutionException e) {
-      throw new DiffRequestException("The file cannot be read: " + filePath + " (" + e.getCause().getMessage() + ")");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DiffRequestException("Interrupted while reading " + filePath);
+      return readers.read(real, MAX_FILE_BYTES, READ_DEADLINE);
+    } catch (BoundedReads.TooLarge e) {
+      throw tooLarge(filePath);
+    } catch (IOException e) {
+      throw new DiffRequestException("The file cannot be read: " + filePath + " (" + e.getMessage() + ")");
     }
   }
 
