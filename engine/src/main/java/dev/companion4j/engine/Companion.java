@@ -6,19 +6,16 @@ import dev.companion4j.engine.discovery.DiscoveryScanner;
 import dev.companion4j.engine.discovery.DiscoveryTarget;
 import dev.companion4j.engine.internal.context.ContextJson;
 import dev.companion4j.engine.internal.context.ContextPublisher;
-import dev.companion4j.engine.internal.context.EngineScheduler;
 import dev.companion4j.engine.internal.context.ContextTracker;
-import dev.companion4j.engine.internal.diff.DiffCoordinator;
-import dev.companion4j.engine.internal.server.ClientSessions;
+import dev.companion4j.engine.internal.diff.DiffBook;
+import dev.companion4j.engine.internal.loop.EngineLoop;
 import dev.companion4j.engine.internal.server.CompanionServer;
 import dev.companion4j.engine.internal.server.DiffTools;
+import dev.companion4j.engine.internal.session.SessionRegistry;
+import dev.companion4j.engine.internal.sse.SseChannel;
 import jakarta.servlet.http.HttpServlet;
 import java.io.File;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -33,10 +30,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,35 +42,46 @@ import org.slf4j.LoggerFactory;
  * Companion companion = Companion.builder(myHost).build();
  * companion.start();                      // serves, writes discovery files
  * companion.editorEvent(new EditorEvent.FileFocused(path));
- * companion.acceptDiff(filePath, text);   // when the user accepts in the editor
+ * // the host's showDiff(diff, review) gets each proposal; review.accept(text) answers it
  * companion.close();                      // stops, removes the files
  * }</pre>
  *
- * <p>A companion runs once: to restart, close it and build a new one. It is thread-safe.
+ * <p>A companion runs once: to restart, close it and build a new one. It is thread-safe, and its
+ * methods never wait for a CLI. Every {@link CompanionHost} call and {@link CompanionListener}
+ * callback runs on its engine thread; see {@link CompanionHost} for that contract.
  */
 public final class Companion implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Companion.class);
   private static final String VERSION = "0.1.0";
   private static final Duration STALE_CLEANUP_DEADLINE = Duration.ofSeconds(30);
+  /** How often streams get a heartbeat and sessions are checked; a vanished CLI shows on a write. */
+  private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(5);
+  /** How long a write may wait for a CLI that does not read before its session is closed. */
+  private static final Duration STALL_BOUND = Duration.ofSeconds(10);
+  private static final Duration PING_TIMEOUT = Duration.ofSeconds(10);
+  /** Each CLI's outbound queue; context coalesces, so only outcomes and pings can fill it. */
+  private static final SseChannel.Limits QUEUE = new SseChannel.Limits(256, 32L * 1024 * 1024);
+  private static final Duration STOP_BOUND = Duration.ofSeconds(5);
+  private static final String CONTEXT_KEY = "context";
 
   private final CompanionHost host;
+  private final IdeInfo ideInfo;
   private final Settings settings;
   private final List<CompanionListener> listeners = new CopyOnWriteArrayList<>();
   private final String authToken = newToken();
   private final Clock clock = Clock.systemUTC();
 
-  private final ScheduledExecutorService engineThread;
+  private final EngineLoop engine = new EngineLoop("companion4j-engine");
   private final ContextTracker tracker;
-  private final DiffCoordinator diffs;
-  private final ClientSessions sessions;
+  private final ContextPublisher publisher;
+  private final DiffBook diffs;
+  private final SessionRegistry sessions;
   private final DiscoveryFiles discovery;
   private final CompanionServer server;
 
   private volatile IdeContext context;
   private volatile List<Path> roots = List.of();
-  private final ContextPublisher publisher;
   private Thread shutdownHook;
-  private HttpClient reaperClient;
   private State state = State.NEW;
 
   private enum State { NEW, RUNNING, STOPPED }
@@ -86,34 +90,23 @@ public final class Companion implements AutoCloseable {
     this.host = b.host;
     this.settings = new Settings(b);
     this.listeners.addAll(b.listeners);
-    this.engineThread = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "companion4j-engine");
-      t.setDaemon(true);
-      return t;
-    });
-    this.tracker = new ContextTracker(host.isTrusted());
+    this.ideInfo = onEngine(host::ideInfo);
+    this.tracker = new ContextTracker(onEngine(host::isTrusted));
     this.context = tracker.snapshot();
-    this.publisher = new ContextPublisher(settings.debounce, settings.maxDebounce, new EngineThreadScheduler(), this::sendContext);
-    this.diffs = new DiffCoordinator(
-            host,
-            () -> roots,
-            // Off the caller's thread: hosts answer diffs from their UI thread.
-            (sessionId, method, params) -> runOnEngine(() -> notifyOne(sessionId, method, params)),
-            listeners,
-            clock);
-    this.sessions = new ClientSessions(settings.maxClients, clock, new SessionEvents());
+    this.publisher = new ContextPublisher(settings.debounce, settings.maxDebounce, engine, this::sendContext);
+    this.sessions = new SessionRegistry(
+        new SessionRegistry.Settings(
+            settings.maxClients, settings.idleTimeout, settings.keepAliveInterval, PING_TIMEOUT, STALL_BOUND, QUEUE),
+        clock,
+        engine,
+        new SessionEvents());
+    this.diffs = new DiffBook(
+        host, () -> roots, (sessionId, method, params) -> sessions.notify(sessionId, null, method, params), engine, listeners, clock);
     this.discovery = new DiscoveryFiles(settings.locations, settings.targets, settings.pid);
     this.server =
         new CompanionServer(
             new CompanionServer.Settings(
-                authToken,
-                "companion4j",
-                VERSION,
-                settings.keepAliveInterval,
-                settings.maxBodyBytes,
-                DiffTools.specifications(diffs),
-                b.routes,
-                sessions));
+                authToken, "companion4j", VERSION, settings.maxBodyBytes, DiffTools.specifications(diffs), b.routes, sessions));
   }
 
   /** Starts building a companion for {@code host}. */
@@ -134,15 +127,15 @@ public final class Companion implements AutoCloseable {
     state = State.RUNNING;
     try {
       server.open();
-      roots = normalise(host.workspaceRoots());
-      discovery.write(port(), workspacePath(), authToken, host.ideInfo());
+      roots = onEngine(() -> normalise(host.workspaceRoots()));
+      discovery.write(port(), workspacePath(), authToken, ideInfo);
       server.start();
     } catch (Exception e) {
       // No companion without its files, and no files without a companion behind them.
       discovery.removeAll();
       server.stop();
       state = State.STOPPED;
-      engineThread.shutdownNow();
+      engine.shutdown(STOP_BOUND);
       throw e instanceof IOException io ? io : new IOException("Could not start the companion: " + e.getMessage(), e);
     }
     shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-cleanup");
@@ -150,16 +143,19 @@ public final class Companion implements AutoCloseable {
     // Crashed companions' files only mislead the CLIs' scans; cleaning them need not delay start-up,
     // and a planted file in a shared directory must not stall the engine.
     new DiscoveryScanner(settings.locations).removeStaleInBackground(STALE_CLEANUP_DEADLINE);
-    long reapEvery = Math.max(1_000, settings.idleTimeout.toMillis() / 4);
-    engineThread.scheduleWithFixedDelay(this::reapIdleSessions, reapEvery, reapEvery, TimeUnit.MILLISECONDS);
-    log.info("Companion for {} listening on 127.0.0.1:{}", host.ideInfo().displayName(), port());
+    engine.every(SWEEP_INTERVAL, sessions::sweep);
+    log.info("Companion for {} listening on 127.0.0.1:{}", ideInfo.displayName(), port());
   }
 
-  /** Stops serving and removes the discovery files; safe to call more than once. */
+  /**
+   * Stops serving and removes the discovery files; safe to call more than once. Each CLI hears
+   * that its pending edits were rejected; the host closes their views and listeners hear of it on
+   * the engine thread, which this waits for (a few seconds at most).
+   */
   public synchronized void stop() {
     if (state != State.RUNNING) {
       state = State.STOPPED;
-      engineThread.shutdownNow();
+      engine.shutdown(STOP_BOUND);
       return;
     }
     state = State.STOPPED;
@@ -169,10 +165,10 @@ public final class Companion implements AutoCloseable {
     } catch (IllegalStateException shuttingDown) {
       // The hook is running or has run; the files are gone either way.
     }
-    diffs.closeAll();
+    diffs.stopAll();
+    sessions.closeAll();
     server.stop();
-    sessions.clear(client -> listeners.forEach(l -> l.clientDisconnected(client)));
-    engineThread.shutdownNow();
+    engine.shutdown(STOP_BOUND);
     log.info("Companion on port {} stopped", port());
   }
 
@@ -199,7 +195,7 @@ public final class Companion implements AutoCloseable {
   }
 
   public IdeInfo ideInfo() {
-    return host.ideInfo();
+    return ideInfo;
   }
 
   /** The workspace roots announced in the discovery files. */
@@ -241,19 +237,19 @@ public final class Companion implements AutoCloseable {
    * opens or closes a project.
    */
   public synchronized void workspaceChanged() throws IOException {
-    List<Path> now = normalise(host.workspaceRoots());
+    List<Path> now = onEngine(() -> normalise(host.workspaceRoots()));
     if (state != State.RUNNING || now.equals(roots)) {
       roots = now;
       return;
     }
     roots = now;
-    discovery.write(port(), workspacePath(), authToken, host.ideInfo());
+    discovery.write(port(), workspacePath(), authToken, ideInfo);
   }
 
   /** Feeds an editor event; the CLIs hear of it after the debounce. Never blocks. */
   public void editorEvent(EditorEvent event) {
     Objects.requireNonNull(event, "event");
-    runOnEngine(() -> {
+    engine.execute(() -> {
       if (tracker.apply(event)) {
         context = tracker.snapshot();
         publisher.changed(context);
@@ -266,32 +262,28 @@ public final class Companion implements AutoCloseable {
     return context;
   }
 
+  /** The diffs waiting for an answer, oldest first. */
   public List<PendingDiff> pendingDiffs() {
     return diffs.pending();
   }
 
-  public Optional<PendingDiff> pendingDiff(String filePath) {
-    return diffs.get(filePath);
+  public Optional<PendingDiff> pendingDiff(DiffId id) {
+    return diffs.get(id);
   }
 
   /**
-   * The user accepted the diff for {@code filePath}; the CLI that proposed it writes {@code
-   * content}.
+   * The user accepted diff {@code id}; the CLI that proposed it writes {@code content}. The same
+   * as {@link DiffReview#accept} on the handle the host got with it.
    *
    * @param content the accepted text, edits included; null for the text as proposed
-   * @return false when no diff is pending for that path
    */
-  public boolean acceptDiff(String filePath, String content) {
-    return diffs.accept(filePath, content);
+  public AnswerResult acceptDiff(DiffId id, String content) {
+    return diffs.accept(Objects.requireNonNull(id, "id"), content);
   }
 
-  /**
-   * The user rejected the diff for {@code filePath}.
-   *
-   * @return false when no diff is pending for that path
-   */
-  public boolean rejectDiff(String filePath) {
-    return diffs.reject(filePath);
+  /** The user rejected diff {@code id}; the same as {@link DiffReview#reject}. */
+  public AnswerResult rejectDiff(DiffId id) {
+    return diffs.reject(Objects.requireNonNull(id, "id"));
   }
 
   /** The CLIs connected now. */
@@ -309,64 +301,23 @@ public final class Companion implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "Companion{ide=" + host.ideInfo().name() + ", port=" + port() + ", workspace=" + workspacePath() + "}";
+    return "Companion{ide=" + ideInfo.name() + ", port=" + port() + ", workspace=" + workspacePath() + "}";
   }
 
-  /** Sends {@code now} to every CLI whose stream is open; on the engine thread. */
+  /** Sends {@code now} to every CLI; on the engine thread. A slow CLI gets only the newest. */
   private void sendContext(IdeContext now) {
-    Map<String, Object> params = ContextJson.toParams(now);
-    for (String sessionId : sessions.listening()) {
-      server.notify(sessionId, "ide/contextUpdate", params);
-    }
+    sessions.notifyAll(CONTEXT_KEY, "ide/contextUpdate", ContextJson.toParams(now));
     listeners.forEach(l -> l.contextSent(now));
   }
 
-  private void notifyOne(String sessionId, String method, Map<String, Object> params) {
-    if (!server.notify(sessionId, method, params)) {
-      log.debug("Session {} has no open stream; holding {}", sessionId, method);
-      sessions.hold(sessionId, new ClientSessions.Notification(method, params));
-    }
-  }
-
-  private void reapIdleSessions() {
-    for (String sessionId : sessions.idleLongerThan(settings.idleTimeout)) {
-      log.info("Closing MCP session {} idle for over {}", sessionId, settings.idleTimeout);
-      // Through the same DELETE a client sends, so the SDK frees the session as on a goodbye.
-      try {
-        if (reaperClient == null) {
-          reaperClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        }
-        HttpRequest delete = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + CompanionServer.MCP_PATH))
-            .timeout(Duration.ofSeconds(5))
-            .header("Authorization", "Bearer " + authToken)
-            .header("mcp-session-id", sessionId)
-            .DELETE()
-            .build();
-        int status = reaperClient.send(delete, HttpResponse.BodyHandlers.discarding()).statusCode();
-        if (status >= 300) {
-          sessions.deleted(sessionId);
-        }
-      } catch (IOException e) {
-        sessions.deleted(sessionId);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-  }
-
-  private void runOnEngine(Runnable task) {
+  /** Runs a host call on the engine thread, as the threading contract promises, and waits for it. */
+  private <T> T onEngine(java.util.concurrent.Callable<T> hostCall) {
     try {
-      engineThread.execute(() -> {
-        try {
-          task.run();
-        } catch (RuntimeException | Error e) {
-          // The executor would swallow it; an OutOfMemoryError here must at least leave a line.
-          log.error("Engine task failed", e);
-        }
-      });
-    } catch (java.util.concurrent.RejectedExecutionException stopped) {
-      log.debug("Companion stopped; event dropped");
+      return engine.call(hostCall);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
   }
 
@@ -380,45 +331,24 @@ public final class Companion implements AutoCloseable {
     return HexFormat.of().formatHex(bytes);
   }
 
-  /** The engine thread's scheduler, with the system's monotonic clock. */
-  private final class EngineThreadScheduler implements EngineScheduler {
-    @Override
-    public long nanoTime() {
-      return System.nanoTime();
-    }
-
-    @Override
-    public Runnable schedule(Runnable task, long delayNanos) {
-      ScheduledFuture<?> future = engineThread.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-      return () -> future.cancel(false);
-    }
-  }
-
-  private final class SessionEvents implements ClientSessions.Events {
+  /** Called on the thread that noticed; everything the engine does about it runs on the engine thread. */
+  private final class SessionEvents implements SessionRegistry.Events {
     @Override
     public void connected(ConnectedClient client) {
       log.info("CLI connected: {} {}", client.name(), client.version());
-      listeners.forEach(l -> l.clientConnected(client));
+      engine.execute(() -> listeners.forEach(l -> l.clientConnected(client)));
     }
 
     @Override
-    public void streamOpened(String sessionId, List<ClientSessions.Notification> held) {
-      // Once per session is normal; more means the client keeps reconnecting.
-      log.info("Notification stream opened for session {}", sessionId);
-      runOnEngine(() -> {
-        // The CLIs expect the current context as soon as their stream opens.
-        server.notify(sessionId, "ide/contextUpdate", ContextJson.toParams(context));
-        for (ClientSessions.Notification n : held) {
-          notifyOne(sessionId, n.method(), n.params());
-        }
-      });
+    public void streamOpened(String sessionId) {
+      // The CLIs expect the current context as soon as their stream opens.
+      engine.execute(() -> sessions.notify(sessionId, CONTEXT_KEY, "ide/contextUpdate", ContextJson.toParams(context)));
     }
 
     @Override
-    public void disconnected(ConnectedClient client) {
-      log.info("CLI disconnected: {}", client.name());
+    public void disconnected(ConnectedClient client, SessionRegistry.Departure why) {
       diffs.clientGone(client.id());
-      listeners.forEach(l -> l.clientDisconnected(client));
+      engine.execute(() -> listeners.forEach(l -> l.clientDisconnected(client)));
     }
   }
 

@@ -7,11 +7,15 @@ import java.util.Optional;
 /**
  * What an editor implements to host the companion: the one extension point of the engine.
  *
- * <p>The engine calls these methods from its own threads, so an implementation hops to its UI
- * thread itself where it must. One exception: {@link Companion#stop()} closes the open diffs on
- * the thread that calls it, which may be the UI thread when the editor shuts down; a host must not
- * wait for its UI thread from there. {@link #showDiff} and {@link #closeDiff} should return
- * promptly: the CLI waits for the acknowledgement.
+ * <h2>Threads</h2>
+ *
+ * Every method here is called on the companion's engine thread ({@code companion4j-engine}), one
+ * call at a time, in the order the events happened; never on a network thread and never on the
+ * thread that called into {@link Companion}. An implementation hops to its UI thread itself where
+ * it must, and returns promptly: {@link #showDiff} and {@link #closeDiff} hold up the CLI that
+ * waits for them, and every other host call and listener callback queues behind them. It must not
+ * wait for a thread that may itself be waiting for the companion (e.g. a UI thread calling {@link
+ * Companion#stop()}); wait with a bound if at all.
  */
 public interface CompanionHost {
 
@@ -30,19 +34,21 @@ public interface CompanionHost {
   }
 
   /**
-   * Shows a proposed edit for review. The user later accepts or rejects it, which the host
-   * reports through {@link Companion#acceptDiff} or {@link Companion#rejectDiff}.
+   * Shows a proposed edit for review. The user's answer goes to {@code review}, from any thread,
+   * now or later; it reaches this proposal and no other.
    *
    * @throws DiffViewException when the diff cannot be shown; its message reaches the CLI
    */
-  void showDiff(PendingDiff diff) throws DiffViewException;
+  void showDiff(PendingDiff diff, DiffReview review) throws DiffViewException;
 
   /**
-   * Closes the review of {@code diff} without an outcome (the CLI closed it, replaced it, or went
-   * away).
+   * Ends the review of {@code diff}: called exactly once for every diff {@link #showDiff} showed,
+   * whatever ended it (the user's answer, the CLI closing or replacing it, the CLI leaving, the
+   * companion stopping). Close its view if it is still open. Answers sent to its {@link
+   * DiffReview} from now on change nothing.
    *
    * @return the proposed side's current text, which the user may have edited, or empty when the
-   *     host does not keep it
+   *     host does not keep it; it goes to the CLI when the CLI closed the diff itself
    */
   Optional<String> closeDiff(PendingDiff diff);
 }

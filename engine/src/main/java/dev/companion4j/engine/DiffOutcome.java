@@ -15,6 +15,9 @@ public sealed interface DiffOutcome {
   /** A newer proposal for the same file replaced it. */
   record Replaced() implements DiffOutcome {}
 
-  /** The CLI that proposed it disconnected. */
+  /** The CLI that proposed it left, so no answer can reach it. */
   record ClientGone() implements DiffOutcome {}
+
+  /** The companion stopped; the CLI was told the edit was rejected. */
+  record Stopped() implements DiffOutcome {}
 }

@@ -25,14 +25,6 @@ public record IdeContext(List<OpenFile> openFiles, boolean isTrusted) {
     openFiles = List.copyOf(openFiles);
   }
 
-  /**
-   * This context as the JSON-ready parameters of an {@code ide/contextUpdate} notification,
-   * exactly as the CLIs receive it.
-   */
-  public java.util.Map<String, Object> toNotificationParams() {
-    return dev.companion4j.engine.internal.context.ContextJson.toParams(this);
-  }
-
   /** The focused file, if any. */
   public java.util.Optional<OpenFile> activeFile() {
     return openFiles.stream().filter(OpenFile::isActive).findFirst();

@@ -7,6 +7,7 @@ import java.util.Objects;
 /**
  * An edit a CLI proposed and nobody has answered yet.
  *
+ * @param id this proposal's identity; answers name it
  * @param filePath the path exactly as the CLI sent it; the CLI matches outcomes by this string
  * @param path the same path, normalised
  * @param originalContent the file's text when the diff opened; empty for a new file
@@ -15,6 +16,7 @@ import java.util.Objects;
  * @param clientId the CLI session that asked; the outcome goes to it alone
  */
 public record PendingDiff(
+    DiffId id,
     String filePath,
     Path path,
     String originalContent,
@@ -22,6 +24,7 @@ public record PendingDiff(
     Instant openedAt,
     String clientId) {
   public PendingDiff {
+    Objects.requireNonNull(id, "id");
     Objects.requireNonNull(filePath, "filePath");
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(originalContent, "originalContent");
@@ -33,5 +36,11 @@ public record PendingDiff(
   /** Whether the file does not exist yet, so accepting creates it. */
   public boolean isNewFile() {
     return originalContent.isEmpty() && !path.toFile().exists();
+  }
+
+  /** Names the proposal, never its text: that is the user's code. */
+  @Override
+  public String toString() {
+    return "PendingDiff{id=" + id + ", filePath=" + filePath + ", clientId=" + clientId + "}";
   }
 }

@@ -1,6 +1,7 @@
 package dev.companion4j.engine.internal.context;
 
 import dev.companion4j.engine.IdeContext;
+import dev.companion4j.engine.internal.loop.EngineScheduler;
 import java.time.Duration;
 import java.util.function.Consumer;
 

@@ -1,6 +1,6 @@
 package dev.companion4j.engine.internal.diff;
 
-import dev.companion4j.engine.internal.diff.DiffCoordinator.DiffRequestException;
+import dev.companion4j.engine.internal.diff.DiffBook.DiffRequestException;
 import dev.companion4j.engine.internal.io.BoundedReads;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
 package dev.companion4j.engine.internal.server;
 
+import dev.companion4j.engine.http.HttpBodies;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -7,13 +8,14 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import dev.companion4j.engine.internal.session.RegisteringTransportProvider;
+import dev.companion4j.engine.internal.session.SessionRegistry;
 import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -23,12 +25,15 @@ import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP side of a companion: embedded Jetty on loopback, the MCP SDK's Streamable HTTP servlet
  * at {@code /mcp}, and any routes the host adds, all behind {@link RequestGuard}.
  */
 public final class CompanionServer {
+  private static final Logger log = LoggerFactory.getLogger(CompanionServer.class);
   /** The single MCP endpoint both CLIs connect to. */
   public static final String MCP_PATH = "/mcp";
 
@@ -44,11 +49,10 @@ public final class CompanionServer {
       String authToken,
       String serverName,
       String serverVersion,
-      Duration keepAliveInterval,
       int maxBodyBytes,
       List<SyncToolSpecification> tools,
       List<Route> routes,
-      SessionObserver sessions) {}
+      SessionRegistry sessions) {}
 
   /** The most connections served at once; CLIs use two or three each, a review page a few. */
   static final int MAX_CONNECTIONS = 128;
@@ -103,11 +107,11 @@ public final class CompanionServer {
         HttpServletStreamableServerTransportProvider.builder()
             .jsonMapper(jsonMapper)
             .mcpEndpoint(MCP_PATH)
-            .keepAliveInterval(settings.keepAliveInterval())
             .maxRequestSize(settings.maxBodyBytes())
             .build();
     mcp =
-        McpServer.sync(transport)
+        // Sessions are registered through the factory; pings are the registry's, not the SDK's.
+        McpServer.sync(new RegisteringTransportProvider(transport, settings.sessions()))
             .serverInfo(settings.serverName(), settings.serverVersion())
             .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
             // The engine validates arguments itself, with messages that name the problem; the
@@ -167,23 +171,6 @@ public final class CompanionServer {
     return port;
   }
 
-  /**
-   * Sends a notification to one session's listening stream.
-   *
-   * @return whether it was written; false when the session has no open stream
-   */
-  public boolean notify(String sessionId, String method, Map<String, Object> params) {
-    if (transport == null) {
-      return false;
-    }
-    try {
-      transport.notifyClient(sessionId, method, params).block(Duration.ofSeconds(5));
-      return true;
-    } catch (RuntimeException e) {
-      return false;
-    }
-  }
-
   public void stop() {
     try {
       if (mcp != null) {
@@ -194,10 +181,11 @@ public final class CompanionServer {
     }
     try {
       jetty.stop();
-      // A port opened but never started is not closed by stopping the server.
-      connector.close();
     } catch (Exception e) {
-      throw new IllegalStateException("Could not stop the HTTP server", e);
+      // Connections that did not end within the stop timeout were closed anyway.
+      log.debug("Jetty stopped with {}", e.toString());
     }
+    // A port opened but never started is not closed by stopping the server.
+    connector.close();
   }
 }

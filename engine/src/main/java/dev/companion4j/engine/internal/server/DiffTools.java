@@ -1,7 +1,8 @@
 package dev.companion4j.engine.internal.server;
 
-import dev.companion4j.engine.internal.diff.DiffCoordinator;
-import dev.companion4j.engine.internal.diff.DiffCoordinator.DiffRequestException;
+import dev.companion4j.engine.http.HttpBodies;
+import dev.companion4j.engine.internal.diff.DiffBook;
+import dev.companion4j.engine.internal.diff.DiffBook.DiffRequestException;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -9,12 +10,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 /** The {@code openDiff} and {@code closeDiff} tools; both CLIs enable diffing only when both exist. */
 public final class DiffTools {
   private DiffTools() {}
 
-  public static List<SyncToolSpecification> specifications(DiffCoordinator diffs) {
+  public static List<SyncToolSpecification> specifications(DiffBook diffs) {
     McpSchema.Tool openDiff =
         McpSchema.Tool.builder()
             .name("openDiff")
@@ -49,35 +52,50 @@ public final class DiffTools {
             .build(),
         SyncToolSpecification.builder()
             .tool(closeDiff)
-            .callHandler((exchange, request) -> closeDiff(diffs, request.arguments()))
+            .callHandler((exchange, request) -> closeDiff(diffs, exchange.sessionId(), request.arguments()))
             .build());
   }
 
-  private static CallToolResult openDiff(DiffCoordinator diffs, String sessionId, Map<String, Object> args) {
+  private static CallToolResult openDiff(DiffBook diffs, String sessionId, Map<String, Object> args) {
     try {
       String filePath = requireString(args, "filePath");
       String newContent = requireString(args, "newContent");
-      diffs.open(sessionId, filePath, newContent);
+      await(diffs.open(sessionId, filePath, newContent));
       return CallToolResult.builder().content(List.of()).build();
     } catch (DiffRequestException e) {
       return error(e.getMessage());
     }
   }
 
-  private static CallToolResult closeDiff(DiffCoordinator diffs, Map<String, Object> args) {
+  private static CallToolResult closeDiff(DiffBook diffs, String sessionId, Map<String, Object> args) {
     try {
       String filePath = requireString(args, "filePath");
       Object suppress = args == null ? null : args.get("suppressNotification");
       if (suppress != null && !(suppress instanceof Boolean)) {
         throw new DiffRequestException("suppressNotification must be a boolean");
       }
-      Optional<String> content = diffs.close(filePath, Boolean.TRUE.equals(suppress));
+      Optional<String> content = await(diffs.close(sessionId, filePath, Boolean.TRUE.equals(suppress)));
       // The CLIs parse this text as JSON, not as the raw content the specs describe.
       Map<String, Object> body = new LinkedHashMap<>();
       body.put("content", content.orElse(null));
       return CallToolResult.builder().addTextContent(HttpBodies.JSON.writeValueAsString(body)).build();
     } catch (DiffRequestException e) {
       return error(e.getMessage());
+    }
+  }
+
+  /** Waits for the engine thread to have the host show or close the diff; the CLI waits for this answer. */
+  private static <T> T await(CompletableFuture<T> step) throws DiffRequestException {
+    try {
+      return step.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof DiffRequestException refused) {
+        throw refused;
+      }
+      throw new DiffRequestException("The editor failed: " + e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DiffRequestException("The companion is shutting down");
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.companion4j.engine.internal.server;
 
+import dev.companion4j.engine.http.HttpBodies;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -18,6 +19,7 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import dev.companion4j.engine.internal.session.SessionRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import tools.jackson.core.JacksonException;
@@ -25,19 +27,20 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Sits in front of the SDK's MCP servlet and adds what the SDK lacks: validated, bounded bodies
- * with JSON-RPC errors instead of stack traces; the session events the engine needs (handshake,
- * stream opened and closed, DELETE); a session cap; and SSE responses to POSTs without {@code
- * id:} lines, because Gemini CLI's client treats an id on a finished POST stream as resumable and
- * reconnects its listening stream in a loop.
+ * with JSON-RPC errors instead of stack traces; requests of ended sessions refused; notification
+ * streams ({@code GET}) served by the {@link SessionRegistry} rather than the SDK, so that a CLI
+ * that stops reading stalls nobody; and SSE responses to POSTs without {@code id:} lines, because
+ * Gemini CLI's client treats an id on a finished POST stream as resumable and reconnects its
+ * listening stream in a loop.
  */
 public final class McpTransportFilter extends HttpFilter {
   private static final long serialVersionUID = 1L;
   private static final String SESSION_HEADER = "mcp-session-id";
 
-  private final SessionObserver sessions;
+  private final SessionRegistry sessions;
   private final int maxBodyBytes;
 
-  public McpTransportFilter(SessionObserver sessions, int maxBodyBytes) {
+  public McpTransportFilter(SessionRegistry sessions, int maxBodyBytes) {
     this.sessions = sessions;
     this.maxBodyBytes = maxBodyBytes;
   }
@@ -49,16 +52,18 @@ public final class McpTransportFilter extends HttpFilter {
     CleanErrorResponse cleanErrors = new CleanErrorResponse(response);
     switch (request.getMethod()) {
       case "POST" -> post(request, response, cleanErrors, chain, sessionId);
-      case "GET" -> get(request, response, cleanErrors, chain, sessionId);
+      case "GET" -> get(request, response, sessionId);
       case "DELETE" -> {
         if (sessionId == null) {
           rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required");
           return;
         }
-        chain.doFilter(request, cleanErrors);
-        if (response.getStatus() < 300 && !cleanErrors.refused()) {
-          sessions.deleted(sessionId);
+        if (!sessions.isLive(sessionId)) {
+          unknownSession(response);
+          return;
         }
+        chain.doFilter(request, cleanErrors);
+        sessions.close(sessionId, SessionRegistry.Departure.GOODBYE);
       }
       default -> HttpBodies.error(response, 405, "method not allowed; MCP uses GET, POST and DELETE");
     }
@@ -101,25 +106,18 @@ public final class McpTransportFilter extends HttpFilter {
       rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required after initialize");
       return;
     }
-    if (initialize != null && !sessions.acceptsNewSession()) {
-      rpcError(response, 503, -32000, "Too many connected clients; close another CLI session first");
+    if (sessionId != null && !sessions.touch(sessionId)) {
+      unknownSession(response);
       return;
     }
-    if (sessionId != null) {
-      sessions.active(sessionId);
-    }
     chain.doFilter(new BufferedBodyRequest(request, body), new NoEventIdResponse(sdk));
-    if (initialize != null) {
-      String created = response.getHeader(SESSION_HEADER);
-      if (created != null) {
-        JsonNode info = initialize.path("params").path("clientInfo");
-        sessions.initialized(created, info.path("name").asString("unknown"), info.path("version").asString(""));
-      }
+    if (initialize != null && sessions.refusedForCapacity()) {
+      response.resetBuffer();
+      rpcError(response, 503, -32000, "Too many connected clients; close another CLI session first");
     }
   }
 
-  private void get(
-      HttpServletRequest request, HttpServletResponse response, HttpServletResponse sdk, FilterChain chain, String sessionId)
+  private void get(HttpServletRequest request, HttpServletResponse response, String sessionId)
       throws IOException, ServletException {
     String accept = request.getHeader("Accept");
     if (accept == null || !accept.contains("text/event-stream")) {
@@ -130,12 +128,13 @@ public final class McpTransportFilter extends HttpFilter {
       rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required");
       return;
     }
-    chain.doFilter(request, sdk);
-    if (!request.isAsyncStarted() || response.getStatus() != 200) {
-      return;
+    if (!sessions.openStream(sessionId, request, response)) {
+      unknownSession(response);
     }
-    AsyncEnd.onEnd(request.getAsyncContext(), () -> sessions.streamClosed(sessionId));
-    sessions.streamOpened(sessionId);
+  }
+
+  private static void unknownSession(HttpServletResponse response) throws IOException {
+    rpcError(response, 404, -32001, "Unknown or expired MCP session; initialize a new one");
   }
 
   /**
@@ -278,7 +277,7 @@ public final class McpTransportFilter extends HttpFilter {
     }
 
     void finish() throws IOException {
-      if (!refused() || getResponse().isCommitted()) {
+      if (!refused() || getResponse().isCommitted() || ((HttpServletResponse) getResponse()).getStatus() >= 400) {
         return;
       }
       HttpServletResponse response = (HttpServletResponse) getResponse();

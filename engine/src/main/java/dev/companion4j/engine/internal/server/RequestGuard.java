@@ -1,5 +1,6 @@
 package dev.companion4j.engine.internal.server;
 
+import dev.companion4j.engine.http.HttpBodies;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpFilter;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.companion4j.engine.IdeContext;
+import dev.companion4j.engine.internal.loop.FakeScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

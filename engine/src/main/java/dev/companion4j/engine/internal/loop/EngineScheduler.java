@@ -1,4 +1,4 @@
-package dev.companion4j.engine.internal.context;
+package dev.companion4j.engine.internal.loop;
 
 /**
  * Time as the engine's single thread sees it: a monotonic clock and delayed tasks run on that

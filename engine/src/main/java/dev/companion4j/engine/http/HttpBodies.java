@@ -1,4 +1,4 @@
-package dev.companion4j.engine.internal.server;
+package dev.companion4j.engine.http;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Reading bounded request bodies and writing small JSON answers, shared by every route. */
+/** Reading bounded request bodies and writing small JSON answers, for the routes a host serves on the companion's port. */
 public final class HttpBodies {
   public static final JsonMapper JSON = JsonMapper.shared();
 

@@ -1,4 +1,4 @@
-package dev.companion4j.engine.internal.context;
+package dev.companion4j.engine.internal.loop;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -6,7 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 
 /** A virtual clock: tasks run when the test advances time past them, in order, on the test's thread. */
-final class FakeScheduler implements EngineScheduler {
+public final class FakeScheduler implements EngineScheduler {
   private record Task(long at, long seq, Runnable run) {}
 
   private final List<Task> tasks = new ArrayList<>();
@@ -26,7 +26,7 @@ final class FakeScheduler implements EngineScheduler {
   }
 
   /** Moves the clock forward by {@code d}, running every task that falls due on the way. */
-  void advance(Duration d) {
+  public void advance(Duration d) {
     long until = now + d.toNanos();
     while (true) {
       Task next = tasks.stream().filter(t -> t.at() <= until)

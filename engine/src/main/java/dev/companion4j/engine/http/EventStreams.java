@@ -1,0 +1,83 @@
+package dev.companion4j.engine.http;
+
+import dev.companion4j.engine.internal.sse.SseChannel;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Server-sent events to any number of subscribers (pages, editor plugins) on a route a host
+ * serves. Publishing never blocks: each subscriber has a bounded queue and is written to as it
+ * reads; one that stops reading is dropped once its queue overflows or a write stalls past a
+ * bound, and the others never wait for it. A comment every few seconds keeps proxies from closing
+ * idle streams and reveals subscribers that went away.
+ *
+ * <p>Thread-safe; {@link #publish} may be called from any thread.
+ */
+public final class EventStreams implements AutoCloseable {
+  private static final SseChannel.Limits LIMITS = new SseChannel.Limits(1024, 16L * 1024 * 1024);
+  private static final Duration HEARTBEAT = Duration.ofSeconds(5);
+  private static final Duration STALL_BOUND = Duration.ofSeconds(15);
+
+  private final List<SseChannel> subscribers = new CopyOnWriteArrayList<>();
+  private final ScheduledExecutorService heartbeat =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "companion4j-event-streams");
+        t.setDaemon(true);
+        return t;
+      });
+
+  public EventStreams() {
+    heartbeat.scheduleWithFixedDelay(this::sweep, HEARTBEAT.toMillis(), HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Answers {@code request} with an event stream that gets every event published from now on. */
+  public void subscribe(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    SseChannel channel = SseChannel.open(request, response, LIMITS, System::nanoTime, (c, end) -> subscribers.remove(c));
+    subscribers.add(channel);
+    // An opening comment lets the client see the stream is live before any event.
+    channel.send(null, ": connected\n\n".getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Sends an event to every subscriber.
+   *
+   * @param key a later event with the same key replaces this one while a subscriber has not read
+   *     it yet (for state where only the newest matters); null to always deliver
+   * @param data serialized as JSON
+   */
+  public void publish(String event, String key, Object data) {
+    byte[] frame = SseChannel.frame(event, HttpBodies.JSON.writeValueAsString(data));
+    subscribers.forEach(s -> s.send(key, frame));
+  }
+
+  /** How many subscribers are connected now. */
+  public int subscribers() {
+    return subscribers.size();
+  }
+
+  /** Ends every stream in order; later subscribers are not served. */
+  @Override
+  public void close() {
+    heartbeat.shutdownNow();
+    subscribers.forEach(s -> s.close(SseChannel.End.CLOSED));
+    subscribers.clear();
+  }
+
+  private void sweep() {
+    for (SseChannel s : subscribers) {
+      if (s.stalledLongerThan(STALL_BOUND.toNanos())) {
+        s.close(SseChannel.End.STALLED);
+      } else {
+        s.heartbeat();
+      }
+    }
+  }
+}

@@ -1,0 +1,383 @@
+package dev.companion4j.engine.internal.diff;
+
+import dev.companion4j.engine.AnswerResult;
+import dev.companion4j.engine.CompanionHost;
+import dev.companion4j.engine.CompanionListener;
+import dev.companion4j.engine.DiffId;
+import dev.companion4j.engine.DiffOutcome;
+import dev.companion4j.engine.DiffReview;
+import dev.companion4j.engine.DiffViewException;
+import dev.companion4j.engine.PendingDiff;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The diffs in review, each with its own id: opened by CLIs, shown by the host, answered by the
+ * user. Every state change (open, replace, answer, close, a CLI leaving) is one step under one
+ * lock, so each proposal ends exactly once; what follows from it (host calls, listener callbacks)
+ * is queued on the engine executor in the same order. Outcomes go to the CLI session that asked,
+ * and only to it. The engine never writes the user's file: the CLI writes what was accepted.
+ *
+ * <p>A proposal ends without a notification in two documented cases: its CLI closed it with
+ * {@code suppressNotification}, or its own CLI replaced it with a newer proposal for the same path
+ * (the CLIs match outcomes by path, so the newer proposal's outcome answers both).
+ */
+public final class DiffBook {
+  private static final Logger log = LoggerFactory.getLogger(DiffBook.class);
+  /** How many ended proposals are remembered, so that a late answer learns why it came too late. */
+  private static final int REMEMBERED = 4096;
+
+  /** Where outcomes go; never blocks. */
+  public interface Outcomes {
+    /** @return false when the session is gone, so nobody will read it */
+    boolean send(String sessionId, String method, Map<String, Object> params);
+  }
+
+  /** Why a request could not be served; the message goes to the CLI verbatim. */
+  public static final class DiffRequestException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public DiffRequestException(String message) {
+      super(message);
+    }
+  }
+
+  private final CompanionHost host;
+  private final Supplier<List<Path>> roots;
+  private final Outcomes outcomes;
+  private final Executor engine;
+  private final List<CompanionListener> listeners;
+  private final Clock clock;
+  private final ReviewedFiles files = new ReviewedFiles();
+
+  // Guarded by this.
+  private final Map<DiffId, Entry> byId = new LinkedHashMap<>();
+  private final Map<String, Entry> byPath = new LinkedHashMap<>();
+  private final Map<DiffId, DiffOutcome> ended =
+      new LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<DiffId, DiffOutcome> eldest) {
+          return size() > REMEMBERED;
+        }
+      };
+
+  /** One proposal; {@code shown} and {@code opened} are read and written on the engine thread only. */
+  private static final class Entry {
+    final PendingDiff diff;
+    boolean shown;
+    boolean opened;
+
+    Entry(PendingDiff diff) {
+      this.diff = diff;
+    }
+  }
+
+  /**
+   * @param engine runs host calls and listener callbacks, one at a time, in order
+   */
+  public DiffBook(
+      CompanionHost host,
+      Supplier<List<Path>> roots,
+      Outcomes outcomes,
+      Executor engine,
+      List<CompanionListener> listeners,
+      Clock clock) {
+    this.host = host;
+    this.roots = roots;
+    this.outcomes = outcomes;
+    this.engine = engine;
+    this.listeners = listeners;
+    this.clock = clock;
+  }
+
+  /**
+   * Handles the {@code openDiff} tool: validates and reads on the caller's thread, replaces any
+   * proposal for the same path and has the host show the new one.
+   *
+   * @return completes once the host has shown it, or exceptionally with a {@link
+   *     DiffRequestException} when it could not
+   */
+  public CompletableFuture<PendingDiff> open(String sessionId, String filePath, String newContent)
+      throws DiffRequestException {
+    Path path = validatePath(filePath);
+    String original = files.readOriginal(path, filePath, realRoots());
+    PendingDiff diff = new PendingDiff(DiffId.random(), filePath, path, original, newContent, clock.instant(), sessionId);
+    Entry entry = new Entry(diff);
+    CompletableFuture<PendingDiff> shown = new CompletableFuture<>();
+    Entry replaced;
+    synchronized (this) {
+      replaced = byPath.remove(filePath);
+      if (replaced != null) {
+        byId.remove(replaced.diff.id());
+        end(replaced, new DiffOutcome.Replaced());
+      }
+      byPath.put(filePath, entry);
+      byId.put(diff.id(), entry);
+      engine.execute(() -> show(entry, shown));
+    }
+    if (replaced != null && !replaced.diff.clientId().equals(sessionId)) {
+      // Another CLI is still waiting for an answer to its proposal; tell it no.
+      outcomes.send(replaced.diff.clientId(), "ide/diffRejected", Map.of("filePath", filePath));
+    }
+    return shown;
+  }
+
+  /**
+   * Handles the {@code closeDiff} tool. A CLI closes only its own proposal: a path now under
+   * another CLI's proposal is left alone.
+   *
+   * @return the proposed side's final text, or empty when this CLI had no diff open for the path
+   */
+  public CompletableFuture<Optional<String>> close(String sessionId, String filePath, boolean suppressNotification)
+      throws DiffRequestException {
+    validatePath(filePath);
+    CompletableFuture<Optional<String>> result = new CompletableFuture<>();
+    synchronized (this) {
+      Entry entry = byPath.get(filePath);
+      if (entry == null || !entry.diff.clientId().equals(sessionId)) {
+        result.complete(Optional.empty());
+        return result;
+      }
+      byPath.remove(filePath);
+      byId.remove(entry.diff.id());
+      // Remembered now, so an answer racing this close is refused; the text follows from the host.
+      ended.put(entry.diff.id(), new DiffOutcome.ClosedByClient(entry.diff.newContent()));
+      engine.execute(() -> {
+        String content = closeView(entry).orElse(entry.diff.newContent());
+        DiffOutcome outcome = new DiffOutcome.ClosedByClient(content);
+        synchronized (this) {
+          ended.replace(entry.diff.id(), outcome);
+        }
+        tellClosed(entry, outcome);
+        if (!suppressNotification) {
+          outcomes.send(entry.diff.clientId(), "ide/diffRejected", Map.of("filePath", filePath));
+        }
+        result.complete(Optional.of(content));
+      });
+    }
+    return result;
+  }
+
+  /** The user accepted diff {@code id}; {@code content} is what the CLI writes, null for as proposed. */
+  public AnswerResult accept(DiffId id, String content) {
+    return answer(id, content, true);
+  }
+
+  /** The user rejected diff {@code id}. */
+  public AnswerResult reject(DiffId id) {
+    return answer(id, null, false);
+  }
+
+  private AnswerResult answer(DiffId id, String content, boolean accepted) {
+    Entry entry;
+    DiffOutcome outcome;
+    synchronized (this) {
+      entry = byId.remove(id);
+      if (entry == null) {
+        DiffOutcome before = ended.get(id);
+        return before == null ? new AnswerResult.Unknown() : new AnswerResult.Ended(before);
+      }
+      byPath.remove(entry.diff.filePath(), entry);
+      outcome = accepted
+          ? new DiffOutcome.Accepted(content == null ? entry.diff.newContent() : content)
+          : new DiffOutcome.Rejected();
+      end(entry, outcome);
+    }
+    Map<String, Object> params = outcome instanceof DiffOutcome.Accepted a
+        ? Map.of("filePath", entry.diff.filePath(), "content", a.content())
+        : Map.of("filePath", entry.diff.filePath());
+    if (!outcomes.send(entry.diff.clientId(), accepted ? "ide/diffAccepted" : "ide/diffRejected", params)) {
+      synchronized (this) {
+        ended.put(id, new DiffOutcome.ClientGone());
+      }
+      return new AnswerResult.Ended(new DiffOutcome.ClientGone());
+    }
+    return new AnswerResult.Sent(outcome);
+  }
+
+  /** A CLI left: its proposals end, and nobody is told, since nobody could hear it. */
+  public void clientGone(String sessionId) {
+    synchronized (this) {
+      List<Entry> gone = new ArrayList<>();
+      byId.values().removeIf(e -> e.diff.clientId().equals(sessionId) && gone.add(e));
+      for (Entry e : gone) {
+        byPath.remove(e.diff.filePath(), e);
+        end(e, new DiffOutcome.ClientGone());
+      }
+    }
+  }
+
+  /** The companion stops: every proposal ends, and each CLI hears its edit was rejected. */
+  public void stopAll() {
+    List<Entry> all;
+    synchronized (this) {
+      all = new ArrayList<>(byId.values());
+      byId.clear();
+      byPath.clear();
+      all.forEach(e -> end(e, new DiffOutcome.Stopped()));
+    }
+    for (Entry e : all) {
+      outcomes.send(e.diff.clientId(), "ide/diffRejected", Map.of("filePath", e.diff.filePath()));
+    }
+  }
+
+  public synchronized List<PendingDiff> pending() {
+    return byId.values().stream().map(e -> e.diff).toList();
+  }
+
+  public synchronized Optional<PendingDiff> get(DiffId id) {
+    Entry e = byId.get(id);
+    return e == null ? Optional.empty() : Optional.of(e.diff);
+  }
+
+  /** The review handle the host gets for {@code id}. */
+  public DiffReview review(DiffId id) {
+    return new DiffReview() {
+      @Override
+      public DiffId diffId() {
+        return id;
+      }
+
+      @Override
+      public AnswerResult accept(String content) {
+        return DiffBook.this.accept(id, content);
+      }
+
+      @Override
+      public AnswerResult reject() {
+        return DiffBook.this.reject(id);
+      }
+
+      @Override
+      public String toString() {
+        return "DiffReview{" + id + "}";
+      }
+    };
+  }
+
+  /** Records how {@code entry} ended and queues closing its view; the caller holds the lock. */
+  private void end(Entry entry, DiffOutcome outcome) {
+    ended.put(entry.diff.id(), outcome);
+    engine.execute(() -> {
+      closeView(entry);
+      tellClosed(entry, outcome);
+    });
+  }
+
+  /** On the engine thread. */
+  private void show(Entry entry, CompletableFuture<PendingDiff> shown) {
+    PendingDiff diff = entry.diff;
+    synchronized (this) {
+      if (byId.get(diff.id()) != entry) {
+        // Replaced, answered or closed before its turn came: its end is already decided.
+        shown.complete(diff);
+        return;
+      }
+    }
+    try {
+      host.showDiff(diff, review(diff.id()));
+    } catch (DiffViewException | RuntimeException e) {
+      boolean stillPending;
+      synchronized (this) {
+        stillPending = byId.remove(diff.id(), entry);
+        if (stillPending) {
+          byPath.remove(diff.filePath(), entry);
+        }
+      }
+      if (stillPending) {
+        String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        shown.completeExceptionally(
+            new DiffRequestException("The editor could not show the diff for " + diff.filePath() + ": " + reason));
+      } else {
+        // It was answered while being shown; that answer is the CLI's outcome.
+        shown.complete(diff);
+      }
+      return;
+    }
+    entry.shown = true;
+    entry.opened = true;
+    listeners.forEach(l -> l.diffOpened(diff));
+    shown.complete(diff);
+  }
+
+  /** On the engine thread: the host closes its view once, if it ever showed one. */
+  private Optional<String> closeView(Entry entry) {
+    if (!entry.shown) {
+      return Optional.empty();
+    }
+    entry.shown = false;
+    try {
+      return host.closeDiff(entry.diff);
+    } catch (RuntimeException e) {
+      log.warn("The editor failed to close the diff for {}: {}", entry.diff.filePath(), e.toString());
+      return Optional.empty();
+    }
+  }
+
+  /** On the engine thread: listeners hear of the end of every diff they heard open. */
+  private void tellClosed(Entry entry, DiffOutcome outcome) {
+    if (entry.opened) {
+      entry.opened = false;
+      listeners.forEach(l -> l.diffClosed(entry.diff, outcome));
+    }
+  }
+
+  private Path validatePath(String filePath) throws DiffRequestException {
+    if (filePath == null || filePath.isBlank()) {
+      throw new DiffRequestException("filePath is required");
+    }
+    Path path;
+    try {
+      path = Path.of(filePath);
+    } catch (RuntimeException e) {
+      throw new DiffRequestException("filePath is not a valid path: " + filePath);
+    }
+    if (!path.isAbsolute()) {
+      throw new DiffRequestException("filePath must be absolute: " + filePath);
+    }
+    Path normal = path.normalize();
+    if (roots.get().stream().noneMatch(root -> inside(normal, root))) {
+      throw new DiffRequestException("filePath is outside every workspace root: " + filePath);
+    }
+    return normal;
+  }
+
+  private static boolean inside(Path path, Path root) {
+    Path r = root.toAbsolutePath().normalize();
+    if (path.startsWith(r)) {
+      return true;
+    }
+    // The CLI resolves symlinks; a root behind a symlink must still match.
+    try {
+      return path.startsWith(r.toRealPath());
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private List<Path> realRoots() {
+    return roots.get().stream().map(DiffBook::real).toList();
+  }
+
+  private static Path real(Path root) {
+    Path r = root.toAbsolutePath().normalize();
+    try {
+      return r.toRealPath();
+    } catch (IOException e) {
+      return r;
+    }
+  }
+}
