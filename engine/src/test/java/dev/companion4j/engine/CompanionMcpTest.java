@@ -135,6 +135,7 @@ class CompanionMcpTest {
 
     assertThat(companion.pendingDiffs()).singleElement().extracting(PendingDiff::newContent).isEqualTo("second");
     assertThat(host.closed).extracting(PendingDiff::newContent).containsExactly("first");
+    assertThat(host.threads).as("every host call on the engine thread").containsOnly("companion4j-engine");
   }
 
   @Test
