@@ -18,6 +18,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -65,7 +67,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       case "/state" -> HttpBodies.json(resp, 200, EditorJson.State.of(companion.get()));
       case "/diffs" -> {
         Companion c = companion.get();
-        var clients = c.clients();
+        List<ConnectedClient> clients = c.clients();
         HttpBodies.json(resp, 200, c.pendingDiffs().stream().map(d -> EditorJson.Diff.of(d, clients)).toList());
       }
       case "/events/stream" -> events.subscribe(req, resp);
@@ -116,7 +118,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       return;
     }
     Companion c = companion.get();
-    var diff = c.pendingDiff(id);
+    Optional<PendingDiff> diff = c.pendingDiff(id);
     if (diff.isPresent()) {
       HttpBodies.json(resp, 200, EditorJson.Diff.of(diff.get(), c.clients()));
     } else {
