@@ -3,13 +3,8 @@ package dev.companion4j.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.testkit.McpTapClient;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,40 +25,28 @@ class FrozenClientTest {
   private static final String SELECTION = "x".repeat(16 * 1024 - 16);
 
   @TempDir Path temp;
-  Path workspace;
-  RecordingHost host;
-  Companion companion;
+  CompanionFixture fixture;
 
   @BeforeEach
   void start() throws Exception {
-    workspace = Files.createDirectories(temp.resolve("ws"));
-    host = new RecordingHost(workspace);
-    companion = Companion.builder(host)
-        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
-        .build();
-    companion.start();
+    fixture = CompanionFixture.start(temp);
   }
 
   @AfterEach
   void stop() {
-    companion.close();
+    fixture.close();
   }
 
   @Test
   void aClientThatNeverReadsStallsNobodyAndIsClosed() throws Exception {
-    Path file = Files.writeString(workspace.resolve("a.txt"), "a");
+    Companion companion = fixture.companion();
+    RecordingHost host = fixture.host();
+    McpTapClient healthy = fixture.client();
+    Path file = Files.writeString(fixture.workspace().resolve("a.txt"), "a");
     String frozenId = RawMcp.initialize(companion.port(), companion.authToken());
-    try (Socket frozen = new Socket();
-        McpTapClient healthy = new McpTapClient(companion.port(), companion.authToken(), "healthy")) {
+    try (Socket frozen = new Socket()) {
       frozen.setReceiveBufferSize(1024);
-      frozen.connect(new InetSocketAddress("127.0.0.1", companion.port()));
-      OutputStream out = frozen.getOutputStream();
-      out.write(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + companion.port() + "\r\nAuthorization: Bearer "
-          + companion.authToken() + "\r\nAccept: text/event-stream\r\nmcp-session-id: " + frozenId + "\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      InputStream in = frozen.getInputStream();
-      assertThat(new String(in.readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+      assertThat(RawMcp.openStream(frozen, companion.port(), companion.authToken(), frozenId)).isEqualTo("HTTP/1.1 200");
       // From here on the frozen client reads nothing.
 
       int pushed = 0;
@@ -83,7 +66,7 @@ class FrozenClientTest {
         pushed++;
       }
       assertThat(outcomeChecked).as("the frozen client lived long enough to hold up an outcome").isTrue();
-      assertThat(companion.clients()).extracting(ConnectedClient::name).containsExactly("healthy");
+      assertThat(companion.clients()).extracting(ConnectedClient::name).containsExactly("test-client");
     }
   }
 
