@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Produces the figures in docs/performance.md. Needs the npm test peers (./test.sh installs them)
 # and an otherwise idle machine.
-#   scripts/benchmark.sh            both benchmarks
+#   scripts/benchmark.sh            all benchmarks
 #   scripts/benchmark.sh companion  the engine and the companion4j command
+#   scripts/benchmark.sh frozen     context delivery to 20 CLIs, one of them frozen and none
 #   scripts/benchmark.sh daemon     the daemon client against the official TypeScript client
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,10 @@ peers=(-Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD")
 if [[ "$which" == all || "$which" == companion ]]; then
   mvn -B -q -ntp -pl cli exec:java -Dexec.classpathScope=test \
     -Dexec.mainClass=dev.companion4j.cli.bench.CompanionBenchmark "${peers[@]}"
+fi
+if [[ "$which" == all || "$which" == frozen ]]; then
+  mvn -B -q -ntp -pl cli exec:java -Dexec.classpathScope=test \
+    -Dexec.mainClass=dev.companion4j.cli.bench.FrozenClientBenchmark
 fi
 if [[ "$which" == all || "$which" == daemon ]]; then
   mvn -B -q -ntp -pl daemon exec:java -Dexec.classpathScope=test \

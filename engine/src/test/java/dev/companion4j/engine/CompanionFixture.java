@@ -10,12 +10,15 @@ import java.nio.file.Path;
 record CompanionFixture(Path workspace, RecordingHost host, Companion companion, McpTapClient client)
     implements AutoCloseable {
 
-  static CompanionFixture start(Path temp) throws IOException {
+  static CompanionFixture start(Path temp, CompanionListener... listeners) throws IOException {
     Path workspace = Files.createDirectories(temp.resolve("ws"));
     RecordingHost host = new RecordingHost(workspace);
-    Companion companion = Companion.builder(host)
-        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
-        .build();
+    Companion.Builder builder = Companion.builder(host)
+        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")));
+    for (CompanionListener listener : listeners) {
+      builder.listener(listener);
+    }
+    Companion companion = builder.build();
     companion.start();
     return new CompanionFixture(workspace, host, companion, new McpTapClient(companion.port(), companion.authToken(), "test-client"));
   }

@@ -3,12 +3,8 @@ package dev.companion4j.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.testkit.McpTapClient;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,35 +18,34 @@ import org.junit.jupiter.api.io.TempDir;
 /** CLIs that leave without a goodbye: the engine notices at once and their proposals end. */
 class DepartureTest {
   @TempDir Path temp;
-  Path workspace;
-  RecordingHost host;
+  CompanionFixture fixture;
   Companion companion;
   final List<ConnectedClient> departed = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void start() throws Exception {
-    workspace = Files.createDirectories(temp.resolve("ws"));
-    host = new RecordingHost(workspace);
-    companion = Companion.builder(host)
-        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
-        .listener(new CompanionListener() {
-          @Override
-          public void clientDisconnected(ConnectedClient client) {
-            departed.add(client);
-          }
-        })
-        .build();
-    companion.start();
+    fixture = CompanionFixture.start(temp, new CompanionListener() {
+      @Override
+      public void clientDisconnected(ConnectedClient client) {
+        departed.add(client);
+      }
+    });
+    companion = fixture.companion();
+    // The fixture's own client is not part of these stories.
+    fixture.client().close();
+    await().atMost(Duration.ofSeconds(3)).until(() -> companion.clients().isEmpty());
+    departed.clear();
   }
 
   @AfterEach
   void stop() {
-    companion.close();
+    fixture.close();
   }
 
   @Test
   void aClientThatClosesItsStreamConnectionLeavesAtOnceAndItsDiffEndsAsGone() throws Exception {
-    Path file = Files.writeString(workspace.resolve("a.txt"), "a");
+    RecordingHost host = fixture.host();
+    Path file = Files.writeString(fixture.workspace().resolve("a.txt"), "a");
     String sessionId;
     try (McpTapClient cli = new McpTapClient(companion.port(), companion.authToken(), "leaver")) {
       cli.call("openDiff", java.util.Map.of("filePath", file.toString(), "newContent", "b"));
@@ -66,14 +61,8 @@ class DepartureTest {
   @Test
   void aRawClientThatHangsUpIsNoticedBeforeAnyHeartbeat() throws Exception {
     String session = RawMcp.initialize(companion.port(), companion.authToken());
-    try (Socket stream = new Socket("127.0.0.1", companion.port())) {
-      OutputStream out = stream.getOutputStream();
-      out.write(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + companion.port() + "\r\nAuthorization: Bearer "
-          + companion.authToken() + "\r\nAccept: text/event-stream\r\nmcp-session-id: " + session + "\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      InputStream in = stream.getInputStream();
-      assertThat(new String(in.readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+    try (Socket stream = new Socket()) {
+      assertThat(RawMcp.openStream(stream, companion.port(), companion.authToken(), session)).isEqualTo("HTTP/1.1 200");
       assertThat(companion.clients()).hasSize(1);
     }
     // Heartbeats come every 5 s; this must not wait for one.

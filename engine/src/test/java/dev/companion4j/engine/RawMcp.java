@@ -1,9 +1,14 @@
 package dev.companion4j.engine;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 
 /** A CLI's handshake by hand, for tests that then misbehave on the wire. */
 final class RawMcp {
@@ -19,6 +24,19 @@ final class RawMcp {
     String session = init.headers().firstValue("mcp-session-id").orElseThrow(() -> new AssertionError(init.body()));
     post(port, token, session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
     return session;
+  }
+
+  /**
+   * Opens the session's notification stream on {@code socket} by hand and reads only the status
+   * line, so the test decides whether anything more is ever read.
+   */
+  static String openStream(Socket socket, int port, String token, String session) throws IOException {
+    socket.connect(new InetSocketAddress("127.0.0.1", port));
+    OutputStream out = socket.getOutputStream();
+    out.write(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer " + token
+        + "\r\nAccept: text/event-stream\r\nmcp-session-id: " + session + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    return new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
   }
 
   static HttpResponse<String> post(int port, String token, String session, String body) throws Exception {

@@ -6,9 +6,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The thinnest MCP Streamable HTTP client: one keep-alive socket for requests, one for the
@@ -72,8 +75,29 @@ final class WireClient implements AutoCloseable {
     reader.start();
   }
 
+  /**
+   * Opens the notification stream on a socket with a {@code receiveBufferBytes} receive buffer and
+   * never reads it: a CLI that froze.
+   */
+  void listenWithoutReading(int receiveBufferBytes) throws IOException {
+    stream = new Socket();
+    stream.setReceiveBufferSize(receiveBufferBytes);
+    stream.connect(new InetSocketAddress("127.0.0.1", port));
+    stream.getOutputStream().write(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer " + token
+        + "\r\nmcp-session-id: " + sessionId + "\r\nAccept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+  }
+
   Arrival nextNotification() throws InterruptedException {
     return notifications.take();
+  }
+
+  /** The next notification that arrived, waiting at most {@code timeout}; null if none. */
+  Arrival pollNotification(Duration timeout) throws InterruptedException {
+    return notifications.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  String sessionId() {
+    return sessionId;
   }
 
   /** Calls a tool and returns when the whole answer has arrived. */

@@ -106,6 +106,11 @@ public final class McpTransportFilter extends HttpFilter {
       rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required after initialize");
       return;
     }
+    if (initialize != null && sessions.isFull()) {
+      // Checked again, atomically, when the SDK creates the session; this spares it a logged error.
+      rpcError(response, 503, -32000, "Too many connected clients; close another CLI session first");
+      return;
+    }
     if (sessionId != null && !sessions.touch(sessionId)) {
       unknownSession(response);
       return;

@@ -159,6 +159,10 @@ public final class SessionRegistry {
     return refused;
   }
 
+  public synchronized boolean isFull() {
+    return sessions.size() >= settings.maxSessions();
+  }
+
   /** Whether {@code sessionId} is a live session; records activity when it is. */
   public synchronized boolean touch(String sessionId) {
     Session s = sessions.get(sessionId);

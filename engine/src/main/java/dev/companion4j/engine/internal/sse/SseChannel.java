@@ -107,6 +107,8 @@ public final class SseChannel {
     response.setCharacterEncoding(StandardCharsets.UTF_8.name());
     response.setHeader("Cache-Control", "no-cache");
     response.setHeader("X-Accel-Buffering", "no");
+    // The connection ends with the stream: it is watched for the client's hang-up, never reused.
+    response.setHeader("Connection", "close");
     AsyncContext async = request.startAsync();
     async.setTimeout(0);
     SseChannel channel = new SseChannel(request, async, response.getOutputStream(), limits, nanoClock, listener);
