@@ -215,7 +215,8 @@ public final class SessionRegistry {
       channel.close(SseChannel.End.CLOSED);
       return true;
     }
-    log.debug("Notification stream opened for session {}", sessionId);
+    // Once per session is normal; more means the client keeps reconnecting.
+    log.info("Notification stream opened for session {}", sessionId);
     events.streamOpened(sessionId);
     return true;
   }
