@@ -101,7 +101,7 @@ public final class Companion implements AutoCloseable {
         engine,
         new SessionEvents());
     this.diffs = new DiffBook(
-        host, () -> roots, (sessionId, method, params) -> sessions.notify(sessionId, null, method, params), engine, listeners, clock);
+        host, () -> roots, (diff, method, params) -> sessions.notify(diff.clientId(), null, method, params), engine, listeners, clock);
     this.discovery = new DiscoveryFiles(settings.locations, settings.targets, settings.pid);
     this.server =
         new CompanionServer(

@@ -74,7 +74,7 @@ class CompanionMcpTest {
         assertThat(d.newContent()).isEqualTo("new\n");
       });
 
-      assertThat(companion.acceptDiff(file.toString(), "edited\n")).isTrue();
+      assertThat(host.reviews.get(host.shown.get(0).id()).accept("edited\n")).isInstanceOf(AnswerResult.Sent.class);
 
       await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/diffAccepted").isEmpty());
       assertThat(client.received("ide/diffAccepted").get(0).params())
@@ -91,8 +91,10 @@ class CompanionMcpTest {
     client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "x"));
     assertThat(host.shown.get(0).isNewFile()).isTrue();
 
-    assertThat(companion.rejectDiff(file.toString())).isTrue();
-    assertThat(companion.rejectDiff(file.toString())).as("answered once").isFalse();
+    DiffId id = host.shown.get(0).id();
+    assertThat(companion.rejectDiff(id)).isEqualTo(new AnswerResult.Sent(new DiffOutcome.Rejected()));
+    assertThat(companion.rejectDiff(id)).as("answered once").isEqualTo(new AnswerResult.Ended(new DiffOutcome.Rejected()));
+    assertThat(companion.acceptDiff(DiffId.random(), null)).isEqualTo(new AnswerResult.Unknown());
 
     await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/diffRejected").isEmpty());
     assertThat(client.received("ide/diffRejected").get(0).params()).isEqualTo(Map.of("filePath", file.toString()));
@@ -112,7 +114,7 @@ class CompanionMcpTest {
     // A later notification proves the earlier closeDiff sent none.
     Path marker = workspace.resolve("marker.txt");
     client.call("openDiff", Map.of("filePath", marker.toString(), "newContent", "m"));
-    companion.rejectDiff(marker.toString());
+    companion.rejectDiff(companion.pendingDiffs().get(0).id());
     await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/diffRejected").isEmpty());
     assertThat(client.received("ide/diffRejected")).extracting(r -> r.params().get("filePath")).containsExactly(marker.toString());
   }
@@ -133,6 +135,7 @@ class CompanionMcpTest {
 
     assertThat(companion.pendingDiffs()).singleElement().extracting(PendingDiff::newContent).isEqualTo("second");
     assertThat(host.closed).extracting(PendingDiff::newContent).containsExactly("first");
+    assertThat(host.threads).as("every host call on the engine thread").containsOnly("companion4j-engine");
   }
 
   @Test

@@ -2,13 +2,18 @@ package dev.companion4j.engine;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** A host that remembers what the engine asked of it; stands in for an editor's windows. */
 final class RecordingHost implements CompanionHost {
   final List<PendingDiff> shown = new CopyOnWriteArrayList<>();
   final List<PendingDiff> closed = new CopyOnWriteArrayList<>();
+  final Map<DiffId, DiffReview> reviews = new ConcurrentHashMap<>();
+  /** The threads host calls ran on; the contract says only the engine thread. */
+  final List<String> threads = new CopyOnWriteArrayList<>();
   volatile List<Path> roots;
   volatile String refuseWith;
   volatile String editedText;
@@ -28,15 +33,18 @@ final class RecordingHost implements CompanionHost {
   }
 
   @Override
-  public void showDiff(PendingDiff diff) throws DiffViewException {
+  public void showDiff(PendingDiff diff, DiffReview review) throws DiffViewException {
+    threads.add(Thread.currentThread().getName());
     if (refuseWith != null) {
       throw new DiffViewException(refuseWith);
     }
     shown.add(diff);
+    reviews.put(diff.id(), review);
   }
 
   @Override
   public Optional<String> closeDiff(PendingDiff diff) {
+    threads.add(Thread.currentThread().getName());
     closed.add(diff);
     return Optional.ofNullable(editedText);
   }

@@ -40,8 +40,12 @@ public final class DiffBook {
 
   /** Where outcomes go; never blocks. */
   public interface Outcomes {
-    /** @return false when the session is gone, so nobody will read it */
-    boolean send(String sessionId, String method, Map<String, Object> params);
+    /**
+     * Sends {@code method} about {@code diff} to the CLI session that proposed it.
+     *
+     * @return false when the session is gone, so nobody will read it
+     */
+    boolean send(PendingDiff diff, String method, Map<String, Object> params);
   }
 
   /** Why a request could not be served; the message goes to the CLI verbatim. */
@@ -130,7 +134,7 @@ public final class DiffBook {
     }
     if (replaced != null && !replaced.diff.clientId().equals(sessionId)) {
       // Another CLI is still waiting for an answer to its proposal; tell it no.
-      outcomes.send(replaced.diff.clientId(), "ide/diffRejected", Map.of("filePath", filePath));
+      outcomes.send(replaced.diff, "ide/diffRejected", Map.of("filePath", filePath));
     }
     return shown;
   }
@@ -163,7 +167,7 @@ public final class DiffBook {
         }
         tellClosed(entry, outcome);
         if (!suppressNotification) {
-          outcomes.send(entry.diff.clientId(), "ide/diffRejected", Map.of("filePath", filePath));
+          outcomes.send(entry.diff, "ide/diffRejected", Map.of("filePath", filePath));
         }
         result.complete(Optional.of(content));
       });
@@ -199,7 +203,7 @@ public final class DiffBook {
     Map<String, Object> params = outcome instanceof DiffOutcome.Accepted a
         ? Map.of("filePath", entry.diff.filePath(), "content", a.content())
         : Map.of("filePath", entry.diff.filePath());
-    if (!outcomes.send(entry.diff.clientId(), accepted ? "ide/diffAccepted" : "ide/diffRejected", params)) {
+    if (!outcomes.send(entry.diff, accepted ? "ide/diffAccepted" : "ide/diffRejected", params)) {
       synchronized (this) {
         ended.put(id, new DiffOutcome.ClientGone());
       }
@@ -230,7 +234,7 @@ public final class DiffBook {
       all.forEach(e -> end(e, new DiffOutcome.Stopped()));
     }
     for (Entry e : all) {
-      outcomes.send(e.diff.clientId(), "ide/diffRejected", Map.of("filePath", e.diff.filePath()));
+      outcomes.send(e.diff, "ide/diffRejected", Map.of("filePath", e.diff.filePath()));
     }
   }
 

@@ -9,11 +9,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Reads files that someone else may have planted or swapped, on a pool of its own: at most a given
@@ -31,19 +31,30 @@ public final class BoundedReads {
     }
   }
 
+  private static final int QUEUED = 0;
+  private static final int RUNNING = 1;
+  private static final int DONE = 2;
+  private static final int STALLED = 3;
+  private static final int ABANDONED = 4;
+
   private final ThreadPoolExecutor readers;
+  private final int maxThreads;
+  /** Reads past their deadline whose thread is still blocked. */
+  private final AtomicInteger stalled = new AtomicInteger();
 
   /**
    * @param threadName the name of the pool's threads
-   * @param maxThreads how many reads may be under way, stalled ones included; beyond that a read
-   *     is refused at once
+   * @param maxThreads how many reads run at once; more wait their turn within their deadline. Once
+   *     this many threads are held by stalled reads, further reads are refused at once
    */
   public BoundedReads(String threadName, int maxThreads) {
-    readers = new ThreadPoolExecutor(0, maxThreads, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+    this.maxThreads = maxThreads;
+    readers = new ThreadPoolExecutor(maxThreads, maxThreads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
       Thread t = new Thread(r, threadName);
       t.setDaemon(true);
       return t;
     });
+    readers.allowCoreThreadTimeOut(true);
   }
 
   /**
@@ -54,15 +65,29 @@ public final class BoundedReads {
    *     thread of the pool is taken by reads still stalled
    */
   public byte[] read(Path file, int maxBytes, Duration deadline) throws IOException {
-    Future<byte[]> read;
-    try {
-      read = readers.submit(() -> readAtMost(file, maxBytes));
-    } catch (RejectedExecutionException e) {
+    if (stalled.get() >= maxThreads) {
       throw new IOException("earlier reads are still stalled");
     }
+    AtomicInteger state = new AtomicInteger(QUEUED);
+    Future<byte[]> read = readers.submit(() -> {
+      if (!state.compareAndSet(QUEUED, RUNNING)) {
+        throw new IOException("not read within " + deadline.toMillis() + " ms");
+      }
+      try {
+        return readAtMost(file, maxBytes);
+      } finally {
+        if (!state.compareAndSet(RUNNING, DONE)) {
+          stalled.decrementAndGet();
+        }
+      }
+    });
     try {
       return read.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
+      // A read that never started costs nothing; one that started may hold its thread for good.
+      if (!state.compareAndSet(QUEUED, ABANDONED) && state.compareAndSet(RUNNING, STALLED)) {
+        stalled.incrementAndGet();
+      }
       read.cancel(true);
       throw new IOException("not read within " + deadline.toMillis() + " ms");
     } catch (ExecutionException e) {

@@ -8,6 +8,7 @@ import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -372,6 +373,14 @@ public final class SessionRegistry {
 
   public synchronized boolean isLive(String sessionId) {
     return sessions.containsKey(sessionId);
+  }
+
+  /** The frames waiting for a session's stream to open, as text. */
+  synchronized List<String> held(String sessionId) {
+    Session s = sessions.get(sessionId);
+    return s == null
+        ? List.of()
+        : s.held.stream().map(h -> new String(h.frame, StandardCharsets.UTF_8)).toList();
   }
 
   private synchronized List<String> ids() {

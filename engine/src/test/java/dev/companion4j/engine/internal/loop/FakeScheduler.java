@@ -41,7 +41,7 @@ public final class FakeScheduler implements EngineScheduler {
     now = until;
   }
 
-  int pending() {
+  public int pending() {
     return tasks.size();
   }
 }
