@@ -1,6 +1,7 @@
 package dev.companion4j.cli;
 
 import dev.companion4j.engine.CompanionHost;
+import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingDiff;
 import java.nio.file.Path;
@@ -8,8 +9,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The host without an editor window: diffs wait in the editor API until a page, an editor hook
- * or the user in the terminal answers them.
+ * The host without an editor window: diffs wait in the editor API until a page or an editor hook
+ * answers them by id, or the user answers in the terminal.
  */
 final class HeadlessHost implements CompanionHost {
   private final IdeInfo ideInfo;
@@ -31,8 +32,9 @@ final class HeadlessHost implements CompanionHost {
   }
 
   @Override
-  public void showDiff(PendingDiff diff) {
-    // Listed by the editor API and announced on its event stream; nothing to open here.
+  public void showDiff(PendingDiff diff, DiffReview review) {
+    // Listed by the editor API and announced on its event stream, which answers through
+    // Companion.acceptDiff/rejectDiff by id; nothing to open here.
   }
 
   @Override

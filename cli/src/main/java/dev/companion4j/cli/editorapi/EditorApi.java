@@ -1,13 +1,16 @@
 package dev.companion4j.cli.editorapi;
 
+import dev.companion4j.engine.AnswerResult;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionListener;
 import dev.companion4j.engine.ConnectedClient;
+import dev.companion4j.engine.DiffId;
 import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.EditorEvent;
 import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.PendingDiff;
-import dev.companion4j.engine.internal.server.HttpBodies;
+import dev.companion4j.engine.http.EventStreams;
+import dev.companion4j.engine.http.HttpBodies;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -15,32 +18,29 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
  * The editor API at {@code /editor}: any editor (a Vim autocmd with curl, an Emacs hook, the
- * review page) feeds events, lists and answers diffs, and follows an event stream. It sits behind
- * the companion's token and Host checks; see docs/editor-api.md.
+ * review page) feeds events, lists diffs and answers them by id, and follows an event stream. It
+ * sits behind the companion's token and Host checks; see docs/editor-api.md.
  */
 public final class EditorApi extends HttpServlet implements CompanionListener {
   private static final long serialVersionUID = 1L;
   /** The mount point under which {@link #pathSpec()} serves. */
   public static final String PATH = "/editor";
-  private static final int MAX_EVENT_BYTES = 1024 * 1024;
+  private static final int MAX_BODY_BYTES = 1024 * 1024;
+  /** Only the newest context matters to a subscriber that fell behind. */
+  private static final String CONTEXT_KEY = "context";
+  private static final Pattern ONE_DIFF = Pattern.compile("/diffs/([^/]+)");
+  private static final Pattern ANSWER = Pattern.compile("/diffs/([^/]+)/(accept|reject)");
 
   private final AtomicReference<Companion> companion = new AtomicReference<>();
-  private final transient EventStream stream = new EventStream();
-  private final transient ScheduledExecutorService heartbeat =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "companion4j-editor-heartbeat");
-        t.setDaemon(true);
-        return t;
-      });
+  private final transient EventStreams events = new EventStreams();
 
   public static String pathSpec() {
     return PATH + "/*";
@@ -50,99 +50,132 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   public void attach(Companion target) {
     companion.set(target);
     target.addListener(this);
-    heartbeat.scheduleWithFixedDelay(stream::heartbeat, 15, 15, TimeUnit.SECONDS);
   }
 
   /** Ends every event stream, e.g. before the companion stops. */
   public void shutdown() {
-    heartbeat.shutdownNow();
-    stream.closeAll();
+    events.close();
   }
 
   @Override
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-    switch (route(req)) {
-      case "/state" -> HttpBodies.json(resp, 200, EditorJson.state(companion.get()));
-      case "/diffs" -> HttpBodies.json(resp, 200, companion.get().pendingDiffs().stream().map(EditorJson::diff).toList());
-      case "/events/stream" -> stream.subscribe(req, resp);
-      default -> notFound(req, resp);
+    String route = route(req);
+    Matcher one = ONE_DIFF.matcher(route);
+    switch (route) {
+      case "/state" -> HttpBodies.json(resp, 200, EditorJson.State.of(companion.get()));
+      case "/diffs" -> {
+        Companion c = companion.get();
+        var clients = c.clients();
+        HttpBodies.json(resp, 200, c.pendingDiffs().stream().map(d -> EditorJson.Diff.of(d, clients)).toList());
+      }
+      case "/events/stream" -> events.subscribe(req, resp);
+      default -> {
+        if (one.matches()) {
+          getDiff(one.group(1), resp);
+        } else {
+          notFound(req, resp);
+        }
+      }
     }
   }
 
   @Override
   protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     String route = route(req);
-    if (!route.equals("/events") && !route.equals("/diffs/accept") && !route.equals("/diffs/reject")) {
+    Matcher answer = ANSWER.matcher(route);
+    if (route.equals("/diffs/accept") || route.equals("/diffs/reject")) {
+      HttpBodies.error(resp, 404, "POST " + PATH + route + " is gone: it could answer a proposal the caller never saw. "
+          + "Answer a diff by its id (from GET " + PATH + "/diffs or a diffOpened event) at "
+          + PATH + "/diffs/{id}/accept or " + PATH + "/diffs/{id}/reject");
+      return;
+    }
+    if (!route.equals("/events") && !answer.matches()) {
       notFound(req, resp);
       return;
     }
-    JsonNode body;
     try {
-      body = HttpBodies.JSON.readTree(HttpBodies.read(req, MAX_EVENT_BYTES));
+      if (answer.matches()) {
+        answer(diffId(answer.group(1)), answer.group(2).equals("accept"), req, resp);
+      } else {
+        companion.get().editorEvent(parseEvent(requireObject(readBody(req))));
+        resp.setStatus(204);
+      }
     } catch (HttpBodies.TooLargeException e) {
       HttpBodies.error(resp, 413, e.getMessage());
-      return;
-    } catch (JacksonException e) {
-      HttpBodies.error(resp, 400, "the body is not valid JSON");
-      return;
+    } catch (BadRequest e) {
+      HttpBodies.error(resp, 400, e.getMessage());
     }
-    if (body == null || !body.isObject()) {
-      HttpBodies.error(resp, 400, "expected a JSON object");
-      return;
-    }
+  }
+
+  private void getDiff(String segment, HttpServletResponse resp) throws IOException {
+    DiffId id;
     try {
-      switch (route) {
-        case "/events" -> companion.get().editorEvent(parseEvent(body));
-        case "/diffs/accept" -> {
-          String filePath = requireText(body, "filePath");
-          JsonNode content = body.get("content");
-          if (content != null && !content.isNull() && !content.isString()) {
-            throw new BadRequest("content must be a string");
-          }
-          String text = content == null || content.isNull() ? null : content.asString();
-          if (!companion.get().acceptDiff(filePath, text)) {
-            HttpBodies.error(resp, 404, "no pending diff for " + filePath);
-            return;
-          }
-        }
-        default -> {
-          String filePath = requireText(body, "filePath");
-          if (!companion.get().rejectDiff(filePath)) {
-            HttpBodies.error(resp, 404, "no pending diff for " + filePath);
-            return;
-          }
-        }
-      }
+      id = diffId(segment);
     } catch (BadRequest e) {
       HttpBodies.error(resp, 400, e.getMessage());
       return;
     }
-    resp.setStatus(204);
+    Companion c = companion.get();
+    var diff = c.pendingDiff(id);
+    if (diff.isPresent()) {
+      HttpBodies.json(resp, 200, EditorJson.Diff.of(diff.get(), c.clients()));
+    } else {
+      HttpBodies.error(resp, 404, "diff " + id + " is not pending");
+    }
+  }
+
+  /** Answers diff {@code id}; only a 204 means the CLI will hear it. */
+  private void answer(DiffId id, boolean accept, HttpServletRequest req, HttpServletResponse resp)
+      throws IOException, BadRequest {
+    JsonNode body = readBody(req);
+    String content = null;
+    if (body != null) {
+      JsonNode value = requireObject(body).get("content");
+      if (accept && value != null && !value.isNull()) {
+        if (!value.isString()) {
+          throw new BadRequest("content must be a string");
+        }
+        content = value.asString();
+      }
+    }
+    AnswerResult result = accept ? companion.get().acceptDiff(id, content) : companion.get().rejectDiff(id);
+    if (result instanceof AnswerResult.Sent) {
+      resp.setStatus(204);
+    } else if (result instanceof AnswerResult.Ended ended) {
+      EditorJson.Outcome outcome = EditorJson.Outcome.of(ended.outcome());
+      if (outcome == EditorJson.Outcome.CLIENT_GONE) {
+        HttpBodies.json(resp, 410, new EditorJson.Refusal(outcome.why, outcome.wireName));
+      } else {
+        HttpBodies.json(resp, 409, new EditorJson.Refusal("diff " + id + " is no longer pending: " + outcome.why, outcome.wireName));
+      }
+    } else {
+      HttpBodies.error(resp, 404, "no diff " + id + " is known: it was never proposed here, or it ended long ago");
+    }
   }
 
   @Override
   public void clientConnected(ConnectedClient client) {
-    stream.publish("clientConnected", EditorJson.client(client));
+    events.publish("clientConnected", null, EditorJson.Client.of(client));
   }
 
   @Override
   public void clientDisconnected(ConnectedClient client) {
-    stream.publish("clientDisconnected", EditorJson.client(client));
+    events.publish("clientDisconnected", null, EditorJson.Client.of(client));
   }
 
   @Override
   public void diffOpened(PendingDiff diff) {
-    stream.publish("diffOpened", EditorJson.diff(diff));
+    events.publish("diffOpened", null, EditorJson.Diff.of(diff, companion.get().clients()));
   }
 
   @Override
   public void diffClosed(PendingDiff diff, DiffOutcome outcome) {
-    stream.publish("diffClosed", EditorJson.closed(diff, outcome));
+    events.publish("diffClosed", null, EditorJson.ClosedDiff.of(diff, outcome));
   }
 
   @Override
   public void contextSent(IdeContext context) {
-    stream.publish("context", context.toNotificationParams());
+    events.publish("context", CONTEXT_KEY, EditorJson.Context.of(context));
   }
 
   private static String route(HttpServletRequest req) {
@@ -152,6 +185,33 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   private static void notFound(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     HttpBodies.error(resp, 404, "no editor API route " + req.getMethod() + " " + PATH + route(req));
+  }
+
+  private static DiffId diffId(String segment) throws BadRequest {
+    if (!DiffId.isValid(segment)) {
+      throw new BadRequest("malformed diff id '" + segment + "': a diff id is sixteen lowercase hex digits");
+    }
+    return new DiffId(segment);
+  }
+
+  /** The body as JSON, or null when it is empty. */
+  private static JsonNode readBody(HttpServletRequest req) throws IOException, BadRequest {
+    byte[] bytes = HttpBodies.read(req, MAX_BODY_BYTES);
+    if (bytes.length == 0) {
+      return null;
+    }
+    try {
+      return HttpBodies.JSON.readTree(bytes);
+    } catch (JacksonException e) {
+      throw new BadRequest("the body is not valid JSON");
+    }
+  }
+
+  private static JsonNode requireObject(JsonNode body) throws BadRequest {
+    if (body == null || !body.isObject()) {
+      throw new BadRequest("expected a JSON object");
+    }
+    return body;
   }
 
   private static EditorEvent parseEvent(JsonNode body) throws BadRequest {

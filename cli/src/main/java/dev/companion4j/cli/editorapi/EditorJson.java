@@ -1,62 +1,124 @@
 package dev.companion4j.cli.editorapi;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.ConnectedClient;
 import dev.companion4j.engine.DiffOutcome;
+import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.PendingDiff;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.List;
 
-/** The editor API's JSON shapes, in one place so the page, hooks and docs agree. */
+/**
+ * The editor API's JSON shapes, in one place so the page, the editor hooks and
+ * docs/editor-api.md agree. They are this API's own: the CLIs' wire may change without them.
+ */
 final class EditorJson {
   private EditorJson() {}
 
-  static Map<String, Object> diff(PendingDiff d) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("filePath", d.filePath());
-    m.put("originalContent", d.originalContent());
-    m.put("newContent", d.newContent());
-    m.put("openedAt", d.openedAt().toString());
-    m.put("clientId", d.clientId());
-    return m;
-  }
+  /** A pending diff; {@code clientName} is left out when its CLI already left. */
+  record Diff(
+      String id,
+      String filePath,
+      String originalContent,
+      String newContent,
+      String openedAt,
+      String clientId,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String clientName) {
 
-  static Map<String, Object> client(ConnectedClient c) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("id", c.id());
-    m.put("name", c.name());
-    m.put("version", c.version());
-    m.put("connectedAt", c.connectedAt().toString());
-    return m;
-  }
-
-  static Map<String, Object> closed(PendingDiff d, DiffOutcome outcome) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("filePath", d.filePath());
-    m.put("outcome", outcomeName(outcome));
-    return m;
-  }
-
-  static Map<String, Object> state(Companion companion) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("ideInfo", Map.of("name", companion.ideInfo().name(), "displayName", companion.ideInfo().displayName()));
-    m.put("workspaceRoots", companion.workspaceRoots().stream().map(Object::toString).toList());
-    m.put("clients", companion.clients().stream().map(EditorJson::client).toList());
-    m.put("context", companion.context().toNotificationParams());
-    m.put("pendingDiffs", companion.pendingDiffs().stream().map(EditorJson::diff).toList());
-    return m;
-  }
-
-  private static String outcomeName(DiffOutcome outcome) {
-    if (outcome instanceof DiffOutcome.Accepted) {
-      return "accepted";
-    } else if (outcome instanceof DiffOutcome.Rejected) {
-      return "rejected";
-    } else if (outcome instanceof DiffOutcome.ClosedByClient) {
-      return "closedByClient";
-    } else if (outcome instanceof DiffOutcome.Replaced) {
-      return "replaced";
+    static Diff of(PendingDiff d, List<ConnectedClient> clients) {
+      String clientName =
+          clients.stream().filter(c -> c.id().equals(d.clientId())).map(ConnectedClient::name).findFirst().orElse(null);
+      return new Diff(
+          d.id().value(), d.filePath(), d.originalContent(), d.newContent(), d.openedAt().toString(), d.clientId(), clientName);
     }
-    return "clientGone";
+  }
+
+  record Client(String id, String name, String version, String connectedAt) {
+    static Client of(ConnectedClient c) {
+      return new Client(c.id(), c.name(), c.version(), c.connectedAt().toString());
+    }
+  }
+
+  /** The {@code diffClosed} event. */
+  record ClosedDiff(String id, String filePath, String outcome) {
+    static ClosedDiff of(PendingDiff d, DiffOutcome outcome) {
+      return new ClosedDiff(d.id().value(), d.filePath(), Outcome.of(outcome).wireName);
+    }
+  }
+
+  record IdeName(String name, String displayName) {}
+
+  record State(IdeName ideInfo, List<String> workspaceRoots, List<Client> clients, Context context, List<Diff> pendingDiffs) {
+    static State of(Companion companion) {
+      List<ConnectedClient> clients = companion.clients();
+      return new State(
+          new IdeName(companion.ideInfo().name(), companion.ideInfo().displayName()),
+          companion.workspaceRoots().stream().map(Object::toString).toList(),
+          clients.stream().map(Client::of).toList(),
+          Context.of(companion.context()),
+          companion.pendingDiffs().stream().map(d -> Diff.of(d, clients)).toList());
+    }
+  }
+
+  /** The context as the CLIs receive it in {@code ide/contextUpdate}. */
+  record Context(WorkspaceState workspaceState) {
+    static Context of(IdeContext context) {
+      return new Context(new WorkspaceState(context.openFiles().stream().map(OpenFile::of).toList(), context.isTrusted()));
+    }
+  }
+
+  record WorkspaceState(List<OpenFile> openFiles, boolean isTrusted) {}
+
+  /** Cursor and selection only on the active file, left out rather than null, as the CLIs get them. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  record OpenFile(String path, long timestamp, Boolean isActive, Cursor cursor, String selectedText) {
+    static OpenFile of(IdeContext.OpenFile f) {
+      if (!f.isActive()) {
+        return new OpenFile(f.path(), f.timestamp(), null, null, null);
+      }
+      Cursor cursor = f.cursor() == null ? null : new Cursor(f.cursor().line(), f.cursor().character());
+      return new OpenFile(f.path(), f.timestamp(), true, cursor, f.selectedText());
+    }
+  }
+
+  record Cursor(int line, int character) {}
+
+  /** The answer to a request for a diff that is no longer pending. */
+  record Refusal(String error, String outcome) {}
+
+  /** How a diff ended, as the API names and explains it. */
+  enum Outcome {
+    ACCEPTED("accepted", "it was accepted"),
+    REJECTED("rejected", "it was rejected"),
+    REPLACED("replaced", "it was replaced by a newer proposal"),
+    CLOSED_BY_CLIENT("closedByClient", "it was closed by the CLI"),
+    CLIENT_GONE("clientGone", "the CLI that proposed this edit has left; nothing was written"),
+    STOPPED("stopped", "it was ended when the companion stopped");
+
+    final String wireName;
+    /** Why an answer to a diff that ended this way changed nothing. */
+    final String why;
+
+    Outcome(String wireName, String why) {
+      this.wireName = wireName;
+      this.why = why;
+    }
+
+    static Outcome of(DiffOutcome outcome) {
+      if (outcome instanceof DiffOutcome.Accepted) {
+        return ACCEPTED;
+      } else if (outcome instanceof DiffOutcome.Rejected) {
+        return REJECTED;
+      } else if (outcome instanceof DiffOutcome.Replaced) {
+        return REPLACED;
+      } else if (outcome instanceof DiffOutcome.ClosedByClient) {
+        return CLOSED_BY_CLIENT;
+      } else if (outcome instanceof DiffOutcome.ClientGone) {
+        return CLIENT_GONE;
+      } else if (outcome instanceof DiffOutcome.Stopped) {
+        return STOPPED;
+      }
+      throw new IllegalArgumentException("unknown outcome " + outcome);
+    }
   }
 }

@@ -1,14 +1,16 @@
 package dev.companion4j.cli.review;
 
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.awt.Desktop;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import java.net.MalformedURLException;
 import java.net.URI;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -18,7 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
+import org.eclipse.jetty.ee10.servlet.ResourceServlet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,18 +39,6 @@ public final class ReviewPage {
   /** Where the page is served; the servlet is mapped at {@code PATH + "*"}. */
   public static final String PATH = "/review/";
 
-  /** Bundled asset names are flat: one segment, no dot-dot, no hidden files. */
-  private static final Pattern ASSET_NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9_.-]*\\.[a-z0-9]+");
-
-  private static final Map<String, String> TYPES =
-      Map.of(
-          "html", "text/html; charset=utf-8",
-          "js", "text/javascript; charset=utf-8",
-          "css", "text/css; charset=utf-8",
-          "svg", "image/svg+xml",
-          "png", "image/png",
-          "txt", "text/plain; charset=utf-8");
-
   /**
    * Only the page's own scripts and styles, and requests to its own origin. Inline styles are
    * allowed because CodeMirror positions its views with style attributes; inline scripts are not.
@@ -60,9 +50,22 @@ public final class ReviewPage {
 
   private ReviewPage() {}
 
-  /** Serves the page under {@value #PATH}; map it at {@code "/review/*"} as a public route. */
+  /**
+   * Serves the page under {@value #PATH}; map it at {@code "/review/*"} as a public route.
+   *
+   * @throws IllegalStateException when the page was not bundled into the classpath
+   */
   public static HttpServlet assetsServlet() {
-    return new AssetsServlet(ReviewPage.class.getClassLoader());
+    URL index = ReviewPage.class.getClassLoader().getResource(ASSET_ROOT + "index.html");
+    if (index == null) {
+      throw new IllegalStateException("the review page is not on the classpath at " + ASSET_ROOT + "; build it with Maven");
+    }
+    String url = index.toString();
+    try {
+      return new Assets(new URL(url.substring(0, url.length() - "index.html".length())));
+    } catch (MalformedURLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** The page's address, with the token in the fragment so that it never reaches a server. */
@@ -204,16 +207,34 @@ public final class ReviewPage {
     }
   }
 
-  private static final class AssetsServlet extends HttpServlet {
+  /**
+   * Jetty's own resource serving over the bundled assets (ETags, HEAD, conditional requests, no
+   * listings), with the page's security headers and caching on every answer.
+   */
+  private static final class Assets extends ResourceServlet {
     private static final long serialVersionUID = 1L;
-    private final transient ClassLoader loader;
+    private final transient Map<String, String> settings;
 
-    AssetsServlet(ClassLoader loader) {
-      this.loader = loader;
+    Assets(URL base) {
+      settings =
+          Map.of(
+              "baseResource", base.toString(),
+              // The resource path is what follows /review/, not the whole request path.
+              "pathInfoOnly", "true",
+              "dirAllowed", "false",
+              // Serves index.html for /review/ in place: a redirect would be one more round trip.
+              "redirectWelcome", "false",
+              "etags", "true",
+              "precompressed", "false");
     }
 
     @Override
-    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+    public String getInitParameter(String name) {
+      return settings.get(name);
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
       String rest = req.getPathInfo();
       if (rest == null) {
         // "/review" without the slash: relative asset links need the directory form. The
@@ -222,27 +243,19 @@ public final class ReviewPage {
         resp.setHeader("Location", PATH);
         return;
       }
-      String name = rest.equals("/") ? "index.html" : rest.substring(1);
-      String type = ASSET_NAME.matcher(name).matches() ? TYPES.get(extension(name)) : null;
-      InputStream in = type == null ? null : loader.getResourceAsStream(ASSET_ROOT + name);
-      if (in == null) {
-        securityHeaders(resp);
-        resp.setHeader("Cache-Control", "no-store");
-        resp.sendError(HttpServletResponse.SC_NOT_FOUND);
-        return;
-      }
-      try (in) {
-        byte[] body = in.readAllBytes();
-        securityHeaders(resp);
-        resp.setContentType(type);
-        // Everything but the page itself has a content hash in its name.
-        resp.setHeader(
-            "Cache-Control", name.equals("index.html") ? "no-cache" : "public, max-age=31536000, immutable");
-        resp.setContentLength(body.length);
-        try (OutputStream out = resp.getOutputStream()) {
-          out.write(body);
-        }
-      }
+      securityHeaders(resp);
+      // Everything but the page itself has a content hash in its name.
+      resp.setHeader(
+          "Cache-Control",
+          rest.equals("/") || rest.equals("/index.html") ? "no-cache" : "public, max-age=31536000, immutable");
+      resp.setCharacterEncoding(StandardCharsets.UTF_8.name());
+      super.doGet(req, resp);
+    }
+
+    @Override
+    protected void doNotFound(HttpServletRequest req, HttpServletResponse resp, String path) throws IOException {
+      resp.setHeader("Cache-Control", "no-store");
+      super.doNotFound(req, resp, path);
     }
 
     private static void securityHeaders(HttpServletResponse resp) {
@@ -252,10 +265,6 @@ public final class ReviewPage {
       resp.setHeader("X-Frame-Options", "DENY");
       resp.setHeader("Cross-Origin-Opener-Policy", "same-origin");
       resp.setHeader("Cross-Origin-Resource-Policy", "same-origin");
-    }
-
-    private static String extension(String name) {
-      return name.substring(name.lastIndexOf('.') + 1);
     }
   }
 }

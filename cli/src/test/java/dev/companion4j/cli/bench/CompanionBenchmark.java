@@ -2,6 +2,7 @@ package dev.companion4j.cli.bench;
 
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionHost;
+import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.EditorEvent;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingDiff;
@@ -343,7 +344,7 @@ public final class CompanionBenchmark {
     }
 
     @Override
-    public void showDiff(PendingDiff diff) {}
+    public void showDiff(PendingDiff diff, DiffReview review) {}
 
     @Override
     public Optional<String> closeDiff(PendingDiff diff) {

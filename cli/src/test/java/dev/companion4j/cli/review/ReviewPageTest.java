@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionHost;
+import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
@@ -51,7 +52,7 @@ class ReviewPageTest {
           }
 
           @Override
-          public void showDiff(PendingDiff diff) {}
+          public void showDiff(PendingDiff diff, DiffReview review) {}
 
           @Override
           public Optional<String> closeDiff(PendingDiff diff) {
@@ -138,6 +139,22 @@ class ReviewPageTest {
 
     assertThat(r.statusCode()).as(path).isIn(400, 404);
     assertThat(r.body()).as("neither the page nor a class file").doesNotContain("review-", "\u00ca\u00fe\u00ba\u00be");
+    assertThat(r.headers().firstValue("Cache-Control")).as("a miss is never cached as immutable").isNotEqualTo(Optional.of("public, max-age=31536000, immutable"));
+  }
+
+  @Test
+  void anUnchangedAssetIsAnsweredNotModified() throws Exception {
+    HttpResponse<String> page = get("/review/");
+    String etag = page.headers().firstValue("ETag").orElseThrow(() -> new AssertionError("no ETag: " + page.headers()));
+
+    HttpResponse<String> again = http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/review/"))
+            .header("If-None-Match", etag).build(),
+        HttpResponse.BodyHandlers.ofString());
+
+    assertThat(again.statusCode()).isEqualTo(304);
+    assertThat(again.body()).isEmpty();
+    assertThat(again.headers().firstValue("Content-Security-Policy")).isPresent();
   }
 
   @Test
