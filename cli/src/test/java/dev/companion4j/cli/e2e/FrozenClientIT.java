@@ -94,6 +94,7 @@ class FrozenClientIT {
           return !Review.clientIds(companion).contains(frozen);
         });
     System.out.println("selections pushed while the frozen session lived: " + pushes);
+    companion.stderr().lines().filter(l -> l.contains("frozen-client")).forEach(System.out::println);
     assertThat(pushes).as("selections pushed while the frozen session lived").isGreaterThan(2);
     for (int i = 0; i < 3; i++) {
       pushSelectionAndAwaitIt();
@@ -196,6 +197,7 @@ class FrozenClientIT {
 
   private void assertThreadsBounded(int before) {
     int after = companion.threadCount();
+    System.out.printf("companion threads: %d before, %d after%n", before, after);
     assertThat(after).as("companion threads before %d, after %d", before, after).isLessThanOrEqualTo(before + THREAD_MARGIN);
   }
 

@@ -64,19 +64,20 @@ class RepeatedStopIT {
       String proposed = "class Main { int round = " + round + "; }\n";
       CompletableFuture<JsonNode> outcome = cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", proposed));
       Review.awaitPendingDiff(companion, file, proposed, WAIT);
-      await().atMost(WAIT).until(() -> page.count("diffOpened") == 1);
+      EditorEvents reviewPage = page;
+      await().atMost(WAIT).until(() -> reviewPage.count("diffOpened") == 1);
       assertThat(Review.clients(companion)).hasSize(2);
 
       int exit = companion.terminate();
 
       String log = "round " + round + "\nstdout:\n" + companion.stdout() + "\nstderr:\n" + companion.stderr();
-      assertThat(exit).as(log).isZero();
       assertThat(companion.stdout() + companion.stderr()).as(log).doesNotContain("Exception").doesNotContain("\tat ");
       assertThat(discoveryFiles(env)).as(log).isEmpty();
       // The CLI heard that its edit will not be applied; the page saw its stream end.
       assertThat(CliDriver.await(outcome, WAIT).path("status").asString()).as(log).isEqualTo("rejected");
-      EditorEvents endedPage = page;
-      await().atMost(WAIT).until(endedPage::ended);
+      await().atMost(WAIT).until(reviewPage::ended);
+      // A stop the user asked for is not a failure: exit status 0, not the JVM's 143 for SIGTERM.
+      assertThat(exit).as(log).isZero();
     } finally {
       if (stream != null) {
         stream.close();

@@ -87,33 +87,37 @@ class TwoClisOnePathIT {
       for (Cli which : Cli.values()) {
         proposal.put(which, "class Shared { String by = \"" + which + "\"; int round = " + round + "; }\n");
       }
-      for (Cli which : Cli.values()) {
-        outcome.put(which, clis.get(which).send("openDiff", Map.of("filePath", file.toString(), "newContent", proposal.get(which))));
-      }
       String context = seed + ", round " + round;
+      Cli first = random.nextBoolean() ? Cli.QWEN : Cli.GEMINI;
+      Cli second = first == Cli.QWEN ? Cli.GEMINI : Cli.QWEN;
+      int mode = random.nextInt(3);
+      outcome.put(first, propose(first, file, proposal));
+      if (mode == 0) {
+        // Both at once: whichever arrives second replaces the other.
+        outcome.put(second, propose(second, file, proposal));
+      } else {
+        JsonNode listed = Review.awaitPendingDiff(companion, file, proposal.get(first), WAIT);
+        if (mode == 1) {
+          // The editor answers what it listed, after the other CLI replaced it: refused, not sent.
+          outcome.put(second, propose(second, file, proposal));
+          Review.awaitPendingDiff(companion, file, proposal.get(second), WAIT);
+          int status = answer(listed, proposal, expected, answered, random, context);
+          assertThat(status).as(context + ": answering a replaced diff").isEqualTo(409);
+        } else {
+          // Answered before the other CLI proposes.
+          assertThat(answer(listed, proposal, expected, answered, random, context)).as(context).isEqualTo(204);
+          outcome.put(second, propose(second, file, proposal));
+        }
+      }
 
       // Answer whatever is listed, at random, until both proposals are resolved.
       await(context + ": both openDiffs resolved").atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
         for (JsonNode diff : Review.pendingDiffs(companion)) {
-          String id = diff.path("id").asString();
-          if (!answered.add(id)) {
-            continue;
-          }
-          Cli by = proposerOf(diff, proposal);
-          assertThat(by).as(context + ": a listed diff is one of this round's proposals: " + diff).isNotNull();
-          assertThat(diff.path("clientId").asString()).as(context + ": proposer of " + diff).isEqualTo(clientIds.get(by));
-          boolean accept = random.nextBoolean();
-          String edited = "class Shared { /* accepted " + id + " for " + by + " */ }\n";
-          HttpResponse<String> r = accept ? Review.accept(companion, id, edited) : Review.reject(companion, id);
-          if (r.statusCode() == 204) {
-            expected.put(by, accept ? new Expected("accepted", edited) : new Expected("rejected", null));
-          } else {
-            // The other CLI's proposal replaced it between listing and answering.
-            assertThat(r.statusCode()).as(context + ": " + r.body()).isEqualTo(409);
-            assertThat(CompanionProcess.JSON.readTree(r.body()).path("outcome").asString()).as(context).isEqualTo("replaced");
+          if (!answered.contains(diff.path("id").asString())) {
+            answer(diff, proposal, expected, answered, random, context);
           }
         }
-        return outcome.values().stream().allMatch(CompletableFuture::isDone);
+        return outcome.size() == 2 && outcome.values().stream().allMatch(CompletableFuture::isDone);
       });
 
       for (Cli which : Cli.values()) {
@@ -151,6 +155,37 @@ class TwoClisOnePathIT {
     // Both CLIs are still there, and nothing was answered that the companion did not list.
     assertThat(Review.clients(companion)).hasSize(2);
     assertThat(answered).hasSizeLessThanOrEqualTo(2 * ROUNDS);
+  }
+
+  private CompletableFuture<JsonNode> propose(Cli which, Path file, Map<Cli, String> proposal) {
+    return clis.get(which).send("openDiff", Map.of("filePath", file.toString(), "newContent", proposal.get(which)));
+  }
+
+  /**
+   * Accepts (with an edit naming the diff) or rejects a listed diff at random, by id, and records
+   * what its CLI must hear when the companion sent the answer (204).
+   *
+   * @return the editor API's status
+   */
+  private int answer(
+      JsonNode diff, Map<Cli, String> proposal, Map<Cli, Expected> expected, Set<String> answered, Random random, String context) {
+    String id = diff.path("id").asString();
+    assertThat(answered.add(id)).as(context + ": answered once: " + id).isTrue();
+    Cli by = proposerOf(diff, proposal);
+    assertThat(by).as(context + ": a listed diff is one of this round's proposals: " + diff).isNotNull();
+    assertThat(diff.path("clientId").asString()).as(context + ": proposer of " + diff).isEqualTo(clientIds.get(by));
+    boolean accept = random.nextBoolean();
+    String edited = "class Shared { /* accepted " + id + " for " + by + " */ }\n";
+    HttpResponse<String> r = accept ? Review.accept(companion, id, edited) : Review.reject(companion, id);
+    if (r.statusCode() == 204) {
+      expected.put(by, accept ? new Expected("accepted", edited) : new Expected("rejected", null));
+    } else {
+      // The other CLI's proposal replaced it between listing and answering: its CLI hears rejected.
+      assertThat(r.statusCode()).as(context + ": " + r.body()).isEqualTo(409);
+      assertThat(CompanionProcess.JSON.readTree(r.body()).path("outcome").asString()).as(context + ": " + r.body())
+          .isEqualTo("replaced");
+    }
+    return r.statusCode();
   }
 
   private static Cli proposerOf(JsonNode diff, Map<Cli, String> proposal) {
