@@ -88,10 +88,12 @@ class DepartureIT {
     String clientId = diff.path("clientId").asString();
     assertThat(before).contains(clientId);
 
+    long start = System.nanoTime();
     cli.kill();
 
     await("the killed CLI's diff leaves /editor/diffs").atMost(KILLED_CLI_NOTICED)
         .until(() -> Review.pendingDiffs(companion).stream().noneMatch(d -> d.path("id").asString().equals(id)));
+    System.out.printf("%s's diff left %d ms after SIGKILL%n", which, (System.nanoTime() - start) / 1_000_000);
     await("the killed CLI leaves /editor/state").atMost(WAIT)
         .until(() -> !Review.clientIds(companion).contains(clientId));
     assertThat(Review.clientIds(companion)).hasSize(1).doesNotContain(clientId);
@@ -126,11 +128,13 @@ class DepartureIT {
     cli = connect(which, env);
     await().atMost(WAIT).until(() -> Review.clients(companion).size() == 1);
 
+    long start = System.nanoTime();
     JsonNode status = cli.call("disconnect");
     assertThat(status.path("status").asString()).isEqualTo("disconnected");
 
     await("the disconnected CLI leaves /editor/state").atMost(CLOSED_CLI_NOTICED)
         .until(() -> Review.clients(companion).isEmpty());
+    System.out.printf("%s left %d ms after disconnect%n", which, (System.nanoTime() - start) / 1_000_000);
     // Nothing of it lingers: a new connection is a new, single client.
     assertThat(Review.pendingDiffs(companion)).isEmpty();
     other = connect(which, env);
@@ -149,11 +153,13 @@ class DepartureIT {
     String id = Review.awaitPendingDiff(companion, file, proposed, WAIT).path("id").asString();
 
     // The process ends normally (stdin closed, exit 0): its sockets close in order.
+    long start = System.nanoTime();
     cli.close();
     cli = null;
 
     await("the exited CLI leaves /editor/state").atMost(CLOSED_CLI_NOTICED)
         .until(() -> Review.clients(companion).isEmpty());
+    System.out.printf("%s left %d ms after its exit began%n", which, (System.nanoTime() - start) / 1_000_000);
     assertThat(Review.pendingDiffs(companion)).isEmpty();
     assertThat(Review.accept(companion, id, null).statusCode()).isEqualTo(410);
   }

@@ -38,8 +38,16 @@ class FrozenClientIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
   /** Stall bound, sweep, ping interval and ping timeout together, with room to spare. */
   private static final Duration FROZEN_SESSION_CLOSED = Duration.ofSeconds(90);
-  /** Threads the JVM and Jetty may add on their own (compiler, pool warm-up); not one per client. */
-  private static final int THREAD_MARGIN = 24;
+  /**
+   * Threads the JVM may add on its own (compiler, GC); fewer than the 20 frozen subscribers, so a
+   * thread blocked per frozen reader shows.
+   */
+  private static final int THREAD_MARGIN = 16;
+  /**
+   * Under a flood of connections Jetty's pool grows toward its cap of 64 (about 20 more threads
+   * seen); a thread per connection would add 200.
+   */
+  private static final int THREAD_MARGIN_CONNECTION_FLOOD = 40;
   private static final int SELECTION_CHARS = 16 * 1024;
 
   @TempDir Path temp;
@@ -101,7 +109,7 @@ class FrozenClientIT {
     }
     answerDiffs("after the frozen session");
     assertThat(Review.clientIds(companion)).hasSize(1);
-    assertThreadsBounded(threadsBefore);
+    assertThreadsBounded(threadsBefore, THREAD_MARGIN);
   }
 
   @Test
@@ -133,7 +141,7 @@ class FrozenClientIT {
     await("the editor API answers").atMost(Duration.ofSeconds(60)).ignoreExceptions()
         .until(() -> companion.get("/editor/state").statusCode() == 200);
     answerDiffs("beside idle connections");
-    assertThreadsBounded(threadsBefore);
+    assertThreadsBounded(threadsBefore, THREAD_MARGIN_CONNECTION_FLOOD);
 
     // And the idle connections do not stay: each is ended by the companion.
     long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
@@ -160,7 +168,7 @@ class FrozenClientIT {
       assertThat(state.body()).contains(marker);
     }
     answerDiffs("beside frozen event streams");
-    assertThreadsBounded(threadsBefore);
+    assertThreadsBounded(threadsBefore, THREAD_MARGIN);
   }
 
   /** Pushes a fresh 16 KiB selection and waits until the real CLI holds it; returns its marker. */
@@ -195,10 +203,10 @@ class FrozenClientIT {
     assertThat(CliDriver.await(rejected, WAIT).path("status").asString()).isEqualTo("rejected");
   }
 
-  private void assertThreadsBounded(int before) {
+  private void assertThreadsBounded(int before, int margin) {
     int after = companion.threadCount();
     System.out.printf("companion threads: %d before, %d after%n", before, after);
-    assertThat(after).as("companion threads before %d, after %d", before, after).isLessThanOrEqualTo(before + THREAD_MARGIN);
+    assertThat(after).as("companion threads before %d, after %d", before, after).isLessThanOrEqualTo(before + margin);
   }
 
   /** Reads until the companion ends the connection (EOF or reset) or the socket's timeout passes. */
