@@ -49,6 +49,7 @@ import org.netbeans.api.project.ui.OpenProjects;
 import org.netbeans.junit.NbModuleSuite;
 import org.netbeans.junit.NbTestCase;
 import org.openide.LifecycleManager;
+import org.openide.awt.StatusDisplayer;
 import org.openide.awt.StatusLineElementProvider;
 import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileObject;
@@ -100,6 +101,7 @@ public class NetBeansCompanionIT extends NbTestCase {
             "testAcceptNewFileWithCtrlS",
             "testClosingDiffWindowRejects",
             "testCloseDiffFromCliClosesWindow",
+            "testAcceptOfReplacedProposalSendsNothing",
             "testOptionsPanelTurnsDiscoveryFilesOffAndOn",
             "testDeactivatingModuleRemovesDiscoveryFiles",
             "testExitRemovesDiscoveryFiles")
@@ -340,6 +342,46 @@ public class NetBeansCompanionIT extends NbTestCase {
     }
   }
 
+  public void testAcceptOfReplacedProposalSendsNothing() throws Exception {
+    String title = "Hello.txt (Before \u2194 After)";
+    CompletableFuture<Json> fromQwen = qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "from qwen\n"));
+    TopComponent qwenWindow = awaitDiffWindow(title, fromQwen);
+    awaitEditableRightSide(qwenWindow, "from qwen\n");
+    AbstractButton accept = onEdt(() -> find(qwenWindow, AbstractButton.class, DiffTopComponentNames.ACCEPT));
+
+    // Gemini's proposal for the same file replaces Qwen's. All in one EDT turn, so that the user
+    // accepts in Qwen's window before the companion gets to close it: the Accept comes too late.
+    AtomicReference<CompletableFuture<Json>> fromGemini = new AtomicReference<>();
+    String status = onEdt(() -> {
+      fromGemini.set(gemini.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "from gemini\n")));
+      Json replaced = fromQwen.get(60, TimeUnit.SECONDS);
+      assertEquals("qwen hears its proposal was turned down: " + replaced, "rejected", replaced.path("status").asString());
+      assertTrue(qwenWindow.isOpened());
+      accept.doClick();
+      return StatusDisplayer.getDefault().getStatusText();
+    });
+    assertEquals("This proposal for Hello.txt was replaced by a newer one; nothing was written", status);
+    assertFalse(onEdt(qwenWindow::isOpened));
+
+    // Gemini's proposal is still pending in its own window. A context update sent after the
+    // Accept reaches Gemini after any outcome sent before it, so none was.
+    TopComponent geminiWindow = awaitDiffWindow(title, fromGemini.get());
+    awaitEditableRightSide(geminiWindow, "from gemini\n");
+    JEditorPane pane = openInEditor(HELLO);
+    onEdt(() -> {
+      pane.setCaretPosition(HELLO_TEXT.indexOf("Hello"));
+      return null;
+    });
+    awaitActiveFile(gemini, HELLO, 2, 1);
+    assertFalse("gemini got no outcome: " + fromGemini.get().getNow(null), fromGemini.get().isDone());
+    assertTrue(onEdt(geminiWindow::isOpened));
+
+    assertTrue(onEdt(geminiWindow::close));
+    Json answer = fromGemini.get().get(60, TimeUnit.SECONDS);
+    assertEquals(answer.toString(), "rejected", answer.path("status").asString());
+    assertEquals(HELLO_TEXT, Files.readString(HELLO));
+  }
+
   public void testOptionsPanelTurnsDiscoveryFilesOffAndOn() throws Exception {
     int oldPort = geminiDiscovery().orElseThrow().path("port").asInt();
     OptionsPanelController options = Lookups.forPath("OptionsDialog/Advanced").lookupAll(AdvancedOption.class).stream()
@@ -415,7 +457,8 @@ public class NetBeansCompanionIT extends NbTestCase {
       Await.until(WAIT, () -> !Files.exists(geminiFile) && !Files.exists(lock));
       assertTrue(geminiFiles().isEmpty());
       assertTrue(qwenLockFiles().isEmpty());
-      assertFalse(onEdt(window::isOpened));
+      // The window closes after the companion stopped, when the EDT gets to it.
+      Await.until(WAIT, () -> onEdt(window::isOpened), open -> !open);
       assertEquals(HELLO_TEXT, Files.readString(HELLO));
     }
   }

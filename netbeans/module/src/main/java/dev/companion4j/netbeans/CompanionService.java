@@ -65,7 +65,9 @@ public final class CompanionService {
   /** Stops the companion and removes its discovery files before returning. */
   public void shutdown() {
     if (EventQueue.isDispatchThread()) {
-      // Closing diff windows needs the EDT: waiting for another thread to do it would stall exit.
+      // Stopping waits for the EDT only while a diff is being shown, and then a few seconds at most;
+      // diff windows close after it, when the EDT gets to them. So stop here rather than behind
+      // whatever RP has queued first.
       stopNow();
     } else {
       RequestProcessor.Task task = RP.post(this::stopNow);
@@ -126,7 +128,6 @@ public final class CompanionService {
     current.setContextClassLoader(CompanionService.class.getClassLoader());
     try {
       Companion c = Companion.builder(host).discoveryTargets(targets).listener(statusListener).build();
-      host.bind(c);
       c.start();
       companion = c;
       failure = null;

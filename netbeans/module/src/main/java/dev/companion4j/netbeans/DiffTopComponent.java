@@ -1,6 +1,8 @@
 package dev.companion4j.netbeans;
 
-import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.AnswerResult;
+import dev.companion4j.engine.DiffOutcome;
+import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.PendingDiff;
 import java.awt.BorderLayout;
 import java.awt.event.ActionEvent;
@@ -11,6 +13,7 @@ import java.io.Reader;
 import java.io.StringReader;
 import java.io.Writer;
 import java.nio.file.Path;
+import java.util.logging.Logger;
 import javax.swing.AbstractAction;
 import javax.swing.Action;
 import javax.swing.Box;
@@ -25,6 +28,7 @@ import org.netbeans.api.diff.Diff;
 import org.netbeans.api.diff.DiffView;
 import org.netbeans.api.diff.Difference;
 import org.netbeans.api.diff.StreamSource;
+import org.openide.awt.StatusDisplayer;
 import org.openide.awt.UndoRedo;
 import org.openide.cookies.EditorCookie;
 import org.openide.cookies.SaveCookie;
@@ -37,38 +41,45 @@ import org.openide.windows.WindowManager;
 /**
  * A CLI's proposed edit in the editor area: the file on disk on the left, the proposal on the
  * right, editable. Accept (button, Ctrl+S or File > Save) sends the right side's text; Reject or
- * closing the window sends a rejection.
+ * closing the window sends a rejection. Answers go to this proposal's {@link DiffReview} alone; one
+ * that comes too late, because the CLI replaced or closed the proposal or left, is reported in the
+ * status line instead. Lives on the EDT.
  */
 final class DiffTopComponent extends TopComponent {
   private static final long serialVersionUID = 1L;
   static final String ACCEPT_NAME = "companion4j.accept";
   static final String REJECT_NAME = "companion4j.reject";
+  private static final Logger LOG = Logger.getLogger(DiffTopComponent.class.getName());
+  /** How long a lost Accept stays in the status line, above routine messages. */
+  private static final int MESSAGE_MILLIS = 30_000;
 
   private final transient PendingDiff diff;
   private final transient ProposalDocument proposal;
-  private final transient Companion companion;
-  private final transient Runnable onClosed;
+  private final transient DiffReview review;
+  /** Tells the window registry this proposal needs no closing by the engine any more. */
+  private final transient Runnable onEnded;
   private final transient DiffView view;
+  private final String fileName;
   private boolean answered;
 
-  private DiffTopComponent(PendingDiff diff, ProposalDocument proposal, Companion companion, Runnable onClosed)
+  private DiffTopComponent(PendingDiff diff, ProposalDocument proposal, DiffReview review, Runnable onEnded)
       throws IOException {
     this.diff = diff;
     this.proposal = proposal;
-    this.companion = companion;
-    this.onClosed = onClosed;
-    Path fileName = diff.path().getFileName();
-    String name = fileName == null ? diff.filePath() : fileName.toString();
+    this.review = review;
+    this.onEnded = onEnded;
+    Path file = diff.path().getFileName();
+    this.fileName = file == null ? diff.filePath() : file.toString();
     String mime = proposal.mimeType();
     StreamSource before = StreamSource.createSource(
-        name,
+        fileName,
         diff.isNewFile() ? "New file: " + diff.path() : "On disk: " + diff.path(),
         mime,
         new StringReader(diff.originalContent()));
-    this.view = Diff.getDefault().createDiff(before, new ProposalSource(name, mime, proposal));
+    this.view = Diff.getDefault().createDiff(before, new ProposalSource(fileName, mime, proposal));
 
     setName("companion4j-diff");
-    setDisplayName(name + " (Before \u2194 After)");
+    setDisplayName(fileName + " (Before \u2194 After)");
     setToolTipText("Proposed change to " + diff.path() + " \u2014 edit the right side, then Accept or Reject");
     setLayout(new BorderLayout());
     add(toolbar(), BorderLayout.NORTH);
@@ -93,10 +104,10 @@ final class DiffTopComponent extends TopComponent {
    * else in the editor area, without taking the focus from where the user types.
    */
   static DiffTopComponent open(
-      PendingDiff diff, ProposalDocument proposal, Companion companion, EditorCookie fileEditor, Runnable onClosed) {
+      PendingDiff diff, ProposalDocument proposal, DiffReview review, EditorCookie fileEditor, Runnable onEnded) {
     DiffTopComponent window;
     try {
-      window = new DiffTopComponent(diff, proposal, companion, onClosed);
+      window = new DiffTopComponent(diff, proposal, review, onEnded);
     } catch (IOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
@@ -140,22 +151,19 @@ final class DiffTopComponent extends TopComponent {
     return bar;
   }
 
-  PendingDiff diff() {
-    return diff;
-  }
-
-  /** The right side as it is now, edits included. */
-  String proposedText() {
-    return proposal.text();
-  }
-
   void accept() {
     if (answered) {
       return;
     }
     answered = true;
-    companion.acceptDiff(diff.filePath(), proposal.text());
+    onEnded.run();
+    AnswerResult result = review.accept(proposal.text());
     close();
+    if (!(result instanceof AnswerResult.Sent)) {
+      String message = notSent(result);
+      LOG.info(message);
+      StatusDisplayer.getDefault().setStatusText(message, StatusDisplayer.IMPORTANCE_ANNOTATION).clear(MESSAGE_MILLIS);
+    }
   }
 
   void reject() {
@@ -163,16 +171,16 @@ final class DiffTopComponent extends TopComponent {
       return;
     }
     answered = true;
-    companion.rejectDiff(diff.filePath());
+    onEnded.run();
+    // A rejection that comes too late changes nothing the user needs to hear of.
+    review.reject();
     close();
   }
 
-  /** The CLI closed the diff: no outcome to send; returns the right side's text. */
-  String closeWithoutOutcome() {
+  /** The review ended without the user's answer: the CLI closed or replaced it or left, or the companion stopped. */
+  void closeWithoutAnswer() {
     answered = true;
-    String text = proposal.text();
     close();
-    return text;
   }
 
   @Override
@@ -180,10 +188,28 @@ final class DiffTopComponent extends TopComponent {
     super.componentClosed();
     if (!answered) {
       answered = true;
-      companion.rejectDiff(diff.filePath());
+      onEnded.run();
+      review.reject();
     }
     proposal.discard();
-    onClosed.run();
+  }
+
+  /** Why an Accept reached no CLI, in the user's words. */
+  private String notSent(AnswerResult result) {
+    DiffOutcome outcome = result instanceof AnswerResult.Ended ended ? ended.outcome() : null;
+    if (outcome instanceof DiffOutcome.ClientGone) {
+      return "The CLI that proposed this edit to " + fileName + " has left; nothing was written";
+    }
+    if (outcome instanceof DiffOutcome.Replaced) {
+      return "This proposal for " + fileName + " was replaced by a newer one; nothing was written";
+    }
+    if (outcome instanceof DiffOutcome.ClosedByClient) {
+      return "The CLI had already closed this proposal for " + fileName + "; your Accept was not sent";
+    }
+    if (outcome instanceof DiffOutcome.Stopped) {
+      return "The companion stopped before this Accept; nothing was written to " + fileName;
+    }
+    return "This proposal for " + fileName + " was no longer pending; your Accept was not sent";
   }
 
   @Override

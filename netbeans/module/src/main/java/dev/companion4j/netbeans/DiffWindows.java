@@ -1,6 +1,7 @@
 package dev.companion4j.netbeans;
 
-import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.DiffId;
+import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.DiffViewException;
 import dev.companion4j.engine.PendingDiff;
 import java.awt.EventQueue;
@@ -14,8 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileObject;
@@ -23,24 +22,32 @@ import org.openide.filesystems.FileUtil;
 import org.openide.loaders.DataObject;
 import org.openide.loaders.DataObjectNotFoundException;
 
-/** The open diff windows of one companion, keyed by the proposal they show. */
+/**
+ * The diff windows of one companion, keyed by the id of the proposal each shows. {@link #show}
+ * and {@link #close} run on the engine thread; the windows live on the EDT.
+ */
 final class DiffWindows {
   private static final Logger LOG = Logger.getLogger(DiffWindows.class.getName());
-  /** The CLI waits for openDiff/closeDiff answers; a busy EDT must not make it wait forever. */
+  /**
+   * How long showing a diff waits for the EDT. The CLI waits for the window; a busy EDT, or one
+   * that is stopping the companion and so waits for the engine thread, must not make it wait long.
+   */
   private static final long EDT_WAIT_SECONDS = 5;
 
-  private final Map<PendingDiff, DiffTopComponent> windows = new ConcurrentHashMap<>();
-  private volatile Companion companion;
+  /** The proposals under review: in here from showDiff until answered or closed, whichever first. */
+  private final Map<DiffId, Review> reviews = new ConcurrentHashMap<>();
 
-  void bind(Companion companion) {
-    this.companion = companion;
+  /** One proposal's review; {@code window} is set and read on the EDT only. */
+  private static final class Review {
+    final ProposalDocument proposal;
+    DiffTopComponent window;
+
+    Review(ProposalDocument proposal) {
+      this.proposal = proposal;
+    }
   }
 
-  void show(PendingDiff diff) throws DiffViewException {
-    Companion c = companion;
-    if (c == null) {
-      throw new DiffViewException("the NetBeans companion is not ready");
-    }
+  void show(PendingDiff diff, DiffReview answers) throws DiffViewException {
     // Preparing the proposal's document reads no user file and may take a moment: not on the EDT.
     ProposalDocument proposal;
     try {
@@ -48,17 +55,24 @@ final class DiffWindows {
     } catch (IOException e) {
       throw new DiffViewException("could not prepare the proposal: " + e.getMessage(), e);
     }
+    Review review = new Review(proposal);
+    reviews.put(diff.id(), review);
     EditorCookie fileEditor = editorOf(diff.path());
-    CompletableFuture<Void> opened = onEdt(() -> {
-      DiffTopComponent window = DiffTopComponent.open(diff, proposal, c, fileEditor, () -> windows.remove(diff));
-      windows.put(diff, window);
-      return null;
+    CompletableFuture<Void> opened = new CompletableFuture<>();
+    EventQueue.invokeLater(() -> {
+      try {
+        review.window = DiffTopComponent.open(diff, proposal, answers, fileEditor, () -> reviews.remove(diff.id()));
+        opened.complete(null);
+      } catch (RuntimeException | Error e) {
+        opened.completeExceptionally(e);
+      }
     });
     try {
       opened.get(EDT_WAIT_SECONDS, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
+      reviews.remove(diff.id());
       proposal.discard();
+      Throwable cause = e.getCause();
       throw new DiffViewException("NetBeans could not open the diff window: " + cause, cause);
     } catch (TimeoutException e) {
       // The window opens when the EDT gets to it; the CLI need not wait for that.
@@ -68,20 +82,24 @@ final class DiffWindows {
     }
   }
 
+  /**
+   * Closes the window of {@code diff} without an answer and returns its right side's text; empty
+   * when the user answered already (the window then closed itself). Never waits for the EDT: the
+   * text is read under the document's lock here, and the window closes when the EDT gets to it,
+   * after its own opening, which was queued first.
+   */
   Optional<String> close(PendingDiff diff) {
-    CompletableFuture<String> closed = onEdt(() -> {
-      DiffTopComponent window = windows.remove(diff);
-      return window == null ? null : window.closeWithoutOutcome();
-    });
-    try {
-      return Optional.ofNullable(closed.get(EDT_WAIT_SECONDS, TimeUnit.SECONDS));
-    } catch (ExecutionException | TimeoutException e) {
-      LOG.log(Level.INFO, "Could not read the diff window for " + diff.filePath(), e);
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    Review review = reviews.remove(diff.id());
+    if (review == null) {
       return Optional.empty();
     }
+    String text = review.proposal.text();
+    EventQueue.invokeLater(() -> {
+      if (review.window != null) {
+        review.window.closeWithoutAnswer();
+      }
+    });
+    return Optional.of(text);
   }
 
   /** The editor support of the file when NetBeans already has it loaded; null otherwise. */
@@ -99,22 +117,5 @@ final class DiffWindows {
     } catch (DataObjectNotFoundException e) {
       return null;
     }
-  }
-
-  private static <T> CompletableFuture<T> onEdt(Supplier<T> task) {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    Runnable run = () -> {
-      try {
-        result.complete(task.get());
-      } catch (RuntimeException | Error e) {
-        result.completeExceptionally(e);
-      }
-    };
-    if (EventQueue.isDispatchThread()) {
-      run.run();
-    } else {
-      EventQueue.invokeLater(run);
-    }
-    return result;
   }
 }

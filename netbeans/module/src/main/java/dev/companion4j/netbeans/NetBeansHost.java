@@ -1,7 +1,7 @@
 package dev.companion4j.netbeans;
 
-import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionHost;
+import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.DiffViewException;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingDiff;
@@ -14,7 +14,11 @@ import org.netbeans.api.project.Project;
 import org.netbeans.api.project.ui.OpenProjects;
 import org.openide.filesystems.FileUtil;
 
-/** The IDE as the engine sees it: open projects as workspace roots, diffs as NetBeans diff windows. */
+/**
+ * The IDE as the engine sees it: open projects as workspace roots, diffs as NetBeans diff windows.
+ * Every method runs on the engine thread; none waits for the EDT longer than a few seconds, since
+ * the EDT may itself be waiting for the companion to stop.
+ */
 final class NetBeansHost implements CompanionHost {
   static final IdeInfo IDE_INFO = new IdeInfo("netbeans", "Apache NetBeans");
 
@@ -22,11 +26,6 @@ final class NetBeansHost implements CompanionHost {
 
   NetBeansHost(DiffWindows diffWindows) {
     this.diffWindows = diffWindows;
-  }
-
-  /** Called once the engine exists: diff windows report the user's answer to it. */
-  void bind(Companion companion) {
-    diffWindows.bind(companion);
   }
 
   @Override
@@ -48,8 +47,8 @@ final class NetBeansHost implements CompanionHost {
   }
 
   @Override
-  public void showDiff(PendingDiff diff) throws DiffViewException {
-    diffWindows.show(diff);
+  public void showDiff(PendingDiff diff, DiffReview review) throws DiffViewException {
+    diffWindows.show(diff, review);
   }
 
   @Override

@@ -14,6 +14,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.util.BufferUtil;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * One server-sent-events response, written without ever blocking the caller: frames wait in a
@@ -110,6 +113,7 @@ public final class SseChannel {
     async.addListener(channel.new Ends());
     // Non-blocking from here on: the first isReady() call happens inside the listener.
     channel.out.setWriteListener(channel.new Writes());
+    channel.watchForHangUp();
     return channel;
   }
 
@@ -269,6 +273,47 @@ public final class SseChannel {
     } catch (IllegalStateException alreadyEnded) {
       // The container ended the request first.
     }
+  }
+
+  /**
+   * A client that closes its connection is noticed at once, not at the next write: nothing else
+   * reads this connection while the stream is open, so the first thing readable on it is its end.
+   */
+  private void watchForHangUp() {
+    EndPoint endPoint;
+    try {
+      endPoint = ServletContextRequest.getServletContextRequest(request).getConnectionMetaData().getConnection().getEndPoint();
+    } catch (RuntimeException e) {
+      return;
+    }
+    endPoint.tryFillInterested(new Callback() {
+      @Override
+      public void succeeded() {
+        try {
+          int read = endPoint.fill(BufferUtil.allocate(1));
+          if (read < 0) {
+            finish(End.CLIENT_GONE);
+          } else if (read == 0) {
+            watchForHangUp();
+          } else {
+            // A client has nothing to send on its event stream; one that does is not one we serve.
+            finish(End.CLIENT_GONE);
+          }
+        } catch (IOException e) {
+          finish(End.CLIENT_GONE);
+        }
+      }
+
+      @Override
+      public void failed(Throwable x) {
+        finish(End.CLIENT_GONE);
+      }
+
+      @Override
+      public InvocationType getInvocationType() {
+        return InvocationType.NON_BLOCKING;
+      }
+    });
   }
 
   /** Drops the connection under the response: a client that does not read never sees an orderly end. */

@@ -1,0 +1,35 @@
+package dev.companion4j.engine;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+/** A CLI's handshake by hand, for tests that then misbehave on the wire. */
+final class RawMcp {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private RawMcp() {}
+
+  /** Initializes a session and returns its id. */
+  static String initialize(int port, String token) throws Exception {
+    HttpResponse<String> init = post(port, token, null,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+            + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
+    String session = init.headers().firstValue("mcp-session-id").orElseThrow(() -> new AssertionError(init.body()));
+    post(port, token, session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    return session;
+  }
+
+  static HttpResponse<String> post(int port, String token, String session, String body) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
+        .header("Authorization", "Bearer " + token)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (session != null) {
+      request.header("mcp-session-id", session);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
