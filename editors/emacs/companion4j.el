@@ -1,9 +1,9 @@
 ;;; companion4j.el --- Share Emacs's editing context with a running companion4j  -*- lexical-binding: t; -*-
 
 ;; Tells a running `companion4j serve' which file you edit, where point is and
-;; what the region holds, so Qwen Code / Gemini CLI see it as IDE context.
-;; Needs Emacs 27+; uses the built-in url library, so no curl and no token on
-;; any command line.
+;; what the region holds, so Qwen Code / Gemini CLI see it as IDE context,
+;; and lets you review the edits they propose. Needs Emacs 27+; uses the
+;; built-in url library, so no curl and no token on any command line.
 ;;
 ;;   (load "/path/to/companion4j.el")
 ;;   (companion4j-mode 1)
@@ -11,11 +11,20 @@
 ;; It finds the companion for `default-directory' in the discovery files that
 ;; `companion4j serve' writes ($QWEN_HOME/ide/*.lock, else ~/.qwen/ide);
 ;; COMPANION4J_EDITOR_API and COMPANION4J_TOKEN override that.
+;;
+;;   M-x companion4j-review   on a file: shows the CLI's pending proposal for
+;;                            it in another window; edit it if you like
+;;   M-x companion4j-accept   in that proposal: the CLI writes it, edits included
+;;   M-x companion4j-reject   in that proposal: the CLI is told no
+;;
+;; Answers name the proposal you reviewed by its id: if the CLI replaced it
+;; meanwhile, or left, the answer changes nothing and says so.
 
 ;;; Code:
 
 (require 'json)
 (require 'url)
+(require 'url-http)
 (require 'seq)
 
 (defvar companion4j--queue nil "Events waiting to be sent, oldest first.")
@@ -115,6 +124,83 @@
              (add-hook 'kill-buffer-hook #'companion4j--on-kill))
     (remove-hook 'post-command-hook #'companion4j--on-command)
     (remove-hook 'kill-buffer-hook #'companion4j--on-kill)))
+
+;;; Reviewing proposed edits
+
+(defvar-local companion4j--diff-id nil "The id of the proposal in this buffer; answers name it.")
+(defvar-local companion4j--source nil "The (API . TOKEN) of the companion it came from.")
+
+(defun companion4j--request (companion method route &optional body)
+  "Send METHOD ROUTE with BODY to COMPANION and wait: (STATUS . TEXT)."
+  (let* ((url-request-method method)
+         (url-request-extra-headers
+          `(("Authorization" . ,(concat "Bearer " (cdr companion)))
+            ("Content-Type" . "application/json")))
+         (url-request-data (and body (encode-coding-string (json-encode body) 'utf-8)))
+         (buffer (url-retrieve-synchronously (concat (car companion) route) t t 5)))
+    (if (null buffer)
+        (cons nil "")
+      (with-current-buffer buffer
+        (prog1 (cons url-http-response-status
+                     (progn (goto-char (point-min))
+                            (re-search-forward "\r?\n\r?\n" nil 'move)
+                            (decode-coding-string (buffer-substring-no-properties (point) (point-max)) 'utf-8)))
+          (kill-buffer))))))
+
+(defun companion4j--reason (response)
+  "The companion's reason for refusing, e.g. that the proposal was replaced."
+  (or (ignore-errors (alist-get 'error (json-parse-string (cdr response) :object-type 'alist)))
+      (format "the companion answered %s" (car response))))
+
+(defun companion4j-review ()
+  "Show the CLI's pending proposal for this file in another window."
+  (interactive)
+  (let ((path (companion4j--file))
+        (companion (companion4j--find))
+        (mode major-mode))
+    (unless path (user-error "companion4j: this buffer is not a file on disk"))
+    (unless companion (user-error "companion4j: no companion serves %s" default-directory))
+    (let* ((response (companion4j--request companion "GET" "/diffs"))
+           (diffs (if (eql (car response) 200)
+                      (json-parse-string (cdr response) :object-type 'alist :array-type 'list)
+                    (user-error "companion4j: %s" (companion4j--reason response))))
+           (diff (seq-find (lambda (d) (string= (alist-get 'filePath d) path)) diffs)))
+      (unless diff (user-error "companion4j: no proposed edit is pending for %s" path))
+      (let ((buffer (generate-new-buffer (format "*companion4j %s %s*" (file-name-nondirectory path)
+                                                 (alist-get 'id diff)))))
+        (with-current-buffer buffer
+          (insert (alist-get 'newContent diff))
+          (goto-char (point-min))
+          (ignore-errors (funcall mode))
+          ;; After the major mode, which clears buffer-local variables.
+          (setq companion4j--diff-id (alist-get 'id diff)
+                companion4j--source companion))
+        (switch-to-buffer-other-window buffer)
+        (message "companion4j: proposal %s: M-x companion4j-accept or companion4j-reject (M-x ediff-buffers compares)"
+                 (alist-get 'id diff))))))
+
+(defun companion4j--answer (accept)
+  (unless companion4j--diff-id
+    (user-error "companion4j: answer in the buffer that `companion4j-review' opened"))
+  (let ((response (companion4j--request
+                   companion4j--source "POST"
+                   (format "/diffs/%s/%s" companion4j--diff-id (if accept "accept" "reject"))
+                   (and accept `((content . ,(buffer-substring-no-properties (point-min) (point-max))))))))
+    (if (eql (car response) 204)
+        (progn (kill-buffer)
+               (message "companion4j: %s" (if accept "accepted; the CLI writes the file" "rejected")))
+      ;; 409: answered, replaced or closed meanwhile; 410: its CLI left. Nothing was written.
+      (message "companion4j: %s" (companion4j--reason response)))))
+
+(defun companion4j-accept ()
+  "Accept the proposal in this buffer, as edited: the CLI writes it."
+  (interactive)
+  (companion4j--answer t))
+
+(defun companion4j-reject ()
+  "Reject the proposal in this buffer."
+  (interactive)
+  (companion4j--answer nil))
 
 (provide 'companion4j)
 ;;; companion4j.el ends here

@@ -1,6 +1,15 @@
 " companion4j.vim: tells a running `companion4j serve` which file you edit in
 " Vim, where the cursor is and what is selected, so Qwen Code / Gemini CLI see
-" it as IDE context. Needs Vim 8.2+ (+job +timers +channel) and curl.
+" it as IDE context, and lets you review the edits they propose. Needs Vim 8.2+
+" (+job +timers +channel) and curl.
+"
+"   :Companion4jReview   on a file: opens the CLI's pending proposal for it
+"                        beside it, as a diff; edit the proposal if you like
+"   :Companion4jAccept   in that proposal: the CLI writes it, edits included
+"   :Companion4jReject   in that proposal: the CLI is told no
+"
+" Answers name the proposal you reviewed by its id: if the CLI replaced it
+" meanwhile, or left, the answer changes nothing and says so.
 "
 " Load it from your vimrc:  source /path/to/companion4j.vim
 "
@@ -160,3 +169,108 @@ augroup companion4j
     autocmd ModeChanged * call s:CursorMoved()
   endif
 augroup END
+
+" ---- reviewing proposed edits ------------------------------------------
+
+function! s:Say(text) abort
+  echomsg 'companion4j: ' . a:text
+endfunction
+
+" Sends one request and waits for it: [status, body], or [] when no companion
+" serves this directory.
+function! s:Request(method, route, body) abort
+  let c = s:Find()
+  if empty(c)
+    return []
+  endif
+  let config = [
+        \ 'url = ' . s:Quote(c.api . a:route),
+        \ 'request = ' . s:Quote(a:method),
+        \ 'header = ' . s:Quote('Authorization: Bearer ' . c.token),
+        \ 'write-out = "\n%{http_code}"',
+        \ 'silent',
+        \ 'max-time = 5']
+  if a:method ==# 'POST'
+    call add(config, 'header = "Content-Type: application/json"')
+    call add(config, 'data-binary = ' . s:Quote(json_encode(a:body)))
+  endif
+  let out = system('curl --config -', join(config, "\n") . "\n")
+  let at = strridx(out, "\n")
+  return [str2nr(strpart(out, at + 1)), strpart(out, 0, max([at, 0]))]
+endfunction
+
+" The companion's reason for a refusal, e.g. "diff … is no longer pending: it
+" was replaced by a newer proposal".
+function! s:Reason(response) abort
+  try
+    let json = json_decode(a:response[1])
+    if type(json) == v:t_dict && has_key(json, 'error')
+      return json.error
+    endif
+  catch
+  endtry
+  return 'the companion answered ' . a:response[0]
+endfunction
+
+function! s:Review() abort
+  let path = s:FileOf(bufnr('%'))
+  if empty(path)
+    return s:Say('this buffer is not a file on disk')
+  endif
+  let r = s:Request('GET', '/diffs', {})
+  if empty(r)
+    return s:Say('no companion serves ' . getcwd())
+  elseif r[0] != 200
+    return s:Say(s:Reason(r))
+  endif
+  let found = {}
+  for d in json_decode(r[1])
+    if d.filePath ==# path
+      let found = d
+    endif
+  endfor
+  if empty(found)
+    return s:Say('no proposed edit is pending for ' . path)
+  endif
+  let filetype = &filetype
+  diffthis
+  vertical new
+  setlocal buftype=nofile bufhidden=wipe noswapfile
+  execute 'file' fnameescape('companion4j://' . found.id . '/' . fnamemodify(path, ':t'))
+  let lines = split(found.newContent, "\n", 1)
+  let b:companion4j_eol = lines[-1] ==# ''
+  if b:companion4j_eol
+    call remove(lines, -1)
+  endif
+  call setline(1, lines)
+  let &l:filetype = filetype
+  " The id of the proposal on show: answers name it, never the file.
+  let b:companion4j_diff = found.id
+  diffthis
+  call s:Say('proposal ' . found.id . ' for ' . fnamemodify(path, ':~:.') . ': :Companion4jAccept or :Companion4jReject')
+endfunction
+
+function! s:Answer(accept) abort
+  if !exists('b:companion4j_diff')
+    return s:Say('answer in the proposal that :Companion4jReview opened')
+  endif
+  let body = {}
+  if a:accept
+    let body.content = join(getline(1, '$'), "\n") . (b:companion4j_eol ? "\n" : '')
+  endif
+  let r = s:Request('POST', '/diffs/' . b:companion4j_diff . (a:accept ? '/accept' : '/reject'), body)
+  if empty(r)
+    call s:Say('no companion serves ' . getcwd())
+  elseif r[0] == 204
+    diffoff!
+    bwipeout
+    call s:Say(a:accept ? 'accepted; the CLI writes the file' : 'rejected')
+  else
+    " 409: answered, replaced or closed meanwhile; 410: its CLI left. Nothing was written.
+    call s:Say(s:Reason(r))
+  endif
+endfunction
+
+command! Companion4jReview call s:Review()
+command! Companion4jAccept call s:Answer(1)
+command! Companion4jReject call s:Answer(0)

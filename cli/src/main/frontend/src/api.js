@@ -8,11 +8,15 @@ export class AccessDenied extends Error {
   }
 }
 
-/** A request the companion answered with an error other than 401/403. */
+/**
+ * A request the companion answered with an error other than 401/403; `outcome`
+ * says how a diff ended when an answer came too late (409, 410).
+ */
 export class ApiError extends Error {
-  constructor(status, message) {
+  constructor(status, message, outcome) {
     super(message);
     this.status = status;
+    this.outcome = outcome;
   }
 }
 
@@ -33,12 +37,15 @@ export class Api {
     if (res.status === 401 || res.status === 403) throw new AccessDenied(res.status);
     if (!res.ok) {
       let message = `${res.status} ${res.statusText}`;
+      let outcome;
       try {
-        message = (await res.json()).error ?? message;
+        const body = await res.json();
+        message = body.error ?? message;
+        outcome = body.outcome;
       } catch {
         // The body was not the API's JSON error; the status says enough.
       }
-      throw new ApiError(res.status, message);
+      throw new ApiError(res.status, message, outcome);
     }
     return res;
   }
@@ -57,12 +64,13 @@ export class Api {
     return res.body;
   }
 
-  async accept(filePath, content) {
-    await this.#post('/editor/diffs/accept', { filePath, content });
+  /** Accepts diff `id` with `content` (null: as proposed); resolves only on 204. */
+  async accept(id, content) {
+    await this.#post(`/editor/diffs/${encodeURIComponent(id)}/accept`, content == null ? {} : { content });
   }
 
-  async reject(filePath) {
-    await this.#post('/editor/diffs/reject', { filePath });
+  async reject(id) {
+    await this.#post(`/editor/diffs/${encodeURIComponent(id)}/reject`, {});
   }
 
   async #post(path, body) {

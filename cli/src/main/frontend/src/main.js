@@ -11,12 +11,16 @@ const state = {
   roots: [],
   clients: new Map(),
   context: null,
+  /** Pending diffs by id; a newer proposal for a file is a new diff that replaces the older. */
   diffs: new Map(),
+  /** The id of the diff on show. */
   selected: null,
   live: false,
 };
-/** Paths this page resolved itself, so their diffClosed events stay quiet. */
-const resolvedHere = new Set();
+/** Ids this page answered itself, so their diffClosed events stay quiet. */
+const answeredHere = new Set();
+/** The file whose diff on show was replaced: its newer proposal takes its place when it arrives. */
+let followFile = null;
 
 const darkQuery = matchMedia('(prefers-color-scheme: dark)');
 const narrowQuery = matchMedia('(max-width: 820px)');
@@ -103,9 +107,9 @@ function when(time) {
   return Number.isNaN(date.getTime()) ? '' : `${timeFormat.format(date)} (${ago(time)})`;
 }
 
-function clientLabel(clientId) {
-  const c = state.clients.get(clientId);
-  return c ? `${c.name}${c.version ? ' ' + c.version : ''}` : 'a CLI';
+function clientLabel(diff) {
+  const c = state.clients.get(diff.clientId);
+  return c ? `${c.name}${c.version ? ' ' + c.version : ''}` : diff.clientName ?? 'a CLI';
 }
 
 function renderDiffList() {
@@ -119,15 +123,15 @@ function renderDiffList() {
         {
           type: 'button',
           class: 'diff-item',
-          'aria-current': d.filePath === state.selected ? 'true' : 'false',
+          'aria-current': d.id === state.selected ? 'true' : 'false',
           title: d.filePath,
-          onclick: () => select(d.filePath),
+          onclick: () => select(d.id),
         },
         el('span', { class: 'name' }, baseName(rel)),
         dirName(rel) ? el('span', { class: 'dir' }, dirName(rel)) : null,
-        el('span', { class: 'meta' }, `${clientLabel(d.clientId)} · ${ago(d.openedAt)}`),
+        el('span', { class: 'meta' }, `${clientLabel(d)} · ${ago(d.openedAt)}`),
       );
-      return el('li', { dataset: { file: d.filePath } }, item);
+      return el('li', { dataset: { file: d.filePath, id: d.id } }, item);
     }),
   );
   $('diff-count').textContent = String(diffs.length);
@@ -207,11 +211,12 @@ function renderReview() {
   }
   if (shownDiff !== diff) {
     shownDiff = diff;
+    $('review-main').dataset.id = diff.id;
     diffView.show(diff, { dark: darkQuery.matches, narrow: narrowQuery.matches });
     $('review-path').textContent = display(diff.filePath);
     $('review-path').title = diff.filePath;
   }
-  $('review-meta').textContent = `Proposed by ${clientLabel(diff.clientId)} · ${when(diff.openedAt)}`;
+  $('review-meta').textContent = `Proposed by ${clientLabel(diff)} · ${when(diff.openedAt)}`;
   updateActions();
 }
 
@@ -237,8 +242,8 @@ function toast(text) {
   toastTimer = setTimeout(() => (t.hidden = true), 6000);
 }
 
-function select(filePath) {
-  state.selected = filePath;
+function select(id) {
+  state.selected = id;
   render();
 }
 
@@ -246,7 +251,12 @@ function select(filePath) {
 function reselect() {
   if (state.selected && state.diffs.has(state.selected)) return;
   const oldest = [...state.diffs.values()].sort((a, b) => String(a.openedAt).localeCompare(String(b.openedAt)))[0];
-  state.selected = oldest ? oldest.filePath : null;
+  state.selected = oldest ? oldest.id : null;
+}
+
+/** The pending diff for `filePath`, if any: there is at most one. */
+function diffFor(filePath) {
+  return [...state.diffs.values()].find((d) => d.filePath === filePath);
 }
 
 // ---- applying what the companion says ------------------------------------
@@ -255,16 +265,17 @@ function applyState(s) {
   state.roots = s.workspaceRoots ?? [];
   state.clients = new Map((s.clients ?? []).map((c) => [c.id, c]));
   state.context = s.context ?? null;
-  state.diffs = new Map((s.pendingDiffs ?? []).map((d) => [d.filePath, d]));
+  state.diffs = new Map((s.pendingDiffs ?? []).map((d) => [d.id, d]));
   reselect();
   render();
 }
 
 const outcomeText = {
   closedByClient: 'The CLI closed the diff for',
-  clientGone: 'The CLI that proposed it went away:',
+  clientGone: 'The CLI that proposed this edit has left; nothing was written:',
   accepted: 'Accepted elsewhere:',
   rejected: 'Rejected elsewhere:',
+  stopped: 'The companion stopped before an answer:',
 };
 
 function applyEvent({ event, data }) {
@@ -276,16 +287,27 @@ function applyEvent({ event, data }) {
   }
   switch (event) {
     case 'diffOpened': {
-      const replacing = state.diffs.has(payload.filePath) && state.selected === payload.filePath;
-      state.diffs.set(payload.filePath, payload);
-      if (!state.selected) state.selected = payload.filePath;
-      if (replacing) toast(`The CLI sent a new proposal for ${display(payload.filePath)}.`);
+      const older = diffFor(payload.filePath);
+      if (older && older.id !== payload.id) {
+        state.diffs.delete(older.id);
+        if (state.selected === older.id) followFile = payload.filePath;
+      }
+      state.diffs.set(payload.id, payload);
+      if (followFile === payload.filePath) {
+        followFile = null;
+        state.selected = payload.id;
+        toast(`Replaced by a newer proposal: the CLI changed its edit to ${display(payload.filePath)}.`);
+      }
+      if (!state.selected) state.selected = payload.id;
       break;
     }
     case 'diffClosed': {
-      if (!state.diffs.delete(payload.filePath)) break;
-      const quiet = resolvedHere.delete(payload.filePath) || payload.outcome === 'replaced';
-      if (!quiet && outcomeText[payload.outcome]) toast(`${outcomeText[payload.outcome]} ${display(payload.filePath)}`);
+      if (!state.diffs.delete(payload.id)) break;
+      if (payload.outcome === 'replaced') {
+        if (state.selected === payload.id) followFile = payload.filePath;
+      } else if (!answeredHere.delete(payload.id) && outcomeText[payload.outcome]) {
+        toast(`${outcomeText[payload.outcome]} ${display(payload.filePath)}`);
+      }
       reselect();
       break;
     }
@@ -306,26 +328,45 @@ function applyEvent({ event, data }) {
 
 // ---- accept / reject -----------------------------------------------------
 
+/** Why an answer came too late, by the outcome the companion reports. */
+const lateText = {
+  replaced: 'Replaced by a newer proposal; nothing was accepted or rejected. The new proposal is on show:',
+  accepted: 'No longer pending: it was already accepted for',
+  rejected: 'No longer pending: it was already rejected for',
+  closedByClient: 'No longer pending: the CLI closed the diff for',
+  stopped: 'No longer pending: the companion stopped before an answer for',
+};
+
 async function resolve(accept) {
-  const filePath = state.selected;
-  if (!filePath || busy || !state.live) return;
+  const id = state.selected;
+  const diff = id ? state.diffs.get(id) : null;
+  if (!diff || busy || !state.live) return;
   busy = true;
   updateActions();
   const content = diffView.content;
-  resolvedHere.add(filePath);
+  const name = display(diff.filePath);
+  answeredHere.add(id);
   try {
-    if (accept) await api.accept(filePath, content);
-    else await api.reject(filePath);
-    state.diffs.delete(filePath);
-    toast(`${accept ? 'Accepted' : 'Rejected'} ${display(filePath)}.`);
+    if (accept) await api.accept(id, content);
+    else await api.reject(id);
+    // Only a 204 gets here: the CLI will hear the answer.
+    state.diffs.delete(id);
+    toast(`${accept ? 'Accepted' : 'Rejected'} ${name}.`);
   } catch (e) {
-    resolvedHere.delete(filePath);
+    answeredHere.delete(id);
     if (e instanceof AccessDenied) return denied();
-    if (e.status === 404) {
-      state.diffs.delete(filePath);
-      toast(`${display(filePath)} is no longer pending.`);
+    if (e.status === 409 || e.status === 410 || e.status === 404) {
+      state.diffs.delete(id);
+      const newer = diffFor(diff.filePath);
+      if (state.selected === id) {
+        if (newer) state.selected = newer.id;
+        else if (e.outcome === 'replaced') followFile = diff.filePath;
+      }
+      if (e.status === 410) toast(`The CLI that proposed this edit has left; nothing was written: ${name}`);
+      else if (e.status === 404) toast(`${name}: this proposal is no longer known to the companion; nothing was written.`);
+      else toast(`${lateText[e.outcome] ?? 'No longer pending:'} ${name}`);
     } else {
-      toast(`Could not ${accept ? 'accept' : 'reject'} ${display(filePath)}: ${e.message}`);
+      toast(`Could not ${accept ? 'accept' : 'reject'} ${name}: ${e.message}`);
     }
   } finally {
     busy = false;

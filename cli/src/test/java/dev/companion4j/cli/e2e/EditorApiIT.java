@@ -1,19 +1,30 @@
 package dev.companion4j.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.EventTap;
+import dev.companion4j.engine.DiffId;
 import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.McpTapClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
 
-/** The editor API refuses bad input precisely and goes on serving. */
+/**
+ * The editor API refuses bad input precisely and goes on serving; diffs are answered by id, once,
+ * and a late answer says why it changed nothing. The proposing CLI is the MCP Java SDK client,
+ * which (unlike the real CLIs, one diff at a time) can re-propose and leave on demand.
+ */
 class EditorApiIT {
+  private static final Duration WAIT = Duration.ofSeconds(20);
   @TempDir static Path temp;
   static CliEnvironment env;
   static CompanionProcess companion;
@@ -38,6 +49,7 @@ class EditorApiIT {
   @Test
   void badEventsGetAClearErrorAndChangeNothing() {
     String file = env.file("real.txt", "x").toString();
+    JsonNode before = context();
 
     assertRefused(companion.post("/editor/events", "{\"type\":"), 400, "not valid JSON");
     assertRefused(companion.post("/editor/events", "[]"), 400, "expected a JSON object");
@@ -50,16 +62,143 @@ class EditorApiIT {
     assertRefused(companion.post("/editor/events", Map.of("type", "trust", "trusted", "yes")), 400, "trusted must be true or false");
     assertRefused(companion.post("/editor/events", "{\"type\":\"focus\",\"path\":\"" + "a".repeat(2 * 1024 * 1024) + "\"}"), 413, "exceeds the limit");
 
-    assertThat(companion.get("/editor/state").body()).contains("\"openFiles\":[]");
+    assertThat(context()).isEqualTo(before);
     companion.event(Map.of("type", "focus", "path", file));
   }
 
   @Test
-  void answeringAnUnknownDiffIsNotFound() {
-    assertRefused(companion.post("/editor/diffs/accept", Map.of("filePath", "/no/such/diff")), 404, "no pending diff for /no/such/diff");
-    assertRefused(companion.post("/editor/diffs/reject", Map.of("filePath", "/no/such/diff")), 404, "no pending diff");
-    assertRefused(companion.post("/editor/diffs/accept", Map.of("filePath", "/x", "content", 5)), 400, "content must be a string");
-    assertRefused(companion.post("/editor/diffs/reject", "{}"), 400, "filePath is required");
+  void answeringAnUnknownOrMalformedIdIsRefused() {
+    assertRefused(companion.post("/editor/diffs/0123456789abcdef/accept", ""), 404, "no diff 0123456789abcdef is known");
+    assertRefused(companion.post("/editor/diffs/0123456789abcdef/reject", ""), 404, "no diff 0123456789abcdef is known");
+    assertRefused(companion.get("/editor/diffs/0123456789abcdef"), 404, "diff 0123456789abcdef is not pending");
+    assertRefused(companion.post("/editor/diffs/not-an-id/accept", ""), 400, "malformed diff id 'not-an-id'");
+    assertRefused(companion.post("/editor/diffs/0123456789ABCDEF/reject", ""), 400, "sixteen lowercase hex digits");
+    assertRefused(companion.get("/editor/diffs/0123"), 400, "malformed diff id");
+    assertRefused(companion.post("/editor/diffs/0123456789abcdef/accept", "[1]"), 400, "expected a JSON object");
+    assertRefused(companion.post("/editor/diffs/0123456789abcdef/accept", "{"), 400, "not valid JSON");
+  }
+
+  @Test
+  void thePathRoutesAreGoneAndAnswerNothing() {
+    Path file = env.file("path-routes.txt", "before\n");
+    try (McpTapClient cli = new McpTapClient(companion.port(), companion.token(), "path-routes-cli")) {
+      String id = propose(cli, file, "after\n");
+
+      assertRefused(companion.post("/editor/diffs/accept", Map.of("filePath", file.toString())), 404,
+          "Answer a diff by its id (from GET /editor/diffs or a diffOpened event) at /editor/diffs/{id}/accept");
+      assertRefused(companion.post("/editor/diffs/reject", Map.of("filePath", file.toString())), 404,
+          "/editor/diffs/{id}/reject");
+
+      assertThat(companion.get("/editor/diffs/" + id).statusCode()).as("still pending").isEqualTo(200);
+      assertThat(cli.received("ide/diffAccepted")).isEmpty();
+      assertThat(cli.received("ide/diffRejected")).isEmpty();
+    }
+  }
+
+  @Test
+  void aDiffIsAnsweredByItsIdOnceAndALaterAnswerIsAConflict() {
+    Path file = env.file("answered.txt", "before\n");
+    try (EventTap events = EventTap.open(companion);
+        McpTapClient cli = new McpTapClient(companion.port(), companion.token(), "answering-cli")) {
+      cli.call("openDiff", Map.of("filePath", file.toString(), "newContent", "after\n"));
+      JsonNode opened = events.await("diffOpened", d -> d.path("filePath").asString().equals(file.toString()));
+      String id = opened.path("id").asString();
+      assertThat(DiffId.isValid(id)).as(opened.toString()).isTrue();
+      assertThat(opened.path("originalContent").asString()).isEqualTo("before\n");
+      assertThat(opened.path("newContent").asString()).isEqualTo("after\n");
+      assertThat(opened.path("clientName").asString()).isEqualTo("answering-cli");
+      assertThat(CompanionProcess.JSON.readTree(companion.get("/editor/diffs/" + id).body())).isEqualTo(opened);
+
+      assertRefused(companion.post("/editor/diffs/" + id + "/accept", Map.of("content", 5)), 400, "content must be a string");
+      assertThat(companion.post("/editor/diffs/" + id + "/accept", Map.of("content", "edited\n")).statusCode()).isEqualTo(204);
+
+      await().atMost(WAIT).until(() -> cli.received("ide/diffAccepted").size() == 1);
+      assertThat(cli.received("ide/diffAccepted").get(0).params())
+          .containsEntry("filePath", file.toString()).containsEntry("content", "edited\n");
+      JsonNode closed = events.await("diffClosed", d -> d.path("id").asString().equals(id));
+      assertThat(closed.path("filePath").asString()).isEqualTo(file.toString());
+      assertThat(closed.path("outcome").asString()).isEqualTo("accepted");
+
+      HttpResponse<String> again = companion.post("/editor/diffs/" + id + "/reject", "");
+      assertRefused(again, 409, "diff " + id + " is no longer pending: it was accepted");
+      assertThat(CompanionProcess.JSON.readTree(again.body()).path("outcome").asString()).isEqualTo("accepted");
+      assertRefused(companion.get("/editor/diffs/" + id), 404, "is not pending");
+      assertThat(cli.received("ide/diffRejected")).as("the late answer reached no CLI").isEmpty();
+      assertThat(cli.received("ide/diffAccepted")).hasSize(1);
+    }
+  }
+
+  @Test
+  void anAnswerForAReplacedProposalIsAConflictAndLeavesTheNewerOnePending() {
+    Path file = env.file("replaced.txt", "before\n");
+    try (McpTapClient cli = new McpTapClient(companion.port(), companion.token(), "replacing-cli")) {
+      String older = propose(cli, file, "first\n");
+      String newer = propose(cli, file, "second\n");
+      assertThat(newer).isNotEqualTo(older);
+
+      HttpResponse<String> late = companion.post("/editor/diffs/" + older + "/accept", "");
+
+      assertRefused(late, 409, "diff " + older + " is no longer pending: it was replaced by a newer proposal");
+      assertThat(CompanionProcess.JSON.readTree(late.body()).path("outcome").asString()).isEqualTo("replaced");
+      assertThat(CompanionProcess.JSON.readTree(companion.get("/editor/diffs/" + newer).body()).path("newContent").asString())
+          .isEqualTo("second\n");
+      assertThat(cli.received("ide/diffAccepted")).isEmpty();
+      assertThat(companion.post("/editor/diffs/" + newer + "/reject", "").statusCode()).isEqualTo(204);
+      await().atMost(WAIT).until(() -> cli.received("ide/diffRejected").size() == 1);
+    }
+  }
+
+  @Test
+  void anAnswerAfterTheProposingCliLeftIsGone() {
+    Path file = env.file("abandoned.txt", "before\n");
+    try (EventTap events = EventTap.open(companion);
+        McpTapClient cli = new McpTapClient(companion.port(), companion.token(), "leaving-cli")) {
+      String id = propose(cli, file, "after\n");
+      String session = CompanionProcess.JSON.readTree(companion.get("/editor/diffs/" + id).body()).path("clientId").asString();
+
+      HttpResponse<String> bye = companion.send(companion.request("/mcp").header("mcp-session-id", session).DELETE());
+      assertThat(bye.statusCode()).as(bye.body()).isBetween(200, 299);
+      JsonNode closed = events.await("diffClosed", d -> d.path("id").asString().equals(id));
+      assertThat(closed.path("outcome").asString()).isEqualTo("clientGone");
+
+      HttpResponse<String> late = companion.post("/editor/diffs/" + id + "/accept", "");
+      assertRefused(late, 410, "the CLI that proposed this edit has left; nothing was written");
+      assertThat(CompanionProcess.JSON.readTree(late.body()).path("outcome").asString()).isEqualTo("clientGone");
+      assertThat(companion.post("/editor/diffs/" + id + "/reject", "").statusCode()).isEqualTo(410);
+    }
+  }
+
+  @Test
+  void contextEventsCarryTheWorkspaceStateAsTheClisGetIt() {
+    Path file = env.file("context.txt", "one\ntwo\n");
+    try (EventTap events = EventTap.open(companion)) {
+      companion.event(Map.of("type", "focus", "path", file.toString()));
+      companion.event(Map.of("type", "cursor", "path", file.toString(), "line", 2, "character", 3));
+
+      JsonNode context = events.await("context", c -> c.path("workspaceState").path("openFiles").path(0).has("cursor"));
+
+      JsonNode active = context.path("workspaceState").path("openFiles").path(0);
+      assertThat(active.path("path").asString()).isEqualTo(file.toString());
+      assertThat(active.path("isActive").asBoolean()).isTrue();
+      assertThat(active.path("cursor").path("line").asInt()).isEqualTo(2);
+      assertThat(active.has("selectedText")).as("absent, not null").isFalse();
+      assertThat(context.path("workspaceState").path("isTrusted").asBoolean()).isTrue();
+    }
+  }
+
+  private static JsonNode context() {
+    return CompanionProcess.JSON.readTree(companion.get("/editor/state").body()).path("context");
+  }
+
+  /** Proposes an edit as a CLI does and returns the id the editor API lists it under. */
+  private static String propose(McpTapClient cli, Path file, String newContent) {
+    cli.call("openDiff", Map.of("filePath", file.toString(), "newContent", newContent));
+    for (JsonNode d : CompanionProcess.JSON.readTree(companion.get("/editor/diffs").body())) {
+      if (d.path("filePath").asString().equals(file.toString()) && d.path("newContent").asString().equals(newContent)) {
+        return d.path("id").asString();
+      }
+    }
+    throw new AssertionError("no pending diff for " + file + " after openDiff");
   }
 
   @Test

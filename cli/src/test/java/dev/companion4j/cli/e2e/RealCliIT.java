@@ -7,6 +7,7 @@ import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -154,8 +155,10 @@ class RealCliIT {
     assertThat(pending.path("originalContent").asString()).isEqualTo("hello\n");
     assertThat(pending.path("newContent").asString()).isEqualTo("hello, world\n");
 
-    assertThat(companion.post("/editor/diffs/accept", Map.of("filePath", file.toString(), "content", "hello, edited\n"))
-        .statusCode()).isEqualTo(204);
+    String id = pending.path("id").asString();
+    assertThat(companion.get("/editor/diffs/" + id).body()).contains("\"filePath\":\"" + file + "\"");
+    assertThat(companion.post("/editor/diffs/" + id + "/accept", Map.of("content", "hello, edited\n")).statusCode())
+        .isEqualTo(204);
 
     JsonNode answer = CliDriver.await(outcome, WAIT);
     assertThat(answer.path("status").asString()).as(answer.toString()).isEqualTo("accepted");
@@ -173,8 +176,8 @@ class RealCliIT {
 
     CompletableFuture<JsonNode> outcome =
         cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", "class Created {}\n"));
-    awaitPendingDiff(file);
-    assertThat(companion.post("/editor/diffs/reject", Map.of("filePath", file.toString())).statusCode()).isEqualTo(204);
+    String id = awaitPendingDiff(file).path("id").asString();
+    assertThat(companion.post("/editor/diffs/" + id + "/reject", "").statusCode()).isEqualTo(204);
 
     assertThat(CliDriver.await(outcome, WAIT).path("status").asString()).isEqualTo("rejected");
   }
@@ -188,12 +191,14 @@ class RealCliIT {
     connect(which, env, true).connect();
 
     cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", "# new\n"));
-    awaitPendingDiff(file);
+    String id = awaitPendingDiff(file).path("id").asString();
     JsonNode closed = cli.call("closeDiff", Map.of("filePath", file.toString(), "suppressNotification", true));
 
     assertThat(closed.path("content").asString()).isEqualTo("# new\n");
     assertThat(companion.get("/editor/diffs").body()).isEqualTo("[]");
-    assertThat(companion.post("/editor/diffs/accept", Map.of("filePath", file.toString())).statusCode()).isEqualTo(404);
+    HttpResponse<String> late = companion.post("/editor/diffs/" + id + "/accept", "");
+    assertThat(late.statusCode()).as(late.body()).isEqualTo(409);
+    assertThat(late.body()).contains("closed by the CLI", "\"outcome\":\"closedByClient\"");
   }
 
   @ParameterizedTest

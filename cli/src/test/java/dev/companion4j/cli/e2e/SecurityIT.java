@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
 
 /** Every route refuses what it must, on the real command. */
 class SecurityIT {
@@ -34,7 +35,8 @@ class SecurityIT {
       new String[] {"GET", "/editor/state"},
       new String[] {"GET", "/editor/diffs"},
       new String[] {"POST", "/editor/events"},
-      new String[] {"POST", "/editor/diffs/accept"},
+      new String[] {"POST", "/editor/diffs/0123456789abcdef/accept"},
+      new String[] {"GET", "/editor/diffs/0123456789abcdef"},
       new String[] {"GET", "/editor/events/stream"},
       new String[] {"GET", "/no/such/route"});
 
@@ -154,12 +156,13 @@ class SecurityIT {
       cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", "proposed secret\n"));
       await().atMost(Duration.ofSeconds(30))
           .until(() -> companion.get("/editor/diffs").body().contains("proposed secret"));
-      String session = CompanionProcess.JSON.readTree(companion.get("/editor/state").body())
-          .path("clients").path(0).path("id").asString();
+      JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
+      String session = state.path("clients").path(0).path("id").asString();
+      String diffId = state.path("pendingDiffs").path(0).path("id").asString();
       List<String> prefixes = List.of("/review/../", "/review/./../", "/review/%2e%2e/", "/review/%2E%2E/",
           "/review/.%2e/", "/review/..%2f", "/review/..;/", "/review//../", "/./");
       List<String> targets = List.of("editor/diffs", "editor/state", "editor/events/stream", "editor/events",
-          "editor/diffs/accept", "mcp");
+          "editor/diffs/accept", "editor/diffs/" + diffId + "/accept", "editor/diffs/" + diffId, "mcp");
       for (String prefix : prefixes) {
         for (String target : targets) {
           for (String method : List.of("GET", "HEAD", "POST", "DELETE")) {

@@ -1,12 +1,15 @@
 package dev.companion4j.cli.review;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.McpTapClient;
 import dev.companion4j.testkit.TestPeers;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -74,6 +77,21 @@ class ReviewPageIT {
 
   private static String item(Path file) {
     return "#diff-list li[data-file=\"" + file + "\"]";
+  }
+
+  private static String item(String diffId) {
+    return "#diff-list li[data-id=\"" + diffId + "\"]";
+  }
+
+  /** Proposes through {@code proposer} and returns the new diff's id from the editor API. */
+  private String propose(McpTapClient proposer, Path file, String newContent) {
+    proposer.call("openDiff", Map.of("filePath", file.toString(), "newContent", newContent));
+    for (JsonNode d : JsonMapper.shared().readTree(companion.get("/editor/diffs").body())) {
+      if (d.path("filePath").asString().equals(file.toString()) && d.path("newContent").asString().equals(newContent)) {
+        return d.path("id").asString();
+      }
+    }
+    throw new AssertionError("no pending diff for " + file);
   }
 
   private JsonNode outcome(CompletableFuture<JsonNode> future) {
@@ -183,6 +201,67 @@ class ReviewPageIT {
     browser.waitGone(item(file));
     browser.waitFor("#review-empty");
     browser.waitFor("#toast", "closed the diff");
+  }
+
+  @Test
+  void staleAnswersAreRefusedAndChangeNothing() {
+    openLivePage();
+    Path file = env.file("src/Stale.java", ORIGINAL);
+    // The real CLIs propose one diff at a time; the SDK client re-proposes on demand.
+    try (McpTapClient proposer = new McpTapClient(companion.port(), companion.token(), "re-proposing-cli")) {
+      String first = propose(proposer, file, PROPOSED);
+      browser.click(item(first) + " button");
+      browser.waitFor("#review-main[data-id=\"" + first + "\"]");
+      browser.click("#accept");
+      browser.waitFor("#toast", "Accepted src/Stale.java");
+      await().atMost(WAIT).until(() -> proposer.received("ide/diffAccepted").size() == 1);
+
+      String second = propose(proposer, file, PROPOSED.replace("Hello, review", "Hello, second"));
+      browser.waitFor(item(second));
+      String third = propose(proposer, file, PROPOSED.replace("Hello, review", "Hello, third"));
+      browser.waitFor(item(third));
+      browser.waitGone(item(second));
+      browser.waitFor("#toast", "Replaced by a newer proposal");
+      browser.waitFor(".cm-merge-b .cm-content", "Hello, third");
+      assertThat(browser.count(item(file))).as("one card for the file").isEqualTo(1);
+
+      HttpResponse<String> accepted = companion.post("/editor/diffs/" + first + "/accept", "");
+      HttpResponse<String> replaced = companion.post("/editor/diffs/" + second + "/accept", "");
+
+      assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(409);
+      assertThat(accepted.body()).contains("is no longer pending: it was accepted");
+      assertThat(replaced.statusCode()).as(replaced.body()).isEqualTo(409);
+      assertThat(replaced.body()).contains("it was replaced by a newer proposal", "\"outcome\":\"replaced\"");
+      assertThat(companion.get("/editor/diffs/" + third).statusCode()).as("the newer proposal stays pending").isEqualTo(200);
+      assertThat(browser.count(item(third))).isEqualTo(1);
+      assertThat(proposer.received("ide/diffAccepted")).as("the stale answers reached no CLI").hasSize(1);
+      assertThat(proposer.received("ide/diffRejected")).isEmpty();
+      assertThat(env.workspace().resolve("src/Stale.java")).hasContent(ORIGINAL);
+
+      browser.click("#reject");
+      await().atMost(WAIT).until(() -> proposer.received("ide/diffRejected").size() == 1);
+      browser.waitGone(item(third));
+    }
+  }
+
+  @Test
+  void aProposalWhoseCliLeftSaysNothingWasWritten() {
+    openLivePage();
+    Path file = env.file("src/Left.java", ORIGINAL);
+    try (McpTapClient proposer = new McpTapClient(companion.port(), companion.token(), "leaving-cli")) {
+      String id = propose(proposer, file, PROPOSED);
+      browser.waitFor(item(id));
+      String session = JsonMapper.shared().readTree(companion.get("/editor/diffs/" + id).body()).path("clientId").asString();
+
+      // The CLI ends its session, as it does on exit.
+      companion.send(companion.request("/mcp").header("mcp-session-id", session).DELETE());
+
+      browser.waitGone(item(id));
+      browser.waitFor("#toast", "The CLI that proposed this edit has left; nothing was written");
+      assertThat(browser.text("#toast")).doesNotContain("Accepted");
+      HttpResponse<String> late = companion.post("/editor/diffs/" + id + "/accept", "");
+      assertThat(late.statusCode()).as(late.body()).isEqualTo(410);
+    }
   }
 
   @Test
