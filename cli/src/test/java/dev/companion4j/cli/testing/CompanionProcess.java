@@ -30,10 +30,12 @@ public final class CompanionProcess implements AutoCloseable {
   private final JsonNode ready;
   private final CliEnvironment env;
   private final StringBuffer stderr;
+  private final StringBuffer stdout;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  private CompanionProcess(Process process, JsonNode ready, CliEnvironment env, StringBuffer stderr) {
+  private CompanionProcess(Process process, JsonNode ready, CliEnvironment env, StringBuffer stdout, StringBuffer stderr) {
     this.process = process;
+    this.stdout = stdout;
     this.stderr = stderr;
     this.ready = ready;
     this.env = env;
@@ -64,30 +66,36 @@ public final class CompanionProcess implements AutoCloseable {
     try {
       Process p = pb.start();
       StringBuffer err = new StringBuffer();
-      Thread drain = new Thread(() -> drain(p, err), "companion-stderr");
+      StringBuffer out = new StringBuffer();
+      Thread drain = new Thread(() -> drain(p.getErrorStream(), err, null), "companion-stderr");
       drain.setDaemon(true);
       drain.start();
-      CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
-        try {
-          return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
+      // All of stdout is kept (the ready line first), and read to its end so the companion never
+      // blocks on a full pipe.
+      CompletableFuture<String> line = new CompletableFuture<>();
+      Thread drainOut = new Thread(() -> {
+        drain(p.getInputStream(), out, line);
+        line.complete(null);
+      }, "companion-stdout");
+      drainOut.setDaemon(true);
+      drainOut.start();
       String first = line.get(30, TimeUnit.SECONDS);
       if (first == null) {
         throw new AssertionError("companion exited before ready; stderr:\n" + err);
       }
-      return new CompanionProcess(p, JSON.readTree(first), env, err);
+      return new CompanionProcess(p, JSON.readTree(first), env, out, err);
     } catch (Exception e) {
       throw new AssertionError("companion did not start", e);
     }
   }
 
-  private static void drain(Process p, StringBuffer into) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
+  private static void drain(java.io.InputStream stream, StringBuffer into, CompletableFuture<String> firstLine) {
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
       String l;
       while ((l = in.readLine()) != null) {
+        if (firstLine != null) {
+          firstLine.complete(l);
+        }
         into.append(l).append('\n');
       }
     } catch (IOException e) {
@@ -163,6 +171,30 @@ public final class CompanionProcess implements AutoCloseable {
 
   public String stderr() {
     return stderr.toString();
+  }
+
+  /** Everything written to stdout so far, the ready line included. */
+  public String stdout() {
+    return stdout.toString();
+  }
+
+  /** Whether the process is still running. */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** The number of threads in the companion's JVM, from {@code /proc/<pid>/status}. */
+  public int threadCount() {
+    try {
+      for (String l : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
+        if (l.startsWith("Threads:")) {
+          return Integer.parseInt(l.substring("Threads:".length()).trim());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    throw new AssertionError("no Threads: line for pid " + pid());
   }
 
   /** SIGKILL, as a crash: no cleanup runs. */
