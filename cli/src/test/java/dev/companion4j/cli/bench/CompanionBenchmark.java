@@ -1,11 +1,11 @@
 package dev.companion4j.cli.bench;
 
+import static dev.companion4j.cli.bench.BenchSupport.delete;
+import static dev.companion4j.cli.bench.BenchSupport.millis;
+import static dev.companion4j.cli.bench.BenchSupport.percentile;
+
 import dev.companion4j.engine.Companion;
-import dev.companion4j.engine.CompanionHost;
-import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.EditorEvent;
-import dev.companion4j.engine.IdeInfo;
-import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
@@ -22,11 +22,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import tools.jackson.databind.JsonNode;
@@ -71,7 +68,7 @@ public final class CompanionBenchmark {
   private static void engineLatencies(Path dir, List<String> rows) throws Exception {
     Path workspace = Files.createDirectories(dir.resolve("ws"));
     Path file = Files.writeString(workspace.resolve("a.txt"), "a\n");
-    Companion companion = Companion.builder(new NullHost(workspace))
+    Companion companion = Companion.builder(new BenchSupport.NullHost(workspace))
         .discoveryLocations(new DiscoveryLocations(dir.resolve("tmp"), dir.resolve("qwen")))
         .build();
     companion.start();
@@ -312,43 +309,6 @@ public final class CompanionBenchmark {
         throw new IllegalStateException("timed out");
       }
       Thread.onSpinWait();
-    }
-  }
-
-  private static long percentile(long[] samples, int p) {
-    long[] sorted = samples.clone();
-    Arrays.sort(sorted);
-    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)];
-  }
-
-  private static String millis(long nanos) {
-    return String.format("%.2f ms", nanos / 1e6);
-  }
-
-  private static void delete(Path dir) throws Exception {
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    }
-  }
-
-  /** A host that shows nothing: the benchmark measures the engine, not an editor. */
-  private record NullHost(Path root) implements CompanionHost {
-    @Override
-    public IdeInfo ideInfo() {
-      return new IdeInfo("bench", "Benchmark");
-    }
-
-    @Override
-    public List<Path> workspaceRoots() {
-      return List.of(root);
-    }
-
-    @Override
-    public void showDiff(PendingDiff diff, DiffReview review) {}
-
-    @Override
-    public Optional<String> closeDiff(PendingDiff diff) {
-      return Optional.empty();
     }
   }
 }

@@ -1,13 +1,13 @@
 package dev.companion4j.cli.bench;
 
+import static dev.companion4j.cli.bench.BenchSupport.delete;
+import static dev.companion4j.cli.bench.BenchSupport.millis;
+import static dev.companion4j.cli.bench.BenchSupport.percentile;
+
 import dev.companion4j.engine.Companion;
-import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.CompanionListener;
 import dev.companion4j.engine.ConnectedClient;
-import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.EditorEvent;
-import dev.companion4j.engine.IdeInfo;
-import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -17,14 +17,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongPredicate;
-import java.util.stream.Stream;
 
 /**
  * Measures context delivery to 20 connected CLIs when one of them is frozen, beside the same
@@ -96,7 +93,7 @@ public final class FrozenClientBenchmark {
     Path workspace = Files.createDirectories(dir.resolve("ws"));
     Path file = Files.writeString(workspace.resolve("a.txt"), "a\n");
     Run run = new Run();
-    Companion companion = Companion.builder(new NullHost(workspace))
+    Companion companion = Companion.builder(new BenchSupport.NullHost(workspace))
         .discoveryLocations(new DiscoveryLocations(dir.resolve("tmp"), dir.resolve("qwen")))
         .listener(new CompanionListener() {
           @Override
@@ -297,43 +294,6 @@ public final class FrozenClientBenchmark {
       return closures.size() == 1
           ? Optional.of("\"" + closures.get(0).substring(closures.get(0).lastIndexOf(": ") + 2).trim() + "\"")
           : Optional.empty();
-    }
-  }
-
-  private static long percentile(long[] samples, int p) {
-    long[] sorted = samples.clone();
-    Arrays.sort(sorted);
-    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p / 100.0 * sorted.length) - 1)];
-  }
-
-  private static String millis(long nanos) {
-    return String.format("%.2f ms", nanos / 1e6);
-  }
-
-  private static void delete(Path dir) throws Exception {
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-    }
-  }
-
-  /** A host that shows nothing: the benchmark measures the engine, not an editor. */
-  private record NullHost(Path root) implements CompanionHost {
-    @Override
-    public IdeInfo ideInfo() {
-      return new IdeInfo("bench", "Benchmark");
-    }
-
-    @Override
-    public List<Path> workspaceRoots() {
-      return List.of(root);
-    }
-
-    @Override
-    public void showDiff(PendingDiff diff, DiffReview review) {}
-
-    @Override
-    public Optional<String> closeDiff(PendingDiff diff) {
-      return Optional.empty();
     }
   }
 }
