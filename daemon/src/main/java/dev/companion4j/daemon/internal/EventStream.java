@@ -321,7 +321,9 @@ public final class EventStream implements AutoCloseable {
       long delay = Math.min(MAX_RETRY_MS, retryMillis << Math.min(attempt - 1, 8));
       long down = TimeUnit.NANOSECONDS.toMillis(now - downSince);
       if (down + delay > settings.reconnectBudget().toMillis()) {
-        giveUp(acceptedWhileDown ? "stream_unstable" : "daemon_unreachable", detail);
+        // Named by how the last attempt ended: a daemon that now refuses connections is gone,
+        // even if it accepted one more while shutting down.
+        giveUp(acceptedWhileDown && connectedAt >= 0 ? "stream_unstable" : "daemon_unreachable", detail);
         return;
       }
       LOG.info(
