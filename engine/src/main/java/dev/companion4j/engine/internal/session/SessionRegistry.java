@@ -2,18 +2,16 @@ package dev.companion4j.engine.internal.session;
 
 import dev.companion4j.engine.ConnectedClient;
 import dev.companion4j.engine.internal.loop.EngineScheduler;
+import dev.companion4j.engine.internal.sse.FrameQueue;
 import dev.companion4j.engine.internal.sse.SseChannel;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,28 +96,17 @@ public final class SessionRegistry {
     final ConnectedClient client;
     final McpStreamableServerSession sdk;
     SseChannel stream;
-    final ArrayDeque<Held> held = new ArrayDeque<>();
-    final Map<String, Held> heldByKey = new HashMap<>();
-    long heldBytes;
+    /** Frames sent before the stream opened, under the same limits as the stream's own queue. */
+    final FrameQueue held;
     long lastActiveNanos;
     long nextPingNanos;
     boolean pinging;
 
-    Session(ConnectedClient client, McpStreamableServerSession sdk, long now) {
+    Session(ConnectedClient client, McpStreamableServerSession sdk, long now, SseChannel.Limits limits) {
       this.client = client;
       this.sdk = sdk;
+      this.held = new FrameQueue(limits);
       this.lastActiveNanos = now;
-    }
-  }
-
-  /** A frame kept for a session whose stream has not opened yet. */
-  private static final class Held {
-    final String key;
-    byte[] frame;
-
-    Held(String key, byte[] frame) {
-      this.key = key;
-      this.frame = frame;
     }
   }
 
@@ -143,7 +130,7 @@ public final class SessionRegistry {
         refusedHere.set(Boolean.TRUE);
         return false;
       }
-      Session s = new Session(client, sdk, scheduler.nanoTime());
+      Session s = new Session(client, sdk, scheduler.nanoTime(), settings.queue());
       s.nextPingNanos = s.lastActiveNanos + settings.pingInterval().toNanos();
       sessions.put(client.id(), s);
     }
@@ -191,28 +178,19 @@ public final class SessionRegistry {
     synchronized (this) {
       Session s = sessions.get(sessionId);
       if (s == null) {
-        replaced = null;
+        replaced = channel;
       } else {
         replaced = s.stream;
         s.stream = channel;
         s.lastActiveNanos = scheduler.nanoTime();
-        for (Held h : s.held) {
-          channel.send(h.key, h.frame);
-        }
-        s.held.clear();
-        s.heldByKey.clear();
-        s.heldBytes = 0;
+        channel.sendAll(s.held);
       }
     }
+    // The stream this one replaced, or this one when the session was closed meanwhile.
     if (replaced != null) {
       replaced.close(SseChannel.End.CLOSED);
     }
     if (!channel.isOpen()) {
-      return true;
-    }
-    if (replaced == null && !isLive(sessionId)) {
-      // Closed between the two steps: end the stream that now belongs to nobody.
-      channel.close(SseChannel.End.CLOSED);
       return true;
     }
     // Once per session is normal; more means the client keeps reconnecting.
@@ -250,7 +228,7 @@ public final class SessionRegistry {
       }
       channel = s.stream;
       if (channel == null) {
-        overflow = !hold(s, key, frame);
+        overflow = !s.held.add(key, frame);
       }
     }
     if (channel != null) {
@@ -263,34 +241,15 @@ public final class SessionRegistry {
     return true;
   }
 
-  /** Keeps a frame until the stream opens; the caller holds the lock. */
-  private boolean hold(Session s, String key, byte[] frame) {
-    Held same = key == null ? null : s.heldByKey.get(key);
-    if (same != null) {
-      s.heldBytes += frame.length - same.frame.length;
-      same.frame = frame;
-    } else {
-      Held h = new Held(key, frame);
-      s.held.add(h);
-      s.heldBytes += frame.length;
-      if (key != null) {
-        s.heldByKey.put(key, h);
-      }
-    }
-    return s.held.size() <= settings.queue().maxFrames() && s.heldBytes <= settings.queue().maxBytes();
-  }
-
   /** Ends a session: its stream closes, the SDK forgets it, the engine hears why. Idempotent. */
   public void close(String sessionId, Departure why) {
     Session s;
-    synchronized (this) {
-      s = sessions.remove(sessionId);
-    }
-    if (s == null) {
-      return;
-    }
     SseChannel stream;
     synchronized (this) {
+      s = sessions.remove(sessionId);
+      if (s == null) {
+        return;
+      }
       stream = s.stream;
     }
     if (stream != null) {
@@ -383,9 +342,7 @@ public final class SessionRegistry {
   /** The frames waiting for a session's stream to open, as text. */
   synchronized List<String> held(String sessionId) {
     Session s = sessions.get(sessionId);
-    return s == null
-        ? List.of()
-        : s.held.stream().map(h -> new String(h.frame, StandardCharsets.UTF_8)).toList();
+    return s == null ? List.of() : s.held.toText();
   }
 
   private synchronized List<String> ids() {
@@ -406,11 +363,16 @@ public final class SessionRegistry {
     });
   }
 
-  static byte[] notificationFrame(String method, Map<String, Object> params) {
+  private static byte[] notificationFrame(String method, Map<String, Object> params) {
     Map<String, Object> message = new LinkedHashMap<>();
     message.put("jsonrpc", "2.0");
     message.put("method", method);
     message.put("params", params);
+    return messageFrame(message);
+  }
+
+  /** The SSE frame that carries one JSON-RPC message, as the SDK frames them. */
+  static byte[] messageFrame(Object message) {
     return SseChannel.frame("message", JSON.writeValueAsString(message));
   }
 }

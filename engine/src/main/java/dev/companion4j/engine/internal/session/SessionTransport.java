@@ -3,7 +3,6 @@ package dev.companion4j.engine.internal.session;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpStreamableServerTransport;
-import dev.companion4j.engine.internal.sse.SseChannel;
 import java.io.IOException;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
@@ -32,8 +31,7 @@ final class SessionTransport implements McpStreamableServerTransport {
   @Override
   public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message, String messageId) {
     return Mono.defer(() -> {
-      byte[] frame = SseChannel.frame("message", JSON.writeValueAsString(message));
-      return registry.send(sessionId, null, frame)
+      return registry.send(sessionId, null, SessionRegistry.messageFrame(message))
           ? Mono.empty()
           : Mono.error(new IOException("the session " + sessionId + " has ended"));
     });

@@ -9,10 +9,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.util.BufferUtil;
@@ -58,13 +56,10 @@ public final class SseChannel {
   private final AsyncContext async;
   private final ServletOutputStream out;
   private final HttpServletRequest request;
-  private final Limits limits;
   private final LongSupplier nanoClock;
   private final Listener listener;
 
-  private final ArrayDeque<Frame> queue = new ArrayDeque<>();
-  private final Map<String, Frame> keyed = new HashMap<>();
-  private long queuedBytes;
+  private final FrameQueue queue;
   private boolean needsFlush;
   /** An orderly close waits for the queue to go out before it completes the response. */
   private boolean draining;
@@ -74,22 +69,12 @@ public final class SseChannel {
   private long blockedSinceNanos;
   private End end;
 
-  private static final class Frame {
-    final String key;
-    byte[] bytes;
-
-    Frame(String key, byte[] bytes) {
-      this.key = key;
-      this.bytes = bytes;
-    }
-  }
-
   private SseChannel(
       HttpServletRequest request, AsyncContext async, ServletOutputStream out, Limits limits, LongSupplier nanoClock, Listener listener) {
     this.request = request;
     this.async = async;
     this.out = out;
-    this.limits = limits;
+    this.queue = new FrameQueue(limits);
     this.nanoClock = nanoClock;
     this.listener = listener;
   }
@@ -131,24 +116,23 @@ public final class SseChannel {
    * @return false when the channel has ended or this frame overflowed it (it is then closed)
    */
   public boolean send(String key, byte[] frame) {
+    return offer(queue -> queue.add(key, frame));
+  }
+
+  /**
+   * Queues every frame waiting in {@code waiting}, keys kept, and empties it; like {@link #send}.
+   */
+  public boolean sendAll(FrameQueue waiting) {
+    return offer(waiting::drainTo);
+  }
+
+  private boolean offer(Predicate<FrameQueue> add) {
     End failure;
     synchronized (this) {
       if (end != null) {
         return false;
       }
-      Frame same = key == null ? null : keyed.get(key);
-      if (same != null) {
-        queuedBytes += frame.length - same.bytes.length;
-        same.bytes = frame;
-      } else {
-        Frame f = new Frame(key, frame);
-        queue.add(f);
-        queuedBytes += frame.length;
-        if (key != null) {
-          keyed.put(key, f);
-        }
-      }
-      failure = queue.size() > limits.maxFrames() || queuedBytes > limits.maxBytes() ? End.OVERFLOW : drain();
+      failure = add.test(queue) ? drain() : End.OVERFLOW;
     }
     if (failure != null) {
       finish(failure);
@@ -202,7 +186,7 @@ public final class SseChannel {
           return null;
         }
         blockedSinceNanos = 0;
-        Frame next = queue.poll();
+        byte[] next = queue.poll();
         if (next == null) {
           if (!needsFlush) {
             if (draining) {
@@ -215,11 +199,7 @@ public final class SseChannel {
           out.flush();
           continue;
         }
-        if (next.key != null) {
-          keyed.remove(next.key);
-        }
-        queuedBytes -= next.bytes.length;
-        out.write(next.bytes);
+        out.write(next);
         needsFlush = true;
       }
     } catch (IOException | IllegalStateException e) {
@@ -238,8 +218,6 @@ public final class SseChannel {
         // The client failed while the last frames went out: report nothing twice, just drop it.
         draining = false;
         queue.clear();
-        keyed.clear();
-        queuedBytes = 0;
         abort();
         return;
       }
@@ -251,13 +229,9 @@ public final class SseChannel {
           draining = false;
           failedWhileDraining = true;
           queue.clear();
-          keyed.clear();
-          queuedBytes = 0;
         }
       } else {
         queue.clear();
-        keyed.clear();
-        queuedBytes = 0;
         completeNow = why == End.CLOSED;
       }
     }
