@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -311,7 +312,7 @@ public final class Companion implements AutoCloseable {
   }
 
   /** Runs a host call on the engine thread, as the threading contract promises, and waits for it. */
-  private <T> T onEngine(java.util.concurrent.Callable<T> hostCall) {
+  private <T> T onEngine(Callable<T> hostCall) {
     try {
       return engine.call(hostCall);
     } catch (RuntimeException e) {
