@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -636,9 +637,15 @@ public class NetBeansCompanionIT extends NbTestCase {
     return Arrays.equals(a.getRGB(0, 0, w, h, null, 0, w), b.getRGB(0, 0, w, h, null, 0, w));
   }
 
+  /** The first of this IDE's Gemini discovery files that still exists when read. */
   private static Optional<Json> geminiDiscovery() throws IOException {
-    List<Path> files = geminiFiles();
-    return files.isEmpty() ? Optional.empty() : Optional.of(read(files.get(0)));
+    for (Path file : geminiFiles()) {
+      Optional<Json> content = read(file);
+      if (content.isPresent()) {
+        return content;
+      }
+    }
+    return Optional.empty();
   }
 
   private static List<Path> geminiFiles() throws IOException {
@@ -646,17 +653,21 @@ public class NetBeansCompanionIT extends NbTestCase {
     return list(dir, "gemini-ide-server-" + PID + "-");
   }
 
+  /** The first of this IDE's Qwen Code lock files, as read once: a restart may remove it meanwhile. */
   private static Optional<Json> qwenLock() throws IOException {
-    List<Path> files = qwenLockFiles();
-    return files.isEmpty() ? Optional.empty() : Optional.of(read(files.get(0)));
+    return qwenLocks().values().stream().findFirst();
   }
 
   private static List<Path> qwenLockFiles() throws IOException {
+    return List.copyOf(qwenLocks().keySet());
+  }
+
+  private static Map<Path, Json> qwenLocks() throws IOException {
     Path dir = Path.of(System.getenv("QWEN_HOME"), "ide");
-    List<Path> ours = new ArrayList<>();
+    Map<Path, Json> ours = new LinkedHashMap<>();
     for (Path lock : list(dir, "")) {
-      if (lock.toString().endsWith(".lock") && read(lock).path("ppid").asLong() == PID) {
-        ours.add(lock);
+      if (lock.toString().endsWith(".lock")) {
+        read(lock).filter(json -> json.path("ppid").asLong() == PID).ifPresent(json -> ours.put(lock, json));
       }
     }
     return ours;
@@ -671,11 +682,12 @@ public class NetBeansCompanionIT extends NbTestCase {
     }
   }
 
-  private static Json read(Path file) throws IOException {
+  /** The file's JSON, or empty when it was removed after being listed. */
+  private static Optional<Json> read(Path file) throws IOException {
     try {
-      return Json.parse(Files.readString(file, StandardCharsets.UTF_8));
+      return Optional.of(Json.parse(Files.readString(file, StandardCharsets.UTF_8)));
     } catch (java.nio.file.NoSuchFileException gone) {
-      return Json.MISSING;
+      return Optional.empty();
     }
   }
 
