@@ -3,9 +3,9 @@ package dev.companion4j.cli.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.companion4j.daemon.testing.FakeModelServer;
 import dev.companion4j.daemon.testing.QwenDaemon;
 import dev.companion4j.daemon.testing.TcpProxy;
+import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.TestPeers;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.companion4j.daemon.testing;
 
+import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.TestPeers;
 import java.io.BufferedReader;
 import java.io.IOException;
