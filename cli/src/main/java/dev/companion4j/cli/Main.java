@@ -1,6 +1,7 @@
 package dev.companion4j.cli;
 
 import dev.companion4j.cli.chat.ChatCommand;
+import dev.companion4j.extension.hook.HookMain;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Objects;
@@ -20,6 +21,8 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       StatusCommand.class,
       SelfTestCommand.class,
+      ExtensionCommand.class,
+      McpCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main {
@@ -29,6 +32,11 @@ public final class Main {
     if (args.length > 0 && args[0].equals("chat")) {
       // The chat parses its own arguments.
       System.exit(ChatCommand.run(Arrays.copyOfRange(args, 1, args.length)));
+    }
+    if (args.length > 0 && args[0].equals("hook")) {
+      // Hooks run on every tool call: no command-line framework on their path.
+      HookMain.main(Arrays.copyOfRange(args, 1, args.length));
+      return;
     }
     System.exit(commandLine().execute(args));
   }

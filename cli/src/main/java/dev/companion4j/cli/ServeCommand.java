@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 import tools.jackson.databind.json.JsonMapper;
@@ -25,6 +26,12 @@ final class ServeCommand implements Callable<Integer> {
 
   @Mixin CompanionOptions options;
 
+  @Option(
+      names = "--exit-with-pid",
+      paramLabel = "PID",
+      description = "Stop when this process ends (the extension ties a companion it starts to its CLI session).")
+  Long exitWithPid;
+
   @Override
   public Integer call() throws Exception {
     HeadlessCompanion headless = options.build(spec);
@@ -38,6 +45,11 @@ final class ServeCommand implements Callable<Integer> {
     System.out.println(readyLine(companion));
     System.out.flush();
     ReviewPages.announce(companion, options.open);
+    if (exitWithPid != null) {
+      ProcessHandle.of(exitWithPid).ifPresentOrElse(
+          owner -> owner.onExit().thenRun(() -> System.exit(0)),
+          () -> System.exit(0));
+    }
     stopped.await();
     return 0;
   }

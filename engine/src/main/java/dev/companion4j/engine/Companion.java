@@ -10,6 +10,7 @@ import dev.companion4j.engine.internal.context.ContextTracker;
 import dev.companion4j.engine.internal.diff.DiffBook;
 import dev.companion4j.engine.internal.loop.EngineLoop;
 import dev.companion4j.engine.internal.server.CompanionServer;
+import dev.companion4j.engine.internal.server.JsonGetServlet;
 import dev.companion4j.engine.internal.server.DiffTools;
 import dev.companion4j.engine.internal.session.SessionRegistry;
 import dev.companion4j.engine.internal.sse.SseChannel;
@@ -107,7 +108,19 @@ public final class Companion implements AutoCloseable {
     this.server =
         new CompanionServer(
             new CompanionServer.Settings(
-                authToken, "companion4j", VERSION, settings.maxBodyBytes, DiffTools.specifications(diffs), b.routes, sessions));
+                authToken, "companion4j", VERSION, settings.maxBodyBytes, DiffTools.specifications(diffs), routes(b.routes), sessions));
+  }
+
+  /** The host's routes and the status route every companion serves. */
+  private List<CompanionServer.Route> routes(List<CompanionServer.Route> hostRoutes) {
+    List<CompanionServer.Route> all = new ArrayList<>(hostRoutes);
+    all.add(new CompanionServer.Route(CompanionStatus.PATH, new JsonGetServlet(this::status), false));
+    return all;
+  }
+
+  /** What {@code GET /ide/status} answers: editor, roots, context, CLIs and pending diffs. */
+  public CompanionStatus status() {
+    return CompanionStatus.of(this);
   }
 
   /** Starts building a companion for {@code host}. */
@@ -469,8 +482,9 @@ public final class Companion implements AutoCloseable {
     }
 
     private Builder addRoute(String pathSpec, HttpServlet servlet, boolean open) {
-      if (!pathSpec.startsWith("/") || pathSpec.startsWith(CompanionServer.MCP_PATH)) {
-        throw new IllegalArgumentException("a host route must start with / and not be " + CompanionServer.MCP_PATH);
+      if (!pathSpec.startsWith("/") || pathSpec.startsWith(CompanionServer.MCP_PATH) || pathSpec.startsWith("/ide/")) {
+        throw new IllegalArgumentException(
+            "a host route must start with / and not be " + CompanionServer.MCP_PATH + " nor under /ide/, the companion's own");
       }
       routes.add(new CompanionServer.Route(pathSpec, Objects.requireNonNull(servlet, "servlet"), open));
       return this;

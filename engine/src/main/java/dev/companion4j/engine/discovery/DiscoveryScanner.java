@@ -1,6 +1,7 @@
 package dev.companion4j.engine.discovery;
 
 import dev.companion4j.engine.internal.io.BoundedReads;
+import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -8,15 +9,20 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -50,9 +56,58 @@ public final class DiscoveryScanner {
     return scan(true);
   }
 
+  /**
+   * The running companions whose workspace holds {@code dir}, as the CLIs match it (each root and
+   * {@code dir} resolved to their real paths), the most recently written file first and each
+   * companion once.
+   */
+  public List<CompanionAddress> serving(Path dir) {
+    Path real = realPath(dir);
+    Map<Integer, CompanionAddress> byPort = new LinkedHashMap<>();
+    scanWithTokens(true).stream()
+        .filter(f -> f.companion().alive() && !f.token().isEmpty() && holds(f.companion().workspacePath(), real))
+        .sorted(Comparator.comparing((Found f) -> modified(f.companion().file())).reversed())
+        .forEach(f -> byPort.putIfAbsent(f.companion().port(), new CompanionAddress(
+            f.companion().port(), f.token(), f.companion().workspacePath(),
+            f.companion().ideName().orElse(""), f.companion().file())));
+    return List.copyOf(byPort.values());
+  }
+
+  private static boolean holds(String workspacePath, Path dir) {
+    for (String root : workspacePath.split(Pattern.quote(File.pathSeparator))) {
+      if (!root.isBlank() && dir.startsWith(realPath(Path.of(root)))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Path realPath(Path p) {
+    try {
+      return p.toRealPath();
+    } catch (IOException | RuntimeException e) {
+      return p.toAbsolutePath().normalize();
+    }
+  }
+
+  private static FileTime modified(Path file) {
+    try {
+      return Files.getLastModifiedTime(file);
+    } catch (IOException e) {
+      return FileTime.fromMillis(0);
+    }
+  }
+
+  /** A file's companion and the token it holds, which {@link DiscoveredCompanion} does not keep. */
+  private record Found(DiscoveredCompanion companion, String token) {}
+
   /** With {@code probePorts} false, {@code alive} only says whether the owning process runs. */
   private List<DiscoveredCompanion> scan(boolean probePorts) {
-    List<DiscoveredCompanion> found = new ArrayList<>();
+    return scanWithTokens(probePorts).stream().map(Found::companion).toList();
+  }
+
+  private List<Found> scanWithTokens(boolean probePorts) {
+    List<Found> found = new ArrayList<>();
     for (DiscoveryFileKind kind : DiscoveryFileKind.values()) {
       Path dir = kind.dir(locations);
       try {
@@ -128,7 +183,7 @@ public final class DiscoveryScanner {
     });
   }
 
-  private Optional<DiscoveredCompanion> read(
+  private Optional<Found> read(
       Path file, DiscoveryFileKind kind, Matcher name, boolean probePort) {
     try {
       JsonNode json = JSON.readTree(readBounded(file));
@@ -144,7 +199,7 @@ public final class DiscoveryScanner {
       JsonNode ideName = json.path("ideInfo").path("displayName");
       boolean alive =
           owner.map(DiscoveryScanner::processAlive).orElse(true) && (!probePort || accepts(port));
-      return Optional.of(
+      return Optional.of(new Found(
           new DiscoveredCompanion(
               file,
               kind,
@@ -152,7 +207,8 @@ public final class DiscoveryScanner {
               json.path("workspacePath").asString(""),
               ideName.isString() ? Optional.of(ideName.asString()) : Optional.empty(),
               owner,
-              alive));
+              alive),
+          json.path("authToken").asString("")));
     } catch (IOException | RuntimeException e) {
       log.debug("Skipping discovery file {}: {}", file, e.getMessage());
       return Optional.empty();

@@ -1,0 +1,71 @@
+package dev.companion4j.engine;
+
+import java.util.List;
+
+/**
+ * What a companion tells its user's own tools at {@code GET /ide/status} (bearer token required):
+ * which editor, which roots, who is connected and what waits for review. The diffs' contents stay
+ * out; they are the editor's to show.
+ *
+ * @param ide the editor behind the companion
+ * @param port the companion's loopback port
+ * @param workspaceRoots the roots announced to the CLIs
+ * @param activeFile the focused file, or null when none is
+ * @param openFiles the files in the CLIs' context, newest first
+ * @param clients the CLIs connected now
+ * @param pendingDiffs the proposed edits waiting for the user
+ */
+public record CompanionStatus(
+    IdeInfo ide,
+    int port,
+    List<String> workspaceRoots,
+    ActiveFile activeFile,
+    List<String> openFiles,
+    List<Client> clients,
+    List<Diff> pendingDiffs) {
+
+  /** The path of the status route on every companion. */
+  public static final String PATH = "/ide/status";
+
+  public CompanionStatus {
+    workspaceRoots = List.copyOf(workspaceRoots);
+    openFiles = List.copyOf(openFiles);
+    clients = List.copyOf(clients);
+    pendingDiffs = List.copyOf(pendingDiffs);
+  }
+
+  /**
+   * The focused file.
+   *
+   * @param path its absolute path
+   * @param line the caret's 1-based line, or 0 when the editor sent no caret
+   * @param character the caret's 1-based character, or 0 when the editor sent no caret
+   * @param selectedText the selection, or null
+   */
+  public record ActiveFile(String path, int line, int character, String selectedText) {}
+
+  /** A connected CLI, as it named itself in its handshake. */
+  public record Client(String id, String name, String version) {}
+
+  /** A pending diff and the CLI that proposed it. */
+  public record Diff(String id, String filePath, String clientId) {}
+
+  static CompanionStatus of(Companion companion) {
+    IdeContext context = companion.context();
+    ActiveFile active = context.activeFile()
+        .map(f -> new ActiveFile(
+            f.path(),
+            f.cursor() == null ? 0 : f.cursor().line(),
+            f.cursor() == null ? 0 : f.cursor().character(),
+            f.selectedText()))
+        .orElse(null);
+    return new CompanionStatus(
+        companion.ideInfo(),
+        companion.port(),
+        companion.workspaceRoots().stream().map(Object::toString).toList(),
+        active,
+        context.openFiles().stream().map(IdeContext.OpenFile::path).toList(),
+        companion.clients().stream().map(c -> new Client(c.id(), c.name(), c.version())).toList(),
+        companion.pendingDiffs().stream().map(d -> new Diff(d.id().value(), d.filePath(), d.clientId())).toList());
+  }
+}

@@ -1,0 +1,168 @@
+package dev.companion4j.extension.hook;
+
+import dev.companion4j.engine.CompanionStatus;
+import dev.companion4j.engine.discovery.DiscoveryLocations;
+import dev.companion4j.extension.ide.IdeLink;
+import dev.companion4j.extension.ide.StatusText;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code companion4j hook <runtime> <handler>}: the one hook runner of the extension. It reads the
+ * CLI's JSON on stdin, lets the handler decide and writes the answer as that CLI reads it. A hook
+ * runs on every matching event, so this entry point loads only what its handler needs: the shell
+ * policy touches neither the network nor the discovery files.
+ */
+public final class HookMain {
+  private final HookDialect dialect;
+  private final Map<String, String> env;
+
+  HookMain(HookDialect dialect, Map<String, String> env) {
+    this.dialect = dialect;
+    this.env = env;
+  }
+
+  public static void main(String[] args) {
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    if (args.length == 1 && args[0].equals("train")) {
+      train();
+      return;
+    }
+    if (args.length != 2) {
+      System.err.println("usage: companion4j hook <qwen|gemini> <session-start|session-end|subagent-start|subagent-stop|shell-policy>");
+      System.exit(2);
+    }
+    try {
+      HookDialect dialect = HookDialect.of(args[0]);
+      JsonNode stdin = JsonMapper.shared().readTree(System.in.readAllBytes());
+      String answer = new HookMain(dialect, System.getenv()).run(args[1], stdin);
+      if (!answer.isEmpty()) {
+        out.println(answer);
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("companion4j hook: " + e.getMessage());
+      System.exit(2);
+    } catch (Exception e) {
+      // A hook that fails must not end the CLI's session: the CLIs log exit 1 and go on.
+      System.err.println("companion4j hook " + args[1] + " failed: " + e);
+      System.exit(1);
+    }
+  }
+
+  /**
+   * What the install runs once to train the class cache: every handler's code path that needs no
+   * companion and changes nothing, in both dialects.
+   */
+  private static void train() {
+    Map<String, String> env = Map.of("COMPANION4J_AUTOSTART", "false");
+    for (String runtime : new String[] {"qwen", "gemini"}) {
+      HookMain hooks = new HookMain(HookDialect.of(runtime), env);
+      for (String command : new String[] {"git status", "rm -rf build", "ls > out.txt"}) {
+        JsonNode in = JsonMapper.shared().readTree(
+            "{\"session_id\":\"train\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"run_shell_command\","
+                + "\"tool_input\":{\"command\":\"" + command + "\"}}");
+        try {
+          hooks.run("shell-policy", in);
+        } catch (IOException | InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+  }
+
+  /** The CLI's stdout for {@code handler} given {@code stdin}; empty when there is nothing to say. */
+  String run(String handler, JsonNode stdin) throws IOException, InterruptedException {
+    HookInput in = dialect.read(stdin);
+    String event = stdin.path("hook_event_name").asString("");
+    HookAnswer answer = switch (handler) {
+      case "shell-policy" -> shellPolicy(in);
+      case "session-start" -> sessionStart(in);
+      case "session-end" -> sessionEnd(in);
+      case "subagent-start" -> subagentStart(in);
+      case "subagent-stop" -> subagentStop(in);
+      default -> throw new IllegalArgumentException("unknown hook handler '" + handler + "'");
+    };
+    return dialect.write(event, answer);
+  }
+
+  private static HookAnswer shellPolicy(HookInput in) {
+    String command = in.toolInput().path("command").asString("");
+    return ShellPolicy.bundled().check(command)
+        .map(rule -> new HookAnswer(
+            rule.decision() == ShellPolicy.Decision.DENY ? HookAnswer.Decision.DENY : HookAnswer.Decision.ASK,
+            rule.message(), null, null))
+        .orElse(HookAnswer.NOTHING);
+  }
+
+  private HookAnswer sessionStart(HookInput in) throws IOException, InterruptedException {
+    Path workspace = workspace(in);
+    IdeLink ide = new IdeLink(DiscoveryLocations.fromEnvironment(env));
+    Optional<CompanionStatus> status = ide.status(workspace);
+    String header = "IDE status (Companion4J):\n";
+    if (status.isEmpty() && autostart() && env.containsKey("COMPANION4J_LAUNCHER")
+        && StartedCompanions.forUser().start(in.sessionId(), Path.of(env.get("COMPANION4J_LAUNCHER")), workspace, ide)) {
+      status = ide.status(workspace);
+      header += "A headless Companion4J companion was started for this session; it stops when the session ends.\n";
+    }
+    return HookAnswer.context(status.isPresent()
+        ? header + StatusText.brief(status.get())
+        : header + StatusText.none(workspace));
+  }
+
+  private static HookAnswer sessionEnd(HookInput in) throws IOException {
+    StartedCompanions.forUser().stop(in.sessionId());
+    return HookAnswer.NOTHING;
+  }
+
+  private HookAnswer subagentStart(HookInput in) {
+    if (!ours(in.agentName())) {
+      return HookAnswer.NOTHING;
+    }
+    Path workspace = workspace(in);
+    return HookAnswer.context(new IdeLink(DiscoveryLocations.fromEnvironment(env)).status(workspace)
+        .map(s -> "IDE status (Companion4J):\n" + StatusText.brief(s))
+        .orElse(StatusText.none(workspace)));
+  }
+
+  private HookAnswer subagentStop(HookInput in) throws IOException {
+    if (!ours(in.agentName()) || in.agentAnswer() == null) {
+      return HookAnswer.NOTHING;
+    }
+    Path retried = StartedCompanions.forUser().handOffMark(in.sessionId(), in.agentName());
+    if (HandOff.complete(in.agentAnswer())) {
+      Files.deleteIfExists(retried);
+      return HookAnswer.NOTHING;
+    }
+    // Qwen Code says when its stop hook already blocked once; for Gemini CLI a mark file does.
+    if (in.stopHookActive() || Files.deleteIfExists(retried)) {
+      return HookAnswer.notice(HandOff.LET_THROUGH);
+    }
+    if (!in.stopHookActive() && !(dialect instanceof HookDialect.Qwen)) {
+      Files.createFile(retried);
+    }
+    return new HookAnswer(HookAnswer.Decision.BLOCK, HandOff.RETRY, null, null);
+  }
+
+  /** Whether {@code agent} is one of this extension's agents (its {@code agents/} directory). */
+  private boolean ours(String agent) {
+    String extension = env.get("COMPANION4J_EXTENSION");
+    return !agent.isEmpty() && extension != null && agent.matches("[a-z0-9_]+")
+        && Files.isRegularFile(Path.of(extension, "agents", agent + ".md"));
+  }
+
+  private Path workspace(HookInput in) {
+    String dir = env.getOrDefault("GEMINI_PROJECT_DIR", env.get("QWEN_PROJECT_DIR"));
+    return dir != null ? Path.of(dir) : in.cwd().isEmpty() ? Path.of("").toAbsolutePath() : Path.of(in.cwd());
+  }
+
+  private boolean autostart() {
+    return !"false".equalsIgnoreCase(env.getOrDefault("COMPANION4J_AUTOSTART", "true").trim());
+  }
+}

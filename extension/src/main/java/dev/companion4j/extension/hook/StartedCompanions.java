@@ -1,0 +1,134 @@
+package dev.companion4j.extension.hook;
+
+import dev.companion4j.extension.ide.IdeLink;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The headless companions the SessionStart hook started, one record per CLI session in an
+ * owner-only directory, so that the SessionEnd hook stops exactly those and never a process that
+ * merely reused the pid.
+ */
+final class StartedCompanions {
+  private static final Duration START_BOUND = Duration.ofSeconds(20);
+  private static final Duration STOP_BOUND = Duration.ofSeconds(5);
+
+  private static final java.util.Set<String> SHELLS = java.util.Set.of("sh", "bash", "dash", "zsh", "setsid", "java", "env");
+
+  private final Path dir;
+
+  StartedCompanions(Path dir) {
+    this.dir = dir;
+  }
+
+  /** {@code ~/.companion4j/sessions}, or under {@code COMPANION4J_STATE} when set. */
+  static StartedCompanions forUser() {
+    String state = System.getenv("COMPANION4J_STATE");
+    Path base = state != null ? Path.of(state) : Path.of(System.getProperty("user.home"), ".companion4j");
+    return new StartedCompanions(base.resolve("sessions"));
+  }
+
+  /**
+   * Starts {@code launcher serve} in {@code workspace}, detached from the CLI, and waits until it
+   * serves there.
+   *
+   * @return whether it serves within the bound
+   */
+  boolean start(String sessionId, Path launcher, Path workspace, IdeLink ide) throws IOException, InterruptedException {
+    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    List<String> command = new ArrayList<>();
+    if (new File("/usr/bin/setsid").canExecute()) {
+      // A session of its own: the CLI's terminal signals and a hook's timeout must not reach it.
+      command.add("/usr/bin/setsid");
+    }
+    command.add(launcher.toString());
+    command.add("serve");
+    // Not every CLI fires SessionEnd (Qwen Code's headless runs do not): the companion also ends with the CLI.
+    cliProcess().ifPresent(cli -> {
+      command.add("--exit-with-pid");
+      command.add(Long.toString(cli.pid()));
+    });
+    Process process = new ProcessBuilder(command)
+        .directory(workspace.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(safe(sessionId) + ".log").toFile()))
+        .redirectErrorStream(true)
+        .start();
+    // setsid and the launcher both exec: the pid is the companion's own.
+    ProcessHandle companion = process.toHandle();
+    long deadline = System.nanoTime() + START_BOUND.toNanos();
+    while (ide.serving(workspace).isEmpty()) {
+      if (System.nanoTime() > deadline || !companion.isAlive()) {
+        return false;
+      }
+      TimeUnit.MILLISECONDS.sleep(100);
+    }
+    Instant started = companion.info().startInstant().orElse(Instant.EPOCH);
+    Files.writeString(record(sessionId), companion.pid() + " " + started.toEpochMilli() + "\n", StandardCharsets.UTF_8);
+    return true;
+  }
+
+  /** The CLI that runs this hook: the nearest ancestor that is not a shell or this launcher's Java. */
+  static Optional<ProcessHandle> cliProcess() {
+    Optional<ProcessHandle> p = ProcessHandle.current().parent();
+    while (p.isPresent()) {
+      String name = p.get().info().command().map(c -> Path.of(c).getFileName().toString()).orElse("");
+      if (!SHELLS.contains(name)) {
+        return p;
+      }
+      p = p.get().parent();
+    }
+    return Optional.empty();
+  }
+
+  /** Stops the companion this session's start hook started, if it did; true when one was stopped. */
+  boolean stop(String sessionId) throws IOException {
+    Path record = record(sessionId);
+    if (!Files.exists(record)) {
+      return false;
+    }
+    String[] fields = Files.readString(record, StandardCharsets.UTF_8).trim().split(" ");
+    Files.delete(record);
+    long pid = Long.parseLong(fields[0]);
+    long started = Long.parseLong(fields[1]);
+    Optional<ProcessHandle> process = ProcessHandle.of(pid)
+        .filter(p -> p.info().startInstant().map(Instant::toEpochMilli).orElse(-1L) == started);
+    if (process.isEmpty()) {
+      return false;
+    }
+    ProcessHandle p = process.get();
+    p.destroy();
+    try {
+      p.onExit().get(STOP_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception notInTime) {
+      p.destroyForcibly();
+    }
+    return true;
+  }
+
+  /** The mark that an agent's missing hand-off was sent back once in this session. */
+  Path handOffMark(String sessionId, String agent) throws IOException {
+    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    return dir.resolve(safe(sessionId) + "." + agent + ".retried");
+  }
+
+  private Path record(String sessionId) {
+    return dir.resolve(safe(sessionId) + ".companion");
+  }
+
+  /** A session id as a file name: the CLIs send UUIDs, but nothing from stdin names a path. */
+  private static String safe(String sessionId) {
+    String s = sessionId.replaceAll("[^A-Za-z0-9_.-]", "_");
+    return s.isEmpty() || s.startsWith(".") ? "session" + s : s;
+  }
+}

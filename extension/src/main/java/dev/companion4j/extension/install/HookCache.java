@@ -1,0 +1,88 @@
+package dev.companion4j.extension.install;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The class cache that makes a hook start quickly: trained once at install by a run of the hook
+ * runner. A JDK 25 or newer gets an
+ * AOT cache (classes loaded and linked ahead of time); older ones a class-data-sharing archive.
+ * The launcher uses whichever of {@code lib/hook.aot} and {@code lib/hook.jsa} it finds, with the
+ * options it was trained with.
+ */
+final class HookCache {
+  /** The first release whose AOT cache the launcher uses. */
+  private static final int AOT_RELEASE = 25;
+  private static final String MAIN = "dev.companion4j.extension.hook.HookMain";
+
+  private HookCache() {}
+
+  /** The Java the extension runs with: the newest JDK of release 25 or later beside this one, else this one. */
+  static Path java() {
+    Path current = Path.of(ProcessHandle.current().info().command().orElse("java"));
+    if (release(current) >= AOT_RELEASE) {
+      return current;
+    }
+    Path jvms = Path.of("/usr/lib/jvm");
+    if (!Files.isDirectory(jvms)) {
+      return current;
+    }
+    try (Stream<Path> homes = Files.list(jvms)) {
+      return homes.map(h -> h.resolve("bin/java"))
+          .filter(Files::isExecutable)
+          .filter(j -> release(j) >= AOT_RELEASE)
+          .max(Comparator.comparingInt(HookCache::release))
+          .orElse(current);
+    } catch (IOException e) {
+      return current;
+    }
+  }
+
+  /** Trains the cache for the jar in {@code lib}; without one, hooks still run, only slower. */
+  static void train(Path lib, PrintStream out) throws IOException, InterruptedException {
+    Path java = Path.of(Files.readString(lib.resolve("java"), StandardCharsets.UTF_8).trim());
+    Path jar = lib.resolve("companion4j.jar");
+    if (!Files.exists(jar)) {
+      return;
+    }
+    boolean aot = release(java) >= AOT_RELEASE;
+    Path cache = lib.resolve(aot ? "hook.aot" : "hook.jsa");
+    List<String> command = new ArrayList<>(List.of(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData"));
+    command.add(aot ? "-XX:AOTCacheOutput=" + cache : "-XX:ArchiveClassesAtExit=" + cache);
+    command.addAll(quiet(aot));
+    command.addAll(List.of("-cp", jar.toString(), MAIN, "train"));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0 || !Files.exists(cache)) {
+      p.destroyForcibly();
+      out.println("Could not train the hook cache with " + java + "; hooks run without it.");
+      return;
+    }
+    out.println("Trained the hook " + (aot ? "AOT cache" : "class-data archive") + " with " + java);
+  }
+
+  /** Options that keep the cache's notices off the hook's output, which the CLI parses. */
+  private static List<String> quiet(boolean aot) {
+    return aot ? List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-Xlog:aot=off") : List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
+  }
+
+  /** The feature release of the JDK that {@code java} belongs to, from its {@code release} file; 0 when unknown. */
+  static int release(Path java) {
+    Path release = java.toAbsolutePath().getParent().getParent().resolve("release");
+    try {
+      Optional<String> line = Files.readAllLines(release).stream().filter(l -> l.startsWith("JAVA_VERSION=")).findFirst();
+      String v = line.map(l -> l.substring("JAVA_VERSION=".length()).replace("\"", "")).orElse("0");
+      return Integer.parseInt(v.split("[.+-]")[0]);
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+  }
+}
