@@ -5,6 +5,7 @@
 #   scripts/benchmark.sh companion  the engine and the companion4j command
 #   scripts/benchmark.sh frozen     context delivery to 20 CLIs, one of them frozen and none
 #   scripts/benchmark.sh daemon     the daemon client against the official TypeScript client
+#   scripts/benchmark.sh hooks      the extension's hook round trip against the same hooks in Node
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -22,4 +23,8 @@ fi
 if [[ "$which" == all || "$which" == daemon ]]; then
   mvn -B -q -ntp -pl daemon exec:java -Dexec.classpathScope=test \
     -Dexec.mainClass=dev.companion4j.daemon.bench.DaemonBenchmark "${peers[@]}"
+fi
+if [[ "$which" == all || "$which" == hooks ]]; then
+  mvn -B -q -ntp -pl cli exec:java -Dexec.classpathScope=test \
+    -Dexec.mainClass=dev.companion4j.cli.bench.HookBenchmark "${peers[@]}"
 fi

@@ -12,6 +12,8 @@ final class HandOff {
 
   static final String RETRY = "Your answer lacks the hand-off sections. Answer again, ending with a '## Task Report' "
       + "section (what you found or did) and a '## Downstream Context' section (what the caller needs next).";
+  static final String RETRY_CALLER = "The agent's answer lacks the hand-off sections. Invoke it again and ask it to end "
+      + "with a '## Task Report' section and a '## Downstream Context' section.";
   static final String LET_THROUGH = "The agent's answer still lacks a '## Task Report' or '## Downstream Context' "
       + "section; it was passed on as it is.";
 

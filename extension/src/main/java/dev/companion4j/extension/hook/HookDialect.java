@@ -1,92 +1,21 @@
 package dev.companion4j.extension.hook;
 
+import java.util.LinkedHashMap;
 import java.util.Locale;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * How one CLI speaks to its hooks: what its stdin JSON holds and what output it reads. The one
  * point where the runtimes differ; handlers see only {@link HookInput} and {@link HookAnswer}.
  */
 interface HookDialect {
-  /** Reads the CLI's stdin JSON. */
-  HookInput read(JsonNode stdin);
+  /** Reads the CLI's stdin JSON, given as {@link FlatJson} paths. */
+  HookInput read(Map<String, String> stdin);
 
-  /** The stdout the CLI reads for {@code answer} to the hook of {@code event}; empty for none. */
-  String write(String event, HookAnswer answer);
-
-  static HookDialect of(String runtime) {
-    return switch (runtime.toLowerCase(Locale.ROOT)) {
-      case "qwen" -> new Qwen();
-      case "gemini" -> new Gemini();
-      default -> throw new IllegalArgumentException("unknown runtime '" + runtime + "': qwen or gemini");
-    };
-  }
-
-  /** Qwen Code: Claude-style events; subagents have their own events. */
-  final class Qwen implements HookDialect {
-    @Override
-    public HookInput read(JsonNode in) {
-      return new HookInput(
-          in.path("session_id").asString(""),
-          in.path("cwd").asString(""),
-          in.path("tool_name").asString(""),
-          in.path("tool_input"),
-          in.path("agent_type").asString(""),
-          in.path("last_assistant_message").asString(null),
-          in.path("stop_hook_active").asBoolean(false));
-    }
-
-    @Override
-    public String write(String event, HookAnswer answer) {
-      return common(event, answer);
-    }
-  }
-
-  /** Gemini CLI: a subagent is the tool {@code invoke_agent}; its answer is the tool's response. */
-  final class Gemini implements HookDialect {
-    @Override
-    public HookInput read(JsonNode in) {
-      JsonNode input = in.path("tool_input");
-      JsonNode response = in.path("tool_response");
-      String answer = response.isMissingNode() ? null : text(response);
-      return new HookInput(
-          in.path("session_id").asString(""),
-          in.path("cwd").asString(""),
-          in.path("tool_name").asString(""),
-          input,
-          input.path("agent_name").asString(""),
-          answer,
-          false);
-    }
-
-    @Override
-    public String write(String event, HookAnswer answer) {
-      return common(event, answer);
-    }
-
-    /** The text of a tool response, however the CLI nested it. */
-    private static String text(JsonNode response) {
-      if (response.isString()) {
-        return response.asString();
-      }
-      StringBuilder all = new StringBuilder();
-      for (JsonNode n : response.findValues("text")) {
-        all.append(n.asString("")).append('\n');
-      }
-      for (JsonNode n : response.findValues("llmContent")) {
-        if (n.isString()) {
-          all.append(n.asString()).append('\n');
-        }
-      }
-      return all.isEmpty() ? response.toString() : all.toString();
-    }
-  }
-
-  /** The output both CLIs read today: {@code decision}, {@code reason}, {@code systemMessage}, context. */
-  private static String common(String event, HookAnswer answer) {
-    ObjectNode out = JsonMapper.shared().createObjectNode();
+  /** The stdout the CLI reads for {@code answer}; empty for none. */
+  default String write(HookInput in, HookAnswer answer) {
+    Map<String, String> out = new LinkedHashMap<>();
     switch (answer.decision()) {
       case DENY -> out.put("decision", "deny");
       case ASK -> out.put("decision", "ask");
@@ -99,9 +28,78 @@ interface HookDialect {
     if (answer.systemMessage() != null) {
       out.put("systemMessage", answer.systemMessage());
     }
+    Map<String, String> specific = new LinkedHashMap<>();
     if (answer.additionalContext() != null) {
-      out.putObject("hookSpecificOutput").put("hookEventName", event).put("additionalContext", answer.additionalContext());
+      specific.put("hookEventName", in.event());
+      specific.put("additionalContext", answer.additionalContext());
     }
-    return out.isEmpty() ? "" : out.toString();
+    return out.isEmpty() && specific.isEmpty() ? "" : FlatJson.object(out, "hookSpecificOutput", specific);
+  }
+
+  /** What a subagent is told when its answer lacks the hand-off, and by whom. */
+  String retryHandOff();
+
+  static HookDialect of(String runtime) {
+    return switch (runtime.toLowerCase(Locale.ROOT)) {
+      case "qwen" -> new Qwen();
+      case "gemini" -> new Gemini();
+      default -> throw new IllegalArgumentException("unknown runtime '" + runtime + "': qwen or gemini");
+    };
+  }
+
+  private static String text(Map<String, String> in, String key) {
+    String v = in.get(key);
+    return v == null ? "" : v;
+  }
+
+  /** Qwen Code: Claude-style events; a subagent has its own start and stop events. */
+  final class Qwen implements HookDialect {
+    @Override
+    public HookInput read(Map<String, String> in) {
+      return new HookInput(
+          text(in, "hook_event_name"),
+          text(in, "session_id"),
+          text(in, "cwd"),
+          text(in, "tool_input.command"),
+          text(in, "agent_type"),
+          in.get("last_assistant_message"),
+          "true".equals(in.get("stop_hook_active")));
+    }
+
+    /** A blocking SubagentStop sends this to the subagent itself, which answers again. */
+    @Override
+    public String retryHandOff() {
+      return HandOff.RETRY;
+    }
+  }
+
+  /**
+   * Gemini CLI: a subagent is the tool {@code invoke_agent}; its answer is the tool's response,
+   * and a block replaces that response for the calling model.
+   */
+  final class Gemini implements HookDialect {
+    @Override
+    public HookInput read(Map<String, String> in) {
+      String answer = in.keySet().stream().anyMatch(k -> k.startsWith("tool_response"))
+          ? in.entrySet().stream()
+              .filter(e -> e.getKey().startsWith("tool_response") && e.getValue() != null)
+              .map(Map.Entry::getValue)
+              .collect(Collectors.joining("\n"))
+          : null;
+      return new HookInput(
+          text(in, "hook_event_name"),
+          text(in, "session_id"),
+          text(in, "cwd"),
+          text(in, "tool_input.command"),
+          text(in, "tool_input.agent_name"),
+          answer,
+          false);
+    }
+
+    /** The calling model gets this instead of the agent's answer: it is the one that can ask again. */
+    @Override
+    public String retryHandOff() {
+      return HandOff.RETRY_CALLER;
+    }
   }
 }

@@ -11,8 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code companion4j hook <runtime> <handler>}: the one hook runner of the extension. It reads the
@@ -31,8 +29,13 @@ public final class HookMain {
 
   public static void main(String[] args) {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-    if (args.length == 1 && args[0].equals("train")) {
-      train();
+    if (args.length == 2 && args[0].equals("train")) {
+      try {
+        train(args[1]);
+      } catch (Exception e) {
+        System.err.println("companion4j hook train failed: " + e);
+        System.exit(1);
+      }
       return;
     }
     if (args.length != 2) {
@@ -41,8 +44,7 @@ public final class HookMain {
     }
     try {
       HookDialect dialect = HookDialect.of(args[0]);
-      JsonNode stdin = JsonMapper.shared().readTree(System.in.readAllBytes());
-      String answer = new HookMain(dialect, System.getenv()).run(args[1], stdin);
+      String answer = new HookMain(dialect, System.getenv()).run(args[1], System.in.readAllBytes());
       if (!answer.isEmpty()) {
         out.println(answer);
       }
@@ -57,30 +59,39 @@ public final class HookMain {
   }
 
   /**
-   * What the install runs once to train the class cache: every handler's code path that needs no
-   * companion and changes nothing, in both dialects.
+   * What the install runs to train the class caches, one per kind of hook, since a cache loads
+   * all it holds at every start: {@code shell-policy} runs the shell policy in both dialects,
+   * {@code status} reads the session-start status from a stand-in companion in a scratch directory.
    */
-  private static void train() {
-    Map<String, String> env = Map.of("COMPANION4J_AUTOSTART", "false");
-    for (String runtime : new String[] {"qwen", "gemini"}) {
-      HookMain hooks = new HookMain(HookDialect.of(runtime), env);
-      for (String command : new String[] {"git status", "rm -rf build", "ls > out.txt"}) {
-        JsonNode in = JsonMapper.shared().readTree(
-            "{\"session_id\":\"train\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"run_shell_command\","
-                + "\"tool_input\":{\"command\":\"" + command + "\"}}");
-        try {
-          hooks.run("shell-policy", in);
-        } catch (IOException | InterruptedException e) {
-          throw new IllegalStateException(e);
+  private static void train(String kind) throws IOException, InterruptedException {
+    if (kind.equals("shell-policy")) {
+      Map<String, String> env = new java.util.HashMap<>();
+      String extension = System.getenv("COMPANION4J_EXTENSION");
+      if (extension != null) {
+        env.put("COMPANION4J_EXTENSION", extension);
+      }
+      for (String runtime : new String[] {"qwen", "gemini"}) {
+        HookMain hooks = new HookMain(HookDialect.of(runtime), env);
+        for (String command : new String[] {"git status", "rm -rf build", "ls > out.txt"}) {
+          hooks.run("shell-policy", ("{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"" + command + "\"}}")
+              .getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      return;
+    }
+    try (TrainingCompanion companion = TrainingCompanion.start()) {
+      for (String runtime : new String[] {"qwen", "gemini"}) {
+        String answer = new HookMain(HookDialect.of(runtime), companion.environment()).run("session-start", companion.sessionStart());
+        if (!answer.contains("Workspace roots")) {
+          throw new IllegalStateException("training found no companion: " + answer);
         }
       }
     }
   }
 
   /** The CLI's stdout for {@code handler} given {@code stdin}; empty when there is nothing to say. */
-  String run(String handler, JsonNode stdin) throws IOException, InterruptedException {
-    HookInput in = dialect.read(stdin);
-    String event = stdin.path("hook_event_name").asString("");
+  String run(String handler, byte[] stdin) throws IOException, InterruptedException {
+    HookInput in = dialect.read(FlatJson.read(stdin));
     HookAnswer answer = switch (handler) {
       case "shell-policy" -> shellPolicy(in);
       case "session-start" -> sessionStart(in);
@@ -89,16 +100,17 @@ public final class HookMain {
       case "subagent-stop" -> subagentStop(in);
       default -> throw new IllegalArgumentException("unknown hook handler '" + handler + "'");
     };
-    return dialect.write(event, answer);
+    return dialect.write(in, answer);
   }
 
-  private static HookAnswer shellPolicy(HookInput in) {
-    String command = in.toolInput().path("command").asString("");
-    return ShellPolicy.bundled().check(command)
-        .map(rule -> new HookAnswer(
-            rule.decision() == ShellPolicy.Decision.DENY ? HookAnswer.Decision.DENY : HookAnswer.Decision.ASK,
-            rule.message(), null, null))
-        .orElse(HookAnswer.NOTHING);
+  /** Plain code, no lambdas: each would bootstrap a call site on a path run at every tool call. */
+  private HookAnswer shellPolicy(HookInput in) {
+    ShellPolicy.Rule rule = ShellPolicy.of(env.get("COMPANION4J_EXTENSION")).check(in.command());
+    if (rule == null) {
+      return HookAnswer.NOTHING;
+    }
+    HookAnswer.Decision decision = rule.decision() == ShellPolicy.Decision.DENY ? HookAnswer.Decision.DENY : HookAnswer.Decision.ASK;
+    return new HookAnswer(decision, rule.message(), null, null);
   }
 
   private HookAnswer sessionStart(HookInput in) throws IOException, InterruptedException {
@@ -107,7 +119,7 @@ public final class HookMain {
     Optional<CompanionStatus> status = ide.status(workspace);
     String header = "IDE status (Companion4J):\n";
     if (status.isEmpty() && autostart() && env.containsKey("COMPANION4J_LAUNCHER")
-        && StartedCompanions.forUser().start(in.sessionId(), Path.of(env.get("COMPANION4J_LAUNCHER")), workspace, ide)) {
+        && StartedCompanions.forUser(env).start(in.sessionId(), Path.of(env.get("COMPANION4J_LAUNCHER")), workspace, ide)) {
       status = ide.status(workspace);
       header += "A headless Companion4J companion was started for this session; it stops when the session ends.\n";
     }
@@ -116,8 +128,8 @@ public final class HookMain {
         : header + StatusText.none(workspace));
   }
 
-  private static HookAnswer sessionEnd(HookInput in) throws IOException {
-    StartedCompanions.forUser().stop(in.sessionId());
+  private HookAnswer sessionEnd(HookInput in) throws IOException {
+    StartedCompanions.forUser(env).stop(in.sessionId());
     return HookAnswer.NOTHING;
   }
 
@@ -135,7 +147,7 @@ public final class HookMain {
     if (!ours(in.agentName()) || in.agentAnswer() == null) {
       return HookAnswer.NOTHING;
     }
-    Path retried = StartedCompanions.forUser().handOffMark(in.sessionId(), in.agentName());
+    Path retried = StartedCompanions.forUser(env).handOffMark(in.sessionId(), in.agentName());
     if (HandOff.complete(in.agentAnswer())) {
       Files.deleteIfExists(retried);
       return HookAnswer.NOTHING;
@@ -147,7 +159,7 @@ public final class HookMain {
     if (!in.stopHookActive() && !(dialect instanceof HookDialect.Qwen)) {
       Files.createFile(retried);
     }
-    return new HookAnswer(HookAnswer.Decision.BLOCK, HandOff.RETRY, null, null);
+    return new HookAnswer(HookAnswer.Decision.BLOCK, dialect.retryHandOff(), null, null);
   }
 
   /** Whether {@code agent} is one of this extension's agents (its {@code agents/} directory). */

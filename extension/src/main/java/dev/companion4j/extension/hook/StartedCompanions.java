@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -31,9 +32,9 @@ final class StartedCompanions {
     this.dir = dir;
   }
 
-  /** {@code ~/.companion4j/sessions}, or under {@code COMPANION4J_STATE} when set. */
-  static StartedCompanions forUser() {
-    String state = System.getenv("COMPANION4J_STATE");
+  /** {@code ~/.companion4j/sessions}, or under {@code COMPANION4J_STATE} when {@code env} sets it. */
+  static StartedCompanions forUser(Map<String, String> env) {
+    String state = env.get("COMPANION4J_STATE");
     Path base = state != null ? Path.of(state) : Path.of(System.getProperty("user.home"), ".companion4j");
     return new StartedCompanions(base.resolve("sessions"));
   }

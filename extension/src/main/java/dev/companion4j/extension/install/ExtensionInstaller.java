@@ -1,5 +1,6 @@
 package dev.companion4j.extension.install;
 
+import dev.companion4j.extension.hook.ShellPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -29,6 +30,8 @@ public final class ExtensionInstaller {
   private static final String DIST = "dev/companion4j/extension/dist/";
   private static final String NAME = "companion4j";
   private static final long CLI_TIMEOUT_SECONDS = 120;
+  /** The name of the extension's one setting, as the CLIs print it when they ask for its value. */
+  private static final String SETTING_PROMPT = "Start a companion";
 
   /** The CLI the extension goes into. */
   public enum Cli {
@@ -74,15 +77,11 @@ public final class ExtensionInstaller {
   /** Installs; returns the CLI's exit status (0 when it took the extension). */
   public int install(Request request) throws IOException, InterruptedException {
     Path stage = request.stateDir().resolve("extensions").resolve(request.cli().runtime);
-    stage(request.cli(), stage);
-    out.println("Staged the " + request.cli().displayName + " extension in " + stage);
-    HookCache.train(stage.resolve("lib"), out);
+    prepare(request.cli(), stage, HookCache.java(), runningJar());
 
     // A second install replaces the first: the CLIs refuse to install over an extension.
-    run(request, List.of("extensions", "uninstall", NAME), true);
-    List<String> args = new ArrayList<>(List.of("extensions", request.link() ? "link" : "install", stage.toString()));
-    args.add("--consent");
-    int status = run(request, args, false);
+    run(request, List.of("extensions", "uninstall", NAME), List.of(), true);
+    int status = run(request, installArguments(request, stage), prompts(request), false);
     if (status == 0) {
       out.println(request.cli().displayName + " " + (request.link() ? "links" : "installed a copy of")
           + " the extension '" + NAME + "'" + (request.link() ? " to " + stage : "")
@@ -93,11 +92,20 @@ public final class ExtensionInstaller {
     return status;
   }
 
+  /**
+   * Makes {@code stage} a complete extension for {@code cli} that runs {@code jar} (the companion4j
+   * command's) with {@code java}: the generated files, the jar, the launcher and the hook's class cache.
+   */
+  public void prepare(Cli cli, Path stage, Path java, Path jar) throws IOException, InterruptedException {
+    stage(cli, stage, java, jar);
+    out.println("Staged the " + cli.displayName + " extension in " + stage);
+    HookCache.train(stage.resolve("lib"), out);
+  }
+
   /** Writes the generated files, this jar and the launcher into {@code stage}, replacing it. */
-  static void stage(Cli cli, Path stage) throws IOException {
+  static void stage(Cli cli, Path stage, Path java, Path jar) throws IOException {
     deleteRecursively(stage);
     Files.createDirectories(stage.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    Path jar = runningJar();
     try (FileSystem fs = jar.toString().endsWith(".jar") ? FileSystems.newFileSystem(jar) : null) {
       Path dist = (fs == null ? jar : fs.getPath("/")).resolve(DIST + cli.runtime);
       try (Stream<Path> files = Files.walk(dist)) {
@@ -113,34 +121,104 @@ public final class ExtensionInstaller {
     if (jar.toString().endsWith(".jar")) {
       Files.copy(jar, stage.resolve("lib/companion4j.jar"), StandardCopyOption.REPLACE_EXISTING);
     }
-    Files.writeString(stage.resolve("lib/java"), HookCache.java().toString(), StandardCharsets.UTF_8);
+    try (InputStream rules = ShellPolicy.class.getResourceAsStream(ShellPolicy.RESOURCE)) {
+      Files.copy(rules, stage.resolve(ShellPolicy.STAGED));
+    }
+    Files.writeString(stage.resolve("lib/java"), java + "\n", StandardCharsets.UTF_8);
   }
 
-  private int run(Request request, List<String> args, boolean quiet) throws IOException, InterruptedException {
+  /**
+   * The CLI's own command. Qwen Code's {@code link} has no {@code --consent} and asks on stdin;
+   * Gemini CLI's {@code install} can skip the settings, whose defaults the extension works with.
+   */
+  private static List<String> installArguments(Request request, Path stage) {
+    List<String> args = new ArrayList<>(List.of("extensions", request.link() ? "link" : "install", stage.toString()));
+    if (request.cli() == Cli.GEMINI || !request.link()) {
+      args.add("--consent");
+    }
+    if (request.cli() == Cli.GEMINI && !request.link()) {
+      args.add("--skip-settings");
+    }
+    return args;
+  }
+
+  /** What the CLI asks on the way, and the answer: consent where no flag gives it, defaults for settings. */
+  private static List<Prompt> prompts(Request request) {
+    List<Prompt> prompts = new ArrayList<>();
+    if (request.cli() == Cli.QWEN && request.link()) {
+      prompts.add(new Prompt("[Y/n]", "y"));
+    }
+    prompts.add(new Prompt(SETTING_PROMPT, ""));
+    return prompts;
+  }
+
+  /** A question the CLI prints, answered once when its text appears in the output. */
+  private record Prompt(String text, String answer) {}
+
+  private int run(Request request, List<String> args, List<Prompt> prompts, boolean quiet) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(request.cliCommand());
     command.addAll(args);
     if (!quiet) {
       out.println("Running: " + String.join(" ", command));
     }
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    // Settings the CLI asks for keep their defaults; the extension works without them.
+    StringBuilder output = new StringBuilder();
+    Thread reader = new Thread(() -> {
+      try (InputStream in = p.getInputStream()) {
+        byte[] buffer = new byte[4096];
+        for (int n; (n = in.read(buffer)) > 0; ) {
+          synchronized (output) {
+            output.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
+            output.notifyAll();
+          }
+        }
+      } catch (IOException ended) {
+        // The CLI is gone; what it said is kept.
+      }
+    }, "companion4j-install-output");
+    reader.start();
     try (var stdin = p.getOutputStream()) {
-      stdin.write("\n\n\n\n".getBytes(StandardCharsets.UTF_8));
+      int from = 0;
+      for (Prompt prompt : prompts) {
+        // A CLI reads its answers line by line as it asks: an answer sent early would be swallowed.
+        int at = awaitText(output, prompt.text(), from, p);
+        if (at < 0) {
+          break;
+        }
+        stdin.write((prompt.answer() + "\n").getBytes(StandardCharsets.UTF_8));
+        stdin.flush();
+        from = at + prompt.text().length();
+      }
     } catch (IOException closedEarly) {
-      // The CLI asked nothing.
-    }
-    String output;
-    try (InputStream in = p.getInputStream()) {
-      output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      // The CLI stopped reading: nothing more to answer.
     }
     if (!p.waitFor(CLI_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new IOException(String.join(" ", command) + " did not finish within " + CLI_TIMEOUT_SECONDS + " s");
     }
+    reader.join();
     if (!quiet) {
-      output.lines().forEach(line -> out.println("  " + line));
+      output.toString().lines().map(line -> line.replaceAll("\u001B\\[[0-9;?]*[A-Za-z]", "")).filter(line -> !line.isBlank())
+          .forEach(line -> out.println("  " + line));
     }
     return p.exitValue();
+  }
+
+  /** Where {@code text} appears in {@code output} after {@code from}, or -1 once the process ended without it. */
+  private static int awaitText(StringBuilder output, String text, int from, Process p) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLI_TIMEOUT_SECONDS);
+    synchronized (output) {
+      while (true) {
+        int at = output.indexOf(text, from);
+        if (at >= 0) {
+          return at;
+        }
+        if (!p.isAlive() || System.nanoTime() > deadline) {
+          return -1;
+        }
+        output.wait(200);
+      }
+    }
   }
 
   /** The jar (or classes directory) this code runs from. */

@@ -16,10 +16,10 @@ import java.util.stream.Stream;
  * The class cache that makes a hook start quickly: trained once at install by a run of the hook
  * runner. A JDK 25 or newer gets an
  * AOT cache (classes loaded and linked ahead of time); older ones a class-data-sharing archive.
- * The launcher uses whichever of {@code lib/hook.aot} and {@code lib/hook.jsa} it finds, with the
- * options it was trained with.
+ * The launcher takes {@code lib/hook-<handler>} before {@code lib/hook}, with the options it was
+ * trained with.
  */
-final class HookCache {
+public final class HookCache {
   /** The first release whose AOT cache the launcher uses. */
   private static final int AOT_RELEASE = 25;
   private static final String MAIN = "dev.companion4j.extension.hook.HookMain";
@@ -27,7 +27,7 @@ final class HookCache {
   private HookCache() {}
 
   /** The Java the extension runs with: the newest JDK of release 25 or later beside this one, else this one. */
-  static Path java() {
+  public static Path java() {
     Path current = Path.of(ProcessHandle.current().info().command().orElse("java"));
     if (release(current) >= AOT_RELEASE) {
       return current;
@@ -47,7 +47,11 @@ final class HookCache {
     }
   }
 
-  /** Trains the cache for the jar in {@code lib}; without one, hooks still run, only slower. */
+  /**
+   * Trains the caches for the jar in {@code lib}: one for the shell policy, which runs on every
+   * shell call and should load nothing else, and one for the hooks that ask the companion. Without
+   * them hooks still run, only slower.
+   */
   static void train(Path lib, PrintStream out) throws IOException, InterruptedException {
     Path java = Path.of(Files.readString(lib.resolve("java"), StandardCharsets.UTF_8).trim());
     Path jar = lib.resolve("companion4j.jar");
@@ -55,18 +59,29 @@ final class HookCache {
       return;
     }
     boolean aot = release(java) >= AOT_RELEASE;
-    Path cache = lib.resolve(aot ? "hook.aot" : "hook.jsa");
+    String suffix = aot ? ".aot" : ".jsa";
+    boolean trained = train(java, jar, aot, lib.resolve("hook-shell-policy" + suffix), "shell-policy")
+        & train(java, jar, aot, lib.resolve("hook" + suffix), "status");
+    out.println(trained
+        ? "Trained the hooks' " + (aot ? "AOT caches" : "class-data archives") + " with " + java
+        : "Could not train the hooks' class caches with " + java + "; hooks run without them, only slower.");
+  }
+
+  private static boolean train(Path java, Path jar, boolean aot, Path cache, String kind) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData"));
     command.add(aot ? "-XX:AOTCacheOutput=" + cache : "-XX:ArchiveClassesAtExit=" + cache);
     command.addAll(quiet(aot));
-    command.addAll(List.of("-cp", jar.toString(), MAIN, "train"));
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    command.addAll(List.of("-cp", jar.toString(), MAIN, "train", kind));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    // As the launcher runs it: the rules come from the extension's copy.
+    pb.environment().put("COMPANION4J_EXTENSION", jar.getParent().getParent().toString());
+    Process p = pb.start();
     if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0 || !Files.exists(cache)) {
       p.destroyForcibly();
-      out.println("Could not train the hook cache with " + java + "; hooks run without it.");
-      return;
+      Files.deleteIfExists(cache);
+      return false;
     }
-    out.println("Trained the hook " + (aot ? "AOT cache" : "class-data archive") + " with " + java);
+    return true;
   }
 
   /** Options that keep the cache's notices off the hook's output, which the CLI parses. */

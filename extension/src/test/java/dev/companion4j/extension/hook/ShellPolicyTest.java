@@ -17,13 +17,13 @@ class ShellPolicyTest {
     "cat <<EOF > a.txt", "python - <<'PY'"
   })
   void refuses(String command) {
-    assertThat(policy.check(command)).hasValueSatisfying(r -> assertThat(r.decision()).isEqualTo(ShellPolicy.Decision.DENY));
+    assertThat(policy.check(command)).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.DENY);
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"echo hi | tee out.log", "ls > files.txt", "date >> log.txt", "echo x>y"})
   void asksFirst(String command) {
-    assertThat(policy.check(command)).hasValueSatisfying(r -> assertThat(r.decision()).isEqualTo(ShellPolicy.Decision.ASK));
+    assertThat(policy.check(command)).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.ASK);
   }
 
   @ParameterizedTest
@@ -32,11 +32,11 @@ class ShellPolicyTest {
     "git clean -n", "ls 2>/dev/null", "make 2>&1", "grep -r 'a' src", "cat <<<\"here string\"", "echo '->' ok"
   })
   void letsThrough(String command) {
-    assertThat(policy.check(command)).isEmpty();
+    assertThat(policy.check(command)).isNull();
   }
 
   @org.junit.jupiter.api.Test
   void aDenyWinsOverAnAsk() {
-    assertThat(policy.check("rm -rf build > log.txt")).hasValueSatisfying(r -> assertThat(r.name()).isEqualTo("rm -rf"));
+    assertThat(policy.check("rm -rf build > log.txt").name()).isEqualTo("rm -rf");
   }
 }

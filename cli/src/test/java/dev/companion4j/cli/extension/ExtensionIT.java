@@ -1,0 +1,240 @@
+package dev.companion4j.cli.extension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.cli.extension.HeadlessCli.Kind;
+import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.FakeModelServer.Reply;
+import dev.companion4j.testkit.FakeModelServer.Request;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The Companion4J extension installed with {@code companion4j extension install} into the real
+ * Qwen Code 0.24.4 and Gemini CLI 0.61.0, each in a private home and talking to a fake model on
+ * loopback that calls the tools under test; what the model received is asserted.
+ */
+class ExtensionIT {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Pattern STARTED_PORT = Pattern.compile("was started for this session.*?companion on port (\\d+)", Pattern.DOTALL);
+
+  @TempDir static Path root;
+
+  /** One installation per CLI, shared by the tests: installing trains a class cache and takes seconds. */
+  private static final Map<Kind, HeadlessCli> INSTALLED = new EnumMap<>(Kind.class);
+
+  private static synchronized HeadlessCli installed(Kind kind) throws Exception {
+    HeadlessCli cli = INSTALLED.get(kind);
+    if (cli == null) {
+      cli = new HeadlessCli(kind, CliEnvironment.in(root.resolve(kind.runtime)), new FakeModelServer());
+      HeadlessCli.Result install = cli.install();
+      assertThat(install.exitCode()).as(install.stdout() + install.stderr()).isZero();
+      assertThat(install.stdout()).contains("Staged the", "extensions install", "installed a copy of the extension 'companion4j'");
+      INSTALLED.put(kind, cli);
+    }
+    return cli;
+  }
+
+  @AfterAll
+  static void stopModels() {
+    INSTALLED.values().forEach(cli -> cli.model.close());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void theCliListsTheExtensionAndItsMcpServerConnects(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    HeadlessCli.Result list = cli.cli("extensions", "list");
+    assertThat(list.stdout() + list.stderr()).contains("companion4j (0.1.0)".replace("companion4j", kind == Kind.QWEN ? "Companion4J" : "companion4j"));
+    HeadlessCli.Result mcp = cli.cli("mcp", "list");
+    assertThat((mcp.stdout() + mcp.stderr()).lines().filter(l -> l.contains("companion4j")))
+        .anySatisfy(line -> assertThat(line).contains("bin/companion4j mcp").contains("Connected"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void ideStatusReportsTheRunningCompanionAndSessionStartTellsTheModel(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    Path file = cli.env.file("src/Main.java", "class Main {\n  int x;\n  void run() {}\n}\n");
+    CompanionProcess companion = CompanionProcess.start(cli.env);
+    try {
+      companion.event(Map.of("type", "focus", "path", file.toString()));
+      companion.event(Map.of("type", "cursor", "path", file.toString(), "line", 3, "character", 5));
+      await().atMost(WAIT).until(() -> companion.get("/ide/status").body().contains("\"line\":3"));
+      int before = cli.model.requests().size();
+
+      String call = kind == Kind.QWEN
+          ? "[[call tool_call {\"name\":\"mcp__companion4j__ide_status\",\"arguments\":{}}]]"
+          : "[[call mcp_companion4j_ide_status {}]]";
+      HeadlessCli.Result run = cli.prompt("What is open? " + call, Map.of());
+      assertThat(run.exitCode()).as(run.stderr()).isZero();
+
+      List<Request> requests = since(cli, before);
+      Request toolResult = requests.stream().filter(r -> r.lastRole().equals("tool")).findFirst()
+          .orElseThrow(() -> new AssertionError("the model never got the tool's result:\n" + run.stdout() + run.stderr()));
+      assertThat(toolResult.lastText())
+          .contains("Active file: " + file + " (cursor at line 3, character 5)")
+          .contains("Workspace roots: " + cli.env.workspace())
+          .contains("companion on port " + companion.port());
+      // The session-start hook found the same companion and told the model before its first turn.
+      String first = requests.get(0).body().toString();
+      assertThat(first).contains("IDE status (Companion4J)").contains("Active file: " + file).doesNotContain("was started");
+    } finally {
+      companion.close();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void sessionStartStartsACompanionWhenNoneServesAndItStopsWithTheSession(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    int before = cli.model.requests().size();
+    HeadlessCli.Result run = cli.prompt("hello", Map.of());
+    assertThat(run.exitCode()).as(run.stderr()).isZero();
+
+    String first = since(cli, before).get(0).body().toString();
+    Matcher started = STARTED_PORT.matcher(first.replace("\\n", "\n"));
+    assertThat(started.find()).as("the model was told a companion was started:\n" + first).isTrue();
+    int port = Integer.parseInt(started.group(1));
+    // Gemini CLI fires SessionEnd at the end of a headless run; Qwen Code does not, and its companion
+    // ends with the CLI's process instead. Either way nothing is left serving or announced.
+    await().atMost(WAIT).until(() -> !accepts(port) && discoveryFilesFor(cli, port).isEmpty());
+    if (kind == Kind.GEMINI) {
+      try (Stream<Path> records = Files.list(cli.state.resolve("sessions"))) {
+        assertThat(records.map(Path::toString)).noneMatch(f -> f.endsWith(".companion"));
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void theShellPolicyRefusesRmRfUnderYoloAndLetsGitStatusRun(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    Path dir = cli.env.file("somedir/keep.txt", "keep me\n").getParent();
+    new ProcessBuilder("git", "init", "-q").directory(cli.env.workspace().toFile()).inheritIO().start().waitFor();
+
+    int before = cli.model.requests().size();
+    HeadlessCli.Result rm = cli.prompt("Tidy up [[call run_shell_command {\"command\":\"rm -rf somedir\"}]]", Map.of());
+    assertThat(rm.exitCode()).as(rm.stderr()).isZero();
+    assertThat(dir).isDirectory();
+    assertThat(toolResult(cli, before)).contains("refused by the Companion4J policy");
+
+    before = cli.model.requests().size();
+    HeadlessCli.Result status = cli.prompt("Look [[call run_shell_command {\"command\":\"git status\"}]]", Map.of());
+    assertThat(status.exitCode()).as(status.stderr()).isZero();
+    assertThat(toolResult(cli, before)).contains("On branch").doesNotContain("Companion4J policy");
+  }
+
+  @Test
+  void qwenAgentsGetQwenToolNamesAndAnAnswerWithoutHandOffIsSentBackOnce() throws Exception {
+    HeadlessCli cli = installed(Kind.QWEN);
+    cli.model.script(r -> r.systemText().contains("You write tests for the file")
+        ? Optional.of(Reply.text("## Task Report\nNo tests needed.\n\n## Downstream Context\nNothing."))
+        : Optional.empty());
+    cli.model.script(r -> r.systemText().contains("You review code for the user")
+        ? Optional.of(Reply.text("Looks fine to me."))
+        : Optional.empty());
+    try {
+      int before = cli.model.requests().size();
+      cli.prompt("[[call agent {\"description\":\"tests\",\"prompt\":\"Write tests\",\"subagent_type\":\"test_writer\",\"run_in_background\":false}]]", Map.of());
+      Request writer = subagentRequests(cli, before, "You write tests for the file").get(0);
+      assertThat(writer.toolNames()).contains("edit", "read_file", "write_file", "run_shell_command", "grep_search", "glob")
+          .doesNotContain("replace");
+
+      before = cli.model.requests().size();
+      cli.prompt("[[call agent {\"description\":\"review\",\"prompt\":\"Review the selection\",\"subagent_type\":\"code_reviewer\",\"run_in_background\":false}]]", Map.of());
+      List<Request> reviewer = subagentRequests(cli, before, "You review code for the user");
+      assertThat(reviewer).hasSize(2);
+      assertThat(reviewer.get(0).body().toString()).doesNotContain("lacks the hand-off sections");
+      assertThat(reviewer.get(1).lastText()).contains("Your answer lacks the hand-off sections");
+      assertThat(toolResult(cli, before)).contains("Looks fine to me.");
+    } finally {
+      cli.model.clearScripts();
+    }
+  }
+
+  @Test
+  void geminiAgentsGetGeminiToolNames() throws Exception {
+    HeadlessCli cli = installed(Kind.GEMINI);
+    cli.model.script(r -> r.systemText().contains("You write tests for the file") ? Optional.of(complete(r)) : Optional.empty());
+    try {
+      int before = cli.model.requests().size();
+      cli.prompt("[[call invoke_agent {\"agent_name\":\"test_writer\",\"prompt\":\"Write tests\"}]]", Map.of());
+      Request writer = subagentRequests(cli, before, "You write tests for the file").get(0);
+      assertThat(writer.toolNames()).contains("replace", "read_file", "write_file", "run_shell_command", "grep_search", "glob")
+          .doesNotContain("edit");
+    } finally {
+      cli.model.clearScripts();
+    }
+  }
+
+  /** Gemini CLI's subagents end by calling complete_task with the arguments its declaration requires. */
+  private static Reply complete(Request r) {
+    for (JsonNode tool : r.body().path("tools")) {
+      for (JsonNode declaration : tool.path("functionDeclarations")) {
+        if (declaration.path("name").asString("").equals("complete_task")) {
+          JsonNode schema = declaration.has("parametersJsonSchema") ? declaration.path("parametersJsonSchema") : declaration.path("parameters");
+          String field = schema.path("required").path(0).asString("result");
+          return Reply.call("complete_task", "{\"" + field + "\":\"## Task Report\\nDone.\\n\\n## Downstream Context\\nNone.\"}");
+        }
+      }
+    }
+    return Reply.text("## Task Report\nDone.\n\n## Downstream Context\nNone.");
+  }
+
+  private static List<Request> since(HeadlessCli cli, int before) {
+    List<Request> all = cli.model.requests();
+    return all.subList(before, all.size()).stream().filter(r -> !r.body().path("tools").isEmpty()).toList();
+  }
+
+  private static List<Request> subagentRequests(HeadlessCli cli, int before, String systemPrompt) {
+    List<Request> found = since(cli, before).stream().filter(r -> r.systemText().contains(systemPrompt)).toList();
+    assertThat(found).as("the subagent's model requests").isNotEmpty();
+    return found;
+  }
+
+  /** The text of the first tool result the main conversation sent back to the model. */
+  private static String toolResult(HeadlessCli cli, int before) {
+    return since(cli, before).stream().filter(r -> r.lastRole().equals("tool")).map(Request::lastText).findFirst()
+        .orElseThrow(() -> new AssertionError("no tool result reached the model"));
+  }
+
+  private static List<Path> discoveryFilesFor(HeadlessCli cli, int port) throws IOException {
+    Path dir = cli.env.tmpDir().resolve("gemini/ide");
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().endsWith("-" + port + ".json")).toList();
+    }
+  }
+
+  private static boolean accepts(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

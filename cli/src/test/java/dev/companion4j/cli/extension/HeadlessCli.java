@@ -1,0 +1,121 @@
+package dev.companion4j.cli.extension;
+
+import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.TestPeers;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real Qwen Code or Gemini CLI in a private home, pointed at a fake model on loopback, run the
+ * way a user runs it headless: one prompt, tools approved.
+ */
+final class HeadlessCli {
+  /** Only stops a hung CLI from hanging the build; nothing here measures speed. */
+  private static final Duration HANG_GUARD = Duration.ofSeconds(240);
+
+  enum Kind {
+    QWEN("qwen", "@qwen-code/qwen-code/cli-entry.js"),
+    GEMINI("gemini", "@google/gemini-cli/bundle/gemini.js");
+
+    final String runtime;
+    final String bin;
+
+    Kind(String runtime, String bin) {
+      this.runtime = runtime;
+      this.bin = bin;
+    }
+
+    Path executable() {
+      return TestPeers.dir().resolve("node_modules").resolve(bin);
+    }
+  }
+
+  record Result(int exitCode, String stdout, String stderr) {}
+
+  final Kind kind;
+  final CliEnvironment env;
+  final FakeModelServer model;
+  final Path state;
+
+  HeadlessCli(Kind kind, CliEnvironment env, FakeModelServer model) throws IOException {
+    this.kind = kind;
+    this.env = env;
+    this.model = model;
+    this.state = env.home().getParent().resolve("state");
+    Files.createDirectories(state);
+    if (kind == Kind.QWEN) {
+      Files.createDirectories(env.qwenHome());
+      Files.writeString(env.qwenHome().resolve("settings.json"),
+          "{\"security\":{\"auth\":{\"selectedType\":\"openai\"}},\"model\":{\"name\":\"fake-model\"}}");
+    } else {
+      Files.createDirectories(env.home().resolve(".gemini"));
+      Files.writeString(env.home().resolve(".gemini/settings.json"),
+          "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
+    }
+  }
+
+  /** The environment of the CLI, of the companion4j commands and of the companions they start. */
+  Map<String, String> variables() {
+    Map<String, String> vars = new LinkedHashMap<>(env.variables());
+    vars.put("COMPANION4J_STATE", state.toString());
+    vars.put("GEMINI_CLI_HOME", env.home().toString());
+    vars.put("GEMINI_CLI_TRUST_WORKSPACE", "true");
+    vars.put("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
+    if (kind == Kind.QWEN) {
+      vars.put("OPENAI_API_KEY", "sk-fake");
+      vars.put("OPENAI_BASE_URL", model.baseUrl());
+      vars.put("OPENAI_MODEL", "fake-model");
+    } else {
+      vars.put("GEMINI_API_KEY", "fake");
+      vars.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
+    }
+    return vars;
+  }
+
+  /** {@code companion4j extension install --cli <this> [args]} with the jar under test. */
+  Result install(String... args) throws Exception {
+    List<String> command = CompanionProcess.command("extension", "install", "--cli", kind.runtime, "--cli-command", kind.executable().toString());
+    command.addAll(List.of(args));
+    return run(command, Map.of());
+  }
+
+  /** One headless turn with every tool approved. */
+  Result prompt(String prompt, Map<String, String> extraEnv) throws Exception {
+    return run(List.of("node", kind.executable().toString(), "-p", prompt, "--yolo"), extraEnv);
+  }
+
+  /** A subcommand of the CLI, such as {@code extensions list}. */
+  Result cli(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("node", kind.executable().toString()));
+    command.addAll(List.of(args));
+    return run(command, Map.of());
+  }
+
+  private Result run(List<String> command, Map<String, String> extraEnv) throws Exception {
+    Path out = Files.createTempFile(state, "stdout", ".txt");
+    Path err = Files.createTempFile(state, "stderr", ".txt");
+    ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+        .redirectOutput(out.toFile())
+        .redirectError(err.toFile());
+    pb.environment().clear();
+    pb.environment().putAll(variables());
+    pb.environment().putAll(extraEnv);
+    Process p = pb.start();
+    if (!p.waitFor(HANG_GUARD.toSeconds(), TimeUnit.SECONDS)) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly().waitFor();
+      throw new AssertionError(String.join(" ", command) + " did not return; stderr:\n" + Files.readString(err));
+    }
+    return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+  }
+}

@@ -1,0 +1,73 @@
+package dev.companion4j.extension.hook;
+
+import java.io.ByteArrayOutputStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
+
+/**
+ * A hook's JSON as dotted paths to scalar text ({@code tool_input.command}, {@code rules.0.name}),
+ * read and written with Jackson's streaming parser alone: a hook starts a JVM on every tool call,
+ * and setting up a data-binding mapper would cost more than all the rest of the hook.
+ */
+final class FlatJson {
+  private static final JsonFactory FACTORY = new JsonFactory();
+
+  private FlatJson() {}
+
+  /** Every scalar of {@code json} by its dotted path, as text; array elements are numbered from 0. */
+  static Map<String, String> read(byte[] json) {
+    Map<String, String> flat = new LinkedHashMap<>();
+    try (JsonParser p = FACTORY.createParser(ObjectReadContext.empty(), json)) {
+      if (p.nextToken() != null) {
+        value(p, "", flat);
+      }
+    }
+    return flat;
+  }
+
+  private static void value(JsonParser p, String path, Map<String, String> flat) {
+    JsonToken t = p.currentToken();
+    if (t == JsonToken.START_OBJECT) {
+      while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+        String name = p.currentName();
+        p.nextToken();
+        value(p, path.isEmpty() ? name : path + "." + name, flat);
+      }
+    } else if (t == JsonToken.START_ARRAY) {
+      int i = 0;
+      while (p.nextToken() != JsonToken.END_ARRAY) {
+        value(p, path.isEmpty() ? Integer.toString(i) : path + "." + i, flat);
+        i++;
+      }
+    } else {
+      flat.put(path, t == JsonToken.VALUE_NULL ? null : p.getString());
+    }
+  }
+
+  /** A JSON object of string members, and one nested object of string members under {@code nestedName}. */
+  static String object(Map<String, String> members, String nestedName, Map<String, String> nested) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonGenerator g = FACTORY.createGenerator(ObjectWriteContext.empty(), out)) {
+      g.writeStartObject();
+      for (Map.Entry<String, String> m : members.entrySet()) {
+        g.writeStringProperty(m.getKey(), m.getValue());
+      }
+      if (!nested.isEmpty()) {
+        g.writeName(nestedName);
+        g.writeStartObject();
+        for (Map.Entry<String, String> m : nested.entrySet()) {
+          g.writeStringProperty(m.getKey(), m.getValue());
+        }
+        g.writeEndObject();
+      }
+      g.writeEndObject();
+    }
+    return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+}
