@@ -198,7 +198,7 @@ public final class ExtensionInstaller {
     }
     reader.join();
     if (!quiet) {
-      output.toString().lines().map(line -> line.replaceAll("\u001B\\[[0-9;?]*[A-Za-z]", "")).filter(line -> !line.isBlank())
+      output.toString().lines().map(line -> line.replaceAll("\u001B(\\[[0-9;?]*[A-Za-z]|[78])", "")).filter(line -> !line.isBlank())
           .forEach(line -> out.println("  " + line));
     }
     return p.exitValue();
