@@ -188,18 +188,42 @@ class ExtensionIT {
     }
   }
 
+  @Test
+  void geminiTellsTheCallerOnceWhenAnAgentsAnswerLacksTheHandOff() throws Exception {
+    HeadlessCli cli = installed(Kind.GEMINI);
+    cli.model.script(r -> r.systemText().contains("You review code for the user") ? Optional.of(complete(r, "Looks fine to me.")) : Optional.empty());
+    try {
+      int before = cli.model.requests().size();
+      String invoke = "[[call invoke_agent {\"agent_name\":\"code_reviewer\",\"prompt\":\"Review the selection\"}]]";
+      cli.prompt("Review twice " + invoke + " " + invoke, Map.of());
+      List<String> results = since(cli, before).stream()
+          .filter(r -> r.lastRole().equals("tool") && !r.systemText().contains("You review code for the user"))
+          .map(Request::lastText)
+          .toList();
+      assertThat(results).hasSize(2);
+      assertThat(results.get(0)).contains("lacks the hand-off sections").doesNotContain("Looks fine to me.");
+      assertThat(results.get(1)).contains("Looks fine to me.");
+    } finally {
+      cli.model.clearScripts();
+    }
+  }
+
   /** Gemini CLI's subagents end by calling complete_task with the arguments its declaration requires. */
   private static Reply complete(Request r) {
+    return complete(r, "## Task Report\\nDone.\\n\\n## Downstream Context\\nNone.");
+  }
+
+  private static Reply complete(Request r, String answer) {
     for (JsonNode tool : r.body().path("tools")) {
       for (JsonNode declaration : tool.path("functionDeclarations")) {
         if (declaration.path("name").asString("").equals("complete_task")) {
           JsonNode schema = declaration.has("parametersJsonSchema") ? declaration.path("parametersJsonSchema") : declaration.path("parameters");
           String field = schema.path("required").path(0).asString("result");
-          return Reply.call("complete_task", "{\"" + field + "\":\"## Task Report\\nDone.\\n\\n## Downstream Context\\nNone.\"}");
+          return Reply.call("complete_task", "{\"" + field + "\":\"" + answer + "\"}");
         }
       }
     }
-    return Reply.text("## Task Report\nDone.\n\n## Downstream Context\nNone.");
+    return Reply.text(answer.replace("\\n", "\n"));
   }
 
   private static List<Request> since(HeadlessCli cli, int before) {
