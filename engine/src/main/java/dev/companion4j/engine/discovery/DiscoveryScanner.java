@@ -57,14 +57,15 @@ public final class DiscoveryScanner {
   }
 
   /**
-   * The running companions whose workspace holds {@code dir}, as the CLIs match it (each root and
-   * {@code dir} resolved to their real paths), the most recently written file first and each
-   * companion once.
+   * The companions of running processes whose workspace holds {@code dir}, as the CLIs match it
+   * (each root and {@code dir} resolved to their real paths), the most recently written file first
+   * and each companion once. Ports are not probed: the caller's own request is the probe, and a
+   * companion may have written its file a moment before it serves.
    */
   public List<CompanionAddress> serving(Path dir) {
     Path real = realPath(dir);
     Map<Integer, CompanionAddress> byPort = new LinkedHashMap<>();
-    scanWithTokens(true).stream()
+    scanWithTokens(false).stream()
         .filter(f -> f.companion().alive() && !f.token().isEmpty() && holds(f.companion().workspacePath(), real))
         .sorted(Comparator.comparing((Found f) -> modified(f.companion().file())).reversed())
         .forEach(f -> byPort.putIfAbsent(f.companion().port(), new CompanionAddress(

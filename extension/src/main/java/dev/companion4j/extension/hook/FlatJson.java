@@ -9,6 +9,7 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.util.JsonRecyclerPools;
 
 /**
  * A hook's JSON as dotted paths to scalar text ({@code tool_input.command}, {@code rules.0.name}),
@@ -16,7 +17,9 @@ import tools.jackson.core.json.JsonFactory;
  * and setting up a data-binding mapper would cost more than all the rest of the hook.
  */
 final class FlatJson {
-  private static final JsonFactory FACTORY = new JsonFactory();
+  /** A hook parses a document or two and exits: buffer recycling would only cost its set-up. */
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder().recyclerPool(JsonRecyclerPools.nonRecyclingPool()).build();
 
   private FlatJson() {}
 

@@ -68,7 +68,7 @@ final class StartedCompanions {
     // setsid and the launcher both exec: the pid is the companion's own.
     ProcessHandle companion = process.toHandle();
     long deadline = System.nanoTime() + START_BOUND.toNanos();
-    while (ide.serving(workspace).isEmpty()) {
+    while (ide.status(workspace).isEmpty()) {
       if (System.nanoTime() > deadline || !companion.isAlive()) {
         return false;
       }
