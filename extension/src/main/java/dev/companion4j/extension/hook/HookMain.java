@@ -9,6 +9,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -19,6 +21,7 @@ import java.util.Optional;
  * policy touches neither the network nor the discovery files.
  */
 public final class HookMain {
+  private static final String AUTOSTART = "COMPANION4J_AUTOSTART";
   private final HookDialect dialect;
   private final Map<String, String> env;
 
@@ -174,7 +177,51 @@ public final class HookMain {
     return dir != null ? Path.of(dir) : in.cwd().isEmpty() ? Path.of("").toAbsolutePath() : Path.of(in.cwd());
   }
 
-  private boolean autostart() {
-    return !"false".equalsIgnoreCase(env.getOrDefault("COMPANION4J_AUTOSTART", "true").trim());
+  /**
+   * The extension setting "Start a companion". The CLIs keep settings in the extension's
+   * {@code .env} but do not hand them to hooks, so the file is read here; a variable set in the
+   * environment wins.
+   */
+  private boolean autostart() throws IOException {
+    String value = env.get(AUTOSTART);
+    if (value == null || value.isBlank()) {
+      value = setting(AUTOSTART);
+    }
+    return !"false".equalsIgnoreCase(value.trim());
+  }
+
+  /** A setting from the first {@code .env} of this extension that names it, or empty. */
+  private String setting(String name) throws IOException {
+    for (Path file : settingsFiles()) {
+      if (Files.isRegularFile(file)) {
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+          int eq = line.indexOf('=');
+          if (eq > 0 && line.substring(0, eq).trim().equals(name)) {
+            return line.substring(eq + 1).trim().replaceAll("^([\"'])(.*)\\1$", "$2");
+          }
+        }
+      }
+    }
+    return "";
+  }
+
+  /**
+   * Where the CLI keeps this extension's settings: beside an installed copy, or, for a linked
+   * extension, in the CLI's own extensions folder.
+   */
+  private List<Path> settingsFiles() {
+    List<Path> files = new ArrayList<>();
+    String extension = env.get("COMPANION4J_EXTENSION");
+    if (extension != null) {
+      files.add(Path.of(extension, ".env"));
+    }
+    String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+    if (dialect instanceof HookDialect.Qwen) {
+      String qwenHome = env.get("QWEN_HOME");
+      files.add((qwenHome != null ? Path.of(qwenHome) : Path.of(home, ".qwen")).resolve("extensions/companion4j/.env"));
+    } else {
+      files.add(Path.of(env.getOrDefault("GEMINI_CLI_HOME", home), ".gemini/extensions/companion4j/.env"));
+    }
+    return files;
   }
 }

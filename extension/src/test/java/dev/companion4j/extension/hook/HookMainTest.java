@@ -69,6 +69,29 @@ class HookMainTest {
   }
 
   @Test
+  void theStartSettingIsReadFromTheExtensionsSettingsFileSinceTheCliDoesNotPassIt() throws Exception {
+    Path workspace = Files.createDirectories(dir.resolve("workspace"));
+    Path marker = dir.resolve("launched");
+    Path launcher = dir.resolve("ext/bin/companion4j");
+    Files.createDirectories(launcher.getParent());
+    // Stands in for the real launcher: records that it ran, then fails as a companion that cannot start.
+    Files.writeString(launcher, "#!/bin/sh\ntouch '" + marker + "'\nexit 1\n");
+    launcher.toFile().setExecutable(true);
+    Map<String, String> withoutVariable = new java.util.HashMap<>(env);
+    withoutVariable.remove("COMPANION4J_AUTOSTART");
+    withoutVariable.put("COMPANION4J_LAUNCHER", launcher.toString());
+    String stdin = "{\"hook_event_name\":\"SessionStart\",\"session_id\":\"s\",\"cwd\":\"" + workspace + "\"}";
+
+    Files.writeString(dir.resolve("ext/.env"), "COMPANION4J_AUTOSTART=false\n");
+    new HookMain(HookDialect.of("qwen"), withoutVariable).run("session-start", stdin.getBytes(StandardCharsets.UTF_8));
+    assertThat(marker).doesNotExist();
+
+    Files.writeString(dir.resolve("ext/.env"), "COMPANION4J_AUTOSTART=\n");
+    new HookMain(HookDialect.of("qwen"), withoutVariable).run("session-start", stdin.getBytes(StandardCharsets.UTF_8));
+    assertThat(marker).exists();
+  }
+
+  @Test
   void sessionStartWithNoCompanionAndAutostartOffSaysSoInTheContext() throws Exception {
     Path workspace = Files.createDirectories(dir.resolve("workspace"));
     String out = run("gemini", "session-start", "{\"hook_event_name\":\"SessionStart\",\"session_id\":\"s\",\"cwd\":\"" + workspace + "\"}");
