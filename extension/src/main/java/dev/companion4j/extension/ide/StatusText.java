@@ -8,10 +8,9 @@ import java.util.stream.Collectors;
 public final class StatusText {
   private StatusText() {}
 
+  /** Everything {@code ide_status} tells: editor, roots, active file, selection, open files, CLIs, diffs. */
   public static String of(CompanionStatus s) {
-    StringBuilder text = new StringBuilder();
-    text.append("Editor: ").append(s.ide().displayName()).append(" (Companion4J companion on port ").append(s.port()).append(")\n");
-    text.append("Workspace roots: ").append(s.workspaceRoots().isEmpty() ? "none" : String.join(", ", s.workspaceRoots())).append('\n');
+    StringBuilder text = header(s);
     if (s.activeFile() == null) {
       text.append("Active file: none\n");
     } else {
@@ -36,14 +35,18 @@ public final class StatusText {
 
   /** The editor, the roots and the active file: what a session or an agent starts with. */
   public static String brief(CompanionStatus s) {
-    StringBuilder text = new StringBuilder();
-    text.append("Editor: ").append(s.ide().displayName()).append(" (Companion4J companion on port ").append(s.port()).append(")\n");
-    text.append("Workspace roots: ").append(String.join(", ", s.workspaceRoots())).append('\n');
+    StringBuilder text = header(s);
     text.append("Active file: ").append(s.activeFile() == null ? "none" : s.activeFile().path());
     if (!s.pendingDiffs().isEmpty()) {
       text.append("\nDiffs waiting for review: ").append(s.pendingDiffs().size());
     }
     return text.toString();
+  }
+
+  private static StringBuilder header(CompanionStatus s) {
+    return new StringBuilder()
+        .append("Editor: ").append(s.ide().displayName()).append(" (Companion4J companion on port ").append(s.port()).append(")\n")
+        .append("Workspace roots: ").append(s.workspaceRoots().isEmpty() ? "none" : String.join(", ", s.workspaceRoots())).append('\n');
   }
 
   /** What to say when no companion serves {@code workspace}. */

@@ -55,7 +55,10 @@ public final class IdeToolsServer {
     }
   }
 
-  /** The tools, for the stdio server and for tests. */
+  /**
+   * The tools, for the stdio server and for tests. Their handlers run on the SDK's thread that
+   * reads stdin, one call at a time; each asks the companion within a few seconds at most.
+   */
   public List<SyncToolSpecification> tools() {
     McpSchema.Tool status = McpSchema.Tool.builder()
         .name("ide_status")
