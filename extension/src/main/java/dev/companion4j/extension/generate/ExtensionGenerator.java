@@ -1,5 +1,6 @@
 package dev.companion4j.extension.generate;
 
+import dev.companion4j.extension.io.Directories;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -73,7 +73,7 @@ public final class ExtensionGenerator {
     ExtensionGenerator generator = new ExtensionGenerator(Path.of(args[0]));
     for (RuntimeConfig runtime : generator.runtimes()) {
       Path dir = Path.of(args[1], runtime.runtime());
-      deleteRecursively(dir);
+      Directories.deleteRecursively(dir);
       for (Map.Entry<String, byte[]> file : generator.generate(runtime).entrySet()) {
         Path target = dir.resolve(file.getKey());
         Files.createDirectories(target.getParent());
@@ -252,16 +252,5 @@ public final class ExtensionGenerator {
 
   private static byte[] text(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
-        Files.delete(p);
-      }
-    }
   }
 }

@@ -1,9 +1,10 @@
 package dev.companion4j.extension.hook;
 
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Collectors;
+import java.util.StringJoiner;
 
 /**
  * How one CLI speaks to its hooks: what its stdin JSON holds and what output it reads. The one
@@ -39,6 +40,15 @@ interface HookDialect {
   /** What a subagent is told when its answer lacks the hand-off, and by whom. */
   String retryHandOff();
 
+  /**
+   * Whether the CLI says itself that a stop hook already sent this subagent back
+   * ({@link HookInput#stopHookActive()}); where it does not, the runner keeps a mark.
+   */
+  boolean reportsRepeatedStop();
+
+  /** Where this CLI keeps the settings of the extension when it is linked rather than copied. */
+  Path linkedSettings(Map<String, String> env, String home);
+
   static HookDialect of(String runtime) {
     return switch (runtime.toLowerCase(Locale.ROOT)) {
       case "qwen" -> new Qwen();
@@ -71,6 +81,17 @@ interface HookDialect {
     public String retryHandOff() {
       return HandOff.RETRY;
     }
+
+    @Override
+    public boolean reportsRepeatedStop() {
+      return true;
+    }
+
+    @Override
+    public Path linkedSettings(Map<String, String> env, String home) {
+      String qwenHome = env.get("QWEN_HOME");
+      return (qwenHome != null ? Path.of(qwenHome) : Path.of(home, ".qwen")).resolve("extensions/companion4j/.env");
+    }
   }
 
   /**
@@ -80,12 +101,17 @@ interface HookDialect {
   final class Gemini implements HookDialect {
     @Override
     public HookInput read(Map<String, String> in) {
-      String answer = in.keySet().stream().anyMatch(k -> k.startsWith("tool_response"))
-          ? in.entrySet().stream()
-              .filter(e -> e.getKey().startsWith("tool_response") && e.getValue() != null)
-              .map(Map.Entry::getValue)
-              .collect(Collectors.joining("\n"))
-          : null;
+      // The response's texts, however the CLI nested them; null before there is a response.
+      StringJoiner response = null;
+      for (Map.Entry<String, String> e : in.entrySet()) {
+        if (e.getKey().startsWith("tool_response")) {
+          response = response == null ? new StringJoiner("\n") : response;
+          if (e.getValue() != null) {
+            response.add(e.getValue());
+          }
+        }
+      }
+      String answer = response == null ? null : response.toString();
       return new HookInput(
           text(in, "hook_event_name"),
           text(in, "session_id"),
@@ -100,6 +126,16 @@ interface HookDialect {
     @Override
     public String retryHandOff() {
       return HandOff.RETRY_CALLER;
+    }
+
+    @Override
+    public boolean reportsRepeatedStop() {
+      return false;
+    }
+
+    @Override
+    public Path linkedSettings(Map<String, String> env, String home) {
+      return Path.of(env.getOrDefault("GEMINI_CLI_HOME", home), ".gemini/extensions/companion4j/.env");
     }
   }
 }

@@ -22,6 +22,7 @@ import java.util.Optional;
  */
 public final class HookMain {
   private static final String AUTOSTART = "COMPANION4J_AUTOSTART";
+  private static final String STATUS_HEADER = "IDE status (Companion4J):\n";
   private final HookDialect dialect;
   private final Map<String, String> env;
 
@@ -120,11 +121,12 @@ public final class HookMain {
     Path workspace = workspace(in);
     IdeLink ide = new IdeLink(DiscoveryLocations.fromEnvironment(env));
     Optional<CompanionStatus> status = ide.status(workspace);
-    String header = "IDE status (Companion4J):\n";
-    if (status.isEmpty() && autostart() && env.containsKey("COMPANION4J_LAUNCHER")
-        && StartedCompanions.forUser(env).start(in.sessionId(), Path.of(env.get("COMPANION4J_LAUNCHER")), workspace, ide)) {
-      status = ide.status(workspace);
-      header += "A headless Companion4J companion was started for this session; it stops when the session ends.\n";
+    String header = STATUS_HEADER;
+    if (status.isEmpty() && autostart() && env.containsKey("COMPANION4J_LAUNCHER")) {
+      status = StartedCompanions.forUser(env).start(in.sessionId(), Path.of(env.get("COMPANION4J_LAUNCHER")), workspace, ide);
+      if (status.isPresent()) {
+        header += "A headless Companion4J companion was started for this session; it stops when the session ends.\n";
+      }
     }
     return HookAnswer.context(status.isPresent()
         ? header + StatusText.brief(status.get())
@@ -142,7 +144,7 @@ public final class HookMain {
     }
     Path workspace = workspace(in);
     return HookAnswer.context(new IdeLink(DiscoveryLocations.fromEnvironment(env)).status(workspace)
-        .map(s -> "IDE status (Companion4J):\n" + StatusText.brief(s))
+        .map(s -> STATUS_HEADER + StatusText.brief(s))
         .orElse(StatusText.none(workspace)));
   }
 
@@ -155,11 +157,10 @@ public final class HookMain {
       Files.deleteIfExists(retried);
       return HookAnswer.NOTHING;
     }
-    // Qwen Code says when its stop hook already blocked once; for Gemini CLI a mark file does.
     if (in.stopHookActive() || Files.deleteIfExists(retried)) {
       return HookAnswer.notice(HandOff.LET_THROUGH);
     }
-    if (!in.stopHookActive() && !(dialect instanceof HookDialect.Qwen)) {
+    if (!dialect.reportsRepeatedStop()) {
       Files.createFile(retried);
     }
     return new HookAnswer(HookAnswer.Decision.BLOCK, dialect.retryHandOff(), null, null);
@@ -215,13 +216,7 @@ public final class HookMain {
     if (extension != null) {
       files.add(Path.of(extension, ".env"));
     }
-    String home = env.getOrDefault("HOME", System.getProperty("user.home"));
-    if (dialect instanceof HookDialect.Qwen) {
-      String qwenHome = env.get("QWEN_HOME");
-      files.add((qwenHome != null ? Path.of(qwenHome) : Path.of(home, ".qwen")).resolve("extensions/companion4j/.env"));
-    } else {
-      files.add(Path.of(env.getOrDefault("GEMINI_CLI_HOME", home), ".gemini/extensions/companion4j/.env"));
-    }
+    files.add(dialect.linkedSettings(env, env.getOrDefault("HOME", System.getProperty("user.home"))));
     return files;
   }
 }

@@ -1,12 +1,13 @@
 package dev.companion4j.extension.hook;
 
+import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.extension.ide.IdeLink;
+import dev.companion4j.extension.io.Directories;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,12 +42,13 @@ final class StartedCompanions {
 
   /**
    * Starts {@code launcher serve} in {@code workspace}, detached from the CLI, and waits until it
-   * serves there.
+   * answers there.
    *
-   * @return whether it serves within the bound
+   * @return its first status; empty when it did not answer within the bound
    */
-  boolean start(String sessionId, Path launcher, Path workspace, IdeLink ide) throws IOException, InterruptedException {
-    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+  Optional<CompanionStatus> start(String sessionId, Path launcher, Path workspace, IdeLink ide)
+      throws IOException, InterruptedException {
+    Directories.createOwnerOnly(dir);
     List<String> command = new ArrayList<>();
     if (new File("/usr/bin/setsid").canExecute()) {
       // A session of its own: the CLI's terminal signals and a hook's timeout must not reach it.
@@ -68,15 +70,17 @@ final class StartedCompanions {
     // setsid and the launcher both exec: the pid is the companion's own.
     ProcessHandle companion = process.toHandle();
     long deadline = System.nanoTime() + START_BOUND.toNanos();
-    while (ide.status(workspace).isEmpty()) {
+    Optional<CompanionStatus> status = ide.status(workspace);
+    while (status.isEmpty()) {
       if (System.nanoTime() > deadline || !companion.isAlive()) {
-        return false;
+        return status;
       }
       TimeUnit.MILLISECONDS.sleep(100);
+      status = ide.status(workspace);
     }
     Instant started = companion.info().startInstant().orElse(Instant.EPOCH);
     Files.writeString(record(sessionId), companion.pid() + " " + started.toEpochMilli() + "\n", StandardCharsets.UTF_8);
-    return true;
+    return status;
   }
 
   /** The CLI that runs this hook: the nearest ancestor that is not a shell or this launcher's Java. */
@@ -119,7 +123,7 @@ final class StartedCompanions {
 
   /** The mark that an agent's missing hand-off was sent back once in this session. */
   Path handOffMark(String sessionId, String agent) throws IOException {
-    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    Directories.createOwnerOnly(dir);
     return dir.resolve(safe(sessionId) + "." + agent + ".retried");
   }
 

@@ -2,6 +2,7 @@ package dev.companion4j.extension.hook;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.companion4j.engine.CompanionStatus;
+import dev.companion4j.extension.io.Directories;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -11,9 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * A stand-in companion for training the hook's class cache: a loopback server answering the
@@ -33,7 +32,7 @@ final class TrainingCompanion implements AutoCloseable {
 
   static TrainingCompanion start() throws IOException {
     Path dir = Files.createTempDirectory("companion4j-train", OWNER_DIR);
-    Path workspace = Files.createDirectory(dir.resolve("workspace"), OWNER_DIR);
+    Path workspace = Directories.createOwnerOnly(dir.resolve("workspace"));
     HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     int port = server.getAddress().getPort();
     byte[] status = ("{\"ide\":{\"name\":\"train\",\"displayName\":\"Training\"},\"port\":" + port
@@ -47,9 +46,7 @@ final class TrainingCompanion implements AutoCloseable {
       }
     });
     server.start();
-    Path ide = Files.createDirectories(dir.resolve("tmp/gemini/ide"), OWNER_DIR);
-    Files.setPosixFilePermissions(dir.resolve("tmp/gemini"), PosixFilePermissions.fromString("rwx------"));
-    Files.setPosixFilePermissions(dir.resolve("tmp"), PosixFilePermissions.fromString("rwx------"));
+    Path ide = Directories.createOwnerOnly(dir.resolve("tmp/gemini/ide"));
     Path file = ide.resolve("gemini-ide-server-" + ProcessHandle.current().pid() + "-" + port + ".json");
     Files.writeString(file, "{\"port\":" + port + ",\"workspacePath\":\"" + workspace + "\",\"authToken\":\"train\"}",
         StandardCharsets.UTF_8);
@@ -75,10 +72,6 @@ final class TrainingCompanion implements AutoCloseable {
   @Override
   public void close() throws IOException {
     server.stop(0);
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
+    Directories.deleteRecursively(dir);
   }
 }

@@ -1,10 +1,11 @@
 package dev.companion4j.extension.install;
 
+import dev.companion4j.extension.generate.ExtensionGenerator;
 import dev.companion4j.extension.hook.ShellPolicy;
+import dev.companion4j.extension.io.Directories;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystem;
@@ -12,13 +13,13 @@ import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code companion4j extension install}: puts the generated extension for one CLI, with this jar
@@ -30,8 +31,6 @@ public final class ExtensionInstaller {
   private static final String DIST = "dev/companion4j/extension/dist/";
   private static final String NAME = "companion4j";
   private static final long CLI_TIMEOUT_SECONDS = 120;
-  /** The name of the extension's one setting, as the CLIs print it when they ask for its value. */
-  private static final String SETTING_PROMPT = "Start a companion";
 
   /** The CLI the extension goes into. */
   public enum Cli {
@@ -81,7 +80,7 @@ public final class ExtensionInstaller {
 
     // A second install replaces the first: the CLIs refuse to install over an extension.
     run(request, List.of("extensions", "uninstall", NAME), List.of(), true);
-    int status = run(request, installArguments(request, stage), prompts(request), false);
+    int status = run(request, installArguments(request, stage), prompts(request, stage), false);
     if (status == 0) {
       out.println(request.cli().displayName + " " + (request.link() ? "links" : "installed a copy of")
           + " the extension '" + NAME + "'" + (request.link() ? " to " + stage : "")
@@ -104,8 +103,8 @@ public final class ExtensionInstaller {
 
   /** Writes the generated files, this jar and the launcher into {@code stage}, replacing it. */
   static void stage(Cli cli, Path stage, Path java, Path jar) throws IOException {
-    deleteRecursively(stage);
-    Files.createDirectories(stage.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    Directories.deleteRecursively(stage);
+    Directories.createOwnerOnly(stage.getParent());
     try (FileSystem fs = jar.toString().endsWith(".jar") ? FileSystems.newFileSystem(jar) : null) {
       Path dist = (fs == null ? jar : fs.getPath("/")).resolve(DIST + cli.runtime);
       try (Stream<Path> files = Files.walk(dist)) {
@@ -116,7 +115,7 @@ public final class ExtensionInstaller {
         }
       }
     }
-    stage.resolve("bin/companion4j").toFile().setExecutable(true, true);
+    stage.resolve(ExtensionGenerator.LAUNCHER).toFile().setExecutable(true, true);
     Files.createDirectories(stage.resolve("lib"));
     if (jar.toString().endsWith(".jar")) {
       Files.copy(jar, stage.resolve("lib/companion4j.jar"), StandardCopyOption.REPLACE_EXISTING);
@@ -142,13 +141,19 @@ public final class ExtensionInstaller {
     return args;
   }
 
-  /** What the CLI asks on the way, and the answer: consent where no flag gives it, defaults for settings. */
-  private static List<Prompt> prompts(Request request) {
+  /**
+   * What the CLI asks on the way, and the answer: consent where no flag gives it, and the default
+   * for each setting of the staged manifest, which the CLIs ask for by name.
+   */
+  private static List<Prompt> prompts(Request request, Path stage) throws IOException {
     List<Prompt> prompts = new ArrayList<>();
     if (request.cli() == Cli.QWEN && request.link()) {
       prompts.add(new Prompt("[Y/n]", "y"));
     }
-    prompts.add(new Prompt(SETTING_PROMPT, ""));
+    JsonNode manifest = JsonMapper.shared().readTree(stage.resolve(request.cli().runtime + "-extension.json").toFile());
+    for (JsonNode setting : manifest.path("settings")) {
+      prompts.add(new Prompt(setting.path("name").asString(), ""));
+    }
     return prompts;
   }
 
@@ -227,21 +232,6 @@ public final class ExtensionInstaller {
       return Path.of(ExtensionInstaller.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
-    }
-  }
-
-  static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
     }
   }
 }
