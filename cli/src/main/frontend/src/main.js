@@ -11,6 +11,10 @@ const state = {
   roots: [],
   clients: new Map(),
   context: null,
+  /** What the editor offers beyond context and diffs, e.g. 'diagnostics'. */
+  features: [],
+  /** The editor's diagnostics by file path: {path, diagnostics, total}. */
+  diagnostics: new Map(),
   /** Pending diffs by id; a newer proposal for a file is a new diff that replaces the older. */
   diffs: new Map(),
   /** The id of the diff on show. */
@@ -156,6 +160,43 @@ function renderConnection() {
       : [el('li', { class: 'empty' }, 'No CLI connected. Start qwen or gemini inside the workspace.')]),
   );
   renderContext();
+  renderDiagnostics();
+}
+
+/** Most diagnostics listed per file; the rest are counted. */
+const SHOWN_PER_FILE = 50;
+
+function renderDiagnostics() {
+  const box = $('diagnostics');
+  const files = [...state.diagnostics.values()].filter((f) => f.total > 0)
+    .sort((a, b) => errors(b) - errors(a) || a.path.localeCompare(b.path));
+  const total = files.reduce((n, f) => n + f.total, 0);
+  $('diagnostics-count').textContent = String(total);
+  if (!state.features.includes('diagnostics')) {
+    box.replaceChildren(el('p', { class: 'empty' },
+      'The editor does not report diagnostics. NetBeans does; other editors need a plugin that sends them.'));
+    return;
+  }
+  if (!files.length) {
+    box.replaceChildren(el('p', { class: 'empty' }, 'No problems in the open files.'));
+    return;
+  }
+  box.replaceChildren(...files.map((f) => {
+    const shown = f.diagnostics.slice(0, SHOWN_PER_FILE);
+    const more = f.total - shown.length;
+    return el('div', { class: 'diag-file', dataset: { path: f.path } },
+      el('div', { class: 'mono diag-path', title: f.path }, display(f.path)),
+      el('ul', { class: 'plain diag-list' },
+        ...shown.map((d) => el('li', { class: `diag ${d.severity}` },
+          el('span', { class: 'diag-where' }, `${d.range.startLine}:${d.range.startCharacter}`),
+          el('span', { class: 'diag-severity' }, d.severity),
+          el('span', { class: 'diag-message' }, d.source ? `${d.message} (${d.source})` : d.message))),
+        ...(more > 0 ? [el('li', { class: 'meta' }, `and ${more} more`)] : [])));
+  }));
+}
+
+function errors(file) {
+  return file.diagnostics.filter((d) => d.severity === 'error').length;
 }
 
 function renderContext() {
@@ -265,6 +306,8 @@ function applyState(s) {
   state.roots = s.workspaceRoots ?? [];
   state.clients = new Map((s.clients ?? []).map((c) => [c.id, c]));
   state.context = s.context ?? null;
+  state.features = s.features ?? [];
+  state.diagnostics = new Map((s.diagnostics ?? []).map((f) => [f.path, f]));
   state.diffs = new Map((s.pendingDiffs ?? []).map((d) => [d.id, d]));
   reselect();
   render();
@@ -319,6 +362,11 @@ function applyEvent({ event, data }) {
       break;
     case 'context':
       state.context = payload;
+      break;
+    case 'diagnostics':
+      if (!state.features.includes('diagnostics')) state.features = [...state.features, 'diagnostics'];
+      if (payload.total > 0) state.diagnostics.set(payload.path, payload);
+      else state.diagnostics.delete(payload.path);
       break;
     default:
       return;

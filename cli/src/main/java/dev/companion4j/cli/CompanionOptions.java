@@ -38,6 +38,6 @@ final class CompanionOptions {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    return HeadlessCompanion.build(new HeadlessHost(ideInfo, roots), builder -> builder);
+    return HeadlessCompanion.build(ideInfo, roots, builder -> builder);
   }
 }

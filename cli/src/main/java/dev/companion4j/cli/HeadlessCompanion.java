@@ -2,6 +2,9 @@ package dev.companion4j.cli;
 
 import dev.companion4j.cli.editorapi.EditorApi;
 import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.IdeInfo;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
@@ -17,9 +20,10 @@ final class HeadlessCompanion implements AutoCloseable {
     this.editorApi = editorApi;
   }
 
-  /** Builds (does not start) a companion for {@code host}; {@code settings} may adjust the builder. */
-  static HeadlessCompanion build(HeadlessHost host, UnaryOperator<Companion.Builder> settings) {
+  /** Builds (does not start) a headless companion; {@code settings} may adjust the builder. */
+  static HeadlessCompanion build(IdeInfo ideInfo, List<Path> roots, UnaryOperator<Companion.Builder> settings) {
     EditorApi editorApi = new EditorApi();
+    HeadlessHost host = new HeadlessHost(ideInfo, roots, editorApi);
     Companion.Builder builder = settings.apply(Companion.builder(host)).route(EditorApi.pathSpec(), editorApi);
     ReviewPages.mount(builder);
     Companion companion = builder.build();

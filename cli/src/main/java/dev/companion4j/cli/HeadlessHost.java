@@ -1,24 +1,49 @@
 package dev.companion4j.cli;
 
+import dev.companion4j.cli.editorapi.EditorApi;
 import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.DiffReview;
+import dev.companion4j.engine.HostActionException;
+import dev.companion4j.engine.HostFeature;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingDiff;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The host without an editor window: diffs wait in the editor API until a page or an editor hook
- * answers them by id, or the user answers in the terminal.
+ * answers them by id, or the user answers in the terminal. Diagnostics and unsaved state come
+ * from the editors that post them; requests to open a file go to the editors that follow the
+ * event stream and said they handle them.
  */
 final class HeadlessHost implements CompanionHost {
   private final IdeInfo ideInfo;
   private final List<Path> roots;
+  private final EditorApi editorApi;
 
-  HeadlessHost(IdeInfo ideInfo, List<Path> roots) {
+  HeadlessHost(IdeInfo ideInfo, List<Path> roots, EditorApi editorApi) {
     this.ideInfo = ideInfo;
     this.roots = List.copyOf(roots);
+    this.editorApi = editorApi;
+  }
+
+  @Override
+  public Set<HostFeature> features() {
+    return Set.of(HostFeature.OPEN_FILE);
+  }
+
+  @Override
+  public String openFile(Path path, int line, int character) throws HostActionException {
+    int editors = editorApi.requestOpen(path, line, character);
+    if (editors == 0) {
+      throw new HostActionException("No editor is following this companion's event stream to open files "
+          + "(an editor plugin subscribes with GET " + EditorApi.PATH + "/events/stream?handles=openFile); "
+          + "tell the user the place instead: " + path + (line > 0 ? ":" + line : ""));
+    }
+    return "Asked " + (editors == 1 ? "the editor" : editors + " editors") + " to show " + path
+        + (line > 0 ? " at line " + line + (character > 0 ? ", character " + character : "") : "") + ".";
   }
 
   @Override

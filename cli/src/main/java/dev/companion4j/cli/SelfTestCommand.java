@@ -31,8 +31,7 @@ final class SelfTestCommand implements Callable<Integer> {
     Path scratch = Files.createTempDirectory("companion4j-selftest");
     try {
       Path workspace = Files.createDirectories(scratch.resolve("workspace"));
-      HeadlessHost host = new HeadlessHost(new IdeInfo("selftest", "Self-test"), List.of(workspace));
-      try (HeadlessCompanion headless = HeadlessCompanion.build(host,
+      try (HeadlessCompanion headless = HeadlessCompanion.build(new IdeInfo("selftest", "Self-test"), List.of(workspace),
           builder -> builder.discoveryLocations(new DiscoveryLocations(scratch.resolve("tmp"), scratch.resolve("qwen"))))) {
         Companion companion = headless.companion();
         companion.start();

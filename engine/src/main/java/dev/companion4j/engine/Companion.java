@@ -7,21 +7,26 @@ import dev.companion4j.engine.discovery.DiscoveryTarget;
 import dev.companion4j.engine.internal.context.ContextJson;
 import dev.companion4j.engine.internal.context.ContextPublisher;
 import dev.companion4j.engine.internal.context.ContextTracker;
+import dev.companion4j.engine.internal.context.DiagnosticsBook;
 import dev.companion4j.engine.internal.diff.DiffBook;
+import dev.companion4j.engine.internal.io.WorkspacePaths;
 import dev.companion4j.engine.internal.loop.EngineLoop;
 import dev.companion4j.engine.internal.server.CompanionServer;
-import dev.companion4j.engine.internal.server.JsonGetServlet;
 import dev.companion4j.engine.internal.server.DiffTools;
+import dev.companion4j.engine.internal.server.IdeRoutes;
 import dev.companion4j.engine.internal.session.SessionRegistry;
 import dev.companion4j.engine.internal.sse.SseChannel;
 import jakarta.servlet.http.HttpServlet;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -31,6 +36,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -68,6 +74,7 @@ public final class Companion implements AutoCloseable {
 
   private final CompanionHost host;
   private final IdeInfo ideInfo;
+  private final Set<HostFeature> declaredFeatures;
   private final Settings settings;
   private final List<CompanionListener> listeners = new CopyOnWriteArrayList<>();
   private final String authToken = newToken();
@@ -75,6 +82,7 @@ public final class Companion implements AutoCloseable {
 
   private final EngineLoop engine = new EngineLoop("companion4j-engine");
   private final ContextTracker tracker;
+  private final DiagnosticsBook diagnostics;
   private final ContextPublisher publisher;
   private final DiffBook diffs;
   private final SessionRegistry sessions;
@@ -82,6 +90,8 @@ public final class Companion implements AutoCloseable {
   private final CompanionServer server;
 
   private volatile IdeContext context;
+  private volatile List<OpenEditor> editors = List.of();
+  private volatile boolean dirtyStateReported;
   private volatile List<Path> roots = List.of();
   private Thread shutdownHook;
   private State state = State.NEW;
@@ -93,7 +103,10 @@ public final class Companion implements AutoCloseable {
     this.settings = new Settings(b);
     this.listeners.addAll(b.listeners);
     this.ideInfo = onEngine(host::ideInfo);
+    Set<HostFeature> declared = onEngine(host::features);
+    this.declaredFeatures = declared.isEmpty() ? EnumSet.noneOf(HostFeature.class) : EnumSet.copyOf(declared);
     this.tracker = new ContextTracker(onEngine(host::isTrusted));
+    this.diagnostics = new DiagnosticsBook(d -> listeners.forEach(l -> l.diagnosticsChanged(d)));
     this.context = tracker.snapshot();
     this.publisher = new ContextPublisher(settings.debounce, settings.maxDebounce, engine, this::sendContext);
     this.sessions = new SessionRegistry(
@@ -111,16 +124,112 @@ public final class Companion implements AutoCloseable {
                 authToken, "companion4j", VERSION, settings.maxBodyBytes, DiffTools.specifications(diffs), routes(b.routes), sessions));
   }
 
-  /** The host's routes and the status route every companion serves. */
+  /** The host's routes and the IDE routes every companion serves. */
   private List<CompanionServer.Route> routes(List<CompanionServer.Route> hostRoutes) {
     List<CompanionServer.Route> all = new ArrayList<>(hostRoutes);
-    all.add(new CompanionServer.Route(CompanionStatus.PATH, new JsonGetServlet(this::status), false));
+    all.add(new CompanionServer.Route(IdeRoutes.PATH_SPEC, new IdeRoutes(this), false));
     return all;
   }
 
-  /** What {@code GET /ide/status} answers: editor, roots, context, CLIs and pending diffs. */
+  /** What {@code GET /ide/status} answers: editor, roots, context, features, CLIs and pending diffs. */
   public CompanionStatus status() {
     return CompanionStatus.of(this);
+  }
+
+  /**
+   * What the host offers beyond the IDE-mode contract: what it declared, and diagnostics or dirty
+   * state once it has pushed them.
+   */
+  public Set<HostFeature> features() {
+    Set<HostFeature> now = EnumSet.noneOf(HostFeature.class);
+    now.addAll(declaredFeatures);
+    if (diagnostics.reported()) {
+      now.add(HostFeature.DIAGNOSTICS);
+    }
+    if (dirtyStateReported) {
+      now.add(HostFeature.DIRTY_STATE);
+    }
+    return now;
+  }
+
+  /** The files open in the editor, newest first, with cursor, selection and unsaved state. */
+  public List<OpenEditor> openEditors() {
+    return editors;
+  }
+
+  /** Every file with diagnostics now, most errors first; answered from memory. */
+  public List<FileDiagnostics> diagnostics() {
+    return diagnostics.snapshot().values().stream()
+        .sorted(Comparator.comparingLong((FileDiagnostics f) -> f.count(Diagnostic.Severity.ERROR)).reversed()
+            .thenComparing(FileDiagnostics::path))
+        .toList();
+  }
+
+  /** One file's diagnostics now: an empty list when it has none. */
+  public FileDiagnostics diagnostics(Path file) {
+    Path path = file.toAbsolutePath().normalize();
+    return diagnostics.of(path).orElse(new FileDiagnostics(path.toString(), List.of(), 0));
+  }
+
+  /**
+   * Asks the host to show {@code file} at a line and character. Checked here, at once: the host
+   * must offer {@link HostFeature#OPEN_FILE}, and the file must be a regular file inside a
+   * workspace root, also once symlinks are resolved. The host is then asked on the engine thread.
+   *
+   * @param line 1-based, or 0 to open the file where it was
+   * @param character 1-based, or 0 for the line's start
+   * @return completes with the host's sentence on what the user now sees, or with its {@link
+   *     HostActionException}
+   * @throws UnsupportedOperationException when the host cannot open files
+   * @throws IllegalArgumentException when the file may not or cannot be opened, with the reason
+   */
+  public CompletableFuture<String> openFile(String file, int line, int character) {
+    if (!declaredFeatures.contains(HostFeature.OPEN_FILE)) {
+      throw new UnsupportedOperationException(ideInfo.displayName() + " cannot open files on request");
+    }
+    if (line < 0 || character < 0 || (line == 0 && character > 0)) {
+      throw new IllegalArgumentException("line and character are 1-based (0 or absent for none, and a character needs a line), got "
+          + line + ":" + character);
+    }
+    Path path = checkedInWorkspace(file);
+    CompletableFuture<String> shown = new CompletableFuture<>();
+    engine.execute(() -> {
+      try {
+        shown.complete(host.openFile(path, line, character));
+      } catch (HostActionException | RuntimeException e) {
+        shown.completeExceptionally(e);
+      }
+    });
+    return shown;
+  }
+
+  private Path checkedInWorkspace(String file) {
+    Path path;
+    try {
+      path = Path.of(file);
+    } catch (InvalidPathException e) {
+      throw new IllegalArgumentException("not a valid path: " + file);
+    }
+    if (!path.isAbsolute()) {
+      throw new IllegalArgumentException("the path must be absolute: " + file);
+    }
+    Path normal = path.normalize();
+    if (!WorkspacePaths.inside(normal, roots)) {
+      throw new IllegalArgumentException(file + " is outside the workspace (" + workspacePath() + "); only files inside it are opened");
+    }
+    Path real;
+    try {
+      real = normal.toRealPath();
+    } catch (IOException e) {
+      throw new IllegalArgumentException("no such file: " + file);
+    }
+    if (!WorkspacePaths.inside(real, WorkspacePaths.real(roots))) {
+      throw new IllegalArgumentException(file + " leads outside the workspace through a symbolic link; only files inside it are opened");
+    }
+    if (!Files.isRegularFile(real)) {
+      throw new IllegalArgumentException("not a file: " + file);
+    }
+    return normal;
   }
 
   /** Starts building a companion for {@code host}. */
@@ -264,10 +373,15 @@ public final class Companion implements AutoCloseable {
   public void editorEvent(EditorEvent event) {
     Objects.requireNonNull(event, "event");
     engine.execute(() -> {
+      if (event instanceof EditorEvent.DirtyChanged) {
+        dirtyStateReported = true;
+      }
+      diagnostics.apply(event);
       if (tracker.apply(event)) {
         context = tracker.snapshot();
         publisher.changed(context);
       }
+      editors = tracker.editors();
     });
   }
 

@@ -3,6 +3,7 @@ package dev.companion4j.engine;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What an editor implements to host the companion: the one extension point of the engine.
@@ -51,4 +52,27 @@ public interface CompanionHost {
    *     host does not keep it; it goes to the CLI when the CLI closed the diff itself
    */
   Optional<String> closeDiff(PendingDiff diff);
+
+  /**
+   * What this host offers beyond the IDE-mode contract; asked once, when the companion is built.
+   * None by default: such a host still works, and the IDE tools say what it cannot do.
+   */
+  default Set<HostFeature> features() {
+    return Set.of();
+  }
+
+  /**
+   * Shows the user a place in a file: opens it and puts the caret there. Called only when {@link
+   * #features()} has {@link HostFeature#OPEN_FILE}, for a regular file inside a workspace root.
+   *
+   * @param path the file, absolute
+   * @param line the 1-based line, or 0 to open the file where it was
+   * @param character the 1-based character on that line, or 0 for the line's start
+   * @return one sentence saying what the user now sees, e.g. "Opened Main.java at line 12 in
+   *     Apache NetBeans."
+   * @throws HostActionException when the file cannot be shown; its message reaches the asker
+   */
+  default String openFile(Path path, int line, int character) throws HostActionException {
+    throw new HostActionException(ideInfo().displayName() + " cannot open files on request");
+  }
 }

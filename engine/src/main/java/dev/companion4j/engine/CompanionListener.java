@@ -24,4 +24,7 @@ public interface CompanionListener {
 
   /** A context update went out to the connected CLIs. */
   default void contextSent(IdeContext context) {}
+
+  /** A file's diagnostics changed; an empty list means it has none now. */
+  default void diagnosticsChanged(FileDiagnostics diagnostics) {}
 }

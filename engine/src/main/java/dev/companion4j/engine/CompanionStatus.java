@@ -12,6 +12,8 @@ import java.util.List;
  * @param workspaceRoots the roots announced to the CLIs
  * @param activeFile the focused file, or null when none is
  * @param openFiles the files in the CLIs' context, newest first
+ * @param features what the editor offers beyond the IDE-mode contract, by {@link
+ *     HostFeature#wireName()}
  * @param clients the CLIs connected now
  * @param pendingDiffs the proposed edits waiting for the user
  */
@@ -21,6 +23,7 @@ public record CompanionStatus(
     List<String> workspaceRoots,
     ActiveFile activeFile,
     List<String> openFiles,
+    List<String> features,
     List<Client> clients,
     List<Diff> pendingDiffs) {
 
@@ -30,6 +33,7 @@ public record CompanionStatus(
   public CompanionStatus {
     workspaceRoots = List.copyOf(workspaceRoots);
     openFiles = List.copyOf(openFiles);
+    features = features == null ? List.of() : List.copyOf(features);
     clients = List.copyOf(clients);
     pendingDiffs = List.copyOf(pendingDiffs);
   }
@@ -47,11 +51,17 @@ public record CompanionStatus(
   /** A connected CLI, as it named itself in its handshake. */
   public record Client(String id, String name, String version) {}
 
-  /** A pending diff and the CLI that proposed it. */
-  public record Diff(String id, String filePath, String clientId) {}
+  /**
+   * A pending diff and the CLI that proposed it.
+   *
+   * @param clientName the CLI's name, or null when it already left
+   * @param openedAt when it was proposed, ISO-8601
+   */
+  public record Diff(String id, String filePath, String clientId, String clientName, String openedAt) {}
 
   static CompanionStatus of(Companion companion) {
     IdeContext context = companion.context();
+    List<ConnectedClient> clients = companion.clients();
     ActiveFile active = context.activeFile()
         .map(f -> new ActiveFile(
             f.path(),
@@ -65,7 +75,14 @@ public record CompanionStatus(
         companion.workspaceRoots().stream().map(Object::toString).toList(),
         active,
         context.openFiles().stream().map(IdeContext.OpenFile::path).toList(),
-        companion.clients().stream().map(c -> new Client(c.id(), c.name(), c.version())).toList(),
-        companion.pendingDiffs().stream().map(d -> new Diff(d.id().value(), d.filePath(), d.clientId())).toList());
+        companion.features().stream().map(HostFeature::wireName).toList(),
+        clients.stream().map(c -> new Client(c.id(), c.name(), c.version())).toList(),
+        companion.pendingDiffs().stream()
+            .map(d -> new Diff(d.id().value(), d.filePath(), d.clientId(), clientName(clients, d.clientId()), d.openedAt().toString()))
+            .toList());
+  }
+
+  private static String clientName(List<ConnectedClient> clients, String id) {
+    return clients.stream().filter(c -> c.id().equals(id)).map(ConnectedClient::name).findFirst().orElse(null);
   }
 }

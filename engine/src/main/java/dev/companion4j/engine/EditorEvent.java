@@ -1,6 +1,7 @@
 package dev.companion4j.engine;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /** Something the user did in the editor that changes what the CLIs should know. */
@@ -46,11 +47,38 @@ public sealed interface EditorEvent {
     }
   }
 
-  /** The selection changed; an empty text means nothing is selected. Focuses the file. */
-  record SelectionChanged(Path path, String text) implements EditorEvent {
+  /**
+   * The selection changed; an empty text means nothing is selected. Focuses the file.
+   *
+   * @param range where the selection is, or null when the editor does not say
+   */
+  record SelectionChanged(Path path, String text, TextRange range) implements EditorEvent {
     public SelectionChanged {
       Objects.requireNonNull(path, "path");
       Objects.requireNonNull(text, "text");
+    }
+
+    /** A selection whose place the editor does not tell. */
+    public SelectionChanged(Path path, String text) {
+      this(path, text, null);
+    }
+  }
+
+  /**
+   * A file's diagnostics changed: {@code diagnostics} is its whole list now, replacing the one
+   * before; an empty list clears it. The file need not be focused, nor saved.
+   */
+  record DiagnosticsChanged(Path path, List<Diagnostic> diagnostics) implements EditorEvent {
+    public DiagnosticsChanged {
+      Objects.requireNonNull(path, "path");
+      diagnostics = List.copyOf(diagnostics);
+    }
+  }
+
+  /** A file's editor got changes not saved yet ({@code dirty}), or was saved or reverted. */
+  record DirtyChanged(Path path, boolean dirty) implements EditorEvent {
+    public DirtyChanged {
+      Objects.requireNonNull(path, "path");
     }
   }
 

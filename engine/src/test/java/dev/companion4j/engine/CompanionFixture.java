@@ -5,14 +5,21 @@ import dev.companion4j.testkit.McpTapClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 
 /** A started companion over a workspace in {@code temp}, with a recording host and one MCP client. */
 record CompanionFixture(Path workspace, RecordingHost host, Companion companion, McpTapClient client)
     implements AutoCloseable {
 
   static CompanionFixture start(Path temp, CompanionListener... listeners) throws IOException {
+    return start(temp, Set.of(), listeners);
+  }
+
+  /** A companion whose host declares {@code features}. */
+  static CompanionFixture start(Path temp, Set<HostFeature> features, CompanionListener... listeners) throws IOException {
     Path workspace = Files.createDirectories(temp.resolve("ws"));
     RecordingHost host = new RecordingHost(workspace);
+    host.features = features;
     Companion.Builder builder = Companion.builder(host)
         .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")));
     for (CompanionListener listener : listeners) {

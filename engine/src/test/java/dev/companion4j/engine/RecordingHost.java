@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -17,6 +18,11 @@ final class RecordingHost implements CompanionHost {
   volatile List<Path> roots;
   volatile String refuseWith;
   volatile String editedText;
+  /** Read once, when the companion is built. */
+  volatile Set<HostFeature> features = Set.of();
+  /** The places {@link #openFile} was asked to show, as {@code path:line:character}. */
+  final List<String> opened = new CopyOnWriteArrayList<>();
+  volatile String refuseOpenWith;
 
   RecordingHost(Path... roots) {
     this.roots = List.of(roots);
@@ -47,5 +53,20 @@ final class RecordingHost implements CompanionHost {
     threads.add(Thread.currentThread().getName());
     closed.add(diff);
     return Optional.ofNullable(editedText);
+  }
+
+  @Override
+  public Set<HostFeature> features() {
+    return features;
+  }
+
+  @Override
+  public String openFile(Path path, int line, int character) throws HostActionException {
+    threads.add(Thread.currentThread().getName());
+    if (refuseOpenWith != null) {
+      throw new HostActionException(refuseOpenWith);
+    }
+    opened.add(path + ":" + line + ":" + character);
+    return "Opened " + path.getFileName() + " at line " + line + ".";
   }
 }

@@ -4,11 +4,14 @@ import dev.companion4j.engine.AnswerResult;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionListener;
 import dev.companion4j.engine.ConnectedClient;
+import dev.companion4j.engine.Diagnostic;
 import dev.companion4j.engine.DiffId;
 import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.EditorEvent;
+import dev.companion4j.engine.FileDiagnostics;
 import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.PendingDiff;
+import dev.companion4j.engine.TextRange;
 import dev.companion4j.engine.http.EventStreams;
 import dev.companion4j.engine.http.HttpBodies;
 import jakarta.servlet.http.HttpServlet;
@@ -18,8 +21,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,7 +43,11 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   private static final long serialVersionUID = 1L;
   /** The mount point under which {@link #pathSpec()} serves. */
   public static final String PATH = "/editor";
-  private static final int MAX_BODY_BYTES = 1024 * 1024;
+  private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+  /** What a subscriber may say it handles with {@code ?handles=}. */
+  public static final String OPEN_FILE = "openFile";
+  /** More diagnostics in one event than any file has; the rest would only cost memory. */
+  private static final int MAX_DIAGNOSTICS_PER_EVENT = 10_000;
   /** Only the newest context matters to a subscriber that fell behind. */
   private static final String CONTEXT_KEY = "context";
   private static final Pattern ONE_DIFF = Pattern.compile("/diffs/([^/]+)");
@@ -70,7 +82,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
         List<ConnectedClient> clients = c.clients();
         HttpBodies.json(resp, 200, c.pendingDiffs().stream().map(d -> EditorJson.Diff.of(d, clients)).toList());
       }
-      case "/events/stream" -> events.subscribe(req, resp);
+      case "/events/stream" -> subscribe(req, resp);
       default -> {
         if (one.matches()) {
           getDiff(one.group(1), resp);
@@ -107,6 +119,34 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     } catch (BadRequest e) {
       HttpBodies.error(resp, 400, e.getMessage());
     }
+  }
+
+  private void subscribe(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+    String handles = req.getParameter("handles");
+    Set<String> handled = handles == null || handles.isBlank() ? Set.of() : Set.copyOf(Arrays.asList(handles.split(",")));
+    if (!Set.of(OPEN_FILE).containsAll(handled)) {
+      HttpBodies.error(resp, 400, "handles takes a comma-separated list of: " + OPEN_FILE);
+      return;
+    }
+    events.subscribe(req, resp, handled);
+  }
+
+  /**
+   * Asks the editors that handle {@value #OPEN_FILE} to show a place, with an {@code openFile}
+   * event; line and character are 1-based, 0 when not given.
+   *
+   * @return how many editors were asked
+   */
+  public int requestOpen(Path path, int line, int character) {
+    Map<String, Object> place = new LinkedHashMap<>();
+    place.put("path", path.toString());
+    if (line > 0) {
+      place.put("line", line);
+    }
+    if (character > 0) {
+      place.put("character", character);
+    }
+    return events.request(OPEN_FILE, "openFile", place);
   }
 
   private void getDiff(String segment, HttpServletResponse resp) throws IOException {
@@ -180,6 +220,12 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     events.publish("context", CONTEXT_KEY, EditorJson.Context.of(context));
   }
 
+  @Override
+  public void diagnosticsChanged(FileDiagnostics diagnostics) {
+    // Per file, only the newest list matters to a subscriber that fell behind.
+    events.publish("diagnostics", "diagnostics:" + diagnostics.path(), diagnostics);
+  }
+
   private static String route(HttpServletRequest req) {
     String info = req.getPathInfo();
     return info == null ? "" : info;
@@ -225,19 +271,70 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
         case "delete" -> new EditorEvent.FileDeleted(absolutePath(body, "path"));
         case "rename" -> new EditorEvent.FileRenamed(absolutePath(body, "from"), absolutePath(body, "to"));
         case "cursor" -> new EditorEvent.CursorMoved(fileOnDisk(body), position(body, "line"), position(body, "character"));
-        case "selection" -> new EditorEvent.SelectionChanged(fileOnDisk(body), requireString(body, "text"));
+        case "selection" -> new EditorEvent.SelectionChanged(
+            fileOnDisk(body), requireString(body, "text"), body.has("range") ? range(body.get("range"), "range") : null);
+        case "diagnostics" -> new EditorEvent.DiagnosticsChanged(absolutePath(body, "path"), diagnostics(body));
+        case "dirty" -> new EditorEvent.DirtyChanged(absolutePath(body, "path"), requireBoolean(body, "dirty"));
         case "trust" -> {
-          JsonNode trusted = body.get("trusted");
-          if (trusted == null || !trusted.isBoolean()) {
-            throw new BadRequest("trusted must be true or false");
-          }
-          yield new EditorEvent.TrustChanged(trusted.asBoolean());
+          yield new EditorEvent.TrustChanged(requireBoolean(body, "trusted"));
         }
-        default -> throw new BadRequest(
-            "unknown event type '" + type + "'; expected focus, close, delete, rename, cursor, selection or trust");
+        default -> throw new BadRequest("unknown event type '" + type
+            + "'; expected focus, close, delete, rename, cursor, selection, diagnostics, dirty or trust");
       };
     } catch (IllegalArgumentException e) {
       throw new BadRequest(e.getMessage());
+    }
+  }
+
+  private static boolean requireBoolean(JsonNode body, String field) throws BadRequest {
+    JsonNode value = body.get(field);
+    if (value == null || !value.isBoolean()) {
+      throw new BadRequest(field + " must be true or false");
+    }
+    return value.asBoolean();
+  }
+
+  private static List<Diagnostic> diagnostics(JsonNode body) throws BadRequest {
+    JsonNode list = body.get("diagnostics");
+    if (list == null || !list.isArray()) {
+      throw new BadRequest("diagnostics must be an array (the file's whole list; [] clears it)");
+    }
+    if (list.size() > MAX_DIAGNOSTICS_PER_EVENT) {
+      throw new BadRequest("at most " + MAX_DIAGNOSTICS_PER_EVENT + " diagnostics per file, got " + list.size());
+    }
+    List<Diagnostic> diagnostics = new ArrayList<>(list.size());
+    for (int i = 0; i < list.size(); i++) {
+      String where = "diagnostics[" + i + "]";
+      JsonNode d = list.get(i);
+      if (!d.isObject()) {
+        throw new BadRequest(where + " must be an object {range, severity, message, source?}");
+      }
+      JsonNode source = d.get("source");
+      if (source != null && !source.isNull() && !source.isString()) {
+        throw new BadRequest(where + ".source must be a string");
+      }
+      try {
+        diagnostics.add(new Diagnostic(
+            range(d.get("range"), "range"),
+            Diagnostic.Severity.ofWireName(requireString(d, "severity")),
+            requireText(d, "message"),
+            source == null || source.isNull() ? null : source.asString()));
+      } catch (BadRequest | IllegalArgumentException e) {
+        throw new BadRequest(where + ": " + e.getMessage());
+      }
+    }
+    return diagnostics;
+  }
+
+  private static TextRange range(JsonNode range, String where) throws BadRequest {
+    if (range == null || !range.isObject()) {
+      throw new BadRequest(where + " must be {startLine, startCharacter, endLine, endCharacter}, 1-based");
+    }
+    try {
+      return new TextRange(position(range, "startLine"), position(range, "startCharacter"),
+          position(range, "endLine"), position(range, "endCharacter"));
+    } catch (BadRequest | IllegalArgumentException e) {
+      throw new BadRequest(where + ": " + e.getMessage());
     }
   }
 

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.ConnectedClient;
 import dev.companion4j.engine.DiffOutcome;
+import dev.companion4j.engine.FileDiagnostics;
+import dev.companion4j.engine.HostFeature;
 import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.PendingDiff;
 import java.util.List;
@@ -48,15 +50,24 @@ final class EditorJson {
 
   record IdeName(String name, String displayName) {}
 
-  record State(IdeName ideInfo, List<String> workspaceRoots, List<Client> clients, Context context, List<Diff> pendingDiffs) {
+  record State(
+      IdeName ideInfo,
+      List<String> workspaceRoots,
+      List<String> features,
+      List<Client> clients,
+      Context context,
+      List<Diff> pendingDiffs,
+      List<FileDiagnostics> diagnostics) {
     static State of(Companion companion) {
       List<ConnectedClient> clients = companion.clients();
       return new State(
           new IdeName(companion.ideInfo().name(), companion.ideInfo().displayName()),
           companion.workspaceRoots().stream().map(Object::toString).toList(),
+          companion.features().stream().map(HostFeature::wireName).toList(),
           clients.stream().map(Client::of).toList(),
           Context.of(companion.context()),
-          companion.pendingDiffs().stream().map(d -> Diff.of(d, clients)).toList());
+          companion.pendingDiffs().stream().map(d -> Diff.of(d, clients)).toList(),
+          companion.diagnostics());
     }
   }
 

@@ -11,6 +11,7 @@ import dev.companion4j.testkit.McpTapClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,7 +61,18 @@ class EditorApiIT {
     assertRefused(companion.post("/editor/events", Map.of("type", "cursor", "path", file, "line", 0, "character", 1)), 400, "1-based");
     assertRefused(companion.post("/editor/events", Map.of("type", "cursor", "path", file, "line", "2", "character", 1)), 400, "line must be a whole number");
     assertRefused(companion.post("/editor/events", Map.of("type", "trust", "trusted", "yes")), 400, "trusted must be true or false");
-    assertRefused(companion.post("/editor/events", "{\"type\":\"focus\",\"path\":\"" + "a".repeat(2 * 1024 * 1024) + "\"}"), 413, "exceeds the limit");
+    assertRefused(companion.post("/editor/events", Map.of("type", "dirty", "path", file, "dirty", "yes")), 400, "dirty must be true or false");
+    assertRefused(companion.post("/editor/events", Map.of("type", "diagnostics", "path", file)), 400, "diagnostics must be an array");
+    assertRefused(companion.post("/editor/events", Map.of("type", "diagnostics", "path", file, "diagnostics", List.of(
+        Map.of("range", range(2, 1, 2, 4), "severity", "fatal", "message", "m")))), 400, "diagnostics[0]: severity must be error, warning, information or hint");
+    assertRefused(companion.post("/editor/events", Map.of("type", "diagnostics", "path", file, "diagnostics", List.of(
+        Map.of("range", range(2, 1, 2, 4), "severity", "error", "message", "ok"),
+        Map.of("range", range(3, 5, 2, 1), "severity", "error", "message", "backwards")))), 400, "diagnostics[1]: range: a range must not end before it starts");
+    assertRefused(companion.post("/editor/events", Map.of("type", "diagnostics", "path", file, "diagnostics", List.of(
+        Map.of("range", range(1, 1, 1, 1), "severity", "error")))), 400, "diagnostics[0]: message is required");
+    assertRefused(companion.post("/editor/events", Map.of("type", "selection", "path", file, "text", "x", "range", "1:1")), 400, "range must be {startLine");
+    assertRefused(companion.get("/editor/events/stream?handles=everything"), 400, "handles takes a comma-separated list of: openFile");
+    assertRefused(companion.post("/editor/events", "{\"type\":\"focus\",\"path\":\"" + "a".repeat(5 * 1024 * 1024) + "\"}"), 413, "exceeds the limit");
 
     assertThat(context()).isEqualTo(before);
     companion.event(Map.of("type", "focus", "path", file));
@@ -184,6 +196,32 @@ class EditorApiIT {
       assertThat(active.has("selectedText")).as("absent, not null").isFalse();
       assertThat(context.path("workspaceState").path("isTrusted").asBoolean()).isTrue();
     }
+  }
+
+  @Test
+  void diagnosticsReplaceAFilesListAndReachTheStateAndTheStream() {
+    Path file = env.file("Diag.java", "class Diag {}\n");
+    try (EventTap events = EventTap.open(companion)) {
+      companion.event(Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of(
+          Map.of("range", range(1, 7, 1, 11), "severity", "warning", "message", "rename me", "source", "lint"),
+          Map.of("range", range(1, 1, 1, 6), "severity", "error", "message", "broken"))));
+      JsonNode first = events.await("diagnostics", d -> d.path("path").asString("").equals(file.toString()));
+      assertThat(first.path("total").asInt()).isEqualTo(2);
+      assertThat(first.path("diagnostics").path(0).path("message").asString()).as("most severe first").isEqualTo("broken");
+      assertThat(first.path("diagnostics").path(1).path("source").asString()).isEqualTo("lint");
+
+      JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
+      assertThat(state.path("features").toString()).contains("diagnostics");
+      assertThat(state.path("diagnostics").toString()).contains("rename me");
+
+      companion.event(Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of()));
+      events.await("diagnostics", d -> d.path("path").asString("").equals(file.toString()) && d.path("total").asInt() == 0);
+      assertThat(companion.get("/editor/state").body()).doesNotContain("rename me");
+    }
+  }
+
+  private static Map<String, Object> range(int startLine, int startCharacter, int endLine, int endCharacter) {
+    return Map.of("startLine", startLine, "startCharacter", startCharacter, "endLine", endLine, "endCharacter", endCharacter);
   }
 
   private static JsonNode context() {

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.extension.HeadlessCli.Kind;
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.EventTap;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.FakeModelServer.Reply;
@@ -83,10 +84,7 @@ class ExtensionIT {
       await().atMost(WAIT).until(() -> companion.get("/ide/status").body().contains("\"line\":3"));
       int before = cli.model.requests().size();
 
-      String call = kind == Kind.QWEN
-          ? "[[call tool_call {\"name\":\"mcp__companion4j__ide_status\",\"arguments\":{}}]]"
-          : "[[call mcp_companion4j_ide_status {}]]";
-      HeadlessCli.Result run = cli.prompt("What is open? " + call, Map.of());
+      HeadlessCli.Result run = cli.prompt("What is open? " + call(kind, "ide_status", "{}"), Map.of());
       assertThat(run.exitCode()).as(run.stderr()).isZero();
 
       List<Request> requests = since(cli, before);
@@ -99,6 +97,45 @@ class ExtensionIT {
       // The session-start hook found the same companion and told the model before its first turn.
       String first = requests.get(0).body().toString();
       assertThat(first).contains("IDE status (Companion4J)").contains("Active file: " + file).doesNotContain("was started");
+    } finally {
+      companion.close();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void theIdeToolsAnswerFromTheEditorApiAndOpenFileReachesTheEditorsStream(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    Path broken = cli.env.file("src/Broken.java", "class Broken {\n  void run() {\n    int x = \"text\";\n  }\n}\n");
+    Path edited = cli.env.file("src/Edited.java", "class Edited {}\n");
+    CompanionProcess companion = CompanionProcess.start(cli.env);
+    try (EventTap editor = EventTap.handling(companion, "openFile")) {
+      companion.event(Map.of("type", "diagnostics", "path", broken.toString(), "diagnostics", List.of(Map.of(
+          "range", Map.of("startLine", 3, "startCharacter", 13, "endLine", 3, "endCharacter", 19),
+          "severity", "error",
+          "message", "incompatible types: String cannot be converted to int",
+          "source", "javac"))));
+      companion.event(Map.of("type", "focus", "path", edited.toString()));
+      companion.event(Map.of("type", "dirty", "path", edited.toString(), "dirty", true));
+      await().atMost(WAIT).until(() -> companion.get("/ide/editors").body().contains("\"dirty\":true"));
+      int before = cli.model.requests().size();
+
+      HeadlessCli.Result run = cli.prompt("Fix the errors. "
+          + call(kind, "get_diagnostics", "{\"path\":\"src/Broken.java\"}")
+          + call(kind, "get_open_editors", "{}")
+          + call(kind, "open_file", "{\"path\":\"src/Broken.java\",\"line\":3,\"column\":13}"), Map.of());
+      assertThat(run.exitCode()).as(run.stderr()).isZero();
+
+      List<String> results = since(cli, before).stream().filter(r -> r.lastRole().equals("tool")).map(Request::lastText).toList();
+      assertThat(results).as(run.stdout() + run.stderr()).hasSize(3);
+      assertThat(results.get(0))
+          .contains(broken + " (1 error)")
+          .contains("line 3, column 13: error: incompatible types: String cannot be converted to int [javac]");
+      assertThat(results.get(1)).contains("- " + edited + " (active; unsaved changes");
+      assertThat(results.get(2)).contains("Asked the editor to show " + broken + " at line 3, character 13.");
+      JsonNode open = editor.await("openFile", d -> d.path("path").asString("").equals(broken.toString()));
+      assertThat(open.path("line").asInt()).isEqualTo(3);
+      assertThat(open.path("character").asInt()).isEqualTo(13);
     } finally {
       companion.close();
     }
@@ -206,6 +243,13 @@ class ExtensionIT {
     } finally {
       cli.model.clearScripts();
     }
+  }
+
+  /** The fake model's directive for calling one of the extension's IDE tools. */
+  private static String call(Kind kind, String tool, String arguments) {
+    return kind == Kind.QWEN
+        ? "[[call tool_call {\"name\":\"mcp__companion4j__" + tool + "\",\"arguments\":" + arguments + "}]]"
+        : "[[call mcp_companion4j_" + tool + " " + arguments + "]]";
   }
 
   /** Gemini CLI's subagents end by calling complete_task with the arguments its declaration requires. */

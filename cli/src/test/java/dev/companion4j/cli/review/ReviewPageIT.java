@@ -12,6 +12,7 @@ import dev.companion4j.testkit.TestPeers;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
@@ -321,6 +322,29 @@ class ReviewPageIT {
 
     companion.event(Map.of("type", "cursor", "path", file.toString(), "line", 4, "character", 1));
     browser.waitFor("#ctx-cursor", "line 4, column 1");
+  }
+
+  @Test
+  void theDiagnosticsPanelShowsWhatTheEditorReportsAsItChanges() {
+    Path file = env.file("src/Broken.java", ORIGINAL);
+    openLivePage();
+    browser.waitFor("#diagnostics", "does not report diagnostics");
+
+    companion.event(Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of(
+        Map.of("range", Map.of("startLine", 3, "startCharacter", 12, "endLine", 3, "endCharacter", 19),
+            "severity", "error", "message", "cannot find symbol", "source", "javac"),
+        Map.of("range", Map.of("startLine", 1, "startCharacter", 1, "endLine", 1, "endCharacter", 2),
+            "severity", "warning", "message", "missing javadoc"))));
+
+    browser.waitFor("#diagnostics .diag.error", "cannot find symbol (javac)");
+    assertThat(browser.text("#diagnostics .diag.error .diag-where")).isEqualTo("3:12");
+    assertThat(browser.text("#diagnostics .diag-path")).contains("src/Broken.java");
+    assertThat(browser.text("#diagnostics-count")).isEqualTo("2");
+    assertThat(browser.count("#diagnostics .diag")).isEqualTo(2);
+
+    companion.event(Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of()));
+    browser.waitFor("#diagnostics", "No problems in the open files.");
+    assertThat(browser.text("#diagnostics-count")).isEqualTo("0");
   }
 
   @Test

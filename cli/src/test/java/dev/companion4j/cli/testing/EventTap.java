@@ -30,10 +30,19 @@ public final class EventTap implements AutoCloseable {
 
   /** Subscribes and returns once the stream is open, so that no later event is missed. */
   public static EventTap open(CompanionProcess companion) {
+    return open(companion, "");
+  }
+
+  /** Subscribes as an editor that handles {@code handles} requests (e.g. {@code openFile}). */
+  public static EventTap handling(CompanionProcess companion, String handles) {
+    return open(companion, "?handles=" + handles);
+  }
+
+  private static EventTap open(CompanionProcess companion, String query) {
     try {
       HttpResponse<Stream<String>> response =
           HttpClient.newHttpClient()
-              .send(companion.request("/editor/events/stream").timeout(Duration.ofMinutes(5)).build(),
+              .send(companion.request("/editor/events/stream" + query).timeout(Duration.ofMinutes(5)).build(),
                   HttpResponse.BodyHandlers.ofLines());
       if (response.statusCode() != 200) {
         throw new AssertionError("event stream refused: " + response.statusCode());

@@ -7,6 +7,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,6 +30,8 @@ public final class EventStreams implements AutoCloseable {
   private static final Duration STALL_BOUND = Duration.ofSeconds(15);
 
   private final List<SseChannel> subscribers = new CopyOnWriteArrayList<>();
+  /** What each subscriber said it handles, for requests only some can act on. */
+  private final Map<SseChannel, Set<String>> handles = new ConcurrentHashMap<>();
   private final ScheduledExecutorService heartbeat =
       Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "companion4j-event-streams");
@@ -40,7 +45,19 @@ public final class EventStreams implements AutoCloseable {
 
   /** Answers {@code request} with an event stream that gets every event published from now on. */
   public void subscribe(HttpServletRequest request, HttpServletResponse response) throws IOException {
-    SseChannel channel = SseChannel.open(request, response, LIMITS, System::nanoTime, (c, end) -> subscribers.remove(c));
+    subscribe(request, response, Set.of());
+  }
+
+  /**
+   * Answers {@code request} with an event stream that gets every event published from now on,
+   * and the requests for {@code handled} ({@link #request}).
+   */
+  public void subscribe(HttpServletRequest request, HttpServletResponse response, Set<String> handled) throws IOException {
+    SseChannel channel = SseChannel.open(request, response, LIMITS, System::nanoTime, (c, end) -> {
+      subscribers.remove(c);
+      handles.remove(c);
+    });
+    handles.put(channel, Set.copyOf(handled));
     subscribers.add(channel);
     // An opening comment lets the client see the stream is live before any event.
     channel.send(null, ": connected\n\n".getBytes(StandardCharsets.UTF_8));
@@ -58,6 +75,24 @@ public final class EventStreams implements AutoCloseable {
     subscribers.forEach(s -> s.send(key, frame));
   }
 
+  /**
+   * Sends an event only to the subscribers that handle {@code kind}, e.g. a request to open a file
+   * that only editors can act on.
+   *
+   * @return how many subscribers it was sent to
+   */
+  public int request(String kind, String event, Object data) {
+    byte[] frame = SseChannel.frame(event, HttpBodies.JSON.writeValueAsString(data));
+    int sent = 0;
+    for (SseChannel s : subscribers) {
+      if (handles.getOrDefault(s, Set.of()).contains(kind)) {
+        s.send(null, frame);
+        sent++;
+      }
+    }
+    return sent;
+  }
+
   /** How many subscribers are connected now. */
   public int subscribers() {
     return subscribers.size();
@@ -69,6 +104,7 @@ public final class EventStreams implements AutoCloseable {
     heartbeat.shutdownNow();
     subscribers.forEach(s -> s.close(SseChannel.End.CLOSED));
     subscribers.clear();
+    handles.clear();
   }
 
   private void sweep() {

@@ -1,6 +1,7 @@
 package dev.companion4j.extension.generate;
 
 import dev.companion4j.extension.io.Directories;
+import dev.companion4j.extension.mcp.IdeToolsServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -50,8 +51,6 @@ public final class ExtensionGenerator {
   private static final TomlMapper TOML = TomlMapper.builder().build();
   private static final Pattern FRONTMATTER = Pattern.compile("\\A---\\n(.*?)\\n---\\n(.*)\\z", Pattern.DOTALL);
   private static final Pattern TOOL_TOKEN = Pattern.compile("\\$\\{tool:([a-z_]+)}");
-  /** The tools of the extension's own MCP server, which canonical text names bare. */
-  private static final List<String> MCP_TOOLS = List.of("ide_status");
 
   private final Path source;
   private final JsonNode manifest;
@@ -215,7 +214,7 @@ public final class ExtensionGenerator {
   }
 
   private String toolName(RuntimeConfig runtime, String canonical) {
-    return MCP_TOOLS.contains(canonical)
+    return IdeToolsServer.TOOL_NAMES.contains(canonical)
         ? runtime.mcpTool(manifest.path("mcpServer").path("name").asString(), canonical)
         : runtime.tool(canonical);
   }

@@ -6,6 +6,7 @@ import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryScanner;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.Proxy;
 import java.net.URI;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -49,25 +51,71 @@ public final class IdeLink {
     return Optional.empty();
   }
 
-  /**
-   * Asks {@code companion} for its status. Plain {@link HttpURLConnection}: a hook asks once per
-   * process, and the JDK's newer client costs a tenth of a second to set up.
-   */
+  /** Asks {@code companion} for its status. */
   public CompanionStatus status(CompanionAddress companion) throws IOException {
-    URL url = URI.create("http://127.0.0.1:" + companion.port() + CompanionStatus.PATH).toURL();
+    Answer answer = send(companion, "GET", CompanionStatus.PATH, null);
+    if (answer.status() != 200) {
+      throw new IOException("the companion on port " + companion.port() + " answered " + answer.status());
+    }
+    return answer.as(CompanionStatus.class);
+  }
+
+  /**
+   * Sends a request to the first companion serving {@code workspace} that answers.
+   *
+   * @param body sent as JSON, or null for none
+   * @return its answer, or empty when no companion serves the workspace
+   */
+  public Optional<Answer> ask(Path workspace, String method, String path, Object body) {
+    for (CompanionAddress companion : serving(workspace)) {
+      try {
+        return Optional.of(send(companion, method, path, body));
+      } catch (IOException e) {
+        // A companion that stopped since its file was read: try the next.
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * One request. Plain {@link HttpURLConnection}: a hook asks once per process, and the JDK's
+   * newer client costs a tenth of a second to set up.
+   */
+  private static Answer send(CompanionAddress companion, String method, String path, Object body) throws IOException {
+    URL url = URI.create("http://127.0.0.1:" + companion.port() + path).toURL();
     HttpURLConnection c = (HttpURLConnection) url.openConnection(Proxy.NO_PROXY);
     c.setConnectTimeout(TIMEOUT_MILLIS);
-    c.setReadTimeout(TIMEOUT_MILLIS);
+    // Opening a file waits for the editor up to 5 s; the companion then answers.
+    c.setReadTimeout(2 * TIMEOUT_MILLIS);
+    c.setRequestMethod(method);
     c.setRequestProperty("Authorization", "Bearer " + companion.authToken());
     try {
-      if (c.getResponseCode() != 200) {
-        throw new IOException("the companion on port " + companion.port() + " answered " + c.getResponseCode());
+      if (body != null) {
+        c.setDoOutput(true);
+        c.setRequestProperty("Content-Type", "application/json");
+        try (OutputStream out = c.getOutputStream()) {
+          JSON.writeValue(out, body);
+        }
       }
-      try (InputStream body = c.getInputStream()) {
-        return JSON.readValue(body, CompanionStatus.class);
+      int status = c.getResponseCode();
+      try (InputStream in = status < 400 ? c.getInputStream() : c.getErrorStream()) {
+        return new Answer(status, in == null ? JSON.missingNode() : JSON.readTree(in));
       }
     } finally {
       c.disconnect();
+    }
+  }
+
+  /** A companion's answer: its HTTP status and JSON body. */
+  public record Answer(int status, JsonNode body) {
+    /** The body as {@code type}. */
+    public <T> T as(Class<T> type) {
+      return JSON.treeToValue(body, type);
+    }
+
+    /** The {@code error} the companion explained a refusal with. */
+    public String error() {
+      return body.path("error").asString("the companion answered " + status);
     }
   }
 

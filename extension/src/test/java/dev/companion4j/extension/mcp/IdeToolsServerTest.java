@@ -1,29 +1,187 @@
 package dev.companion4j.extension.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.CompanionHost;
+import dev.companion4j.engine.Diagnostic;
+import dev.companion4j.engine.DiffReview;
+import dev.companion4j.engine.EditorEvent;
+import dev.companion4j.engine.HostActionException;
+import dev.companion4j.engine.HostFeature;
+import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.engine.PendingDiff;
+import dev.companion4j.engine.TextRange;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.extension.ide.IdeLink;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The tools without a companion; with one, ExtensionIT asks them through the real CLIs. */
+/** The tools against a real companion (the engine's, with a small host); ExtensionIT asks them through the real CLIs. */
 class IdeToolsServerTest {
   @Test
-  void ideStatusWithoutACompanionSaysWhatToDoInsteadOfFailing(@TempDir Path temp) {
+  void withoutACompanionStatusSaysWhatToDoAndTheOtherToolsFailWithTheSameAdvice(@TempDir Path temp) {
     Path workspace = temp.resolve("project");
-    IdeToolsServer server = new IdeToolsServer(
-        new IdeLink(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen"))), workspace, "test");
-    SyncToolSpecification status = server.tools().get(0);
-    assertThat(status.tool().name()).isEqualTo("ide_status");
-    McpSchema.CallToolResult result = status.callHandler().apply(null, new McpSchema.CallToolRequest("ide_status", Map.of()));
-    assertThat(result.isError()).isNotEqualTo(Boolean.TRUE);
-    assertThat(((McpSchema.TextContent) result.content().get(0)).text())
-        .contains("No IDE companion serves " + workspace)
-        .contains("companion4j serve");
+    IdeToolsServer server = new IdeToolsServer(new IdeLink(locations(temp)), workspace, "test");
+    assertThat(server.tools()).extracting(t -> t.tool().name()).containsExactlyElementsOf(IdeToolsServer.TOOL_NAMES);
+
+    McpSchema.CallToolResult status = call(server, "ide_status", Map.of());
+    assertThat(status.isError()).isNotEqualTo(Boolean.TRUE);
+    assertThat(text(status)).contains("No IDE companion serves " + workspace).contains("companion4j serve");
+    for (String tool : List.of("get_diagnostics", "get_open_editors", "get_selection", "get_pending_diffs")) {
+      McpSchema.CallToolResult result = call(server, tool, Map.of());
+      assertThat(result.isError()).as(tool).isTrue();
+      assertThat(text(result)).as(tool).contains("No IDE companion serves " + workspace);
+    }
+    assertThat(text(call(server, "open_file", Map.of("path", "A.java")))).contains("No IDE companion serves");
+  }
+
+  @Test
+  void anEditorWithoutTheFeaturesIsNamedInTheRefusals(@TempDir Path temp) throws Exception {
+    Path workspace = Files.createDirectories(temp.resolve("ws"));
+    Path a = Files.writeString(workspace.resolve("A.java"), "class A {}\n");
+    try (Companion companion = start(temp, new Host(workspace, Set.of()))) {
+      IdeToolsServer server = new IdeToolsServer(new IdeLink(locations(temp)), workspace, "test");
+
+      McpSchema.CallToolResult diagnostics = call(server, "get_diagnostics", Map.of());
+      assertThat(diagnostics.isError()).isTrue();
+      assertThat(text(diagnostics)).contains("Plain Editor does not report diagnostics");
+      McpSchema.CallToolResult open = call(server, "open_file", Map.of("path", "A.java", "line", 1));
+      assertThat(open.isError()).isTrue();
+      assertThat(text(open)).contains("Plain Editor cannot open files on request");
+
+      companion.editorEvent(new EditorEvent.SelectionChanged(a, "class A", new TextRange(1, 1, 1, 8)));
+      await().atMost(Duration.ofSeconds(10)).until(() -> !companion.openEditors().isEmpty());
+      assertThat(text(call(server, "get_selection", Map.of())))
+          .contains("Selected in " + a + " from line 1, column 1 to line 1, column 8")
+          .contains("class A");
+      assertThat(text(call(server, "get_open_editors", Map.of())))
+          .contains("- " + a + " (active; 7 characters selected)")
+          .contains("does not report unsaved changes");
+      assertThat(text(call(server, "get_pending_diffs", Map.of()))).isEqualTo("No edits wait for the user's review.");
+    }
+  }
+
+  @Test
+  void diagnosticsAreListedMostSevereFirstAndCappedAndFilesOpenOnlyInsideTheWorkspace(@TempDir Path temp) throws Exception {
+    Path workspace = Files.createDirectories(temp.resolve("ws"));
+    Path a = Files.writeString(workspace.resolve("A.java"), "class A {}\n");
+    Path b = Files.writeString(workspace.resolve("B.java"), "class B {}\n");
+    Path outside = Files.writeString(temp.resolve("Outside.java"), "class O {}\n");
+    Host host = new Host(workspace, Set.of(HostFeature.OPEN_FILE, HostFeature.DIAGNOSTICS, HostFeature.DIRTY_STATE));
+    try (Companion companion = start(temp, host)) {
+      IdeToolsServer server = new IdeToolsServer(new IdeLink(locations(temp)), workspace, "test");
+      assertThat(text(call(server, "get_diagnostics", Map.of()))).contains("No diagnostics");
+
+      List<Diagnostic> warnings = new ArrayList<>();
+      IntStream.rangeClosed(1, 150).forEach(i -> warnings.add(
+          new Diagnostic(TextRange.at(i, 1), Diagnostic.Severity.WARNING, "warning " + i, "lint")));
+      companion.editorEvent(new EditorEvent.DiagnosticsChanged(b, warnings));
+      companion.editorEvent(new EditorEvent.DiagnosticsChanged(a, List.of(new Diagnostic(
+          new TextRange(3, 17, 3, 23), Diagnostic.Severity.ERROR, "incompatible types: String cannot be converted to int", "javac"))));
+      companion.editorEvent(new EditorEvent.FileFocused(a));
+      companion.editorEvent(new EditorEvent.DirtyChanged(a, true));
+      await().atMost(Duration.ofSeconds(10)).until(() -> companion.diagnostics().size() == 2 && !companion.openEditors().isEmpty());
+
+      String all = text(call(server, "get_diagnostics", Map.of()));
+      assertThat(all)
+          .startsWith("The editor reports 1 error, 150 warnings in 2 files.")
+          .contains(a + " (1 error):\n  line 3, column 17: error: incompatible types: String cannot be converted to int [javac]")
+          .contains("line 99, column 1: warning: warning 99 [lint]")
+          .doesNotContain("warning 100 [lint]")
+          .contains("…and 51 more not listed (51 warnings among them)");
+      assertThat(all.indexOf(a.toString())).as("errors first").isLessThan(all.indexOf(b.toString()));
+      String one = text(call(server, "get_diagnostics", Map.of("path", "A.java")));
+      assertThat(one).contains("1 error").doesNotContain("warning");
+      assertThat(text(call(server, "get_diagnostics", Map.of("path", "Other.java"))))
+          .contains("No diagnostics for " + workspace.resolve("Other.java"))
+          .contains("It is not open in the editor");
+      assertThat(text(call(server, "get_open_editors", Map.of())))
+          .contains("- " + a + " (active; unsaved changes: the file on disk is older than the editor's text)");
+
+      McpSchema.CallToolResult opened = call(server, "open_file", Map.of("path", "B.java", "line", 12, "column", 3));
+      assertThat(opened.isError()).isNotEqualTo(Boolean.TRUE);
+      assertThat(text(opened)).isEqualTo("Opened B.java at line 12, column 3 in Plain Editor.");
+      assertThat(host.opened).containsExactly(b + ":12:3");
+
+      McpSchema.CallToolResult refused = call(server, "open_file", Map.of("path", outside.toString(), "line", 1));
+      assertThat(refused.isError()).isTrue();
+      assertThat(text(refused)).contains("Not opened").contains("outside the workspace");
+      assertThat(call(server, "open_file", Map.of("path", "A.java", "line", "x")).isError()).isTrue();
+      assertThat(host.opened).hasSize(1);
+    }
+  }
+
+  private static Companion start(Path temp, Host host) throws Exception {
+    Companion companion = Companion.builder(host).discoveryLocations(locations(temp)).build();
+    companion.start();
+    return companion;
+  }
+
+  private static DiscoveryLocations locations(Path temp) {
+    return new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen"));
+  }
+
+  private static McpSchema.CallToolResult call(IdeToolsServer server, String name, Map<String, Object> args) {
+    SyncToolSpecification tool = server.tools().stream().filter(t -> t.tool().name().equals(name)).findFirst().orElseThrow();
+    return tool.callHandler().apply(null, new McpSchema.CallToolRequest(name, args));
+  }
+
+  private static String text(McpSchema.CallToolResult result) {
+    return ((McpSchema.TextContent) result.content().get(0)).text();
+  }
+
+  /** An editor with the given features that records where it was asked to open files. */
+  private static final class Host implements CompanionHost {
+    final List<String> opened = new CopyOnWriteArrayList<>();
+    private final Path root;
+    private final Set<HostFeature> features;
+
+    Host(Path root, Set<HostFeature> features) {
+      this.root = root;
+      this.features = features;
+    }
+
+    @Override
+    public IdeInfo ideInfo() {
+      return new IdeInfo("plain", "Plain Editor");
+    }
+
+    @Override
+    public List<Path> workspaceRoots() {
+      return List.of(root);
+    }
+
+    @Override
+    public Set<HostFeature> features() {
+      return features;
+    }
+
+    @Override
+    public String openFile(Path path, int line, int character) throws HostActionException {
+      opened.add(path + ":" + line + ":" + character);
+      return "Opened " + path.getFileName() + " at line " + line + ", column " + character + " in Plain Editor.";
+    }
+
+    @Override
+    public void showDiff(PendingDiff diff, DiffReview review) {}
+
+    @Override
+    public Optional<String> closeDiff(PendingDiff diff) {
+      return Optional.empty();
+    }
   }
 }

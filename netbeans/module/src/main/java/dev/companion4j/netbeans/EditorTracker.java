@@ -1,6 +1,7 @@
 package dev.companion4j.netbeans;
 
 import dev.companion4j.engine.EditorEvent;
+import dev.companion4j.engine.TextRange;
 import java.awt.EventQueue;
 import java.beans.PropertyChangeEvent;
 import java.beans.PropertyChangeListener;
@@ -8,14 +9,17 @@ import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import javax.swing.JEditorPane;
 import javax.swing.SwingUtilities;
 import javax.swing.event.CaretEvent;
 import javax.swing.event.CaretListener;
+import javax.swing.event.ChangeListener;
 import javax.swing.text.BadLocationException;
 import javax.swing.text.Document;
 import javax.swing.text.Element;
@@ -33,9 +37,10 @@ import org.openide.windows.TopComponent;
 
 /**
  * Turns what the user does in NetBeans editors into engine events: which file has the focus, where
- * its caret is, what is selected, and which files were closed, deleted, renamed or moved. Only
- * files on disk count. Listeners run on the EDT and only read the caret and selection; the engine
- * debounces and sends on its own thread.
+ * its caret is, what is selected, which files have unsaved changes, and which were closed, deleted,
+ * renamed or moved. Only files on disk count. Listeners run on the EDT (the modified-files registry's
+ * listener hops there) and only read the caret and selection; the engine debounces and sends on its
+ * own thread.
  */
 final class EditorTracker implements PropertyChangeListener, CaretListener {
   /** More than the CLIs keep (10), so a closed file's neighbours keep their watchers. */
@@ -45,6 +50,10 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
 
   private final Consumer<EditorEvent> sink;
   private final PropertyChangeListener editorRegistryListener = this::editorRegistryChanged;
+  /** Called on any thread that changes a file's modified state. */
+  private final ChangeListener modifiedListener = e -> SwingUtilities.invokeLater(this::reportModified);
+  /** The files last reported dirty. */
+  private final Set<Path> dirty = new HashSet<>();
   /** Files that were focused, most recent last, with the path they were reported under. */
   private final Map<FileObject, Watch> watched = new LinkedHashMap<>(16, 0.75f, true);
 
@@ -64,6 +73,7 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     EventQueue.invokeLater(() -> {
       EditorRegistry.addPropertyChangeListener(editorRegistryListener);
       TopComponent.getRegistry().addPropertyChangeListener(this);
+      DataObject.getRegistry().addChangeListener(modifiedListener);
       replayOnEdt();
     });
   }
@@ -72,6 +82,7 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     EventQueue.invokeLater(() -> {
       EditorRegistry.removePropertyChangeListener(editorRegistryListener);
       TopComponent.getRegistry().removePropertyChangeListener(this);
+      DataObject.getRegistry().removeChangeListener(modifiedListener);
       track(null);
       new ArrayList<>(watched.keySet()).forEach(this::unwatch);
     });
@@ -94,6 +105,30 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     JTextComponent focused = current != null ? current : EditorRegistry.lastFocusedComponent();
     current = null;
     track(focused);
+    dirty.clear();
+    reportModified();
+  }
+
+  /** Reports the files whose unsaved state changed since last time. */
+  private void reportModified() {
+    Set<Path> now = new HashSet<>();
+    for (DataObject data : DataObject.getRegistry().getModifiedSet()) {
+      File file = FileUtil.toFile(data.getPrimaryFile());
+      if (file != null) {
+        now.add(file.toPath());
+      }
+    }
+    for (Path saved : new ArrayList<>(dirty)) {
+      if (!now.contains(saved)) {
+        dirty.remove(saved);
+        sink.accept(new EditorEvent.DirtyChanged(saved, false));
+      }
+    }
+    for (Path edited : now) {
+      if (dirty.add(edited)) {
+        sink.accept(new EditorEvent.DirtyChanged(edited, true));
+      }
+    }
   }
 
   private void editorRegistryChanged(PropertyChangeEvent e) {
@@ -169,6 +204,7 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     Document doc = c.getDocument();
     int[] position = new int[2];
     String[] selection = new String[1];
+    TextRange[] range = new TextRange[1];
     doc.render(() -> {
       int length = doc.getLength();
       int dot = Math.min(c.getCaret().getDot(), length);
@@ -181,6 +217,8 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
         lastDot = dot;
         lastMark = mark;
         int start = Math.min(dot, mark);
+        range[0] = new TextRange(lineOf(root, start), characterOf(root, start),
+            lineOf(root, Math.max(dot, mark)), characterOf(root, Math.max(dot, mark)));
         try {
           // The CLIs keep 16 KB of a selection; copying megabytes per caret move would stall typing.
           selection[0] = doc.getText(start, Math.min(Math.abs(dot - mark), MAX_SELECTION_CHARS));
@@ -196,8 +234,16 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     }
     if (selection[0] != null && !selection[0].equals(lastSelection)) {
       lastSelection = selection[0];
-      sink.accept(new EditorEvent.SelectionChanged(path, selection[0]));
+      sink.accept(new EditorEvent.SelectionChanged(path, selection[0], selection[0].isEmpty() ? null : range[0]));
     }
+  }
+
+  private static int lineOf(Element root, int offset) {
+    return root.getElementIndex(offset) + 1;
+  }
+
+  private static int characterOf(Element root, int offset) {
+    return offset - root.getElement(root.getElementIndex(offset)).getStartOffset() + 1;
   }
 
   private void closed(TopComponent tc) {

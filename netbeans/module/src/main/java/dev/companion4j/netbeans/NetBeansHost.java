@@ -3,16 +3,27 @@ package dev.companion4j.netbeans;
 import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.DiffViewException;
+import dev.companion4j.engine.HostActionException;
+import dev.companion4j.engine.HostFeature;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingDiff;
+import java.awt.EventQueue;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.netbeans.api.project.Project;
 import org.netbeans.api.project.ui.OpenProjects;
+import org.openide.cookies.LineCookie;
+import org.openide.cookies.OpenCookie;
+import org.openide.filesystems.FileObject;
 import org.openide.filesystems.FileUtil;
+import org.openide.loaders.DataObject;
+import org.openide.loaders.DataObjectNotFoundException;
+import org.openide.text.Line;
 
 /**
  * The IDE as the engine sees it: open projects as workspace roots, diffs as NetBeans diff windows.
@@ -54,5 +65,47 @@ final class NetBeansHost implements CompanionHost {
   @Override
   public Optional<String> closeDiff(PendingDiff diff) {
     return diffWindows.close(diff);
+  }
+
+  @Override
+  public Set<HostFeature> features() {
+    return EnumSet.allOf(HostFeature.class);
+  }
+
+  /** Finds the line here; the editor opens it on the EDT, after this returns. */
+  @Override
+  public String openFile(Path path, int line, int character) throws HostActionException {
+    FileObject fo = FileUtil.toFileObject(path.toFile());
+    DataObject data;
+    try {
+      data = fo == null ? null : DataObject.find(fo);
+    } catch (DataObjectNotFoundException e) {
+      data = null;
+    }
+    if (data == null) {
+      throw new HostActionException("NetBeans cannot open " + path);
+    }
+    String name = path.getFileName().toString();
+    if (line == 0) {
+      OpenCookie open = data.getLookup().lookup(OpenCookie.class);
+      if (open == null) {
+        throw new HostActionException("NetBeans has no editor for " + path);
+      }
+      EventQueue.invokeLater(open::open);
+      return "Opened " + name + " in " + IDE_INFO.displayName() + ".";
+    }
+    LineCookie lines = data.getLookup().lookup(LineCookie.class);
+    if (lines == null) {
+      throw new HostActionException("NetBeans has no text editor for " + path);
+    }
+    Line.Set set = lines.getLineSet();
+    int count = set.getLines().size();
+    if (line > count) {
+      throw new HostActionException(name + " has " + count + " lines; there is no line " + line);
+    }
+    Line target = set.getOriginal(line - 1);
+    EventQueue.invokeLater(() -> target.show(Line.ShowOpenType.OPEN, Line.ShowVisibilityType.FOCUS, Math.max(character - 1, -1)));
+    return "Opened " + name + " at line " + line + (character > 0 ? ", column " + character : "")
+        + " in " + IDE_INFO.displayName() + "; the cursor is there.";
   }
 }

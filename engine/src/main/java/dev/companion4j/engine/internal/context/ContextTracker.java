@@ -4,13 +4,17 @@ import dev.companion4j.engine.EditorEvent;
 import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.IdeContext.Cursor;
 import dev.companion4j.engine.IdeContext.OpenFile;
+import dev.companion4j.engine.OpenEditor;
+import dev.companion4j.engine.TextRange;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
@@ -21,10 +25,14 @@ import java.util.function.Predicate;
 public final class ContextTracker {
   /** Files beyond what the CLIs keep are still remembered, so closing one brings back the next. */
   private static final int REMEMBERED_FILES = 50;
+  /** No editor has more unsaved files than this; an editor that claims so loses the oldest. */
+  private static final int MAX_DIRTY = 1000;
 
   private final LongSupplier clock;
   private final Predicate<Path> onDisk;
   private final Map<Path, FileState> files = new HashMap<>();
+  /** Files with unsaved changes; kept apart from {@link #files}, since an unfocused file may be dirty. */
+  private final Set<Path> dirty = new LinkedHashSet<>();
   private Path active;
   private long lastTimestamp;
   private boolean trusted;
@@ -64,6 +72,17 @@ public final class ContextTracker {
       FileState state = focus(e.path());
       if (state != null) {
         state.selection = e.text().isEmpty() ? null : e.text();
+        state.selectionRange = e.text().isEmpty() ? null : e.range();
+      }
+    } else if (event instanceof EditorEvent.DirtyChanged e) {
+      Path path = e.path().toAbsolutePath().normalize();
+      if (e.dirty()) {
+        dirty.add(path);
+        if (dirty.size() > MAX_DIRTY) {
+          dirty.remove(dirty.iterator().next());
+        }
+      } else {
+        dirty.remove(path);
       }
     } else if (event instanceof EditorEvent.TrustChanged e) {
       trusted = e.trusted();
@@ -93,6 +112,31 @@ public final class ContextTracker {
     return new IdeContext(open, trusted);
   }
 
+  /**
+   * Every file the editor has open that this tracker knows of, newest first: those focused
+   * (beyond what the CLIs get), then those only known to be dirty.
+   */
+  public List<OpenEditor> editors() {
+    List<OpenEditor> editors = new ArrayList<>();
+    files.entrySet().stream()
+        .sorted(Comparator.comparingLong((Map.Entry<Path, FileState> e) -> e.getValue().timestamp).reversed())
+        .forEach(e -> {
+          FileState s = e.getValue();
+          boolean isActive = e.getKey().equals(active);
+          editors.add(new OpenEditor(
+              e.getKey().toString(),
+              isActive,
+              isActive ? s.cursor : null,
+              isActive ? truncate(s.selection) : null,
+              isActive ? s.selectionRange : null,
+              dirty.contains(e.getKey())));
+        });
+    dirty.stream()
+        .filter(p -> !files.containsKey(p))
+        .forEach(p -> editors.add(new OpenEditor(p.toString(), false, null, null, null, true)));
+    return editors;
+  }
+
   private FileState focus(Path raw) {
     Path path = raw.toAbsolutePath().normalize();
     if (!onDisk.test(path)) {
@@ -107,6 +151,7 @@ public final class ContextTracker {
         if (previous != null) {
           previous.cursor = null;
           previous.selection = null;
+          previous.selectionRange = null;
         }
       }
       active = path;
@@ -120,6 +165,7 @@ public final class ContextTracker {
     files.remove(path);
     // A deleted directory takes its files with it.
     files.keySet().removeIf(p -> p.startsWith(path));
+    dirty.removeIf(p -> p.startsWith(path));
     if (active != null && active.startsWith(path)) {
       active = null;
     }
@@ -137,6 +183,9 @@ public final class ContextTracker {
       return false;
     });
     files.putAll(moved);
+    List<Path> movedDirty = dirty.stream().filter(p -> p.startsWith(from)).toList();
+    dirty.removeAll(movedDirty);
+    movedDirty.forEach(p -> dirty.add(to.resolve(from.relativize(p))));
     if (active != null && active.startsWith(from)) {
       active = to.resolve(from.relativize(active));
     }
@@ -168,5 +217,6 @@ public final class ContextTracker {
     long timestamp;
     Cursor cursor;
     String selection;
+    TextRange selectionRange;
   }
 }

@@ -8,6 +8,7 @@ import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.DiffViewException;
 import dev.companion4j.engine.PendingDiff;
+import dev.companion4j.engine.internal.io.WorkspacePaths;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -353,35 +354,13 @@ public final class DiffBook {
       throw new DiffRequestException("filePath must be absolute: " + filePath);
     }
     Path normal = path.normalize();
-    if (roots.get().stream().noneMatch(root -> inside(normal, root))) {
+    if (!WorkspacePaths.inside(normal, roots.get())) {
       throw new DiffRequestException("filePath is outside every workspace root: " + filePath);
     }
     return normal;
   }
 
-  private static boolean inside(Path path, Path root) {
-    Path r = root.toAbsolutePath().normalize();
-    if (path.startsWith(r)) {
-      return true;
-    }
-    // The CLI resolves symlinks; a root behind a symlink must still match.
-    try {
-      return path.startsWith(r.toRealPath());
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
   private List<Path> realRoots() {
-    return roots.get().stream().map(DiffBook::real).toList();
-  }
-
-  private static Path real(Path root) {
-    Path r = root.toAbsolutePath().normalize();
-    try {
-      return r.toRealPath();
-    } catch (IOException e) {
-      return r;
-    }
+    return WorkspacePaths.real(roots.get());
   }
 }

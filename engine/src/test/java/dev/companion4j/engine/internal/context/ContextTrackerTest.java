@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.companion4j.engine.EditorEvent;
 import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.IdeContext.OpenFile;
+import dev.companion4j.engine.OpenEditor;
+import dev.companion4j.engine.TextRange;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -90,5 +92,29 @@ class ContextTrackerTest {
     assertThat(tracker.apply(new EditorEvent.CursorMoved(p("a"), 1, 1))).isFalse();
     assertThat(tracker.apply(new EditorEvent.TrustChanged(false))).isTrue();
     assertThat(tracker.snapshot().isTrusted()).isFalse();
+  }
+
+  @Test
+  void openEditorsCarryTheSelectionsPlaceAndWhichAreDirtyAcrossRenamesAndCloses() {
+    tracker.apply(new EditorEvent.FileFocused(p("a")));
+    tracker.apply(new EditorEvent.DirtyChanged(p("a"), true));
+    tracker.apply(new EditorEvent.DirtyChanged(p("unfocused"), true));
+    tracker.apply(new EditorEvent.SelectionChanged(p("b"), "xy", new TextRange(2, 1, 2, 3)));
+
+    assertThat(tracker.editors()).extracting(OpenEditor::path, OpenEditor::active, OpenEditor::dirty)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("/ws/b", true, false),
+            org.assertj.core.groups.Tuple.tuple("/ws/a", false, true),
+            org.assertj.core.groups.Tuple.tuple("/ws/unfocused", false, true));
+    assertThat(tracker.editors().get(0).selection()).isEqualTo(new TextRange(2, 1, 2, 3));
+    assertThat(tracker.snapshot().openFiles()).as("the CLIs never hear of dirty state").hasSize(2);
+
+    tracker.apply(new EditorEvent.FileRenamed(p("a"), p("c")));
+    tracker.apply(new EditorEvent.FileClosed(p("unfocused")));
+    tracker.apply(new EditorEvent.SelectionChanged(p("b"), ""));
+
+    assertThat(tracker.editors()).extracting(OpenEditor::path, OpenEditor::dirty)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("/ws/b", false), org.assertj.core.groups.Tuple.tuple("/ws/c", true));
+    assertThat(tracker.editors().get(0).selection()).isNull();
   }
 }
