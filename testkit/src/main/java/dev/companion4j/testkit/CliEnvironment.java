@@ -12,15 +12,30 @@ import java.util.Map;
  * files and the CLIs' searches meet there and nowhere else, and a workspace folder inside it.
  */
 public final class CliEnvironment {
-  private final Path root;
+  private final Path home;
+  private final Path qwenHome;
+  private final Path tmpDir;
+  private final Path workspace;
 
-  private CliEnvironment(Path root) {
-    this.root = root;
+  private CliEnvironment(Path home, Path qwenHome, Path tmpDir, Path workspace) {
+    this.home = home.toAbsolutePath();
+    this.qwenHome = qwenHome.toAbsolutePath();
+    this.tmpDir = tmpDir.toAbsolutePath();
+    this.workspace = workspace.toAbsolutePath();
   }
 
   /** Creates the folders under {@code root} (a JUnit {@code @TempDir}, say). */
   public static CliEnvironment in(Path root) {
-    CliEnvironment env = new CliEnvironment(root.toAbsolutePath());
+    Path home = root.resolve("home");
+    return create(new CliEnvironment(home, home.resolve(".qwen"), root.resolve("tmp"), root.resolve("workspace")));
+  }
+
+  /** The folders of a companion that runs elsewhere (an IDE under test), to meet its discovery files. */
+  public static CliEnvironment sharing(Path home, Path qwenHome, Path tmpDir, Path workspace) {
+    return create(new CliEnvironment(home, qwenHome, tmpDir, workspace));
+  }
+
+  private static CliEnvironment create(CliEnvironment env) {
     try {
       Files.createDirectories(env.home());
       Files.createDirectories(env.tmpDir());
@@ -32,19 +47,19 @@ public final class CliEnvironment {
   }
 
   public Path home() {
-    return root.resolve("home");
+    return home;
   }
 
   public Path qwenHome() {
-    return home().resolve(".qwen");
+    return qwenHome;
   }
 
   public Path tmpDir() {
-    return root.resolve("tmp");
+    return tmpDir;
   }
 
   public Path workspace() {
-    return root.resolve("workspace");
+    return workspace;
   }
 
   /** The variables both the companion and the CLIs must see. */

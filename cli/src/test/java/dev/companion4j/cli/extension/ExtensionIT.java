@@ -3,13 +3,14 @@ package dev.companion4j.cli.extension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.companion4j.cli.extension.HeadlessCli.Kind;
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.EventTap;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.FakeModelServer.Reply;
 import dev.companion4j.testkit.FakeModelServer.Request;
+import dev.companion4j.testkit.HeadlessCli;
+import dev.companion4j.testkit.HeadlessCli.Kind;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -48,7 +49,7 @@ class ExtensionIT {
     HeadlessCli cli = INSTALLED.get(kind);
     if (cli == null) {
       cli = new HeadlessCli(kind, CliEnvironment.in(root.resolve(kind.runtime)), new FakeModelServer());
-      HeadlessCli.Result install = cli.install();
+      HeadlessCli.Result install = cli.install(CompanionProcess.command());
       assertThat(install.exitCode()).as(install.stdout() + install.stderr()).isZero();
       assertThat(install.stdout()).contains("Staged the", "extensions install", "installed a copy of the extension 'companion4j'");
       INSTALLED.put(kind, cli);
@@ -123,19 +124,23 @@ class ExtensionIT {
       HeadlessCli.Result run = cli.prompt("Fix the errors. "
           + call(kind, "get_diagnostics", "{\"path\":\"src/Broken.java\"}")
           + call(kind, "get_open_editors", "{}")
-          + call(kind, "open_file", "{\"path\":\"src/Broken.java\",\"line\":3,\"column\":13}"), Map.of());
+          + call(kind, "open_file", "{\"path\":\"src/Broken.java\",\"line\":3,\"column\":13}")
+          + call(kind, "open_file", "{\"path\":\"../outside.txt\"}"), Map.of());
       assertThat(run.exitCode()).as(run.stderr()).isZero();
 
       List<String> results = since(cli, before).stream().filter(r -> r.lastRole().equals("tool")).map(Request::lastText).toList();
-      assertThat(results).as(run.stdout() + run.stderr()).hasSize(3);
+      assertThat(results).as(run.stdout() + run.stderr()).hasSize(4);
       assertThat(results.get(0))
           .contains(broken + " (1 error)")
           .contains("line 3, column 13: error: incompatible types: String cannot be converted to int [javac]");
       assertThat(results.get(1)).contains("- " + edited + " (active; unsaved changes");
       assertThat(results.get(2)).contains("Asked the editor to show " + broken + " at line 3, character 13.");
+      assertThat(results.get(3)).contains("Not opened: " + cli.env.workspace().resolveSibling("outside.txt") + " is outside the workspace");
       JsonNode open = editor.await("openFile", d -> d.path("path").asString("").equals(broken.toString()));
       assertThat(open.path("line").asInt()).isEqualTo(3);
       assertThat(open.path("character").asInt()).isEqualTo(13);
+      assertThat(editor.events()).as("the refused path never reached the editor")
+          .filteredOn(e -> e.name().equals("openFile")).hasSize(1);
     } finally {
       companion.close();
     }

@@ -24,6 +24,7 @@ import javax.swing.text.BadLocationException;
 import javax.swing.text.Document;
 import javax.swing.text.Element;
 import javax.swing.text.JTextComponent;
+import javax.swing.text.StyledDocument;
 import org.netbeans.api.editor.EditorRegistry;
 import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileChangeAdapter;
@@ -100,6 +101,7 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
       Path p = pathOf(c.getDocument());
       if (p != null) {
         sink.accept(new EditorEvent.FileFocused(p));
+        watch(c.getDocument(), p);
       }
     }
     JTextComponent focused = current != null ? current : EditorRegistry.lastFocusedComponent();
@@ -267,6 +269,7 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
       currentPath = null;
     }
     sink.accept(new EditorEvent.FileClosed(path));
+    unwatch(data.getPrimaryFile());
   }
 
   private void watch(Document doc, Path path) {
@@ -280,6 +283,9 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
       return;
     }
     Watch w = new Watch(data, fo, path);
+    if (doc instanceof StyledDocument text) {
+      w.diagnostics = DiagnosticsWatch.start(fo, () -> w.path, text, sink);
+    }
     watched.put(fo, w);
     fo.addFileChangeListener(w.fileListener);
     data.addPropertyChangeListener(w.dataListener);
@@ -293,6 +299,9 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     if (w != null) {
       w.file.removeFileChangeListener(w.fileListener);
       w.data.removePropertyChangeListener(w.dataListener);
+      if (w.diagnostics != null) {
+        w.diagnostics.stop();
+      }
     }
   }
 
@@ -377,9 +386,12 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
   private final class Watch {
     final DataObject data;
     FileObject file;
-    Path path;
+    /** Changed on the EDT, read by the diagnostics check too. */
+    volatile Path path;
     final FileChangeListener fileListener;
     final PropertyChangeListener dataListener;
+    /** Null when the document is not styled text, which no error provider reads. */
+    DiagnosticsWatch diagnostics;
 
     Watch(DataObject data, FileObject file, Path path) {
       this.data = data;

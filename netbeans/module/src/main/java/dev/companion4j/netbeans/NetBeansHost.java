@@ -98,12 +98,13 @@ final class NetBeansHost implements CompanionHost {
     if (lines == null) {
       throw new HostActionException("NetBeans has no text editor for " + path);
     }
-    Line.Set set = lines.getLineSet();
-    int count = set.getLines().size();
-    if (line > count) {
-      throw new HostActionException(name + " has " + count + " lines; there is no line " + line);
+    Line target;
+    try {
+      // The line as the document has it now, unsaved edits included.
+      target = lines.getLineSet().getCurrent(line - 1);
+    } catch (IndexOutOfBoundsException e) {
+      throw new HostActionException(name + " has no line " + line);
     }
-    Line target = set.getOriginal(line - 1);
     EventQueue.invokeLater(() -> target.show(Line.ShowOpenType.OPEN, Line.ShowVisibilityType.FOCUS, Math.max(character - 1, -1)));
     return "Opened " + name + " at line " + line + (character > 0 ? ", column " + character : "")
         + " in " + IDE_INFO.displayName() + "; the cursor is there.";

@@ -1,9 +1,5 @@
-package dev.companion4j.cli.extension;
+package dev.companion4j.testkit;
 
-import dev.companion4j.cli.testing.CompanionProcess;
-import dev.companion4j.testkit.CliEnvironment;
-import dev.companion4j.testkit.FakeModelServer;
-import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,58 +9,79 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A real Qwen Code or Gemini CLI in a private home, pointed at a fake model on loopback, run the
  * way a user runs it headless: one prompt, tools approved.
  */
-final class HeadlessCli {
+public final class HeadlessCli {
+  private static final JsonMapper JSON = JsonMapper.shared();
   /** Only stops a hung CLI from hanging the build; nothing here measures speed. */
   private static final Duration HANG_GUARD = Duration.ofSeconds(240);
 
-  enum Kind {
+  public enum Kind {
     QWEN("qwen", "@qwen-code/qwen-code/cli-entry.js"),
     GEMINI("gemini", "@google/gemini-cli/bundle/gemini.js");
 
-    final String runtime;
-    final String bin;
+    public final String runtime;
+    private final String bin;
 
     Kind(String runtime, String bin) {
       this.runtime = runtime;
       this.bin = bin;
     }
 
-    Path executable() {
+    public Path executable() {
       return TestPeers.dir().resolve("node_modules").resolve(bin);
     }
   }
 
-  record Result(int exitCode, String stdout, String stderr) {}
+  public record Result(int exitCode, String stdout, String stderr) {}
 
-  final Kind kind;
-  final CliEnvironment env;
-  final FakeModelServer model;
-  final Path state;
+  public final Kind kind;
+  public final CliEnvironment env;
+  public final FakeModelServer model;
+  /** Where the extension keeps its state in these tests ({@code COMPANION4J_STATE}). */
+  public final Path state;
 
-  HeadlessCli(Kind kind, CliEnvironment env, FakeModelServer model) throws IOException {
+  public HeadlessCli(Kind kind, CliEnvironment env, FakeModelServer model) throws IOException {
     this.kind = kind;
     this.env = env;
     this.model = model;
     this.state = env.home().getParent().resolve("state");
     Files.createDirectories(state);
+    writeSettings("");
+  }
+
+  /**
+   * Configures an MCP server in the CLI's user settings, as a user would without the extension.
+   *
+   * @param command the server's command and arguments
+   */
+  public void mcpServer(String name, List<String> command, Map<String, String> environment) throws IOException {
+    Map<String, Object> server = new LinkedHashMap<>();
+    server.put("command", command.get(0));
+    server.put("args", command.subList(1, command.size()));
+    server.put("env", environment);
+    server.put("trust", true);
+    writeSettings(",\"mcpServers\":" + JSON.writeValueAsString(Map.of(name, server)));
+  }
+
+  private void writeSettings(String more) throws IOException {
     if (kind == Kind.QWEN) {
       Files.createDirectories(env.qwenHome());
       Files.writeString(env.qwenHome().resolve("settings.json"),
-          "{\"security\":{\"auth\":{\"selectedType\":\"openai\"}},\"model\":{\"name\":\"fake-model\"}}");
+          "{\"security\":{\"auth\":{\"selectedType\":\"openai\"}},\"model\":{\"name\":\"fake-model\"}" + more + "}");
     } else {
       Files.createDirectories(env.home().resolve(".gemini"));
       Files.writeString(env.home().resolve(".gemini/settings.json"),
-          "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
+          "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}" + more + "}");
     }
   }
 
   /** The environment of the CLI, of the companion4j commands and of the companions they start. */
-  Map<String, String> variables() {
+  public Map<String, String> variables() {
     Map<String, String> vars = new LinkedHashMap<>(env.variables());
     vars.put("COMPANION4J_STATE", state.toString());
     vars.put("GEMINI_CLI_HOME", env.home().toString());
@@ -81,20 +98,25 @@ final class HeadlessCli {
     return vars;
   }
 
-  /** {@code companion4j extension install --cli <this> [args]} with the jar under test. */
-  Result install(String... args) throws Exception {
-    List<String> command = CompanionProcess.command("extension", "install", "--cli", kind.runtime, "--cli-command", kind.executable().toString());
+  /**
+   * {@code companion4j extension install --cli <this> [args]}.
+   *
+   * @param companion4j the command that runs companion4j, e.g. {@code java -jar companion4j.jar}
+   */
+  public Result install(List<String> companion4j, String... args) throws Exception {
+    List<String> command = new ArrayList<>(companion4j);
+    command.addAll(List.of("extension", "install", "--cli", kind.runtime, "--cli-command", kind.executable().toString()));
     command.addAll(List.of(args));
     return run(command, Map.of());
   }
 
   /** One headless turn with every tool approved. */
-  Result prompt(String prompt, Map<String, String> extraEnv) throws Exception {
+  public Result prompt(String prompt, Map<String, String> extraEnv) throws Exception {
     return run(List.of("node", kind.executable().toString(), "-p", prompt, "--yolo"), extraEnv);
   }
 
   /** A subcommand of the CLI, such as {@code extensions list}. */
-  Result cli(String... args) throws Exception {
+  public Result cli(String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of("node", kind.executable().toString()));
     command.addAll(List.of(args));
     return run(command, Map.of());
