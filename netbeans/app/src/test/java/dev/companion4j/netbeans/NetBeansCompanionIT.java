@@ -2,7 +2,6 @@ package dev.companion4j.netbeans;
 
 import java.awt.Component;
 import java.awt.Container;
-import java.awt.EventQueue;
 import java.awt.Frame;
 import java.awt.KeyboardFocusManager;
 import java.awt.Point;
@@ -24,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -115,7 +113,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     Files.writeString(WORKSPACE.resolve(TestProjectFactory.MARKER), "");
     Files.writeString(HELLO, HELLO_TEXT);
     Files.writeString(WORKSPACE.resolve("Other.txt"), "another file\n");
-    onEdt(() -> {
+    Edt.call(() -> {
       WindowManager.getDefault().getMainWindow().setBounds(0, 0, 1400, 860);
       return null;
     });
@@ -143,7 +141,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     Project project = ProjectManager.getDefault().findProject(dir);
     assertNotNull("the test project factory recognises the folder", project);
     OpenProjects.getDefault().open(new Project[] {project}, false);
-    onEdt(() -> {
+    Edt.call(() -> {
       // The Files window shows the project, as a user would see it next to the diff.
       TopComponent files = WindowManager.getDefault().findTopComponent("projectTab_tc");
       if (files != null) {
@@ -164,7 +162,7 @@ public class NetBeansCompanionIT extends NbTestCase {
   public void testEditorContextReachesBothClis() throws Exception {
     JEditorPane pane = openInEditor(HELLO);
     // Select "World" on line 2; the caret ends after it.
-    onEdt(() -> {
+    Edt.call(() -> {
       int start = HELLO_TEXT.indexOf("World");
       pane.setCaretPosition(start);
       pane.moveCaretPosition(start + "World".length());
@@ -185,7 +183,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     }
 
     // Moving the caret without a selection: new position, selection gone.
-    onEdt(() -> {
+    Edt.call(() -> {
       pane.setCaretPosition(HELLO_TEXT.indexOf("third") + 2);
       return null;
     });
@@ -199,12 +197,12 @@ public class NetBeansCompanionIT extends NbTestCase {
 
   public void testStatusBarClickShowsTerminalVariables() throws Exception {
     int port = geminiDiscovery().orElseThrow().path("port").asInt();
-    onEdt(() -> {
+    Edt.call(() -> {
       JLabel label = statusLabel();
       label.dispatchEvent(new MouseEvent(label, MouseEvent.MOUSE_CLICKED, System.currentTimeMillis(), 0, 5, 5, 1, false, MouseEvent.BUTTON1));
       return null;
     });
-    JDialog dialog = Await.until(WAIT, () -> onEdt(() -> {
+    JDialog dialog = Await.until(WAIT, () -> Edt.call(() -> {
       for (Window w : Window.getWindows()) {
         if (w instanceof JDialog d && d.isShowing() && find(d, JTextArea.class, "companion4j.statusText") != null) {
           return d;
@@ -212,7 +210,7 @@ public class NetBeansCompanionIT extends NbTestCase {
       }
       return null;
     }), d -> d != null);
-    String text = onEdt(() -> find(dialog, JTextArea.class, "companion4j.statusText").getText());
+    String text = Edt.call(() -> find(dialog, JTextArea.class, "companion4j.statusText").getText());
     assertTrue(text, text.contains("export QWEN_CODE_IDE_SERVER_PORT='" + port + "'"));
     assertTrue(text, text.contains("export GEMINI_CLI_IDE_SERVER_PORT='" + port + "'"));
     assertTrue(text, text.contains("export GEMINI_CLI_IDE_WORKSPACE_PATH='" + WORKSPACE + "'"));
@@ -220,7 +218,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     assertTrue(text, text.contains(qwenLockFiles().get(0).toString()));
     assertTrue(text, text.contains("Connected CLIs: "));
     screenshot(dialog, null, "netbeans-status-dialog.png");
-    onEdt(() -> {
+    Edt.call(() -> {
       dialog.dispose();
       return null;
     });
@@ -233,7 +231,7 @@ public class NetBeansCompanionIT extends NbTestCase {
       awaitActiveFile(cli, other, 1, 1);
     }
     EditorCookie editor = DataObject.find(FileUtil.toFileObject(other.toFile())).getLookup().lookup(EditorCookie.class);
-    assertTrue(onEdt(editor::close));
+    assertTrue(Edt.call(editor::close));
     for (CliDriver cli : List.of(qwen, gemini)) {
       Await.until(WAIT, () -> openFilePaths(cli), paths -> !paths.contains(other.toString()) && paths.contains(HELLO.toString()));
     }
@@ -269,7 +267,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     CompletableFuture<Json> outcome = qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
     TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
     JEditorPane right = awaitEditableRightSide(window, proposal);
-    onEdt(() -> {
+    Edt.call(() -> {
       right.getDocument().insertString(0, "// reviewed in NetBeans\n", null);
       return null;
     });
@@ -283,7 +281,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     assertEquals(answer.toString(), "accepted", answer.path("status").asString());
     assertEquals("// reviewed in NetBeans\n" + proposal, answer.path("content").asString());
     assertEquals("the module never writes the file; the CLI does", HELLO_TEXT, Files.readString(HELLO));
-    Await.until(WAIT, () -> onEdt(window::isOpened), open -> !open);
+    Await.until(WAIT, () -> Edt.call(window::isOpened), open -> !open);
   }
 
   public void testAcceptNewFileWithCtrlS() throws Exception {
@@ -292,15 +290,15 @@ public class NetBeansCompanionIT extends NbTestCase {
     CompletableFuture<Json> outcome = gemini.send("openDiff", Map.of("filePath", created.toString(), "newContent", proposal));
     TopComponent window = awaitDiffWindow("Created.txt (Before \u2194 After)", outcome);
     JEditorPane right = awaitEditableRightSide(window, proposal.replace("\r\n", "\n"));
-    List<JEditorPane> readOnly = onEdt(() -> panes(window).stream().filter(p -> !p.isEditable()).toList());
+    List<JEditorPane> readOnly = Edt.call(() -> panes(window).stream().filter(p -> !p.isEditable()).toList());
     assertFalse(readOnly.isEmpty());
-    assertEquals("a new file has nothing on the left", "", onEdt(() -> textOf(readOnly.get(0))));
-    onEdt(() -> {
+    assertEquals("a new file has nothing on the left", "", Edt.call(() -> textOf(readOnly.get(0))));
+    Edt.call(() -> {
       Document doc = right.getDocument();
       doc.insertString(doc.getLength(), "edited\n", null);
       return null;
     });
-    onEdt(() -> {
+    Edt.call(() -> {
       KeyEvent ctrlS = new KeyEvent(right, KeyEvent.KEY_PRESSED, System.currentTimeMillis(),
           InputEvent.CTRL_DOWN_MASK, KeyEvent.VK_S, KeyEvent.CHAR_UNDEFINED);
       // Straight to the editor pane, as the focus manager would with the keyboard focus there.
@@ -311,14 +309,14 @@ public class NetBeansCompanionIT extends NbTestCase {
     assertEquals(answer.toString(), "accepted", answer.path("status").asString());
     assertEquals("the proposal's line separators survive", "brand new\r\nwith CRLF\r\nedited\r\n", answer.path("content").asString());
     assertFalse("the module never creates the file", Files.exists(created));
-    Await.until(WAIT, () -> onEdt(window::isOpened), open -> !open);
+    Await.until(WAIT, () -> Edt.call(window::isOpened), open -> !open);
   }
 
   public void testClosingDiffWindowRejects() throws Exception {
     for (CliDriver cli : List.of(qwen, gemini)) {
       CompletableFuture<Json> outcome = cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "rejected by " + cli.cli + "\n"));
       TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
-      assertTrue(onEdt(window::close));
+      assertTrue(Edt.call(window::close));
       Json answer = outcome.get(60, TimeUnit.SECONDS);
       assertEquals(cli.cli + ": " + answer, "rejected", answer.path("status").asString());
     }
@@ -331,13 +329,13 @@ public class NetBeansCompanionIT extends NbTestCase {
       CompletableFuture<Json> outcome = cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
       TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
       JEditorPane right = awaitEditableRightSide(window, proposal);
-      onEdt(() -> {
+      Edt.call(() -> {
         right.getDocument().insertString(0, "edited ", null);
         return null;
       });
       Json closed = cli.call("closeDiff", Map.of("filePath", HELLO.toString()));
       assertEquals(cli.cli + ": the right side as edited", "edited " + proposal, closed.path("content").asString());
-      Await.until(WAIT, () -> onEdt(window::isOpened), open -> !open);
+      Await.until(WAIT, () -> Edt.call(window::isOpened), open -> !open);
       Json answer = outcome.get(60, TimeUnit.SECONDS);
       assertEquals(cli.cli + ": " + answer, "rejected", answer.path("status").asString());
     }
@@ -348,12 +346,12 @@ public class NetBeansCompanionIT extends NbTestCase {
     CompletableFuture<Json> fromQwen = qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "from qwen\n"));
     TopComponent qwenWindow = awaitDiffWindow(title, fromQwen);
     awaitEditableRightSide(qwenWindow, "from qwen\n");
-    AbstractButton accept = onEdt(() -> find(qwenWindow, AbstractButton.class, DiffTopComponentNames.ACCEPT));
+    AbstractButton accept = Edt.call(() -> find(qwenWindow, AbstractButton.class, DiffTopComponentNames.ACCEPT));
 
     // Gemini's proposal for the same file replaces Qwen's. All in one EDT turn, so that the user
     // accepts in Qwen's window before the companion gets to close it: the Accept comes too late.
     AtomicReference<CompletableFuture<Json>> fromGemini = new AtomicReference<>();
-    String status = onEdt(() -> {
+    String status = Edt.call(() -> {
       fromGemini.set(gemini.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "from gemini\n")));
       Json replaced = fromQwen.get(60, TimeUnit.SECONDS);
       assertEquals("qwen hears its proposal was turned down: " + replaced, "rejected", replaced.path("status").asString());
@@ -362,22 +360,22 @@ public class NetBeansCompanionIT extends NbTestCase {
       return StatusDisplayer.getDefault().getStatusText();
     });
     assertEquals("This proposal for Hello.txt was replaced by a newer one; nothing was written", status);
-    assertFalse(onEdt(qwenWindow::isOpened));
+    assertFalse(Edt.call(qwenWindow::isOpened));
 
     // Gemini's proposal is still pending in its own window. A context update sent after the
     // Accept reaches Gemini after any outcome sent before it, so none was.
     TopComponent geminiWindow = awaitDiffWindow(title, fromGemini.get());
     awaitEditableRightSide(geminiWindow, "from gemini\n");
     JEditorPane pane = openInEditor(HELLO);
-    onEdt(() -> {
+    Edt.call(() -> {
       pane.setCaretPosition(HELLO_TEXT.indexOf("Hello"));
       return null;
     });
     awaitActiveFile(gemini, HELLO, 2, 1);
     assertFalse("gemini got no outcome: " + fromGemini.get().getNow(null), fromGemini.get().isDone());
-    assertTrue(onEdt(geminiWindow::isOpened));
+    assertTrue(Edt.call(geminiWindow::isOpened));
 
-    assertTrue(onEdt(geminiWindow::close));
+    assertTrue(Edt.call(geminiWindow::close));
     Json answer = fromGemini.get().get(60, TimeUnit.SECONDS);
     assertEquals(answer.toString(), "rejected", answer.path("status").asString());
     assertEquals(HELLO_TEXT, Files.readString(HELLO));
@@ -389,14 +387,14 @@ public class NetBeansCompanionIT extends NbTestCase {
         .filter(o -> "CLI Companion".equals(o.getDisplayName()))
         .findFirst().orElseThrow(() -> new AssertionError("the options panel is registered under Miscellaneous"))
         .create();
-    JComponent panel = onEdt(() -> {
+    JComponent panel = Edt.call(() -> {
       options.update();
       return options.getComponent(Lookup.EMPTY);
     });
-    JCheckBox geminiBox = onEdt(() -> find(panel, JCheckBox.class, "companion4j.gemini"));
-    assertTrue(onEdt(geminiBox::isSelected));
-    assertTrue(onEdt(() -> find(panel, JCheckBox.class, "companion4j.qwen").isSelected()));
-    onEdt(() -> {
+    JCheckBox geminiBox = Edt.call(() -> find(panel, JCheckBox.class, "companion4j.gemini"));
+    assertTrue(Edt.call(geminiBox::isSelected));
+    assertTrue(Edt.call(() -> find(panel, JCheckBox.class, "companion4j.qwen").isSelected()));
+    Edt.call(() -> {
       geminiBox.doClick();
       options.applyChanges();
       return null;
@@ -407,7 +405,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     int newPort = lock.path("port").asInt();
     Await.until(WAIT, () -> statusText(), t -> t.startsWith("CLI companion :" + newPort));
 
-    onEdt(() -> {
+    Edt.call(() -> {
       options.update();
       geminiBox.doClick();
       options.applyChanges();
@@ -459,7 +457,7 @@ public class NetBeansCompanionIT extends NbTestCase {
       assertTrue(geminiFiles().isEmpty());
       assertTrue(qwenLockFiles().isEmpty());
       // The window closes after the companion stopped, when the EDT gets to it.
-      Await.until(WAIT, () -> onEdt(window::isOpened), open -> !open);
+      Await.until(WAIT, () -> Edt.call(window::isOpened), open -> !open);
       assertEquals(HELLO_TEXT, Files.readString(HELLO));
     }
   }
@@ -468,11 +466,11 @@ public class NetBeansCompanionIT extends NbTestCase {
 
   private static JEditorPane openInEditor(Path file) throws Exception {
     EditorCookie editor = DataObject.find(FileUtil.toFileObject(file.toFile())).getLookup().lookup(EditorCookie.class);
-    onEdt(() -> {
+    Edt.call(() -> {
       editor.open();
       return null;
     });
-    return Await.until(WAIT, () -> onEdt(() -> {
+    return Await.until(WAIT, () -> Edt.call(() -> {
       JEditorPane[] panes = editor.getOpenedPanes();
       return panes == null || panes.length == 0 ? null : panes[0];
     }), p -> p != null);
@@ -518,7 +516,7 @@ public class NetBeansCompanionIT extends NbTestCase {
       if (outcome.isDone()) {
         throw new AssertionError("openDiff ended before the window was found: " + outcome.getNow(null));
       }
-      return onEdt(() -> {
+      return Edt.call(() -> {
       for (TopComponent tc : TopComponent.getRegistry().getOpened()) {
         if (title.equals(tc.getDisplayName())) {
           return tc;
@@ -530,7 +528,7 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   private static JEditorPane awaitEditableRightSide(TopComponent window, String text) throws Exception {
-    return Await.until(WAIT, () -> onEdt(() -> panes(window).stream()
+    return Await.until(WAIT, () -> Edt.call(() -> panes(window).stream()
         .filter(p -> p.isEditable() && p.isShowing() && text.equals(textOf(p)))
         .findFirst().orElse(null)), p -> p != null);
   }
@@ -558,9 +556,9 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   private static void click(Container root, String name) throws Exception {
-    AbstractButton button = onEdt(() -> find(root, AbstractButton.class, name));
+    AbstractButton button = Edt.call(() -> find(root, AbstractButton.class, name));
     assertNotNull("button " + name, button);
-    onEdt(() -> {
+    Edt.call(() -> {
       button.doClick();
       return null;
     });
@@ -591,12 +589,12 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   private static String statusText() throws Exception {
-    return onEdt(() -> statusLabel().getText());
+    return Edt.call(() -> statusLabel().getText());
   }
 
   /** The strip of the main window's status bar around the companion's item. */
   private static Rectangle statusBarArea() throws Exception {
-    return onEdt(() -> {
+    return Edt.call(() -> {
       JLabel label = statusLabel();
       Frame main = WindowManager.getDefault().getMainWindow();
       Point labelAt = SwingUtilities.convertPoint(label, 0, 0, main);
@@ -607,7 +605,7 @@ public class NetBeansCompanionIT extends NbTestCase {
 
   /** Captures {@code area} of {@code window} (all of it when null) once the picture stops changing. */
   private static void screenshot(Window window, Rectangle area, String name) throws Exception {
-    Rectangle onScreen = onEdt(() -> {
+    Rectangle onScreen = Edt.call(() -> {
       Point origin = window.getLocationOnScreen();
       Rectangle r = area == null ? new Rectangle(0, 0, window.getWidth(), window.getHeight()) : new Rectangle(area);
       r.translate(origin.x, origin.y);
@@ -616,7 +614,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     Robot robot = new Robot();
     AtomicReference<BufferedImage> last = new AtomicReference<>();
     BufferedImage image = Await.until(WAIT, Duration.ofMillis(300), () -> {
-      onEdt(() -> null);
+      Edt.call(() -> null);
       BufferedImage now = robot.createScreenCapture(onScreen);
       BufferedImage before = last.getAndSet(now);
       return before != null && samePixels(before, now) ? now : null;
@@ -691,21 +689,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     }
   }
 
-  private static <T> T onEdt(Callable<T> task) throws Exception {
-    AtomicReference<T> result = new AtomicReference<>();
-    AtomicReference<Exception> failure = new AtomicReference<>();
-    EventQueue.invokeAndWait(() -> {
-      try {
-        result.set(task.call());
-      } catch (Exception e) {
-        failure.set(e);
-      }
-    });
-    if (failure.get() != null) {
-      throw failure.get();
-    }
-    return result.get();
-  }
+
 
   private static void deleteRecursively(Path dir) throws IOException {
     if (!Files.exists(dir)) {

@@ -1,6 +1,5 @@
 package dev.companion4j.netbeans;
 
-import java.awt.EventQueue;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,9 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import javax.swing.JEditorPane;
 import javax.swing.text.JTextComponent;
 import javax.swing.text.StyledDocument;
@@ -79,7 +76,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
 
     // A change not saved: NetBeans marks the file modified, the companion reports it dirty.
     EditorCookie edited = open(EDITED);
-    onEdt(() -> {
+    Edt.call(() -> {
       StyledDocument doc = edited.getDocument();
       NbDocument.runAtomicAsUser(doc, () -> {
         try {
@@ -97,7 +94,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
 
     for (String cli : List.of("qwen", "gemini")) {
       int line = cli.equals("qwen") ? 9 : 8;
-      onEdt(() -> {
+      Edt.call(() -> {
         caretPane(BROKEN).setCaretPosition(0);
         return null;
       });
@@ -117,7 +114,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
           results.get(1).contains("- " + EDITED + " (unsaved changes: the file on disk is older than the editor's text)"));
       assertTrue(cli + ": " + results.get(2),
           results.get(2).contains("Opened Broken.java at line " + line + ", column 9 in Apache NetBeans"));
-      int[] caret = Await.until(WAIT, () -> onEdt(() -> caretOf(caretPane(BROKEN))), c -> c[0] == line);
+      int[] caret = Await.until(WAIT, () -> Edt.call(() -> caretOf(caretPane(BROKEN))), c -> c[0] == line);
       assertEquals(cli, 9, caret[1]);
     }
   }
@@ -170,11 +167,11 @@ public class NetBeansIdeToolsIT extends NbTestCase {
 
   private static EditorCookie open(Path file) throws Exception {
     EditorCookie editor = DataObject.find(FileUtil.toFileObject(file.toFile())).getLookup().lookup(EditorCookie.class);
-    onEdt(() -> {
+    Edt.call(() -> {
       editor.open();
       return null;
     });
-    Await.until(WAIT, () -> onEdt(() -> editor.getOpenedPanes()), panes -> panes != null && panes.length > 0);
+    Await.until(WAIT, () -> Edt.call(() -> editor.getOpenedPanes()), panes -> panes != null && panes.length > 0);
     return editor;
   }
 
@@ -190,19 +187,5 @@ public class NetBeansIdeToolsIT extends NbTestCase {
     return new int[] {NbDocument.findLineNumber(doc, dot) + 1, NbDocument.findLineColumn(doc, dot) + 1};
   }
 
-  private static <T> T onEdt(Callable<T> task) throws Exception {
-    AtomicReference<T> result = new AtomicReference<>();
-    AtomicReference<Exception> failure = new AtomicReference<>();
-    EventQueue.invokeAndWait(() -> {
-      try {
-        result.set(task.call());
-      } catch (Exception e) {
-        failure.set(e);
-      }
-    });
-    if (failure.get() != null) {
-      throw failure.get();
-    }
-    return result.get();
-  }
+
 }
