@@ -56,7 +56,8 @@ export class Api {
 
   /** Opens the event stream; resolves once the companion has answered. */
   async stream(signal) {
-    const res = await this.#fetch('/editor/events/stream', {
+    // The page is no editor: it says so, so that requests to open files are not counted as heard.
+    const res = await this.#fetch('/editor/events/stream?client=review-page', {
       signal,
       headers: { Accept: 'text/event-stream' },
     });

@@ -363,6 +363,10 @@ function applyEvent({ event, data }) {
     case 'context':
       state.context = payload;
       break;
+    case 'openFile':
+      // The page cannot move an editor; it tells the user where the CLI points.
+      toast(`The CLI points at ${display(payload.path)}${payload.line ? ', line ' + payload.line : ''}`);
+      return;
     case 'diagnostics':
       if (!state.features.includes('diagnostics')) state.features = [...state.features, 'diagnostics'];
       if (payload.total > 0) state.diagnostics.set(payload.path, payload);

@@ -38,11 +38,10 @@ final class HeadlessHost implements CompanionHost {
   public String openFile(Path path, int line, int character) throws HostActionException {
     int editors = editorApi.requestOpen(path, line, character);
     if (editors == 0) {
-      throw new HostActionException("No editor is following this companion's event stream to open files "
-          + "(an editor plugin subscribes with GET " + EditorApi.PATH + "/events/stream?handles=openFile); "
-          + "tell the user the place instead: " + path + (line > 0 ? ":" + line : ""));
+      throw new HostActionException("No editor follows this companion's event stream (GET " + EditorApi.PATH
+          + "/events/stream), so none can open the file; tell the user the place instead: " + path + (line > 0 ? ":" + line : ""));
     }
-    return "Asked " + (editors == 1 ? "the editor" : editors + " editors") + " to show " + path
+    return "Asked " + (editors == 1 ? "the editor" : "the " + editors + " editors") + " following the companion to show " + path
         + (line > 0 ? " at line " + line + (character > 0 ? ", character " + character : "") : "") + ".";
   }
 

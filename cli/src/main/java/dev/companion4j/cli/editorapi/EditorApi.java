@@ -22,12 +22,10 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,8 +42,8 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   /** The mount point under which {@link #pathSpec()} serves. */
   public static final String PATH = "/editor";
   private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
-  /** What a subscriber may say it handles with {@code ?handles=}. */
-  public static final String OPEN_FILE = "openFile";
+  /** What the review page says it is with {@code ?client=}: it follows the stream but opens no files. */
+  public static final String REVIEW_PAGE = "review-page";
   /** More diagnostics in one event than any file has; the rest would only cost memory. */
   private static final int MAX_DIAGNOSTICS_PER_EVENT = 10_000;
   /** Only the newest context matters to a subscriber that fell behind. */
@@ -122,20 +120,15 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   }
 
   private void subscribe(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-    String handles = req.getParameter("handles");
-    Set<String> handled = handles == null || handles.isBlank() ? Set.of() : Set.copyOf(Arrays.asList(handles.split(",")));
-    if (!Set.of(OPEN_FILE).containsAll(handled)) {
-      HttpBodies.error(resp, 400, "handles takes a comma-separated list of: " + OPEN_FILE);
-      return;
-    }
-    events.subscribe(req, resp, handled);
+    String client = req.getParameter("client");
+    events.subscribe(req, resp, REVIEW_PAGE.equals(client) ? REVIEW_PAGE : "");
   }
 
   /**
-   * Asks the editors that handle {@value #OPEN_FILE} to show a place, with an {@code openFile}
-   * event; line and character are 1-based, 0 when not given.
+   * Asks the editors following the event stream to show a place, with an {@code openFile} event
+   * to every subscriber; line and character are 1-based, 0 when not given.
    *
-   * @return how many editors were asked
+   * @return how many subscribers other than review pages were asked
    */
   public int requestOpen(Path path, int line, int character) {
     Map<String, Object> place = new LinkedHashMap<>();
@@ -146,7 +139,8 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     if (character > 0) {
       place.put("character", character);
     }
-    return events.request(OPEN_FILE, "openFile", place);
+    events.publish("openFile", null, place);
+    return events.subscribersExcept(REVIEW_PAGE);
   }
 
   private void getDiff(String segment, HttpServletResponse resp) throws IOException {

@@ -71,7 +71,6 @@ class EditorApiIT {
     assertRefused(companion.post("/editor/events", Map.of("type", "diagnostics", "path", file, "diagnostics", List.of(
         Map.of("range", range(1, 1, 1, 1), "severity", "error")))), 400, "diagnostics[0]: message is required");
     assertRefused(companion.post("/editor/events", Map.of("type", "selection", "path", file, "text", "x", "range", "1:1")), 400, "range must be {startLine");
-    assertRefused(companion.get("/editor/events/stream?handles=everything"), 400, "handles takes a comma-separated list of: openFile");
     assertRefused(companion.post("/editor/events", "{\"type\":\"focus\",\"path\":\"" + "a".repeat(5 * 1024 * 1024) + "\"}"), 413, "exceeds the limit");
 
     assertThat(context()).isEqualTo(before);
@@ -217,6 +216,23 @@ class EditorApiIT {
       companion.event(Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of()));
       events.await("diagnostics", d -> d.path("path").asString("").equals(file.toString()) && d.path("total").asInt() == 0);
       assertThat(companion.get("/editor/state").body()).doesNotContain("rename me");
+    }
+  }
+
+  @Test
+  void aRequestToOpenAFileReachesEveryEditorOnTheStreamAndOnlyThePageIsNoEditor() {
+    Path file = env.file("Open.java", "class Open {}\n");
+    try (EventTap page = EventTap.asReviewPage(companion)) {
+      HttpResponse<String> unheard = companion.post("/ide/open", Map.of("path", file.toString(), "line", 1));
+      assertRefused(unheard, 503, "No editor follows this companion's event stream");
+      try (EventTap editor = EventTap.open(companion)) {
+        HttpResponse<String> heard = companion.post("/ide/open", Map.of("path", file.toString(), "line", 1, "character", 7));
+        assertThat(heard.statusCode()).as(heard.body()).isEqualTo(200);
+        assertThat(heard.body()).contains("Asked the editor following the companion to show " + file + " at line 1, character 7.");
+        JsonNode place = editor.await("openFile", d -> d.path("path").asString("").equals(file.toString()));
+        assertThat(place.path("character").asInt()).isEqualTo(7);
+        page.await("openFile", d -> d.path("line").asInt() == 1);
+      }
     }
   }
 

@@ -110,7 +110,7 @@ class ExtensionIT {
     Path broken = cli.env.file("src/Broken.java", "class Broken {\n  void run() {\n    int x = \"text\";\n  }\n}\n");
     Path edited = cli.env.file("src/Edited.java", "class Edited {}\n");
     CompanionProcess companion = CompanionProcess.start(cli.env);
-    try (EventTap editor = EventTap.handling(companion, "openFile")) {
+    try (EventTap page = EventTap.asReviewPage(companion); EventTap editor = EventTap.open(companion)) {
       companion.event(Map.of("type", "diagnostics", "path", broken.toString(), "diagnostics", List.of(Map.of(
           "range", Map.of("startLine", 3, "startCharacter", 13, "endLine", 3, "endCharacter", 19),
           "severity", "error",
@@ -134,7 +134,7 @@ class ExtensionIT {
           .contains(broken + " (1 error)")
           .contains("line 3, column 13: error: incompatible types: String cannot be converted to int [javac]");
       assertThat(results.get(1)).contains("- " + edited + " (active; unsaved changes");
-      assertThat(results.get(2)).contains("Asked the editor to show " + broken + " at line 3, character 13.");
+      assertThat(results.get(2)).contains("Asked the editor following the companion to show " + broken + " at line 3, character 13.");
       assertThat(results.get(3)).contains("Not opened: " + cli.env.workspace().resolveSibling("outside.txt") + " is outside the workspace");
       JsonNode open = editor.await("openFile", d -> d.path("path").asString("").equals(broken.toString()));
       assertThat(open.path("line").asInt()).isEqualTo(3);

@@ -345,6 +345,10 @@ class ReviewPageIT {
     companion.event(Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of()));
     browser.waitFor("#diagnostics", "No problems in the open files.");
     assertThat(browser.text("#diagnostics-count")).isEqualTo("0");
+
+    // The page is no editor: a request to open the file is not counted as heard, but the user sees it.
+    assertThat(companion.post("/ide/open", Map.of("path", file.toString(), "line", 3)).statusCode()).isEqualTo(503);
+    browser.waitFor("#toast", "The CLI points at src/Broken.java, line 3");
   }
 
   @Test

@@ -33,9 +33,9 @@ public final class EventTap implements AutoCloseable {
     return open(companion, "");
   }
 
-  /** Subscribes as an editor that handles {@code handles} requests (e.g. {@code openFile}). */
-  public static EventTap handling(CompanionProcess companion, String handles) {
-    return open(companion, "?handles=" + handles);
+  /** Subscribes as the review page does, which says it is no editor. */
+  public static EventTap asReviewPage(CompanionProcess companion) {
+    return open(companion, "?client=review-page");
   }
 
   private static EventTap open(CompanionProcess companion, String query) {

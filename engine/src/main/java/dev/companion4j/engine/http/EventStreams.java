@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -30,8 +29,8 @@ public final class EventStreams implements AutoCloseable {
   private static final Duration STALL_BOUND = Duration.ofSeconds(15);
 
   private final List<SseChannel> subscribers = new CopyOnWriteArrayList<>();
-  /** What each subscriber said it handles, for requests only some can act on. */
-  private final Map<SseChannel, Set<String>> handles = new ConcurrentHashMap<>();
+  /** What each subscriber said it is, e.g. a page that follows the stream but is no editor. */
+  private final Map<SseChannel, String> kinds = new ConcurrentHashMap<>();
   private final ScheduledExecutorService heartbeat =
       Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "companion4j-event-streams");
@@ -45,19 +44,19 @@ public final class EventStreams implements AutoCloseable {
 
   /** Answers {@code request} with an event stream that gets every event published from now on. */
   public void subscribe(HttpServletRequest request, HttpServletResponse response) throws IOException {
-    subscribe(request, response, Set.of());
+    subscribe(request, response, "");
   }
 
   /**
    * Answers {@code request} with an event stream that gets every event published from now on,
-   * and the requests for {@code handled} ({@link #request}).
+   * for a subscriber of {@code kind} ({@link #subscribersExcept}).
    */
-  public void subscribe(HttpServletRequest request, HttpServletResponse response, Set<String> handled) throws IOException {
+  public void subscribe(HttpServletRequest request, HttpServletResponse response, String kind) throws IOException {
     SseChannel channel = SseChannel.open(request, response, LIMITS, System::nanoTime, (c, end) -> {
       subscribers.remove(c);
-      handles.remove(c);
+      kinds.remove(c);
     });
-    handles.put(channel, Set.copyOf(handled));
+    kinds.put(channel, kind);
     subscribers.add(channel);
     // An opening comment lets the client see the stream is live before any event.
     channel.send(null, ": connected\n\n".getBytes(StandardCharsets.UTF_8));
@@ -75,22 +74,9 @@ public final class EventStreams implements AutoCloseable {
     subscribers.forEach(s -> s.send(key, frame));
   }
 
-  /**
-   * Sends an event only to the subscribers that handle {@code kind}, e.g. a request to open a file
-   * that only editors can act on.
-   *
-   * @return how many subscribers it was sent to
-   */
-  public int request(String kind, String event, Object data) {
-    byte[] frame = SseChannel.frame(event, HttpBodies.JSON.writeValueAsString(data));
-    int sent = 0;
-    for (SseChannel s : subscribers) {
-      if (handles.getOrDefault(s, Set.of()).contains(kind)) {
-        s.send(null, frame);
-        sent++;
-      }
-    }
-    return sent;
+  /** How many subscribers are connected now that are not of {@code kind}. */
+  public int subscribersExcept(String kind) {
+    return (int) subscribers.stream().filter(s -> !kind.equals(kinds.get(s))).count();
   }
 
   /** How many subscribers are connected now. */
@@ -104,7 +90,7 @@ public final class EventStreams implements AutoCloseable {
     heartbeat.shutdownNow();
     subscribers.forEach(s -> s.close(SseChannel.End.CLOSED));
     subscribers.clear();
-    handles.clear();
+    kinds.clear();
   }
 
   private void sweep() {
