@@ -93,6 +93,10 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   @Override
   protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+    byte[] bytes = HttpBodies.readFirst(req, resp, MAX_BODY_BYTES);
+    if (bytes == null) {
+      return;
+    }
     String route = route(req);
     Matcher answer = ANSWER.matcher(route);
     if (route.equals("/diffs/accept") || route.equals("/diffs/reject")) {
@@ -107,13 +111,11 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     }
     try {
       if (answer.matches()) {
-        answer(diffId(answer.group(1)), answer.group(2).equals("accept"), req, resp);
+        answer(diffId(answer.group(1)), answer.group(2).equals("accept"), json(bytes), resp);
       } else {
-        companion.get().editorEvent(parseEvent(requireObject(readBody(req))));
+        companion.get().editorEvent(parseEvent(requireObject(json(bytes))));
         resp.setStatus(204);
       }
-    } catch (HttpBodies.TooLargeException e) {
-      HttpBodies.error(resp, 413, e.getMessage());
     } catch (BadRequest e) {
       HttpBodies.error(resp, 400, e.getMessage());
     }
@@ -161,9 +163,8 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   }
 
   /** Answers diff {@code id}; only a 204 means the CLI will hear it. */
-  private void answer(DiffId id, boolean accept, HttpServletRequest req, HttpServletResponse resp)
+  private void answer(DiffId id, boolean accept, JsonNode body, HttpServletResponse resp)
       throws IOException, BadRequest {
-    JsonNode body = readBody(req);
     String content = null;
     if (body != null) {
       JsonNode value = requireObject(body).get("content");
@@ -237,8 +238,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   }
 
   /** The body as JSON, or null when it is empty. */
-  private static JsonNode readBody(HttpServletRequest req) throws IOException, BadRequest {
-    byte[] bytes = HttpBodies.read(req, MAX_BODY_BYTES);
+  private static JsonNode json(byte[] bytes) throws BadRequest {
     if (bytes.length == 0) {
       return null;
     }

@@ -43,6 +43,22 @@ public final class HttpBodies {
     return out.toByteArray();
   }
 
+  /**
+   * Reads the whole body before a route answers, as {@link #read}; answers 413 itself when it is
+   * too large. Read it first whatever the answer: Jetty closes a connection whose request body was
+   * left unread, and a client that reuses that connection finds it dead.
+   *
+   * @return the body, or null when the request was answered with 413
+   */
+  public static byte[] readFirst(HttpServletRequest request, HttpServletResponse response, int limit) throws IOException {
+    try {
+      return read(request, limit);
+    } catch (TooLargeException e) {
+      error(response, 413, e.getMessage());
+      return null;
+    }
+  }
+
   /** Answers with {@code {"error": message}}. */
   public static void error(HttpServletResponse response, int status, String message) throws IOException {
     json(response, status, Map.of("error", message));

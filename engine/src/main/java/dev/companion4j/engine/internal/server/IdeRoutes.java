@@ -51,6 +51,10 @@ public final class IdeRoutes extends HttpServlet {
 
   @Override
   protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+    byte[] bytes = HttpBodies.readFirst(req, resp, MAX_BODY_BYTES);
+    if (bytes == null) {
+      return;
+    }
     if (!route(req).equals("/open")) {
       if (List.of("/status", "/editors", "/diagnostics").contains(route(req))) {
         HttpBodies.error(resp, 405, "GET /ide" + route(req) + " only");
@@ -61,10 +65,7 @@ public final class IdeRoutes extends HttpServlet {
     }
     JsonNode body;
     try {
-      body = HttpBodies.JSON.readTree(HttpBodies.read(req, MAX_BODY_BYTES));
-    } catch (HttpBodies.TooLargeException e) {
-      HttpBodies.error(resp, 413, e.getMessage());
-      return;
+      body = HttpBodies.JSON.readTree(bytes);
     } catch (JacksonException e) {
       HttpBodies.error(resp, 400, "the body is not valid JSON");
       return;
