@@ -91,7 +91,6 @@ public final class Companion implements AutoCloseable {
 
   private volatile IdeContext context;
   private volatile List<OpenEditor> editors = List.of();
-  private volatile boolean dirtyStateReported;
   private volatile List<Path> roots = List.of();
   private Thread shutdownHook;
   private State state = State.NEW;
@@ -146,7 +145,7 @@ public final class Companion implements AutoCloseable {
     if (diagnostics.reported()) {
       now.add(HostFeature.DIAGNOSTICS);
     }
-    if (dirtyStateReported) {
+    if (tracker.dirtyStateReported()) {
       now.add(HostFeature.DIRTY_STATE);
     }
     return now;
@@ -168,7 +167,7 @@ public final class Companion implements AutoCloseable {
   /** One file's diagnostics now: an empty list when it has none. */
   public FileDiagnostics diagnostics(Path file) {
     Path path = file.toAbsolutePath().normalize();
-    return diagnostics.of(path).orElse(new FileDiagnostics(path.toString(), List.of(), 0));
+    return diagnostics.of(path).orElse(FileDiagnostics.none(path.toString()));
   }
 
   /**
@@ -373,10 +372,11 @@ public final class Companion implements AutoCloseable {
   public void editorEvent(EditorEvent event) {
     Objects.requireNonNull(event, "event");
     engine.execute(() -> {
-      if (event instanceof EditorEvent.DirtyChanged) {
-        dirtyStateReported = true;
-      }
       diagnostics.apply(event);
+      if (event instanceof EditorEvent.DiagnosticsChanged) {
+        // The most frequent event, and of no concern to the context or the open editors.
+        return;
+      }
       if (tracker.apply(event)) {
         context = tracker.snapshot();
         publisher.changed(context);

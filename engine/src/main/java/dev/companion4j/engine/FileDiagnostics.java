@@ -20,6 +20,11 @@ public record FileDiagnostics(String path, List<Diagnostic> diagnostics, int tot
     diagnostics = List.copyOf(diagnostics);
   }
 
+  /** {@code path} without diagnostics: what a file has when the editor reports none, or no longer any. */
+  public static FileDiagnostics none(String path) {
+    return new FileDiagnostics(path, List.of(), 0);
+  }
+
   /** How many of the reported ones have {@code severity}, among those kept. */
   public long count(Diagnostic.Severity severity) {
     return diagnostics.stream().filter(d -> d.severity() == severity).count();

@@ -115,6 +115,18 @@ public final class HeadlessCli {
     return run(List.of("node", kind.executable().toString(), "-p", prompt, "--yolo"), extraEnv);
   }
 
+  /**
+   * The texts of the tool results sent back to the model since its request number {@code before},
+   * in order; only requests that declare tools count, which leaves out the CLIs' side requests.
+   */
+  public List<String> toolResults(int before) {
+    List<FakeModelServer.Request> all = model.requests();
+    return all.subList(before, all.size()).stream()
+        .filter(r -> !r.body().path("tools").isEmpty() && r.lastRole().equals("tool"))
+        .map(FakeModelServer.Request::lastText)
+        .toList();
+  }
+
   /** A subcommand of the CLI, such as {@code extensions list}. */
   public Result cli(String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of("node", kind.executable().toString()));

@@ -36,10 +36,7 @@ public final class HeadlessRun {
       HeadlessCli.Result run = cli.prompt(args[2], Map.of());
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("exitCode", run.exitCode());
-      out.put("toolResults", model.requests().stream()
-          .filter(r -> !r.body().path("tools").isEmpty() && r.lastRole().equals("tool"))
-          .map(FakeModelServer.Request::lastText)
-          .toList());
+      out.put("toolResults", cli.toolResults(0));
       out.put("stderr", run.stderr());
       System.out.println(JsonMapper.shared().writeValueAsString(out));
     }

@@ -266,7 +266,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
         case "rename" -> new EditorEvent.FileRenamed(absolutePath(body, "from"), absolutePath(body, "to"));
         case "cursor" -> new EditorEvent.CursorMoved(fileOnDisk(body), position(body, "line"), position(body, "character"));
         case "selection" -> new EditorEvent.SelectionChanged(
-            fileOnDisk(body), requireString(body, "text"), body.has("range") ? range(body.get("range"), "range") : null);
+            fileOnDisk(body), requireString(body, "text"), body.has("range") ? range(body.get("range")) : null);
         case "diagnostics" -> new EditorEvent.DiagnosticsChanged(absolutePath(body, "path"), diagnostics(body));
         case "dirty" -> new EditorEvent.DirtyChanged(absolutePath(body, "path"), requireBoolean(body, "dirty"));
         case "trust" -> {
@@ -309,7 +309,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       }
       try {
         diagnostics.add(new Diagnostic(
-            range(d.get("range"), "range"),
+            range(d.get("range")),
             Diagnostic.Severity.ofWireName(requireString(d, "severity")),
             requireText(d, "message"),
             source == null || source.isNull() ? null : source.asString()));
@@ -320,15 +320,15 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     return diagnostics;
   }
 
-  private static TextRange range(JsonNode range, String where) throws BadRequest {
+  private static TextRange range(JsonNode range) throws BadRequest {
     if (range == null || !range.isObject()) {
-      throw new BadRequest(where + " must be {startLine, startCharacter, endLine, endCharacter}, 1-based");
+      throw new BadRequest("range must be {startLine, startCharacter, endLine, endCharacter}, 1-based");
     }
     try {
       return new TextRange(position(range, "startLine"), position(range, "startCharacter"),
           position(range, "endLine"), position(range, "endCharacter"));
     } catch (BadRequest | IllegalArgumentException e) {
-      throw new BadRequest(where + ": " + e.getMessage());
+      throw new BadRequest("range: " + e.getMessage());
     }
   }
 

@@ -110,6 +110,7 @@ class ExtensionIT {
     Path broken = cli.env.file("src/Broken.java", "class Broken {\n  void run() {\n    int x = \"text\";\n  }\n}\n");
     Path edited = cli.env.file("src/Edited.java", "class Edited {}\n");
     CompanionProcess companion = CompanionProcess.start(cli.env);
+    // With a review page following too: the page is no editor, so "the editor" below stays one.
     try (EventTap page = EventTap.asReviewPage(companion); EventTap editor = EventTap.open(companion)) {
       companion.event(Map.of("type", "diagnostics", "path", broken.toString(), "diagnostics", List.of(Map.of(
           "range", Map.of("startLine", 3, "startCharacter", 13, "endLine", 3, "endCharacter", 19),
@@ -128,7 +129,7 @@ class ExtensionIT {
           + call(kind, "open_file", "{\"path\":\"../outside.txt\"}"), Map.of());
       assertThat(run.exitCode()).as(run.stderr()).isZero();
 
-      List<String> results = since(cli, before).stream().filter(r -> r.lastRole().equals("tool")).map(Request::lastText).toList();
+      List<String> results = cli.toolResults(before);
       assertThat(results).as(run.stdout() + run.stderr()).hasSize(4);
       assertThat(results.get(0))
           .contains(broken + " (1 error)")
@@ -288,7 +289,7 @@ class ExtensionIT {
 
   /** The text of the first tool result the main conversation sent back to the model. */
   private static String toolResult(HeadlessCli cli, int before) {
-    return since(cli, before).stream().filter(r -> r.lastRole().equals("tool")).map(Request::lastText).findFirst()
+    return cli.toolResults(before).stream().findFirst()
         .orElseThrow(() -> new AssertionError("no tool result reached the model"));
   }
 

@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,9 +26,7 @@ public final class EventStreams implements AutoCloseable {
   private static final Duration HEARTBEAT = Duration.ofSeconds(5);
   private static final Duration STALL_BOUND = Duration.ofSeconds(15);
 
-  private final List<SseChannel> subscribers = new CopyOnWriteArrayList<>();
-  /** What each subscriber said it is, e.g. a page that follows the stream but is no editor. */
-  private final Map<SseChannel, String> kinds = new ConcurrentHashMap<>();
+  private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService heartbeat =
       Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "companion4j-event-streams");
@@ -52,12 +48,9 @@ public final class EventStreams implements AutoCloseable {
    * for a subscriber of {@code kind} ({@link #subscribersExcept}).
    */
   public void subscribe(HttpServletRequest request, HttpServletResponse response, String kind) throws IOException {
-    SseChannel channel = SseChannel.open(request, response, LIMITS, System::nanoTime, (c, end) -> {
-      subscribers.remove(c);
-      kinds.remove(c);
-    });
-    kinds.put(channel, kind);
-    subscribers.add(channel);
+    SseChannel channel = SseChannel.open(request, response, LIMITS, System::nanoTime,
+        (c, end) -> subscribers.removeIf(s -> s.channel() == c));
+    subscribers.add(new Subscriber(channel, kind));
     // An opening comment lets the client see the stream is live before any event.
     channel.send(null, ": connected\n\n".getBytes(StandardCharsets.UTF_8));
   }
@@ -71,12 +64,12 @@ public final class EventStreams implements AutoCloseable {
    */
   public void publish(String event, String key, Object data) {
     byte[] frame = SseChannel.frame(event, HttpBodies.JSON.writeValueAsString(data));
-    subscribers.forEach(s -> s.send(key, frame));
+    subscribers.forEach(s -> s.channel().send(key, frame));
   }
 
   /** How many subscribers are connected now that are not of {@code kind}. */
   public int subscribersExcept(String kind) {
-    return (int) subscribers.stream().filter(s -> !kind.equals(kinds.get(s))).count();
+    return (int) subscribers.stream().filter(s -> !kind.equals(s.kind())).count();
   }
 
   /** How many subscribers are connected now. */
@@ -88,13 +81,13 @@ public final class EventStreams implements AutoCloseable {
   @Override
   public void close() {
     heartbeat.shutdownNow();
-    subscribers.forEach(s -> s.close(SseChannel.End.CLOSED));
+    subscribers.forEach(s -> s.channel().close(SseChannel.End.CLOSED));
     subscribers.clear();
-    kinds.clear();
   }
 
   private void sweep() {
-    for (SseChannel s : subscribers) {
+    for (Subscriber subscriber : subscribers) {
+      SseChannel s = subscriber.channel();
       if (s.stalledLongerThan(STALL_BOUND.toNanos())) {
         s.close(SseChannel.End.STALLED);
       } else {
@@ -102,4 +95,7 @@ public final class EventStreams implements AutoCloseable {
       }
     }
   }
+
+  /** A stream and what its reader said it is, e.g. a page that follows the stream but is no editor. */
+  private record Subscriber(SseChannel channel, String kind) {}
 }

@@ -15,12 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import tools.jackson.databind.json.JsonMapper;
 
 /** What each IDE tool asks the companion and how it tells the model; see {@link IdeToolsServer}. */
@@ -105,12 +103,14 @@ final class IdeTools {
   }
 
   private static String counts(List<Diagnostic> kept, int total) {
-    Map<Diagnostic.Severity, Long> bySeverity = new LinkedHashMap<>();
-    Arrays.stream(Diagnostic.Severity.values()).forEach(s -> bySeverity.put(s, kept.stream().filter(d -> d.severity() == s).count()));
-    String counted = bySeverity.entrySet().stream()
-        .filter(e -> e.getValue() > 0)
-        .map(e -> e.getValue() + " " + e.getKey().wireName() + (e.getValue() == 1 ? "" : e.getKey() == Diagnostic.Severity.INFORMATION ? "" : "s"))
-        .collect(Collectors.joining(", "));
+    List<String> parts = new ArrayList<>();
+    for (Diagnostic.Severity severity : Diagnostic.Severity.values()) {
+      long n = kept.stream().filter(d -> d.severity() == severity).count();
+      if (n > 0) {
+        parts.add(n + " " + severity.wireName() + (n == 1 || severity == Diagnostic.Severity.INFORMATION ? "" : "s"));
+      }
+    }
+    String counted = String.join(", ", parts);
     return total > kept.size() ? counted + " and " + (total - kept.size()) + " less severe" : counted;
   }
 

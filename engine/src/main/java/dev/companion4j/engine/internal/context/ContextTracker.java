@@ -34,6 +34,8 @@ public final class ContextTracker {
   /** Files with unsaved changes; kept apart from {@link #files}, since an unfocused file may be dirty. */
   private final Set<Path> dirty = new LinkedHashSet<>();
   private Path active;
+  /** Read from any thread: whether the editor has said which files are unsaved. */
+  private volatile boolean dirtyStateReported;
   private long lastTimestamp;
   private boolean trusted;
 
@@ -75,6 +77,7 @@ public final class ContextTracker {
         state.selectionRange = e.text().isEmpty() ? null : e.range();
       }
     } else if (event instanceof EditorEvent.DirtyChanged e) {
+      dirtyStateReported = true;
       Path path = e.path().toAbsolutePath().normalize();
       if (e.dirty()) {
         dirty.add(path);
@@ -110,6 +113,11 @@ public final class ContextTracker {
               isActive ? truncate(s.selection) : null));
     }
     return new IdeContext(open, trusted);
+  }
+
+  /** Whether a {@link EditorEvent.DirtyChanged} came since start; safe from any thread. */
+  public boolean dirtyStateReported() {
+    return dirtyStateReported;
   }
 
   /**

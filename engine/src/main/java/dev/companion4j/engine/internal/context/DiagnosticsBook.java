@@ -4,6 +4,7 @@ import dev.companion4j.engine.Diagnostic;
 import dev.companion4j.engine.EditorEvent;
 import dev.companion4j.engine.FileDiagnostics;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,28 +38,35 @@ public final class DiagnosticsBook {
     this.changed = changed;
   }
 
-  /** Applies an event that concerns diagnostics; others are ignored. */
+  /**
+   * Applies an event that concerns diagnostics; others are ignored. The snapshot is published
+   * before anyone hears of a change.
+   */
   public void apply(EditorEvent event) {
+    List<FileDiagnostics> news = new ArrayList<>();
     if (event instanceof EditorEvent.DiagnosticsChanged e) {
       reported = true;
-      replace(e.path().toAbsolutePath().normalize(), e.diagnostics());
+      replace(e.path().toAbsolutePath().normalize(), e.diagnostics(), news);
     } else if (event instanceof EditorEvent.FileClosed e) {
       // A closed editor shows no diagnostics; the file's next opening brings them back.
-      removeUnder(e.path());
+      removeUnder(e.path(), news);
     } else if (event instanceof EditorEvent.FileDeleted e) {
-      removeUnder(e.path());
+      removeUnder(e.path(), news);
     } else if (event instanceof EditorEvent.FileRenamed e) {
       Path from = e.from().toAbsolutePath().normalize();
       Path to = e.to().toAbsolutePath().normalize();
-      List<Path> moving = files.keySet().stream().filter(p -> p.startsWith(from)).toList();
-      for (Path old : moving) {
+      for (Path old : files.keySet().stream().filter(p -> p.startsWith(from)).toList()) {
         FileDiagnostics kept = files.remove(old);
         Path now = to.resolve(from.relativize(old));
-        put(now, new FileDiagnostics(now.toString(), kept.diagnostics(), kept.total()));
-        publish();
-        changed.accept(new FileDiagnostics(old.toString(), List.of(), 0));
-        changed.accept(files.get(now));
+        FileDiagnostics moved = new FileDiagnostics(now.toString(), kept.diagnostics(), kept.total());
+        news.add(FileDiagnostics.none(old.toString()));
+        news.add(moved);
+        put(now, moved, news);
       }
+    }
+    if (!news.isEmpty()) {
+      snapshot = Map.copyOf(files);
+      news.forEach(changed);
     }
   }
 
@@ -77,7 +85,7 @@ public final class DiagnosticsBook {
     return Optional.ofNullable(snapshot.get(path.toAbsolutePath().normalize()));
   }
 
-  private void replace(Path path, List<Diagnostic> reportedNow) {
+  private void replace(Path path, List<Diagnostic> reportedNow, List<FileDiagnostics> news) {
     FileDiagnostics now = new FileDiagnostics(
         path.toString(),
         reportedNow.stream().sorted(MOST_SEVERE_FIRST).limit(FileDiagnostics.MAX_KEPT).map(DiagnosticsBook::bounded).toList(),
@@ -87,35 +95,27 @@ public final class DiagnosticsBook {
       return;
     }
     files.remove(path);
+    news.add(now);
     if (now.total() > 0) {
-      put(path, now);
+      put(path, now, news);
     }
-    publish();
-    changed.accept(now);
   }
 
-  private void put(Path path, FileDiagnostics diagnostics) {
+  private void put(Path path, FileDiagnostics diagnostics, List<FileDiagnostics> news) {
     files.put(path, diagnostics);
     while (files.size() > MAX_FILES) {
       Path oldest = files.keySet().iterator().next();
       files.remove(oldest);
-      changed.accept(new FileDiagnostics(oldest.toString(), List.of(), 0));
+      news.add(FileDiagnostics.none(oldest.toString()));
     }
   }
 
-  private void removeUnder(Path raw) {
+  private void removeUnder(Path raw, List<FileDiagnostics> news) {
     Path path = raw.toAbsolutePath().normalize();
-    List<Path> gone = files.keySet().stream().filter(p -> p.startsWith(path)).toList();
-    if (gone.isEmpty()) {
-      return;
+    for (Path gone : files.keySet().stream().filter(p -> p.startsWith(path)).toList()) {
+      files.remove(gone);
+      news.add(FileDiagnostics.none(gone.toString()));
     }
-    gone.forEach(files::remove);
-    publish();
-    gone.forEach(p -> changed.accept(new FileDiagnostics(p.toString(), List.of(), 0)));
-  }
-
-  private void publish() {
-    snapshot = Map.copyOf(files);
   }
 
   private static Diagnostic bounded(Diagnostic d) {
