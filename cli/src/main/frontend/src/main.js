@@ -111,9 +111,22 @@ function when(time) {
   return Number.isNaN(date.getTime()) ? '' : `${timeFormat.format(date)} (${ago(time)})`;
 }
 
+/** How the user tells a CLI apart: program, version, terminal and process when the companion knows them. */
+function nameOf(client) {
+  return client.label ?? `${client.name}${client.version ? ' ' + client.version : ''}`;
+}
+
 function clientLabel(diff) {
   const c = state.clients.get(diff.clientId);
-  return c ? `${c.name}${c.version ? ' ' + c.version : ''}` : diff.clientName ?? 'a CLI';
+  return c ? nameOf(c) : diff.clientName ?? 'a CLI';
+}
+
+const changeText = { new: 'new file', deleted: 'deleted' };
+
+/** A badge for a proposal that creates a file or removes all of its text; none for other edits. */
+function changeBadge(diff) {
+  const text = changeText[diff.change];
+  return text ? el('span', { class: `badge ${diff.change}`, dataset: { change: diff.change } }, text) : null;
 }
 
 function renderDiffList() {
@@ -131,7 +144,7 @@ function renderDiffList() {
           title: d.filePath,
           onclick: () => select(d.id),
         },
-        el('span', { class: 'name' }, baseName(rel)),
+        el('span', { class: 'name' }, baseName(rel), changeBadge(d)),
         dirName(rel) ? el('span', { class: 'dir' }, dirName(rel)) : null,
         el('span', { class: 'meta' }, `${clientLabel(d)} · ${ago(d.openedAt)}`),
       );
@@ -153,7 +166,7 @@ function renderConnection() {
           el(
             'li',
             { class: 'client', dataset: { client: c.id } },
-            el('strong', {}, `${c.name}${c.version ? ' ' + c.version : ''}`),
+            el('strong', {}, nameOf(c)),
             el('span', { class: 'meta' }, ` since ${when(c.connectedAt)}`),
           ),
         )
@@ -161,6 +174,20 @@ function renderConnection() {
   );
   renderContext();
   renderDiagnostics();
+  renderWaiting(clients);
+}
+
+/**
+ * With a CLI connected and nothing to review, says what makes the CLIs send their edits here:
+ * in an automatic approval mode they write files themselves and never ask.
+ */
+function renderWaiting(clients) {
+  const hint = $('approval-hint');
+  hint.hidden = clients.length === 0 || state.diffs.size > 0;
+  if (hint.hidden) return;
+  const programs = new Set(clients.map((c) => c.program).filter(Boolean));
+  $('approval-qwen').hidden = programs.size > 0 && !programs.has('Qwen Code');
+  $('approval-gemini').hidden = programs.size > 0 && !programs.has('Gemini CLI');
 }
 
 /** Most diagnostics listed per file; the rest are counted. */
@@ -254,8 +281,9 @@ function renderReview() {
     shownDiff = diff;
     $('review-main').dataset.id = diff.id;
     diffView.show(diff, { dark: darkQuery.matches, narrow: narrowQuery.matches });
-    $('review-path').textContent = display(diff.filePath);
+    $('review-path').replaceChildren(display(diff.filePath), changeBadge(diff) ?? '');
     $('review-path').title = diff.filePath;
+    $('label-current').textContent = diff.change === 'new' ? 'Current file (does not exist yet)' : 'Current file';
   }
   $('review-meta').textContent = `Proposed by ${clientLabel(diff)} · ${when(diff.openedAt)}`;
   updateActions();
@@ -309,6 +337,7 @@ function applyState(s) {
   state.features = s.features ?? [];
   state.diagnostics = new Map((s.diagnostics ?? []).map((f) => [f.path, f]));
   state.diffs = new Map((s.pendingDiffs ?? []).map((d) => [d.id, d]));
+  $('restart-workspace').textContent = state.roots[0] ?? 'the workspace';
   reselect();
   render();
 }
@@ -452,8 +481,8 @@ function denied() {
   sessionStorage.removeItem(TOKEN_KEY);
   gate(
     'The companion refused this page’s access token',
-    'This address belongs to an earlier companion4j, or its token was changed. ' +
-      'Open the review page address that the running companion4j printed, or restart it with --open.',
+    'This address belongs to an earlier companion4j: a restarted companion has a new token. ' +
+      'Run `companion4j open` in the workspace to open the page of the one running now.',
   );
 }
 
@@ -477,6 +506,7 @@ async function session() {
     for (const ev of pending) applyEvent(ev);
     ready = true;
     state.live = true;
+    $('restart-hint').hidden = true;
     setStatus('live', 'Connected');
     await reading;
   } finally {
@@ -486,14 +516,20 @@ async function session() {
 
 async function connectLoop() {
   let delay = 1;
+  let failures = 0;
   while (!stopped) {
     try {
       await session();
       delay = 1;
+      failures = 0;
     } catch (e) {
       if (e instanceof AccessDenied) return denied();
     }
     state.live = false;
+    failures++;
+    // One failed reconnect is a blip; two mean the companion is likely gone, and a restarted one
+    // has another port and token, which this page cannot learn.
+    $('restart-hint').hidden = failures < 2;
     for (let left = delay; left > 0 && !stopped; left--) {
       setStatus('retrying', `Disconnected, retrying in ${left} s`);
       const skipped = await new Promise((done) => {

@@ -10,12 +10,14 @@ import picocli.CommandLine.Option;
 /** {@code companion4j extension}: the Companion4J extension for Qwen Code and Gemini CLI. */
 @Command(
     name = "extension",
+    mixinStandardHelpOptions = true,
     description = "The Companion4J extension for Qwen Code and Gemini CLI.",
     subcommands = {ExtensionCommand.Install.class})
 final class ExtensionCommand {
 
   @Command(
       name = "install",
+      mixinStandardHelpOptions = true,
       description = {
         "Installs the extension into a CLI with the CLI's own 'extensions install' (or 'link').",
         "Hooks, policies, agents, /ide: commands and the IDE tools then work in every session."

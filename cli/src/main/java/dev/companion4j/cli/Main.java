@@ -3,7 +3,9 @@ package dev.companion4j.cli;
 import dev.companion4j.cli.chat.ChatCommand;
 import dev.companion4j.extension.hook.HookMain;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.slf4j.LoggerFactory;
@@ -19,20 +21,23 @@ import picocli.CommandLine.Command;
     subcommands = {
       ServeCommand.class,
       RunCommand.class,
+      OpenCommand.class,
       StatusCommand.class,
-      SelfTestCommand.class,
+      Main.ChatEntry.class,
       ExtensionCommand.class,
       McpCommand.class,
+      SelfTestCommand.class,
       CommandLine.HelpCommand.class
+    },
+    footer = {
+      "",
+      "Start with: companion4j serve (or: companion4j run -- qwen), then qwen or gemini in the same folder, /ide enable.",
+      "Each command has --help."
     })
 public final class Main {
   private static final Set<String> STARTING_COMMANDS = Set.of("serve", "run");
 
   public static void main(String[] args) {
-    if (args.length > 0 && args[0].equals("chat")) {
-      // The chat parses its own arguments.
-      System.exit(ChatCommand.run(Arrays.copyOfRange(args, 1, args.length)));
-    }
     if (args.length > 0 && args[0].equals("hook")) {
       // Hooks run on every tool call: no command-line framework on their path.
       HookMain.main(Arrays.copyOfRange(args, 1, args.length));
@@ -58,11 +63,22 @@ public final class Main {
     return 1;
   }
 
+  /** {@code companion4j chat}: the chat reads its own options, {@code --help} included. */
+  @Command(name = "chat", description = "A terminal chat on a Qwen Code `qwen serve` daemon (see chat --help).")
+  static final class ChatEntry implements java.util.concurrent.Callable<Integer> {
+    @CommandLine.Unmatched List<String> args = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+      return ChatCommand.run(args.toArray(String[]::new));
+    }
+  }
+
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
       String v = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"companion4j " + (v == null ? "dev" : v)};
+      return new String[] {"companion4j " + (v == null ? "(not built as a jar)" : v), "Java " + Runtime.version()};
     }
   }
 }

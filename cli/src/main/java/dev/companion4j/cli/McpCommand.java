@@ -9,8 +9,9 @@ import picocli.CommandLine.Command;
 /** {@code companion4j mcp}: the extension's MCP server of IDE tools, on stdio. */
 @Command(
     name = "mcp",
+    mixinStandardHelpOptions = true,
     description = {
-      "Serves the extension's IDE tools (ide_status) over MCP on stdin/stdout.",
+      "Serves the extension's IDE tools (ide_status, get_diagnostics, open_file, …) over MCP on stdin/stdout.",
       "Qwen Code and Gemini CLI start it from the Companion4J extension; it finds the companion serving",
       "COMPANION4J_WORKSPACE (else the current directory) through the discovery files."
     })

@@ -30,8 +30,8 @@ final class ReviewPages {
     } else if (System.console() != null) {
       System.err.println("Review page: " + url);
     } else {
-      System.err.println("Review page: " + address(companion.port()) + " (start with --open, or take the token from "
-          + companion.discoveryFiles().stream().findFirst().map(Object::toString).orElse("the discovery file") + ")");
+      System.err.println("Review page: " + address(companion.port()) + " (it needs its token: run `companion4j open` in the"
+          + " workspace, or start with --open)");
     }
   }
 }

@@ -1,13 +1,16 @@
 package dev.companion4j.cli;
 
 import dev.companion4j.engine.Companion;
+import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import sun.misc.Signal;
@@ -18,7 +21,8 @@ import sun.misc.Signal;
     mixinStandardHelpOptions = true,
     description = {
       "Starts a companion, runs the command with the IDE variables set, and stops when it exits.",
-      "Exits with the command's exit code."
+      "In a container it also tells Gemini CLI to dial 127.0.0.1 rather than host.docker.internal.",
+      "Exits with the command's exit code (127 when the command cannot be found)."
     })
 final class RunCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -28,24 +32,58 @@ final class RunCommand implements Callable<Integer> {
   @Parameters(paramLabel = "COMMAND", arity = "1..*", description = "The command to run, after --, e.g. -- qwen")
   List<String> command;
 
+  /** The shell's exit code for a command that cannot be run. */
+  private static final int NOT_FOUND = 127;
+
+  private static final Map<String, String> INSTALL = Map.of(
+      "qwen", "install Qwen Code with: npm install -g @qwen-code/qwen-code",
+      "gemini", "install Gemini CLI with: npm install -g @google/gemini-cli");
+
   @Override
   public Integer call() throws Exception {
+    if (!runnable(command.get(0))) {
+      spec.commandLine().getErr().println("companion4j: cannot run " + command.get(0) + ": " + notFound(command.get(0)));
+      return NOT_FOUND;
+    }
     try (HeadlessCompanion headless = options.build(spec)) {
       Companion companion = headless.companion();
       companion.start();
-      ReviewPages.announce(companion, options.open);
       ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
       pb.environment().putAll(companion.terminalEnvironment());
       Process child;
       try {
         child = pb.start();
       } catch (IOException e) {
-        throw new ParameterException(spec.commandLine(), "cannot run " + command.get(0) + ": " + e.getMessage());
+        spec.commandLine().getErr().println("companion4j: cannot run " + command.get(0) + ": " + e.getMessage());
+        return NOT_FOUND;
       }
+      // Once the CLI runs, its screen covers this line; `companion4j open` finds the page again.
+      ReviewPages.announce(companion, options.open);
       // Ctrl-C belongs to the command (the CLIs use it to cancel a turn); the terminal sends it
       // to the whole process group, so this process must not die of it.
       Signal.handle(new Signal("INT"), signal -> {});
       return child.waitFor();
     }
   }
+
+  /** Whether {@code program} names an executable file, directly or on the PATH. */
+  private static boolean runnable(String program) {
+    if (program.contains(File.separator)) {
+      return Files.isExecutable(Path.of(program));
+    }
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program)) && !Files.isDirectory(Path.of(dir, program))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** One line on what to install, checked before any companion starts so nothing else is printed. */
+  private static String notFound(String program) {
+    String name = Path.of(program).getFileName().toString();
+    return "not found" + (program.contains(File.separator) ? "" : " on PATH") + "; "
+        + INSTALL.getOrDefault(name, "install it or give its full path");
+  }
+
 }

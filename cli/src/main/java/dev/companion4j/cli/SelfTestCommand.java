@@ -20,7 +20,10 @@ import picocli.CommandLine.Command;
  * handshake with it and stops. It checks an installation, and the launcher runs it once per build
  * to record the class-data-sharing archive that makes later starts fast.
  */
-@Command(name = "selftest", hidden = true, description = "Starts a scratch companion, talks MCP to it once, stops.")
+@Command(
+    name = "selftest",
+    mixinStandardHelpOptions = true,
+    description = "Checks this installation: starts a scratch companion, talks MCP to it once, stops.")
 final class SelfTestCommand implements Callable<Integer> {
   private static final String INITIALIZE =
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","

@@ -1,8 +1,10 @@
 package dev.companion4j.cli;
 
-import dev.companion4j.engine.discovery.DiscoveredCompanion;
+import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryScanner;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,47 +17,73 @@ import tools.jackson.databind.json.JsonMapper;
 @Command(
     name = "status",
     mixinStandardHelpOptions = true,
-    description = "Lists the companions found in the discovery locations (any IDE's), alive or stale.")
+    description = {
+      "Lists the companions the CLIs would find, with their review page and CLIs.",
+      "One row per companion (any IDE's), alive or stale."
+    })
 final class StatusCommand implements Callable<Integer> {
-  @Option(names = "--json", description = "One JSON object per line instead of a table.")
+  @Option(names = "--json", description = "One JSON object per companion and line instead of a table.")
   boolean json;
+
+  @Option(
+      names = "--show-token",
+      description = "Show review page addresses with their token (only for companions whose discovery file you own).")
+  boolean showToken;
 
   @Override
   public Integer call() {
     DiscoveryLocations locations = DiscoveryLocations.fromEnvironment();
-    List<DiscoveredCompanion> found = new DiscoveryScanner(locations).scan();
+    List<RunningCompanions.Entry> entries = RunningCompanions.list(new DiscoveryScanner(locations));
     if (json) {
-      JsonMapper mapper = JsonMapper.shared();
-      for (DiscoveredCompanion c : found) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("port", c.port());
-        m.put("workspacePath", c.workspacePath());
-        m.put("ide", c.ideName().orElse(null));
-        m.put("pid", c.pid().orElse(null));
-        m.put("state", c.alive() ? "alive" : "stale");
-        m.put("kind", c.kind().name());
-        m.put("file", c.file().toString());
-        System.out.println(mapper.writeValueAsString(m));
-      }
+      entries.forEach(e -> System.out.println(JsonMapper.shared().writeValueAsString(jsonOf(e))));
       return 0;
     }
-    if (found.isEmpty()) {
+    if (entries.isEmpty()) {
       System.out.println("No companions found in " + locations.qwenLockDir() + ", " + locations.qwenSpecDir()
-          + ", " + locations.geminiDir() + " or " + locations.tmpDir());
+          + ", " + locations.geminiDir() + " or " + locations.tmpDir() + ". Start one with: companion4j serve");
       return 0;
     }
-    String format = "%-6s %-6s %-8s %-20s %-12s %s%n";
-    System.out.printf(format, "PORT", "STATE", "PID", "IDE", "KIND", "WORKSPACE");
-    for (DiscoveredCompanion c : found) {
+    String format = "%-6s %-6s %-8s %-14s %-30s %-38s %s%n";
+    System.out.printf(format, "PORT", "STATE", "PID", "IDE", "WORKSPACE", "REVIEW PAGE", "CLIS");
+    boolean pages = false;
+    for (RunningCompanions.Entry e : entries) {
+      pages |= e.reviewPage();
       System.out.printf(
           format,
-          c.port(),
-          c.alive() ? "alive" : "stale",
-          c.pid().map(String::valueOf).orElse("-"),
-          c.ideName().orElse("-"),
-          c.kind().name().toLowerCase(java.util.Locale.ROOT),
-          c.workspacePath().isEmpty() ? "(none)" : c.workspacePath());
+          e.companion().port(),
+          e.companion().alive() ? "alive" : "stale",
+          e.companion().pid().map(String::valueOf).orElse("-"),
+          e.companion().ideName().orElse("-"),
+          e.companion().workspacePath().isEmpty() ? "(none)" : e.companion().workspacePath(),
+          page(e),
+          e.clients().map(c -> c.isEmpty() ? "none" : String.join("; ", c)).orElse("-"));
+    }
+    if (pages && !showToken) {
+      System.out.println();
+      System.out.println("A page needs its token: `companion4j open` in the workspace opens it, `status --show-token` shows it.");
     }
     return 0;
+  }
+
+  private String page(RunningCompanions.Entry e) {
+    if (!e.reviewPage()) {
+      return "-";
+    }
+    return showToken && e.address().isPresent() ? ReviewPage.pageUrl(e.companion().port(), e.address().get().authToken()) : e.pageAddress();
+  }
+
+  private Map<String, Object> jsonOf(RunningCompanions.Entry e) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("port", e.companion().port());
+    m.put("state", e.companion().alive() ? "alive" : "stale");
+    m.put("pid", e.companion().pid().orElse(null));
+    m.put("ide", e.companion().ideName().orElse(null));
+    m.put("workspacePath", e.companion().workspacePath());
+    m.put("reviewPage", e.reviewPage() ? page(e) : null);
+    m.put("clients", e.clients().orElse(null));
+    List<String> files = new ArrayList<>();
+    e.files().stream().map(Path::toString).forEach(files::add);
+    m.put("files", files);
+    return m;
   }
 }

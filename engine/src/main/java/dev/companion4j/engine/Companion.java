@@ -350,8 +350,17 @@ public final class Companion implements AutoCloseable {
       env.put("GEMINI_CLI_IDE_SERVER_PORT", port);
       env.put("GEMINI_CLI_IDE_WORKSPACE_PATH", workspacePath());
       env.put("GEMINI_CLI_IDE_AUTH_TOKEN", authToken);
+      if (inContainer()) {
+        // Gemini CLI in a container dials host.docker.internal, where no companion listens when
+        // it runs in the same container as the CLI; this variable makes it dial 127.0.0.1.
+        env.put("REMOTE_CONTAINERS", "true");
+      }
     }
     return env;
+  }
+
+  private static boolean inContainer() {
+    return Files.exists(Path.of("/.dockerenv")) || Files.exists(Path.of("/run/.containerenv"));
   }
 
   /**

@@ -48,13 +48,34 @@ public record CompanionStatus(
    */
   public record ActiveFile(String path, int line, int character, String selectedText) {}
 
-  /** A connected CLI, as it named itself in its handshake. */
-  public record Client(String id, String name, String version) {}
+  /**
+   * A connected CLI.
+   *
+   * @param name its name in its handshake
+   * @param version its version in its handshake
+   * @param label how the user tells it apart, see {@link ConnectedClient#label()}
+   * @param program the program behind it, e.g. {@code Qwen Code}, or empty when unknown
+   * @param pid its process, or 0 when unknown
+   * @param terminal its terminal, e.g. {@code pts/3}, or empty
+   */
+  public record Client(String id, String name, String version, String label, String program, long pid, String terminal) {
+    /** An older companion's status names its clients by their handshake only. */
+    public Client {
+      version = version == null ? "" : version;
+      label = label == null ? (name + (version.isEmpty() ? "" : " " + version)) : label;
+      program = program == null ? "" : program;
+      terminal = terminal == null ? "" : terminal;
+    }
+
+    static Client of(ConnectedClient c) {
+      return new Client(c.id(), c.name(), c.version(), c.label(), c.process().program(), c.process().pid(), c.process().terminal());
+    }
+  }
 
   /**
    * A pending diff and the CLI that proposed it.
    *
-   * @param clientName the CLI's name, or null when it already left
+   * @param clientName the CLI's {@linkplain ConnectedClient#label() label}, or null when it already left
    * @param openedAt when it was proposed, ISO-8601
    */
   public record Diff(String id, String filePath, String clientId, String clientName, String openedAt) {}
@@ -76,13 +97,13 @@ public record CompanionStatus(
         active,
         context.openFiles().stream().map(IdeContext.OpenFile::path).toList(),
         companion.features().stream().map(HostFeature::wireName).toList(),
-        clients.stream().map(c -> new Client(c.id(), c.name(), c.version())).toList(),
+        clients.stream().map(Client::of).toList(),
         companion.pendingDiffs().stream()
             .map(d -> new Diff(d.id().value(), d.filePath(), d.clientId(), clientName(clients, d.clientId()), d.openedAt().toString()))
             .toList());
   }
 
   private static String clientName(List<ConnectedClient> clients, String id) {
-    return clients.stream().filter(c -> c.id().equals(id)).map(ConnectedClient::name).findFirst().orElse(null);
+    return clients.stream().filter(c -> c.id().equals(id)).map(ConnectedClient::label).findFirst().orElse(null);
   }
 }

@@ -17,10 +17,15 @@ import java.util.List;
 final class EditorJson {
   private EditorJson() {}
 
-  /** A pending diff; {@code clientName} is left out when its CLI already left. */
+  /**
+   * A pending diff; {@code clientName} is its CLI's {@linkplain ConnectedClient#label() label},
+   * left out when the CLI already left. {@code change} is {@code new} for a file that does not
+   * exist, {@code deleted} for a proposal that removes all of a file's text, else {@code modified}.
+   */
   record Diff(
       String id,
       String filePath,
+      String change,
       String originalContent,
       String newContent,
       String openedAt,
@@ -29,15 +34,24 @@ final class EditorJson {
 
     static Diff of(PendingDiff d, List<ConnectedClient> clients) {
       String clientName =
-          clients.stream().filter(c -> c.id().equals(d.clientId())).map(ConnectedClient::name).findFirst().orElse(null);
-      return new Diff(
-          d.id().value(), d.filePath(), d.originalContent(), d.newContent(), d.openedAt().toString(), d.clientId(), clientName);
+          clients.stream().filter(c -> c.id().equals(d.clientId())).map(ConnectedClient::label).findFirst().orElse(null);
+      return new Diff(d.id().value(), d.filePath(), change(d), d.originalContent(), d.newContent(), d.openedAt().toString(),
+          d.clientId(), clientName);
+    }
+
+    private static String change(PendingDiff d) {
+      if (d.isNewFile()) {
+        return "new";
+      }
+      return d.newContent().isEmpty() && !d.originalContent().isEmpty() ? "deleted" : "modified";
     }
   }
 
-  record Client(String id, String name, String version, String connectedAt) {
+  /** A connected CLI; {@code program}, {@code pid} and {@code terminal} are empty or 0 when unknown. */
+  record Client(String id, String name, String version, String label, String program, long pid, String terminal, String connectedAt) {
     static Client of(ConnectedClient c) {
-      return new Client(c.id(), c.name(), c.version(), c.connectedAt().toString());
+      return new Client(c.id(), c.name(), c.version(), c.label(), c.process().program(), c.process().pid(), c.process().terminal(),
+          c.connectedAt().toString());
     }
   }
 

@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.eclipse.jetty.ee10.servlet.ResourceServlet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,27 +87,35 @@ public final class ReviewPage {
    *
    * <p>The token never becomes a process argument, which every local user can read: the browser
    * is pointed at an owner-only file that redirects to {@code url}, removed when the JVM exits.
+   *
+   * @return completes when the browser launcher has ended (the browser itself may still be loading)
    */
-  public static void open(String url) {
+  public static CompletableFuture<Void> open(String url) {
     Path privateDir;
     try {
       privateDir = Files.createTempDirectory("companion4j-", PosixFilePermissions.asFileAttribute(OWNER_DIR));
     } catch (IOException | UnsupportedOperationException e) {
       couldNotOpen(url, "cannot write the launch file: " + e.getMessage());
-      return;
+      return CompletableFuture.completedFuture(null);
     }
-    open(url, privateDir, System.getProperty("os.name", ""), System.getenv());
+    return open(url, privateDir, System.getProperty("os.name", ""), System.getenv());
   }
 
-  static void open(String url, Path privateDir, String osName, Map<String, String> env) {
+  /** Whether {@link #open} has a way to show a browser here: a launcher, or a desktop session. */
+  public static boolean canOpenBrowser() {
+    String osName = System.getProperty("os.name", "");
+    return browserCommand("", osName, System.getenv()).isPresent() || !isUnix(osName) || hasDisplay(System.getenv());
+  }
+
+  static CompletableFuture<Void> open(String url, Path privateDir, String osName, Map<String, String> env) {
     String target;
     try {
       target = launchFile(url, privateDir).toUri().toString();
     } catch (IOException e) {
       couldNotOpen(url, "cannot write the launch file: " + e.getMessage());
-      return;
+      return CompletableFuture.completedFuture(null);
     }
-    open(target, url, osName, env);
+    return open(target, url, osName, env);
   }
 
   private static final Set<PosixFilePermission> OWNER_DIR = PosixFilePermissions.fromString("rwx------");
@@ -126,7 +135,7 @@ public final class ReviewPage {
    * @param target what the launcher is given (the launch file)
    * @param url the page itself, shown on the terminal only if nothing can open it
    */
-  private static void open(String target, String url, String osName, Map<String, String> env) {
+  private static CompletableFuture<Void> open(String target, String url, String osName, Map<String, String> env) {
     Optional<List<String>> command = browserCommand(target, osName, env);
     if (command.isPresent()) {
       try {
@@ -136,14 +145,13 @@ public final class ReviewPage {
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
-        p.onExit()
+        return p.onExit()
             .thenAccept(
                 done -> {
                   if (done.exitValue() != 0) {
                     couldNotOpen(url, command.get().get(0) + " exited with " + done.exitValue());
                   }
                 });
-        return;
       } catch (IOException e) {
         log.debug("{} failed, trying java.awt.Desktop", command.get().get(0), e);
       }
@@ -152,14 +160,15 @@ public final class ReviewPage {
       try {
         if (Desktop.isDesktopSupported() && Desktop.getDesktop().isSupported(Desktop.Action.BROWSE)) {
           Desktop.getDesktop().browse(URI.create(target));
-          return;
+          return CompletableFuture.completedFuture(null);
         }
       } catch (IOException | UnsupportedOperationException e) {
         couldNotOpen(url, e.getMessage());
-        return;
+        return CompletableFuture.completedFuture(null);
       }
     }
     couldNotOpen(url, hasDisplay(env) || !isUnix(osName) ? "no browser launcher found" : "no graphical session");
+    return CompletableFuture.completedFuture(null);
   }
 
   /** The launcher to run, if this system has one on its PATH. */
@@ -202,7 +211,8 @@ public final class ReviewPage {
     if (System.console() != null) {
       log.warn("Could not open a browser ({}). Open the review page yourself: {}", why, url);
     } else {
-      log.warn("Could not open a browser ({}). Open {} yourself, with #token= and the companion's token appended",
+      log.warn("Could not open a browser ({}). `companion4j open --print` in the workspace prints the page's address"
+          + " with its token; or open {} yourself, with #token= and the token of the discovery file appended",
           why, url.substring(0, url.indexOf('#')));
     }
   }

@@ -361,6 +361,61 @@ class ReviewPageIT {
 
       browser.waitFor("#status[data-state='retrying']", "Disconnected, retrying");
       assertThat(browser.count("#gate:not([hidden])")).as("not mistaken for a refused token").isZero();
+      // Once reconnecting has failed again, the page says how to reach a restarted companion.
+      browser.waitFor("#restart-hint:not([hidden])", "companion4j open");
+      assertThat(browser.text("#restart-workspace")).isEqualTo(own.resolve("workspace").toString());
+    }
+  }
+
+  @Test
+  void aNewFileAndAnEmptiedFileAreLabelledAsSuch() {
+    // The CLI proposes one edit at a time: each waits for the previous answer.
+    openLivePage();
+    Path created = env.workspace().resolve("src/Created.java");
+    propose(created, PROPOSED);
+    try {
+      browser.waitFor(item(created) + " .badge.new", "new file");
+      browser.waitFor("#review-path .badge.new", "new file");
+      assertThat(browser.text("#label-current")).isEqualTo("Current file (does not exist yet)");
+    } finally {
+      closeQuietly(created);
+    }
+
+    Path emptied = env.file("src/Emptied.java", ORIGINAL);
+    propose(emptied, "");
+    try {
+      browser.waitFor(item(emptied) + " .badge.deleted", "deleted");
+      assertThat(browser.text("#label-current")).isEqualTo("Current file");
+    } finally {
+      closeQuietly(emptied);
+    }
+
+    Path changed = env.file("src/Changed.java", ORIGINAL);
+    propose(changed, PROPOSED);
+    try {
+      browser.waitFor(item(changed));
+      browser.waitFor("#review-path", "src/Changed.java");
+      assertThat(browser.count(item(changed) + " .badge")).as("an ordinary edit has no label").isZero();
+      assertThat(browser.count("#review-path .badge")).isZero();
+    } finally {
+      closeQuietly(changed);
+    }
+  }
+
+  @Test
+  void withACliConnectedAndNothingToReviewThePageExplainsTheApprovalMode() {
+    openLivePage();
+    browser.waitFor("#approval-hint:not([hidden])", "/approval-mode default");
+    assertThat(browser.text("#clients li.client strong")).as("the CLI's label, not only its handshake name")
+        .matches(".+ \\(.*pid \\d+\\)");
+
+    Path file = env.file("src/Waiting.java", ORIGINAL);
+    propose(file, PROPOSED);
+    try {
+      browser.waitFor(item(file));
+      assertThat(browser.count("#approval-hint:not([hidden])")).as("not while a diff is pending").isZero();
+    } finally {
+      closeQuietly(file);
     }
   }
 

@@ -64,9 +64,17 @@ public final class DiscoveryScanner {
    */
   public List<CompanionAddress> serving(Path dir) {
     Path real = realPath(dir);
+    return reachable().stream().filter(a -> holds(a.workspacePath(), real)).toList();
+  }
+
+  /**
+   * The companions of running processes whose token this user can read, the most recently
+   * written file first and each companion once. Ports are not probed.
+   */
+  public List<CompanionAddress> reachable() {
     Map<Integer, CompanionAddress> byPort = new LinkedHashMap<>();
     scanWithTokens(false).stream()
-        .filter(f -> f.companion().alive() && !f.token().isEmpty() && holds(f.companion().workspacePath(), real))
+        .filter(f -> f.companion().alive() && !f.token().isEmpty())
         .sorted(Comparator.comparing((Found f) -> modified(f.companion().file())).reversed())
         .forEach(f -> byPort.putIfAbsent(f.companion().port(), new CompanionAddress(
             f.companion().port(), f.token(), f.companion().workspacePath(),

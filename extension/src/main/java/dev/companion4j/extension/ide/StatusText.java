@@ -27,7 +27,7 @@ public final class StatusText {
       text.append("Other open files: ").append(String.join(", ", s.openFiles().subList(1, s.openFiles().size()))).append('\n');
     }
     text.append("Connected CLIs: ").append(s.clients().isEmpty() ? "none"
-        : s.clients().stream().map(c -> c.name() + (c.version() == null ? "" : " " + c.version())).collect(Collectors.joining(", "))).append('\n');
+        : s.clients().stream().map(CompanionStatus.Client::label).collect(Collectors.joining(", "))).append('\n');
     text.append("Diffs waiting for review: ").append(s.pendingDiffs().isEmpty() ? "none"
         : s.pendingDiffs().stream().map(d -> d.filePath() + " (id " + d.id() + ")").collect(Collectors.joining(", ")));
     return text.toString();

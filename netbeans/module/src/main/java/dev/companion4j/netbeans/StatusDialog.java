@@ -59,7 +59,7 @@ final class StatusDialog {
     }
     for (int i = 0; i < s.clients().size(); i++) {
       ConnectedClient c = s.clients().get(i);
-      out.append(i == 0 ? "" : ", ").append(c.name()).append(c.version().isEmpty() ? "" : " " + c.version());
+      out.append(i == 0 ? "" : ", ").append(c.label());
     }
     out.append("\nPending diffs: ").append(s.pendingDiffs().size()).append("\n\n");
     out.append("Run qwen or gemini in a terminal whose directory is inside an open project; it finds\n");

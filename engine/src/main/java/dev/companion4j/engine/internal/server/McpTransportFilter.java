@@ -1,6 +1,8 @@
 package dev.companion4j.engine.internal.server;
 
 import dev.companion4j.engine.http.HttpBodies;
+import dev.companion4j.engine.internal.session.PeerProcesses;
+import dev.companion4j.engine.internal.session.SessionRegistry;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -19,7 +21,6 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import dev.companion4j.engine.internal.session.SessionRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import tools.jackson.core.JacksonException;
@@ -39,6 +40,7 @@ public final class McpTransportFilter extends HttpFilter {
 
   private final SessionRegistry sessions;
   private final int maxBodyBytes;
+  private final PeerProcesses peers = PeerProcesses.system();
 
   public McpTransportFilter(SessionRegistry sessions, int maxBodyBytes) {
     this.sessions = sessions;
@@ -115,7 +117,14 @@ public final class McpTransportFilter extends HttpFilter {
       unknownSession(response);
       return;
     }
-    chain.doFilter(new BufferedBodyRequest(request, body), new NoEventIdResponse(sdk));
+    if (initialize != null) {
+      sessions.initializingFrom(peers.identify(request.getLocalPort(), request.getRemotePort()));
+    }
+    try {
+      chain.doFilter(new BufferedBodyRequest(request, body), new NoEventIdResponse(sdk));
+    } finally {
+      sessions.initializingFrom(null);
+    }
     if (initialize != null && sessions.refusedForCapacity()) {
       response.resetBuffer();
       rpcError(response, 503, -32000, "Too many connected clients; close another CLI session first");

@@ -1,5 +1,6 @@
 package dev.companion4j.engine.internal.session;
 
+import dev.companion4j.engine.ClientProcess;
 import dev.companion4j.engine.ConnectedClient;
 import dev.companion4j.engine.internal.loop.EngineScheduler;
 import dev.companion4j.engine.internal.sse.FrameQueue;
@@ -87,6 +88,7 @@ public final class SessionRegistry {
   private final EngineScheduler scheduler;
   private final Events events;
   private final ThreadLocal<Boolean> refusedHere = new ThreadLocal<>();
+  private final ThreadLocal<ClientProcess> peerHere = new ThreadLocal<>();
 
   // Guarded by this.
   private final Map<String, Session> sessions = new LinkedHashMap<>();
@@ -124,7 +126,9 @@ public final class SessionRegistry {
    * @return false when the cap is reached; {@link #refusedForCapacity()} then says so on this thread
    */
   boolean register(McpStreamableServerSession sdk, String clientName, String clientVersion) {
-    ConnectedClient client = new ConnectedClient(sdk.getId(), clientName, clientVersion, clock.instant());
+    ClientProcess process = peerHere.get();
+    ConnectedClient client = new ConnectedClient(
+        sdk.getId(), clientName, clientVersion, clock.instant(), process == null ? ClientProcess.UNKNOWN : process);
     synchronized (this) {
       if (stopped || sessions.size() >= settings.maxSessions()) {
         refusedHere.set(Boolean.TRUE);
@@ -140,6 +144,18 @@ public final class SessionRegistry {
   }
 
   /** Whether the handshake handled on this thread was refused for the cap; clears the mark. */
+  /**
+   * Names the process behind the {@code initialize} this thread is about to hand to the SDK, for
+   * the session it creates; {@code null} clears it once the request is answered.
+   */
+  public void initializingFrom(ClientProcess process) {
+    if (process == null) {
+      peerHere.remove();
+    } else {
+      peerHere.set(process);
+    }
+  }
+
   public boolean refusedForCapacity() {
     boolean refused = Boolean.TRUE.equals(refusedHere.get());
     refusedHere.remove();
