@@ -3,6 +3,7 @@ package dev.companion4j.cli.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.daemon.testing.QwenDaemon;
 import dev.companion4j.daemon.testing.TcpProxy;
 import dev.companion4j.testkit.FakeModelServer;

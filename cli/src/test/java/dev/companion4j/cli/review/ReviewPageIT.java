@@ -3,6 +3,7 @@ package dev.companion4j.cli.review;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.cli.testing.BrowserDriver;
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliDriver;

@@ -1,4 +1,4 @@
-package dev.companion4j.cli.review;
+package dev.companion4j.cli.testing;
 
 import dev.companion4j.testkit.JsonLinePeer;
 import dev.companion4j.testkit.TestPeers;
@@ -14,7 +14,7 @@ import tools.jackson.databind.JsonNode;
  * The machine's headless Chromium, driven through {@code test-peers/browser/browser-driver.mjs}
  * (playwright-core): a page used as a person would, from Java.
  */
-final class BrowserDriver implements AutoCloseable {
+public final class BrowserDriver implements AutoCloseable {
   static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
 
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -25,7 +25,7 @@ final class BrowserDriver implements AutoCloseable {
     this.peer = peer;
   }
 
-  static BrowserDriver start() {
+  public static BrowserDriver start() {
     if (!Files.isExecutable(CHROMIUM)) {
       throw new IllegalStateException("No Chromium at " + CHROMIUM + "; the test command installs Debian's chromium");
     }
@@ -36,56 +36,56 @@ final class BrowserDriver implements AutoCloseable {
   }
 
   /** Runs an op and returns its answer; fails with the driver's error otherwise. */
-  JsonNode call(String op, Map<String, ?> args) {
+  public JsonNode call(String op, Map<String, ?> args) {
     return peer.call(op, args, TIMEOUT);
   }
 
-  void open(String url) {
+  public void open(String url) {
     open(url, 1280, 800, "light");
   }
 
-  void open(String url, int width, int height, String colorScheme) {
+  public void open(String url, int width, int height, String colorScheme) {
     call("open", Map.of("url", url, "width", width, "height", height, "colorScheme", colorScheme));
   }
 
-  void waitFor(String selector) {
+  public void waitFor(String selector) {
     call("waitFor", Map.of("selector", selector));
   }
 
-  void waitFor(String selector, String text) {
+  public void waitFor(String selector, String text) {
     call("waitFor", Map.of("selector", selector, "text", text));
   }
 
-  void waitGone(String selector) {
+  public void waitGone(String selector) {
     call("waitFor", Map.of("selector", selector, "state", "detached"));
   }
 
-  void click(String selector) {
+  public void click(String selector) {
     call("click", Map.of("selector", selector));
   }
 
-  void press(String key) {
+  public void press(String key) {
     call("press", Map.of("key", key));
   }
 
-  void type(String text) {
+  public void type(String text) {
     call("type", Map.of("text", text));
   }
 
-  String text(String selector) {
+  public String text(String selector) {
     return call("text", Map.of("selector", selector)).path("text").asString();
   }
 
-  int count(String selector) {
+  public int count(String selector) {
     return call("count", Map.of("selector", selector)).path("count").asInt();
   }
 
-  void screenshot(Path file) {
+  public void screenshot(Path file) {
     screenshot(file, null);
   }
 
   /** A screenshot of the viewport, or of the first element {@code selector} matches. */
-  void screenshot(Path file, String selector) {
+  public void screenshot(Path file, String selector) {
     try {
       Files.createDirectories(file.getParent());
     } catch (IOException e) {
@@ -95,7 +95,7 @@ final class BrowserDriver implements AutoCloseable {
   }
 
   /** What the page did since it was opened: requests, console errors, navigations. */
-  JsonNode log() {
+  public JsonNode log() {
     return call("log", Map.of());
   }
 

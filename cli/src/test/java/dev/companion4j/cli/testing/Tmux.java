@@ -1,4 +1,4 @@
-package dev.companion4j.cli.chat;
+package dev.companion4j.cli.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -18,7 +19,7 @@ import java.util.regex.Pattern;
  * pane open. tmux's own {@code pane_dead_status} is not used: it stays empty until the tmux server
  * reaps the child, which it was seen not to do for up to a minute here.
  */
-final class Tmux implements AutoCloseable {
+public final class Tmux implements AutoCloseable {
   private static final Path TMUX = Path.of("/usr/bin/tmux");
   private static final Pattern EXITED = Pattern.compile("\\[exited with status (\\d+)]");
 
@@ -30,11 +31,25 @@ final class Tmux implements AutoCloseable {
   }
 
   /** Starts the command (one shell word per element) in a 160x50 terminal. */
-  static Tmux start(List<String> command) throws IOException {
+  public static Tmux start(List<String> command) throws IOException {
+    return start(command, List.of());
+  }
+
+  /**
+   * Starts the command in {@code cwd} with exactly {@code env} (none of this JVM's environment),
+   * as a user's terminal would run it there.
+   */
+  public static Tmux start(List<String> command, Path cwd, Map<String, String> env) throws IOException {
+    List<String> prefix = new ArrayList<>(List.of("env", "-i", "-C", cwd.toString()));
+    env.forEach((k, v) -> prefix.add(k + "=" + v));
+    return start(command, prefix);
+  }
+
+  private static Tmux start(List<String> command, List<String> prefix) throws IOException {
     Tmux t = new Tmux(Files.createTempDirectory("companion4j-tmux-"));
     // The trap keeps sh waiting through Ctrl-C, which the program handles itself.
     StringBuilder line = new StringBuilder("trap : INT; ");
-    for (String word : command) {
+    for (String word : concat(prefix, command)) {
       line.append('\'').append(word.replace("'", "'\\''")).append("' ");
     }
     line.append("; echo \"[exited with status $?]\"; exec sleep 86400");
@@ -42,23 +57,29 @@ final class Tmux implements AutoCloseable {
     return t;
   }
 
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+
   /** Types text literally. */
-  void type(String text) throws IOException {
+  public void type(String text) throws IOException {
     tmux("send-keys", "-t", session, "-l", text);
   }
 
   /** Presses keys by tmux name: {@code Enter}, {@code C-c}. */
-  void press(String key) throws IOException {
+  public void press(String key) throws IOException {
     tmux("send-keys", "-t", session, key);
   }
 
   /** The whole screen and scrollback, wrapped lines joined. */
-  String screen() throws IOException {
+  public String screen() throws IOException {
     return tmux("capture-pane", "-p", "-J", "-t", session, "-S", "-5000");
   }
 
   /** The program's exit status once it ended, else {@code null}. */
-  Integer exitStatus() throws IOException {
+  public Integer exitStatus() throws IOException {
     Matcher exited = EXITED.matcher(screen());
     return exited.find() ? Integer.valueOf(exited.group(1)) : null;
   }

@@ -1,0 +1,245 @@
+package dev.companion4j.cli.start;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.cli.testing.BrowserDriver;
+import dev.companion4j.cli.testing.Tmux;
+import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.HeadlessCli;
+import dev.companion4j.testkit.TestPeers;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The README's start, as a new user follows it: a fresh clone of this repository, a home of their
+ * own, the launcher's first build, the real Qwen Code TUI in a terminal (in the approval mode the
+ * README asks for) and the real Gemini CLI through {@code run} in this machine's container
+ * setting, each to a first edit reviewed on the review page in Chromium. The model is the fake one
+ * on loopback.
+ *
+ * <p>The clone is of the committed tree. Two things differ from a new user's machine, and only in
+ * what is downloaded: {@code npm install -g} is the pinned CLIs of {@code test-peers}, and Maven
+ * and npm use this machine's caches.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FirstFiveMinutesIT {
+  /** Only stops a hung build from hanging the suite; nothing here measures speed. */
+  private static final Duration FIRST_BUILD = Duration.ofMinutes(12);
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  /** Gemini CLI takes keys that arrive together with Enter for a paste, and Enter then adds a line. */
+  private static final Duration PASTE_GAP = Duration.ofMillis(400);
+  private static final Pattern JSON_BLOCK = Pattern.compile("```json\\n(.*?)```", Pattern.DOTALL);
+
+  @TempDir static Path temp;
+  private Path clone;
+  private Path home;
+  private Path project;
+  private Path bin;
+  private String readme;
+  private FakeModelServer model;
+  private BrowserDriver browser;
+
+  @BeforeAll
+  void cloneAsANewUser() throws Exception {
+    clone = temp.resolve("companion4j");
+    home = Files.createDirectories(temp.resolve("home"));
+    project = Files.createDirectories(home.resolve("src/my-project"));
+    bin = Files.createDirectories(temp.resolve("bin"));
+    Files.createDirectories(temp.resolve("tmp"));
+    Process git = new ProcessBuilder("git", "clone", "--quiet", TestPeers.repoRoot().toString(), clone.toString())
+        .redirectErrorStream(true).start();
+    assertThat(git.waitFor(2, TimeUnit.MINUTES)).isTrue();
+    assertThat(git.exitValue()).as(new String(git.getInputStream().readAllBytes())).isZero();
+    readme = Files.readString(clone.resolve("README.md"));
+    model = new FakeModelServer();
+    browser = BrowserDriver.start();
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (browser != null) {
+      browser.close();
+    }
+    if (model != null) {
+      model.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void qwenCodeInATerminalWithServe() throws Exception {
+    // Step 1: install a CLI.
+    assertThat(readme).contains("npm install -g @qwen-code/qwen-code");
+    install("qwen", HeadlessCli.Kind.QWEN);
+    // Step 2: the README's settings, with the fake model's (a real user has their own account).
+    Matcher settings = JSON_BLOCK.matcher(readme);
+    assertThat(settings.find()).as("the README's settings block").isTrue();
+    ObjectNode qwenSettings = (ObjectNode) JsonMapper.shared().readTree(settings.group(1));
+    assertThat(qwenSettings.path("tools").path("approvalMode").asString()).isEqualTo("default");
+    qwenSettings.putObject("security").putObject("auth").put("selectedType", "openai");
+    qwenSettings.putObject("model").put("name", "fake-model");
+    // Follow-up suggestions are extra model requests; they would only add noise to the fake model's script.
+    qwenSettings.putObject("ui").put("enableFollowupSuggestions", false);
+    Files.createDirectories(home.resolve(".qwen"));
+    Files.writeString(home.resolve(".qwen/settings.json"), qwenSettings.toString());
+
+    // Step 3: the companion, first build included.
+    assertThat(readme).contains("~/companion4j/companion4j serve --open");
+    Map<String, String> env = userEnvironment();
+    Path out = temp.resolve("serve.out");
+    Path err = temp.resolve("serve.err");
+    ProcessBuilder serve = new ProcessBuilder(clone.resolve("companion4j").toString(), "serve", "--open")
+        .directory(project.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    serve.environment().clear();
+    serve.environment().putAll(env);
+    Process companion = serve.start();
+    try (Tmux terminal = Tmux.start(List.of("qwen"), project, env)) {
+      await().atMost(FIRST_BUILD).until(() -> Files.readString(out).contains("\"event\":\"ready\"") || !companion.isAlive());
+      String build = Files.readString(err);
+      assertThat(companion.isAlive()).as(build).isTrue();
+      assertThat(build).as("the launcher's output").doesNotContain("\u001b", "npm notice", "npm warn", "npm WARN")
+          .contains("companion4j: building").contains("companion4j open");
+
+      // Step 4: the CLI in the same folder, IDE mode on.
+      awaitScreen(terminal, "Type your message");
+      enter(terminal, "/ide enable");
+      String page = pageAddress(env);
+      browser.open(page);
+      browser.waitFor("#clients li.client", "Qwen Code 0.24.4 (pts/");
+      browser.waitFor("#approval-hint:not([hidden])", "/approval-mode default");
+      enter(terminal, "/ide status");
+      awaitScreen(terminal, "Connected to Companion4J");
+      assertThat(launcher(env, "status").stdout()).contains("Qwen Code 0.24.4 (pts/");
+
+      // Step 5: a proposed edit, reviewed on the page and accepted with an edit of the user's.
+      Path hello = project.resolve("hello.txt");
+      enter(terminal, "create hello.txt saying hello [[write " + hello + "]]");
+      awaitScreen(terminal, "Apply this change?");
+      browser.waitFor("#diff-list li[data-file=\"" + hello + "\"] .badge.new", "new file");
+      assertThat(hello).as("nothing written before the review").doesNotExist();
+      browser.click("#accept");
+      await().atMost(WAIT).until(() -> Files.exists(hello));
+      assertThat(Files.readString(hello)).isEqualTo(FakeModelServer.FILE_CONTENT);
+      awaitScreen(terminal, "WriteFile");
+    } finally {
+      companion.destroy();
+      assertThat(companion.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
+  @Order(2)
+  void geminiCliThroughRunInThisMachinesContainerSetting() throws Exception {
+    assertThat(readme).contains("npm install -g @google/gemini-cli").contains("~/companion4j/companion4j run -- qwen");
+    install("gemini", HeadlessCli.Kind.GEMINI);
+    Files.createDirectories(home.resolve(".gemini"));
+    // Its account (the fake model's), and no folder-trust question, which is Gemini CLI's own first-run step.
+    Files.writeString(home.resolve(".gemini/settings.json"),
+        "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"},\"folderTrust\":{\"enabled\":false}}}");
+    Map<String, String> env = userEnvironment();
+    env.put("GEMINI_API_KEY", "fake");
+    env.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
+
+    try (Tmux terminal = Tmux.start(List.of(clone.resolve("companion4j").toString(), "run", "--", "gemini"), project, env)) {
+      awaitScreen(terminal, "Type your message");
+      enter(terminal, "/ide enable");
+      browser.open(pageAddress(env));
+      browser.waitFor("#clients li.client", "Gemini CLI 0.61.0 (pts/");
+      enter(terminal, "/ide status");
+      awaitScreen(terminal, "Connected to Companion4J");
+
+      Path hello = project.resolve("hello-gemini.txt");
+      enter(terminal, "create hello-gemini.txt [[write " + hello + "]]");
+      awaitScreen(terminal, "Apply this change?");
+      browser.waitFor("#diff-list li[data-file=\"" + hello + "\"] .badge.new", "new file");
+      browser.click("#accept");
+      await().atMost(WAIT).until(() -> Files.exists(hello));
+      assertThat(Files.readString(hello)).isEqualTo(FakeModelServer.FILE_CONTENT);
+      awaitScreen(terminal, "Accepted");
+    }
+  }
+
+  /** What a user's terminal has: their home, the PATH with the installed CLIs, a terminal type. */
+  private Map<String, String> userEnvironment() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("HOME", home.toString());
+    env.put("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+    env.put("TMPDIR", temp.resolve("tmp").toString());
+    env.put("TERM", "xterm-256color");
+    env.put("LANG", "C.UTF-8");
+    // This machine's caches, so that the first build downloads nothing.
+    env.put("MAVEN_OPTS", "-Dmaven.repo.local=" + System.getProperty("maven.repo.local",
+        Path.of(System.getProperty("user.home"), ".m2", "repository").toString()));
+    env.put("npm_config_cache", Path.of(System.getProperty("user.home"), ".npm").toString());
+    env.put("OPENAI_API_KEY", "sk-fake");
+    env.put("OPENAI_BASE_URL", model.baseUrl());
+    env.put("OPENAI_MODEL", "fake-model");
+    return env;
+  }
+
+  /** {@code npm install -g}: the pinned CLI as a command on the PATH. */
+  private void install(String command, HeadlessCli.Kind kind) throws IOException {
+    Path file = bin.resolve(command);
+    Files.writeString(file, "#!/bin/sh\nexec node '" + kind.executable() + "' \"$@\"\n");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwx------"));
+  }
+
+  /** {@code companion4j open} in the project, where no browser can be opened: it prints the address. */
+  private String pageAddress(Map<String, String> env) throws Exception {
+    Launcher open = launcher(env, "open");
+    assertThat(open.exitCode()).as(open.stderr()).isZero();
+    assertThat(open.stdout()).startsWith("http://127.0.0.1:").contains("/review/#token=");
+    return open.stdout().strip();
+  }
+
+  private record Launcher(int exitCode, String stdout, String stderr) {}
+
+  private Launcher launcher(Map<String, String> env, String... args) throws Exception {
+    List<String> command = new java.util.ArrayList<>(List.of(clone.resolve("companion4j").toString()));
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile(temp, "out", ".txt");
+    Path err = Files.createTempFile(temp, "err", ".txt");
+    ProcessBuilder pb = new ProcessBuilder(command).directory(project.toFile())
+        .redirectOutput(out.toFile()).redirectError(err.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    pb.environment().clear();
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+    return new Launcher(p.exitValue(), Files.readString(out), Files.readString(err));
+  }
+
+  /** Types a line, as a user does: the keys, then Enter once they are on the screen. */
+  private static void enter(Tmux terminal, String line) throws Exception {
+    terminal.type(line);
+    awaitScreen(terminal, line.length() > 40 ? line.substring(0, 40) : line);
+    Thread.sleep(PASTE_GAP.toMillis());
+    terminal.press("Enter");
+  }
+
+  private static void awaitScreen(Tmux terminal, String text) {
+    await().atMost(WAIT).untilAsserted(() -> assertThat(terminal.screen()).contains(text));
+  }
+}
