@@ -127,7 +127,7 @@ class FirstFiveMinutesIT {
       enter(terminal, "/ide enable");
       String page = pageAddress(env);
       browser.open(page);
-      browser.waitFor("#clients li.client", "Qwen Code 0.24.4 (pts/");
+      onPage(terminal, () -> browser.waitFor("#clients li.client", "Qwen Code 0.24.4 (pts/"));
       browser.waitFor("#approval-hint:not([hidden])", "/approval-mode default");
       enter(terminal, "/ide status");
       awaitScreen(terminal, "Connected to Companion4J");
@@ -166,7 +166,7 @@ class FirstFiveMinutesIT {
       awaitScreen(terminal, "Type your message");
       enter(terminal, "/ide enable");
       browser.open(pageAddress(env));
-      browser.waitFor("#clients li.client", "Gemini CLI 0.61.0 (pts/");
+      onPage(terminal, () -> browser.waitFor("#clients li.client", "Gemini CLI 0.61.0 (pts/"));
       enter(terminal, "/ide status");
       awaitScreen(terminal, "Connected to Companion4J");
 
@@ -237,6 +237,16 @@ class FirstFiveMinutesIT {
     awaitScreen(terminal, line.length() > 40 ? line.substring(0, 40) : line);
     Thread.sleep(PASTE_GAP.toMillis());
     terminal.press("Enter");
+  }
+
+  /** A step on the page; when it fails, the terminal and the page say why. */
+  private void onPage(Tmux terminal, Runnable step) throws IOException {
+    try {
+      step.run();
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\nclients on the page: " + browser.text("#clients")
+          + "\nterminal:\n" + terminal.screen(), e);
+    }
   }
 
   private static void awaitScreen(Tmux terminal, String text) {
