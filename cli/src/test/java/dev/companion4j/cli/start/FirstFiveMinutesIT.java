@@ -115,16 +115,16 @@ class FirstFiveMinutesIT {
     serve.environment().clear();
     serve.environment().putAll(env);
     Process companion = serve.start();
-    try (Tmux terminal = Tmux.start(List.of("qwen"), project, env)) {
-      await().atMost(FIRST_BUILD).until(() -> Files.readString(out).contains("\"event\":\"ready\"") || !companion.isAlive());
-      String build = Files.readString(err);
-      assertThat(companion.isAlive()).as(build).isTrue();
-      assertThat(build).as("the launcher's output").doesNotContain("\u001b", "npm notice", "npm warn", "npm WARN")
-          .contains("companion4j: building").contains("companion4j open");
+    await().atMost(FIRST_BUILD).until(() -> Files.readString(out).contains("\"event\":\"ready\"") || !companion.isAlive());
+    String build = Files.readString(err);
+    assertThat(companion.isAlive()).as(build).isTrue();
+    assertThat(build).as("the launcher's output").doesNotContain("\u001b", "npm notice", "npm warn", "npm WARN")
+        .contains("companion4j: building").contains("companion4j open");
 
-      // Step 4: the CLI in the same folder, IDE mode on.
-      awaitScreen(terminal, "Type your message");
-      enter(terminal, "/ide enable");
+    // Step 4: the CLI in the same folder, IDE mode on.
+    assertThat(readme).contains("Press **Esc** for *No*").contains("Then type `/ide enable`");
+    try (Tmux terminal = Tmux.start(List.of("qwen"), project, env)) {
+      connect(terminal, "Qwen Code");
       String page = pageAddress(env);
       browser.open(page);
       onPage(terminal, () -> browser.waitFor("#clients li.client", "Qwen Code 0.24.4 (pts/"));
@@ -163,8 +163,7 @@ class FirstFiveMinutesIT {
     env.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
 
     try (Tmux terminal = Tmux.start(List.of(clone.resolve("companion4j").toString(), "run", "--", "gemini"), project, env)) {
-      awaitScreen(terminal, "Type your message");
-      enter(terminal, "/ide enable");
+      connect(terminal, "Gemini CLI");
       browser.open(pageAddress(env));
       onPage(terminal, () -> browser.waitFor("#clients li.client", "Gemini CLI 0.61.0 (pts/"));
       enter(terminal, "/ide status");
@@ -229,6 +228,14 @@ class FirstFiveMinutesIT {
     Process p = pb.start();
     assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
     return new Launcher(p.exitValue(), Files.readString(out), Files.readString(err));
+  }
+
+  /** The README's step 4: No to the CLI's offer to install VS Code's extension, then IDE mode on. */
+  private static void connect(Tmux terminal, String cli) throws Exception {
+    awaitScreen(terminal, "Do you want to connect Companion4J to " + cli + "?");
+    terminal.press("Escape");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(terminal.screen()).doesNotContain("Do you want to connect"));
+    enter(terminal, "/ide enable");
   }
 
   /** Types a line, as a user does: the keys, then Enter once they are on the screen. */
