@@ -49,6 +49,8 @@ class FirstFiveMinutesIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
   /** Gemini CLI takes keys that arrive together with Enter for a paste, and Enter then adds a line. */
   private static final Duration PASTE_GAP = Duration.ofMillis(400);
+  /** The TUIs take keys that follow Escape closely for the rest of an escape sequence, and drop them. */
+  private static final Duration AFTER_ESCAPE = Duration.ofSeconds(1);
   private static final Pattern JSON_BLOCK = Pattern.compile("```json\\n(.*?)```", Pattern.DOTALL);
 
   @TempDir static Path temp;
@@ -231,10 +233,22 @@ class FirstFiveMinutesIT {
   }
 
   /** The README's step 4: No to the CLI's offer to install VS Code's extension, then IDE mode on. */
-  private static void connect(Tmux terminal, String cli) throws Exception {
-    awaitScreen(terminal, "Do you want to connect Companion4J to " + cli + "?");
+  private void connect(Tmux terminal, String cli) throws Exception {
+    try {
+      awaitScreen(terminal, "Do you want to connect Companion4J to " + cli + "?");
+    } catch (AssertionError | org.awaitility.core.ConditionTimeoutException e) {
+      StringBuilder locks = new StringBuilder();
+      try (var files = Files.walk(home.resolve(".qwen"))) {
+        files.filter(Files::isRegularFile).forEach(f -> locks.append(f).append('\n'));
+      }
+      try (var files = Files.walk(temp.resolve("tmp"))) {
+        files.filter(Files::isRegularFile).forEach(f -> locks.append(f).append('\n'));
+      }
+      throw new AssertionError("no offer to connect; discovery files:\n" + locks, e);
+    }
     terminal.press("Escape");
     await().atMost(WAIT).untilAsserted(() -> assertThat(terminal.screen()).doesNotContain("Do you want to connect"));
+    Thread.sleep(AFTER_ESCAPE.toMillis());
     enter(terminal, "/ide enable");
   }
 
