@@ -6,6 +6,7 @@
 #   scripts/benchmark.sh frozen     context delivery to 20 CLIs, one of them frozen and none
 #   scripts/benchmark.sh daemon     the daemon client against the official TypeScript client
 #   scripts/benchmark.sh hooks      the extension's hook round trip against the same hooks in Node
+#   scripts/benchmark.sh peers      naming a connected CLI by its process (/proc)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -27,4 +28,8 @@ fi
 if [[ "$which" == all || "$which" == hooks ]]; then
   mvn -B -q -ntp -pl cli exec:java -Dexec.classpathScope=test \
     -Dexec.mainClass=dev.companion4j.cli.bench.HookBenchmark "${peers[@]}"
+fi
+if [[ "$which" == all || "$which" == peers ]]; then
+  mvn -B -q -ntp -pl engine exec:java -Dexec.classpathScope=test \
+    -Dexec.mainClass=dev.companion4j.engine.internal.session.PeerProcessesBenchmark
 fi

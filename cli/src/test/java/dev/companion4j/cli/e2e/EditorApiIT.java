@@ -117,7 +117,7 @@ class EditorApiIT {
       assertThat(DiffId.isValid(id)).as(opened.toString()).isTrue();
       assertThat(opened.path("originalContent").asString()).isEqualTo("before\n");
       assertThat(opened.path("newContent").asString()).isEqualTo("after\n");
-      assertThat(opened.path("clientName").asString()).isEqualTo("answering-cli");
+      assertThat(opened.path("clientName").asString()).as("its label").matches("answering-cli .*\\(.*pid \\d+\\)");
       assertThat(CompanionProcess.JSON.readTree(companion.get("/editor/diffs/" + id).body())).isEqualTo(opened);
 
       assertRefused(companion.post("/editor/diffs/" + id + "/accept", Map.of("content", 5)), 400, "content must be a string");

@@ -113,7 +113,10 @@ public final class PeerProcesses {
     }
   }
 
-  /** The program's name and version: its package's, when a script argument lies in a known package. */
+  /**
+   * The program's name and version, from the package of a script it runs; empty when it runs none
+   * (a bare executable such as {@code java} says less than the client's own handshake name).
+   */
   private Program program(Path dir) throws IOException {
     List<String> args = cmdline(dir);
     Path cwd = Path.of(link(dir.resolve("cwd")).isEmpty() ? "/" : link(dir.resolve("cwd")));
@@ -126,7 +129,7 @@ public final class PeerProcesses {
         return pkg.get();
       }
     }
-    return new Program(args.isEmpty() ? "" : Path.of(args.get(0)).getFileName().toString(), "");
+    return new Program("", "");
   }
 
   private static List<String> cmdline(Path dir) throws IOException {
