@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -65,7 +66,7 @@ public final class Main {
 
   /** {@code companion4j chat}: the chat reads its own options, {@code --help} included. */
   @Command(name = "chat", description = "A terminal chat on a Qwen Code `qwen serve` daemon (see chat --help).")
-  static final class ChatEntry implements java.util.concurrent.Callable<Integer> {
+  static final class ChatEntry implements Callable<Integer> {
     @CommandLine.Unmatched List<String> args = new ArrayList<>();
 
     @Override

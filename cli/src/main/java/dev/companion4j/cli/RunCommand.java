@@ -1,9 +1,9 @@
 package dev.companion4j.cli;
 
+import dev.companion4j.cli.os.Executables;
 import dev.companion4j.engine.Companion;
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +41,7 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!runnable(command.get(0))) {
+    if (Executables.find(command.get(0), System.getenv()).isEmpty()) {
       spec.commandLine().getErr().println("companion4j: cannot run " + command.get(0) + ": " + notFound(command.get(0)));
       return NOT_FOUND;
     }
@@ -66,24 +66,10 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
-  /** Whether {@code program} names an executable file, directly or on the PATH. */
-  private static boolean runnable(String program) {
-    if (program.contains(File.separator)) {
-      return Files.isExecutable(Path.of(program));
-    }
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program)) && !Files.isDirectory(Path.of(dir, program))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /** One line on what to install, checked before any companion starts so nothing else is printed. */
   private static String notFound(String program) {
     String name = Path.of(program).getFileName().toString();
     return "not found" + (program.contains(File.separator) ? "" : " on PATH") + "; "
         + INSTALL.getOrDefault(name, "install it or give its full path");
   }
-
 }

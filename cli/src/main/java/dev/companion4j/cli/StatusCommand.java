@@ -4,7 +4,6 @@ import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryScanner;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,9 +80,7 @@ final class StatusCommand implements Callable<Integer> {
     m.put("workspacePath", e.companion().workspacePath());
     m.put("reviewPage", e.reviewPage() ? page(e) : null);
     m.put("clients", e.clients().orElse(null));
-    List<String> files = new ArrayList<>();
-    e.files().stream().map(Path::toString).forEach(files::add);
-    m.put("files", files);
+    m.put("files", e.files().stream().map(Path::toString).toList());
     return m;
   }
 }

@@ -1,5 +1,6 @@
 package dev.companion4j.cli.review;
 
+import dev.companion4j.cli.os.Executables;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -103,8 +104,8 @@ public final class ReviewPage {
 
   /** Whether {@link #open} has a way to show a browser here: a launcher, or a desktop session. */
   public static boolean canOpenBrowser() {
-    String osName = System.getProperty("os.name", "");
-    return browserCommand("", osName, System.getenv()).isPresent() || !isUnix(osName) || hasDisplay(System.getenv());
+    // A Unix desktop's launcher needs a display; elsewhere `open` or Desktop.browse serves.
+    return !isUnix(System.getProperty("os.name", "")) || hasDisplay(System.getenv());
   }
 
   static CompletableFuture<Void> open(String url, Path privateDir, String osName, Map<String, String> env) {
@@ -194,16 +195,7 @@ public final class ReviewPage {
   }
 
   private static Optional<String> onPath(String program, Map<String, String> env) {
-    for (String dir : env.getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (dir.isEmpty()) {
-        continue;
-      }
-      Path candidate = Path.of(dir, program);
-      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-        return Optional.of(candidate.toString());
-      }
-    }
-    return Optional.empty();
+    return Executables.find(program, env).map(Path::toString);
   }
 
   private static void couldNotOpen(String url, String why) {

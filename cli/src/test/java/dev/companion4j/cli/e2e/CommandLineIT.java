@@ -3,6 +3,7 @@ package dev.companion4j.cli.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.JarCommand;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;

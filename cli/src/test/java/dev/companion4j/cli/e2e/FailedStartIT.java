@@ -2,6 +2,7 @@ package dev.companion4j.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.companion4j.cli.testing.JarCommand;
 import dev.companion4j.testkit.CliEnvironment;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.JarCommand;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliDriver.Cli;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.BrowserDriver;
+import dev.companion4j.cli.testing.JarCommand;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli;
@@ -209,27 +210,16 @@ class FirstFiveMinutesIT {
 
   /** {@code companion4j open} in the project, where no browser can be opened: it prints the address. */
   private String pageAddress(Map<String, String> env) throws Exception {
-    Launcher open = launcher(env, "open");
+    JarCommand open = launcher(env, "open");
     assertThat(open.exitCode()).as(open.stderr()).isZero();
     assertThat(open.stdout()).startsWith("http://127.0.0.1:").contains("/review/#token=");
     return open.stdout().strip();
   }
 
-  private record Launcher(int exitCode, String stdout, String stderr) {}
-
-  private Launcher launcher(Map<String, String> env, String... args) throws Exception {
+  private JarCommand launcher(Map<String, String> env, String... args) throws Exception {
     List<String> command = new java.util.ArrayList<>(List.of(clone.resolve("companion4j").toString()));
     command.addAll(List.of(args));
-    Path out = Files.createTempFile(temp, "out", ".txt");
-    Path err = Files.createTempFile(temp, "err", ".txt");
-    ProcessBuilder pb = new ProcessBuilder(command).directory(project.toFile())
-        .redirectOutput(out.toFile()).redirectError(err.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
-    pb.environment().clear();
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
-    return new Launcher(p.exitValue(), Files.readString(out), Files.readString(err));
+    return JarCommand.run(command, env, project, temp);
   }
 
   /** The README's step 4: No to the CLI's offer to install VS Code's extension, then IDE mode on. */

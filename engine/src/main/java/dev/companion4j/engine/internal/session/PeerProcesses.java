@@ -119,7 +119,8 @@ public final class PeerProcesses {
    */
   private Program program(Path dir) throws IOException {
     List<String> args = cmdline(dir);
-    Path cwd = Path.of(link(dir.resolve("cwd")).isEmpty() ? "/" : link(dir.resolve("cwd")));
+    String workingDir = link(dir.resolve("cwd"));
+    Path cwd = Path.of(workingDir.isEmpty() ? "/" : workingDir);
     for (String arg : args.subList(Math.min(1, args.size()), args.size())) {
       if (arg.startsWith("-") || arg.isEmpty()) {
         continue;

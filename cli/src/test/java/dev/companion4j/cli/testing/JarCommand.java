@@ -1,6 +1,5 @@
-package dev.companion4j.cli.e2e;
+package dev.companion4j.cli.testing;
 
-import dev.companion4j.cli.testing.CompanionProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** One {@code companion4j} command from the shaded jar, run to its end. */
-record JarCommand(int exitCode, String stdout, String stderr) {
+/** One {@code companion4j} command, from the shaded jar or through a launcher, run to its end. */
+public record JarCommand(int exitCode, String stdout, String stderr) {
   /** Only stops a hung command from hanging the build; nothing here measures speed. */
   private static final Duration HANG_GUARD = Duration.ofSeconds(60);
 
@@ -17,8 +16,12 @@ record JarCommand(int exitCode, String stdout, String stderr) {
    * Runs the command with exactly {@code env}; its output goes to files in {@code outputDir}, so a
    * full pipe cannot stall it.
    */
-  static JarCommand run(Map<String, String> env, Path cwd, Path outputDir, String... args) throws Exception {
-    List<String> command = CompanionProcess.command(args);
+  public static JarCommand run(Map<String, String> env, Path cwd, Path outputDir, String... args) throws Exception {
+    return run(CompanionProcess.command(args), env, cwd, outputDir);
+  }
+
+  /** The same for a whole command line, e.g. a clone's {@code companion4j} launcher and its arguments. */
+  public static JarCommand run(List<String> command, Map<String, String> env, Path cwd, Path outputDir) throws Exception {
     Path out = Files.createTempFile(outputDir, "stdout", ".txt");
     Path err = Files.createTempFile(outputDir, "stderr", ".txt");
     ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile())
@@ -30,7 +33,7 @@ record JarCommand(int exitCode, String stdout, String stderr) {
     Process p = pb.start();
     if (!p.waitFor(HANG_GUARD.toSeconds(), TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
-      throw new AssertionError("companion4j " + String.join(" ", args) + " did not return; stderr:\n" + Files.readString(err));
+      throw new AssertionError(String.join(" ", command) + " did not return; stderr:\n" + Files.readString(err));
     }
     return new JarCommand(p.exitValue(), Files.readString(out), Files.readString(err));
   }
