@@ -81,6 +81,8 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
         HttpBodies.json(resp, 200, c.pendingDiffs().stream().map(d -> EditorJson.Diff.of(d, clients)).toList());
       }
       case "/events/stream" -> subscribe(req, resp);
+      // What `companion4j run` sets, so an editor's terminal starts a CLI that connects here.
+      case "/terminal" -> HttpBodies.json(resp, 200, companion.get().terminalEnvironment());
       default -> {
         if (one.matches()) {
           getDiff(one.group(1), resp);
