@@ -78,6 +78,14 @@ public final class Tmux implements AutoCloseable {
     return tmux("capture-pane", "-p", "-J", "-t", session, "-S", "-5000");
   }
 
+  /**
+   * The visible screen with its colours as terminal escape sequences, for a screenshot: see
+   * {@code scripts/screenshot-terminal.sh}.
+   */
+  public String colouredScreen() throws IOException {
+    return tmux("capture-pane", "-p", "-e", "-t", session);
+  }
+
   /** The program's exit status once it ended, else {@code null}. */
   public Integer exitStatus() throws IOException {
     Matcher exited = EXITED.matcher(screen());
