@@ -7,10 +7,10 @@ cd "$(dirname "$0")"
 
 # Debian packages the tests drive: Node for the real CLIs, ps (the CLIs walk the
 # process tree), tmux (terminal chat), Xvfb (NetBeans GUI tests), Chromium (review
-# page), Neovim (editor hook).
+# page), Neovim, Vim and Emacs (editor plugins).
 declare -A wanted=(
   [node]=nodejs [npm]=npm [ps]=procps [tmux]=tmux [xvfb-run]=xvfb [xauth]=xauth
-  [chromium]=chromium [nvim]=neovim [curl]=curl
+  [chromium]=chromium [nvim]=neovim [vim]=vim [emacs]=emacs-nox [curl]=curl
 )
 missing=()
 for cmd in "${!wanted[@]}"; do

@@ -1,0 +1,319 @@
+package dev.companion4j.cli.editors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.Tmux;
+import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.testkit.CliDriver.Cli;
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.McpTapClient;
+import dev.companion4j.testkit.TestPeers;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Debian's Neovim in a terminal, with {@code editors/neovim} installed as its README says (a
+ * package on the packpath, {@code setup{}} in init.lua, the statusline component placed), against
+ * {@code companion4j serve} and the real Qwen Code and Gemini CLI IdeClients. Keys are typed
+ * through Neovim's RPC socket, as a user types them; what the user would see is read from the
+ * screen.
+ */
+class NeovimPluginIT {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final Path NVIM = Path.of("/usr/bin/nvim");
+
+  @TempDir Path temp;
+  private CliEnvironment env;
+  private CompanionProcess companion;
+  private CliDriver qwen;
+  private CliDriver gemini;
+  private Tmux terminal;
+  private Path socket;
+
+  @BeforeEach
+  void start() throws IOException {
+    if (!Files.isExecutable(NVIM)) {
+      throw new IllegalStateException("No " + NVIM + "; the test command installs Debian's neovim");
+    }
+    env = CliEnvironment.in(temp.resolve("env"));
+    install(env.home());
+    companion = CompanionProcess.start(env);
+    qwen = CliDriver.start(Cli.QWEN, env.workspace(), env.variables());
+    gemini = CliDriver.start(Cli.GEMINI, env.workspace(), env.variables());
+    assertThat(qwen.connect().path("status").asString()).as(qwen.stderr()).isEqualTo("connected");
+    assertThat(gemini.connect().path("status").asString()).as(gemini.stderr()).isEqualTo("connected");
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (terminal != null) {
+      terminal.close();
+    }
+    for (CliDriver cli : new CliDriver[] {qwen, gemini}) {
+      if (cli != null) {
+        cli.close();
+      }
+    }
+    if (companion != null) {
+      companion.close();
+    }
+  }
+
+  @Test
+  void theFileCursorSelectionAndDiagnosticsReachBothClis() throws Exception {
+    Path notes = env.file("docs/notes.txt", "alpha\nbeta\ngamma delta\nepsilon\n");
+    startNeovim("docs/notes.txt");
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      cli.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()), WAIT);
+    }
+
+    keys("3G7|");
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      JsonNode moved = cli.awaitContext(c -> cursor(c, 3, 7), WAIT);
+      assertThat(active(moved).has("selectedText")).isFalse();
+    }
+
+    keys("vE");
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      cli.awaitContext(c -> "delta".equals(active(c).path("selectedText").asString(null)), WAIT);
+    }
+    keys("<Esc>gg0");
+    qwen.awaitContext(c -> cursor(c, 1, 1) && !active(c).has("selectedText"), WAIT);
+
+    // A language server reports through vim.diagnostic; this stands in for one.
+    lua("vim.diagnostic.set(vim.api.nvim_create_namespace('test-lsp'), 0,"
+        + " {{lnum = 1, col = 0, end_col = 4, severity = vim.diagnostic.severity.WARN, message = 'beta is unused', source = 'lint'}})");
+    await().atMost(WAIT).untilAsserted(() -> {
+      JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
+      assertThat(state.path("diagnostics").toString()).contains("beta is unused", "\"severity\":\"warning\"");
+    });
+  }
+
+  @Test
+  void aProposalOpensAsADiffWhereAWriteAcceptsAndClosingRejects() throws Exception {
+    Path main = env.file("src/Main.java", MAIN);
+    startNeovim("src/Main.java");
+    awaitScreen("C4J 2 CLIs");
+
+    CompletableFuture<JsonNode> accepted = qwen.send("openDiff", Map.of("filePath", main.toString(), "newContent", MAIN_PROPOSED));
+    awaitScreen("proposes an edit to src/Main.java: :w accepts, :q rejects");
+    assertThat(lua("return #vim.api.nvim_list_tabpages()")).isEqualTo("2");
+    assertThat(lua("return vim.api.nvim_buf_get_name(0)")).matches("companion://[0-9a-f]{16}/src/Main.java");
+    assertThat(lua("return vim.wo.diff and 'diff' or 'plain'")).isEqualTo("diff");
+    awaitScreen("C4J 2 CLIs · 1 to review");
+    screenshot("neovim-review");
+
+    keys("Gofinal int unused = 0;<Esc>:w<CR>");
+    JsonNode answer = CliDriver.await(accepted, WAIT);
+    assertThat(answer.path("status").asString()).as(answer.toString()).isEqualTo("accepted");
+    assertThat(answer.path("content").asString()).isEqualTo(MAIN_PROPOSED + "final int unused = 0;\n");
+    assertThat(main).as("the CLI writes the file, not the editor").hasContent(MAIN);
+    await().atMost(WAIT).until(() -> lua("return #vim.api.nvim_list_tabpages()").equals("1"));
+
+    CompletableFuture<JsonNode> rejected = gemini.send("openDiff", Map.of("filePath", main.toString(), "newContent", "class Main {}\n"));
+    await().atMost(WAIT).until(() -> lua("return #require('companion4j').proposals()").equals("1"));
+    keys(":q<CR>");
+    assertThat(CliDriver.await(rejected, WAIT).path("status").asString()).isEqualTo("rejected");
+    await().atMost(WAIT).until(() -> lua("return #vim.api.nvim_list_tabpages()").equals("1"));
+
+    Path created = env.workspace().resolve("src/Created.java");
+    qwen.send("openDiff", Map.of("filePath", created.toString(), "newContent", "class Created {}\n"));
+    awaitScreen("proposes a new file src/Created.java");
+    qwen.call("closeDiff", Map.of("filePath", created.toString(), "suppressNotification", true));
+    awaitScreen("the edit to src/Created.java was withdrawn by the CLI");
+    assertThat(lua("return #vim.api.nvim_list_tabpages()")).isEqualTo("1");
+    assertThat(lua("return #require('companion4j').proposals()")).isEqualTo("0");
+    assertThat(created).doesNotExist();
+  }
+
+  @Test
+  void aReplacedProposalClosesAndItsSuccessorOpensAndAnswersNameTheirId() throws Exception {
+    Path notes = env.file("notes.txt", "alpha\nbeta\n");
+    startNeovim("notes.txt");
+    // The SDK client stands in for a CLI: unlike the real ones, it re-proposes while one is open.
+    try (McpTapClient proposer = new McpTapClient(companion.port(), companion.token(), "proposing-cli")) {
+      proposer.call("openDiff", Map.of("filePath", notes.toString(), "newContent", "alpha\nsecond\n"));
+      await().atMost(WAIT).until(() -> lua("return #require('companion4j').proposals()").equals("1"));
+      String first = lua("return require('companion4j').proposals()[1].id");
+      proposer.call("openDiff", Map.of("filePath", notes.toString(), "newContent", "alpha\nthird\n"));
+      await().atMost(WAIT).until(() -> {
+        String ids = lua("return table.concat(vim.tbl_map(function(p) return p.id end, require('companion4j').proposals()), ',')");
+        return !ids.isEmpty() && !ids.contains(first);
+      });
+      assertThat(lua("return #vim.api.nvim_list_tabpages()")).isEqualTo("2");
+      assertThat(lua("return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '|')")).isEqualTo("alpha|third");
+
+      keys(":Companion4jAccept<CR>");
+      await().atMost(WAIT).until(() -> proposer.received("ide/diffAccepted").size() == 1);
+      assertThat(proposer.received("ide/diffAccepted").get(0).params()).containsEntry("content", "alpha\nthird\n");
+      assertThat(proposer.received("ide/diffRejected")).as("the replaced one was never answered").isEmpty();
+    }
+  }
+
+  @Test
+  void theCompanionOpensAFileAtALine() throws Exception {
+    Path target = env.file("src/Target.java", "class Target {\n\n  void run() {\n  }\n}\n");
+    env.file("README.md", "# readme\n");
+    startNeovim("README.md");
+    awaitScreen("C4J 2 CLIs");
+
+    assertThat(companion.post("/ide/open", Map.of("path", target.toString(), "line", 3, "character", 3)).statusCode()).isEqualTo(200);
+    await().atMost(WAIT).until(() -> lua("return vim.api.nvim_buf_get_name(0)").equals(target.toString()));
+    assertThat(lua("local p = vim.api.nvim_win_get_cursor(0) return p[1] .. ':' .. (p[2] + 1)")).isEqualTo("3:3");
+  }
+
+  @Test
+  void runStartsACliInATerminalWithTheVariablesThatConnectItHere() throws Exception {
+    Path cli = env.file("fake-cli.sh", "#!/bin/sh\necho \"port=$QWEN_CODE_IDE_SERVER_PORT gemini=$GEMINI_CLI_IDE_SERVER_PORT\"\nexec sleep 60\n");
+    cli.toFile().setExecutable(true);
+    env.file("README.md", "# readme\n");
+    startNeovim("README.md");
+    awaitScreen("C4J 2 CLIs");
+
+    keys(":Companion4jRun ./fake-cli.sh<CR>");
+    awaitScreen("port=" + companion.port() + " gemini=" + companion.port());
+    assertThat(lua("return vim.bo.buftype")).isEqualTo("terminal");
+  }
+
+  @Test
+  void autostartStartsACompanionWhenNoneServesTheDirectory() throws Exception {
+    CliEnvironment alone = CliEnvironment.in(temp.resolve("alone"));
+    alone.file("README.md", "# readme\n");
+    Path launcher = alone.home().resolve("bin/companion4j");
+    Files.createDirectories(launcher.getParent());
+    Files.writeString(launcher, "#!/bin/sh\nexec " + String.join(" ", CompanionProcess.command()) + " \"$@\"\n");
+    launcher.toFile().setExecutable(true);
+    install(alone.home(), "{ autostart = true, command = '" + launcher + "' }");
+    Path locks = alone.qwenHome().resolve("ide");
+    try {
+      startNeovim(alone, "README.md");
+      awaitScreen("C4J 0 CLIs");
+      try (var files = Files.list(locks)) {
+        assertThat(files.map(f -> f.getFileName().toString())).anyMatch(n -> n.endsWith(".lock"));
+      }
+    } finally {
+      stopCompanionsOf(locks);
+    }
+  }
+
+  private static final String MAIN = """
+      package app;
+
+      public final class Main {
+        public static void main(String[] args) {
+          System.out.println("Hello");
+        }
+      }
+      """;
+  private static final String MAIN_PROPOSED = """
+      package app;
+
+      public final class Main {
+        public static void main(String[] args) {
+          String name = args.length > 0 ? args[0] : "world";
+          System.out.println("Hello, " + name);
+        }
+      }
+      """;
+
+  /** Installs the plugin as the README says: a package on the packpath, set up in init.lua. */
+  private static void install(Path home) throws IOException {
+    install(home, "{}");
+  }
+
+  private static void install(Path home, String options) throws IOException {
+    Path pack = home.resolve(".local/share/nvim/site/pack/companion4j/start");
+    Files.createDirectories(pack);
+    Files.createSymbolicLink(pack.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/neovim"));
+    Path init = home.resolve(".config/nvim/init.lua");
+    Files.createDirectories(init.getParent());
+    Files.writeString(init, """
+        require('companion4j').setup(%s)
+        vim.o.statusline = '%%f %%m%%=%%{v:lua.require("companion4j").statusline()} '
+        """.formatted(options));
+  }
+
+  private void startNeovim(String file) throws IOException {
+    startNeovim(env, file);
+  }
+
+  private void startNeovim(CliEnvironment in, String file) throws IOException {
+    socket = temp.resolve("nvim.sock");
+    Map<String, String> vars = new HashMap<>(in.variables());
+    vars.put("TERM", "xterm-256color");
+    terminal = Tmux.start(List.of(NVIM.toString(), "--listen", socket.toString(), file), in.workspace(), vars);
+    await().atMost(WAIT).until(() -> Files.exists(socket));
+  }
+
+  /** Stops the companions that wrote discovery files in {@code locks}, as their pids say. */
+  private static void stopCompanionsOf(Path locks) throws IOException {
+    if (!Files.isDirectory(locks)) {
+      return;
+    }
+    try (var files = Files.list(locks)) {
+      for (Path lock : files.filter(f -> f.toString().endsWith(".lock")).toList()) {
+        long pid = CompanionProcess.JSON.readTree(lock.toFile()).path("ppid").asLong();
+        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+      }
+    }
+  }
+
+  private void awaitScreen(String text) {
+    await().atMost(WAIT).until(() -> terminal.screen().contains(text));
+  }
+
+  /** Types {@code keys} into the running Neovim, as a user at the keyboard would. */
+  private void keys(String keys) throws Exception {
+    remote("--remote-send", keys);
+  }
+
+  /** Runs Lua in the running Neovim and returns its result as a string. */
+  private String lua(String chunk) throws Exception {
+    return remote("--remote-expr", "luaeval(\"(function() " + chunk.replace("\\", "\\\\").replace("\"", "\\\"") + " end)()\")");
+  }
+
+  private String remote(String how, String what) throws Exception {
+    Process send =
+        new ProcessBuilder(List.of(NVIM.toString(), "--clean", "--headless", "--server", socket.toString(), how, what))
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(send.getInputStream().readAllBytes());
+    assertThat(send.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(send.exitValue()).as("%s %s: %s", how, what, out).isZero();
+    return out.strip();
+  }
+
+  private void screenshot(String name) throws IOException {
+    Path dir = Path.of("target/screens");
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(name + ".ansi"), terminal.colouredScreen());
+  }
+
+  private static JsonNode active(JsonNode context) {
+    for (JsonNode f : context.path("workspaceState").path("openFiles")) {
+      if (f.path("isActive").asBoolean()) {
+        return f;
+      }
+    }
+    return context.path("missing");
+  }
+
+  private static boolean cursor(JsonNode context, int line, int character) {
+    JsonNode c = active(context).path("cursor");
+    return c.path("line").asInt() == line && c.path("character").asInt() == character;
+  }
+}

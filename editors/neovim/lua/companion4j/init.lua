@@ -1,0 +1,259 @@
+-- Companion4J for Neovim: tells the companion (`companion4j serve`) what you
+-- edit, so Qwen Code and Gemini CLI see it as IDE context, and reviews the
+-- edits they propose as native diffs. See :help companion4j.
+local companion = require('companion4j.companion')
+local config = require('companion4j.config')
+local context = require('companion4j.context')
+local review = require('companion4j.review')
+
+local M = {}
+
+local RETRY_MS = 2000
+
+-- The one owner of the connection state, changed only on the main loop.
+local state = {
+  started = false,
+  job = nil, -- the curl following the event stream
+  connected = false,
+  companion = nil, -- { api, port, workspace } of the companion followed
+  clients = {}, -- id -> label of each connected CLI
+  starting = false, -- a companion started by autostart or :Companion4jStart
+}
+
+local function notify(text, level)
+  vim.notify('companion4j: ' .. text, level or vim.log.levels.INFO)
+end
+
+local function redraw_status()
+  vim.cmd('redrawstatus!')
+end
+
+local function count(t)
+  local n = 0
+  for _ in pairs(t) do
+    n = n + 1
+  end
+  return n
+end
+
+--- Where an openFile event asks to go: a window outside the review tabs.
+local function open_file(place)
+  if review.in_review_tab() then
+    for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
+      vim.api.nvim_set_current_tabpage(tab)
+      if not review.in_review_tab() then
+        break
+      end
+    end
+    if review.in_review_tab() then
+      vim.cmd('tabnew')
+    end
+  end
+  vim.cmd('edit ' .. vim.fn.fnameescape(place.path))
+  if place.line then
+    local line = math.min(place.line, vim.api.nvim_buf_line_count(0))
+    local text = vim.api.nvim_buf_get_lines(0, line - 1, line, false)[1] or ''
+    local col = place.character and vim.str_byteindex(text, math.min(place.character - 1, vim.fn.strchars(text))) or 0
+    vim.api.nvim_win_set_cursor(0, { line, col })
+  end
+end
+
+local function refresh_state()
+  companion.request('GET', '/state', nil, function(status, body)
+    if status ~= 200 then
+      return
+    end
+    local ok, s = pcall(vim.json.decode, body)
+    if not ok then
+      return
+    end
+    state.clients = {}
+    for _, c in ipairs(s.clients or {}) do
+      state.clients[c.id] = c.label or c.name
+    end
+    review.sync(s.pendingDiffs or {}, config.values.open_diffs)
+    redraw_status()
+  end)
+end
+
+local handlers = {
+  diffOpened = function(d)
+    if config.values.open_diffs then
+      review.show(d)
+    else
+      notify((d.clientName or 'a CLI') .. ' proposes an edit to ' .. vim.fn.fnamemodify(d.filePath, ':~:.') .. ': :Companion4jReview')
+    end
+  end,
+  diffClosed = review.closed,
+  clientConnected = function(c)
+    state.clients[c.id] = c.label or c.name
+  end,
+  clientDisconnected = function(c)
+    state.clients[c.id] = nil
+  end,
+  openFile = open_file,
+}
+
+local follow
+
+local function on_stream_end()
+  local was = state.connected
+  state.job, state.connected = nil, false
+  state.clients = {}
+  redraw_status()
+  if was then
+    notify('lost the companion; looking for it again', vim.log.levels.WARN)
+  end
+  vim.defer_fn(follow, RETRY_MS)
+end
+
+-- Follows the companion's event stream, and keeps looking for a companion
+-- (it may restart with a new port and token) while none is followed.
+follow = function()
+  if state.job then
+    return
+  end
+  local event, data = nil, {}
+  local job, c = companion.stream(function(line)
+    if not state.connected then
+      state.connected = true
+      refresh_state()
+    end
+    if line == '' then
+      local handler = event and handlers[event]
+      if handler and #data > 0 then
+        local ok, payload = pcall(vim.json.decode, table.concat(data, '\n'))
+        if ok then
+          handler(payload)
+          redraw_status()
+        end
+      end
+      event, data = nil, {}
+    elseif line:sub(1, 6) == 'event:' then
+      event = vim.trim(line:sub(7))
+    elseif line:sub(1, 5) == 'data:' then
+      table.insert(data, (line:sub(6):gsub('^ ', '')))
+    end
+  end, vim.schedule_wrap(on_stream_end))
+  state.companion = c
+  if job then
+    state.job = job
+    state.starting = false
+  else
+    vim.defer_fn(follow, RETRY_MS)
+  end
+end
+
+--- Starts `companion4j serve` for the working directory, in the background.
+function M.start()
+  if companion.find() then
+    return notify('a companion already serves ' .. vim.fn.getcwd())
+  end
+  -- Not detached: the companion stops when Neovim quits, as an editor's own companion does.
+  local ok, job = pcall(vim.fn.jobstart, { config.values.command, 'serve', '--workspace', vim.fn.getcwd() })
+  if not ok or job <= 0 then
+    return notify('cannot run ' .. config.values.command .. '; set the command option to the companion4j launcher', vim.log.levels.ERROR)
+  end
+  state.starting = true
+  redraw_status()
+  notify('starting the companion for ' .. vim.fn.getcwd())
+end
+
+--- Sets the options (see :help companion4j-options) and starts following the companion.
+function M.setup(opts)
+  config.set(opts)
+  if state.started then
+    return
+  end
+  state.started = true
+  local group = vim.api.nvim_create_augroup('companion4j', { clear = true })
+  context.attach(group)
+  if config.values.autostart and not companion.find() then
+    M.start()
+  end
+  follow()
+end
+
+--- For the statusline: "C4J off", "C4J 2 CLIs", "C4J 1 CLI · 1 to review".
+function M.statusline()
+  if not state.connected then
+    return state.starting and 'C4J starting' or 'C4J off'
+  end
+  local clis = count(state.clients)
+  local text = 'C4J ' .. clis .. (clis == 1 and ' CLI' or ' CLIs')
+  local pending = #review.list()
+  if pending > 0 then
+    text = text .. ' · ' .. pending .. ' to review'
+  end
+  return text
+end
+
+--- The proposals on show, oldest first: { { id, path, buf }, … }.
+function M.proposals()
+  return review.list()
+end
+
+function M.accept()
+  review.answer_current(true)
+end
+
+function M.reject()
+  review.answer_current(false)
+end
+
+--- Opens every pending proposal that is not on show yet.
+function M.review()
+  local status, body = companion.request_sync('GET', '/diffs')
+  if status ~= 200 then
+    return notify(companion.reason(status, body), vim.log.levels.WARN)
+  end
+  local pending = vim.json.decode(body)
+  if #pending == 0 then
+    return notify('no proposed edit is pending')
+  end
+  review.sync(pending, true)
+end
+
+--- What the status command prints; never the token.
+function M.status()
+  local c = companion.find()
+  if not c then
+    return 'no companion serves ' .. vim.fn.getcwd() .. '; start one with :Companion4jStart or `companion4j serve`'
+  end
+  local lines = {
+    'companion: ' .. c.api .. (state.connected and '' or ' (not followed yet)'),
+    'workspace: ' .. tostring(c.workspace),
+  }
+  if count(state.clients) == 0 then
+    table.insert(lines, 'CLIs: none connected; start one with :Companion4jRun qwen')
+  else
+    for _, label in pairs(state.clients) do
+      table.insert(lines, 'CLI: ' .. label)
+    end
+  end
+  for _, p in ipairs(review.list()) do
+    table.insert(lines, 'to review: ' .. vim.fn.fnamemodify(p.path, ':~:.') .. ' (' .. p.id .. ')')
+  end
+  return table.concat(lines, '\n')
+end
+
+--- Starts a CLI in a terminal window with the variables that connect it to the companion.
+function M.run(args)
+  if #args == 0 then
+    return notify('name the CLI to run, e.g. :Companion4jRun qwen', vim.log.levels.WARN)
+  end
+  if vim.fn.executable(args[1]) == 0 then
+    return notify('cannot run ' .. args[1] .. ': not found on PATH', vim.log.levels.ERROR)
+  end
+  local status, body = companion.request_sync('GET', '/terminal')
+  if status ~= 200 then
+    return notify(companion.reason(status, body) .. '; start one with :Companion4jStart', vim.log.levels.WARN)
+  end
+  vim.cmd(config.values.terminal_split)
+  vim.cmd('enew')
+  -- The variables (the token among them) go into the environment, never the arguments.
+  vim.fn.termopen(args, { env = vim.json.decode(body) })
+  vim.cmd('startinsert')
+end
+
+return M

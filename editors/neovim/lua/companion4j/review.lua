@@ -1,0 +1,260 @@
+-- Proposed edits, reviewed natively: each in a tab of its own, the file on
+-- the left and the proposal on the right, as a diff. Writing the proposal
+-- accepts it with its text as it is then; closing it rejects it. Answers name
+-- the proposal by its id, so they can never reach a newer one.
+local companion = require('companion4j.companion')
+
+local M = {}
+
+--- id -> { id, path, client, buf, tab, closing }
+local open = {}
+local group = vim.api.nvim_create_augroup('companion4j_review', { clear = true })
+
+local function notify(text, level)
+  vim.notify('companion4j: ' .. text, level or vim.log.levels.INFO)
+end
+
+local function relative(path)
+  return vim.fn.fnamemodify(path, ':~:.')
+end
+
+local outcomes = {
+  accepted = 'was accepted',
+  rejected = 'was rejected',
+  closedByClient = 'was withdrawn by the CLI',
+  replaced = 'was replaced by a newer proposal',
+  clientGone = 'ended: its CLI left',
+  stopped = 'ended: the companion stopped',
+}
+
+--- Closes a proposal's tab without answering it.
+local function dispose(p)
+  open[p.id] = nil
+  p.closing = true
+  if vim.api.nvim_tabpage_is_valid(p.tab) and #vim.api.nvim_list_tabpages() > 1 then
+    vim.cmd('tabclose ' .. vim.api.nvim_tabpage_get_number(p.tab))
+  end
+  if vim.api.nvim_buf_is_valid(p.buf) then
+    vim.api.nvim_buf_delete(p.buf, { force = true })
+  end
+end
+
+-- The CLI writes an accepted file a moment after the answer; reload the
+-- buffer then, unless it has changes of its own.
+local function reload_when_written(path)
+  local watcher = vim.loop.new_fs_event()
+  local stop = vim.defer_fn(function()
+    watcher:stop()
+  end, 30000)
+  watcher:start(path, {}, vim.schedule_wrap(function()
+    watcher:stop()
+    stop:stop()
+    local buf = vim.fn.bufnr(path)
+    if buf > 0 and not vim.bo[buf].modified then
+      vim.cmd('checktime ' .. buf)
+    end
+  end))
+end
+
+local function buffer_text(buf)
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+  if vim.bo[buf].eol and vim.api.nvim_buf_line_count(buf) > 0 and text ~= '' then
+    text = text .. '\n'
+  end
+  return text
+end
+
+local function answer(p, accept)
+  if p.answering then
+    return
+  end
+  p.answering = true
+  local body = accept and { content = buffer_text(p.buf) } or nil
+  companion.request('POST', '/diffs/' .. p.id .. (accept and '/accept' or '/reject'), body, function(status, response)
+    p.answering = false
+    if status == 204 then
+      notify((accept and 'accepted' or 'rejected') .. ' the edit to ' .. relative(p.path)
+        .. (accept and '; the CLI writes it' or ''))
+      if accept and vim.fn.filereadable(p.path) == 1 then
+        reload_when_written(p.path)
+      end
+      dispose(p)
+    elseif not status then
+      -- Nothing was answered. A proposal still on show can be answered again.
+      if vim.api.nvim_buf_is_valid(p.buf) then
+        open[p.id], p.closing = p, false
+        vim.bo[p.buf].modified = accept
+        notify(response .. '; the proposal stays open: answer again', vim.log.levels.WARN)
+      else
+        notify(response .. '; the edit to ' .. relative(p.path) .. ' still waits on the review page', vim.log.levels.WARN)
+      end
+    else
+      -- 409 or 410: answered, replaced or ended meanwhile; nothing was written.
+      notify(companion.reason(status, response), vim.log.levels.WARN)
+      dispose(p)
+    end
+  end)
+end
+
+local function scratch(name, lines, filetype)
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_name(buf, name)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  if filetype then
+    vim.bo[buf].filetype = filetype
+  end
+  return buf
+end
+
+-- vim.filetype.match takes a table from Neovim 0.8 on, a name before.
+local function filetype_of(path)
+  if not vim.filetype then
+    return ''
+  end
+  for _, arg in ipairs({ { filename = path }, path }) do
+    local ok, ft = pcall(vim.filetype.match, arg)
+    if ok and type(ft) == 'string' then
+      return ft
+    end
+  end
+  return ''
+end
+
+local function split_lines(text)
+  local lines = vim.split(text, '\n', { plain = true })
+  local eol = #lines > 1 and lines[#lines] == ''
+  if eol then
+    table.remove(lines)
+  end
+  return lines, eol
+end
+
+--- Opens a proposal (a diff object of the editor API) in a tab of its own.
+function M.show(diff)
+  if open[diff.id] then
+    return
+  end
+  local rel = relative(diff.filePath)
+  local exists = vim.fn.filereadable(diff.filePath) == 1
+  if exists then
+    vim.cmd('tabedit ' .. vim.fn.fnameescape(diff.filePath))
+  else
+    vim.cmd('tabnew')
+    scratch('companion://' .. diff.id .. '/original/' .. rel, {}, nil)
+    vim.bo.buftype = 'nofile'
+    vim.bo.modifiable = false
+  end
+  local filetype = exists and vim.bo.filetype or filetype_of(diff.filePath)
+  vim.cmd('diffthis')
+  vim.cmd('rightbelow vertical new')
+  local lines, eol = split_lines(diff.newContent)
+  local buf = scratch('companion://' .. diff.id .. '/' .. rel, lines, filetype ~= '' and filetype or nil)
+  vim.bo[buf].buftype = 'acwrite'
+  vim.bo[buf].eol = eol
+  vim.bo[buf].fixeol = false
+  vim.bo[buf].modified = false
+  vim.b[buf].companion4j_diff = diff.id
+  vim.cmd('diffthis')
+  local p = { id = diff.id, path = diff.filePath, client = diff.clientName, buf = buf, tab = vim.api.nvim_get_current_tabpage() }
+  open[diff.id] = p
+  vim.api.nvim_create_autocmd('BufWriteCmd', {
+    group = group,
+    buffer = buf,
+    callback = function()
+      -- Written as far as the editor is concerned, so :wq works; a failed
+      -- answer marks it modified again.
+      vim.bo[buf].modified = false
+      answer(p, true)
+    end,
+  })
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    group = group,
+    buffer = buf,
+    callback = function()
+      if not p.closing then
+        p.closing = true
+        open[p.id] = nil
+        -- The user closed the proposal: that is a no. The tab goes with it.
+        vim.schedule(function()
+          answer(p, false)
+        end)
+      end
+    end,
+  })
+  local what = diff.change == 'new' and 'proposes a new file ' or (diff.change == 'deleted' and 'proposes to empty ' or 'proposes an edit to ')
+  notify((diff.clientName or 'a CLI') .. ' ' .. what .. rel .. ': :w accepts, :q rejects')
+end
+
+--- A diffClosed event: the proposal ended elsewhere (the CLI, another editor).
+function M.closed(event)
+  local p = open[event.id]
+  if p then
+    dispose(p)
+    -- The answer this editor sent reports itself.
+    if p.answering then
+      return
+    end
+    notify('the edit to ' .. relative(p.path) .. ' ' .. (outcomes[event.outcome] or ('ended: ' .. tostring(event.outcome))))
+  end
+end
+
+--- After a reconnect: open what is pending, and close what no longer is.
+function M.sync(pending, show)
+  local ids = {}
+  for _, d in ipairs(pending) do
+    ids[d.id] = true
+    if show then
+      M.show(d)
+    end
+  end
+  for id, p in pairs(open) do
+    if not ids[id] then
+      dispose(p)
+      notify('the edit to ' .. relative(p.path) .. ' is no longer pending')
+    end
+  end
+end
+
+--- The proposal shown in the current tab, if any.
+local function current()
+  local tab = vim.api.nvim_get_current_tabpage()
+  for _, p in pairs(open) do
+    if p.tab == tab then
+      return p
+    end
+  end
+end
+
+function M.answer_current(accept)
+  local p = current()
+  if not p then
+    return notify('this tab shows no proposed edit', vim.log.levels.WARN)
+  end
+  if accept then
+    answer(p, true)
+  else
+    p.closing = true
+    open[p.id] = nil
+    answer(p, false)
+  end
+end
+
+function M.in_review_tab()
+  return current() ~= nil
+end
+
+--- The proposals on show: { { id, path, buf }, … }, oldest first.
+function M.list()
+  local list = {}
+  for _, p in pairs(open) do
+    table.insert(list, { id = p.id, path = p.path, buf = p.buf })
+  end
+  table.sort(list, function(a, b)
+    return a.buf < b.buf
+  end)
+  return list
+end
+
+return M
