@@ -2,7 +2,7 @@
 # Renders a terminal screen captured with its colours (tmux capture-pane -e, as the editor
 # plugins' tests save them under cli/target/screens/) to a PNG for the docs, with Debian's aha
 # and Chromium:
-#   scripts/screenshot-terminal.sh cli/target/screens/neovim-review.ansi docs/images/neovim-review.png
+#   scripts/screenshot-terminal.sh cli/target/screens/neovim-review.ansi docs/img/neovim-review.png
 set -euo pipefail
 in=$1 out=$2
 for tool in aha chromium; do

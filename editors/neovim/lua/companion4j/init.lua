@@ -76,10 +76,25 @@ local function refresh_state()
   end)
 end
 
+-- Opens a proposal once the user is not typing a command or answering a
+-- prompt, where switching tabs would get in the way (or is not allowed).
+local function show_when_possible(d)
+  local mode = vim.api.nvim_get_mode()
+  if mode.blocking or mode.mode:match('^[cr]') then
+    return vim.defer_fn(function()
+      show_when_possible(d)
+    end, 300)
+  end
+  local ok, err = pcall(review.show, d)
+  if not ok then
+    notify('cannot show the edit to ' .. d.filePath .. ': ' .. tostring(err), vim.log.levels.ERROR)
+  end
+end
+
 local handlers = {
   diffOpened = function(d)
     if config.values.open_diffs then
-      review.show(d)
+      show_when_possible(d)
     else
       notify((d.clientName or 'a CLI') .. ' proposes an edit to ' .. vim.fn.fnamemodify(d.filePath, ':~:.') .. ': :Companion4jReview')
     end

@@ -8,6 +8,8 @@ local M = {}
 
 --- id -> { id, path, client, buf, tab, closing }
 local open = {}
+--- ids of proposals that ended, so a late diffOpened cannot bring one back
+local ended = {}
 local group = vim.api.nvim_create_augroup('companion4j_review', { clear = true })
 
 local function notify(text, level)
@@ -30,6 +32,7 @@ local outcomes = {
 --- Closes a proposal's tab without answering it.
 local function dispose(p)
   open[p.id] = nil
+  ended[p.id] = true
   p.closing = true
   if vim.api.nvim_tabpage_is_valid(p.tab) and #vim.api.nvim_list_tabpages() > 1 then
     vim.cmd('tabclose ' .. vim.api.nvim_tabpage_get_number(p.tab))
@@ -133,7 +136,7 @@ end
 
 --- Opens a proposal (a diff object of the editor API) in a tab of its own.
 function M.show(diff)
-  if open[diff.id] then
+  if open[diff.id] or ended[diff.id] then
     return
   end
   local rel = relative(diff.filePath)
@@ -189,6 +192,7 @@ end
 
 --- A diffClosed event: the proposal ended elsewhere (the CLI, another editor).
 function M.closed(event)
+  ended[event.id] = true
   local p = open[event.id]
   if p then
     dispose(p)

@@ -13,7 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The host without an editor window: diffs wait in the editor API until a page or an editor hook
+ * The host without an editor window: diffs wait in the editor API until a page or an editor plugin
  * answers them by id, or the user answers in the terminal. Diagnostics and unsaved state come
  * from the editors that post them; requests to open a file go to the editors that follow the
  * event stream and said they handle them.

@@ -11,7 +11,7 @@ import dev.companion4j.engine.PendingDiff;
 import java.util.List;
 
 /**
- * The editor API's JSON shapes, in one place so the page, the editor hooks and
+ * The editor API's JSON shapes, in one place so the page, the editor plugins and
  * docs/editor-api.md agree. They are this API's own: the CLIs' wire may change without them.
  */
 final class EditorJson {

@@ -123,6 +123,9 @@ class NeovimPluginIT {
     assertThat(answer.path("content").asString()).isEqualTo(MAIN_PROPOSED + "final int unused = 0;\n");
     assertThat(main).as("the CLI writes the file, not the editor").hasContent(MAIN);
     await().atMost(WAIT).until(() -> lua("return #vim.api.nvim_list_tabpages()").equals("1"));
+    // The CLI writes what it was given; the file's buffer follows.
+    Files.writeString(main, answer.path("content").asString());
+    await().atMost(WAIT).until(() -> lua("return vim.api.nvim_buf_get_lines(0, -2, -1, false)[1]").equals("final int unused = 0;"));
 
     CompletableFuture<JsonNode> rejected = gemini.send("openDiff", Map.of("filePath", main.toString(), "newContent", "class Main {}\n"));
     await().atMost(WAIT).until(() -> lua("return #require('companion4j').proposals()").equals("1"));
