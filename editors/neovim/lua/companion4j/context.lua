@@ -1,6 +1,6 @@
 -- What the editor tells the companion: the file in focus, closed files, the
--- cursor, the selection and vim.diagnostic's diagnostics, one request at a
--- time so the companion sees them in the order they happened.
+-- cursor, the selection, unsaved changes and vim.diagnostic's diagnostics,
+-- one request at a time so the companion sees them in the order they happened.
 local companion = require('companion4j.companion')
 local config = require('companion4j.config')
 
@@ -141,6 +141,15 @@ function M.attach(group)
       -- Cursor moves come in bursts; report where the cursor comes to rest.
       timer:stop()
       timer:start(config.values.debounce_ms, 0, vim.schedule_wrap(report_cursor))
+    end,
+  })
+  vim.api.nvim_create_autocmd('BufModifiedSet', {
+    group = group,
+    callback = function(args)
+      local path = M.file_of(args.buf)
+      if path then
+        M.post({ type = 'dirty', path = path, dirty = vim.bo[args.buf].modified })
+      end
     end,
   })
   if config.values.diagnostics then

@@ -74,7 +74,7 @@ class NeovimPluginIT {
   }
 
   @Test
-  void theFileCursorSelectionAndDiagnosticsReachBothClis() throws Exception {
+  void theFileCursorSelectionUnsavedStateAndDiagnosticsReachBothClis() throws Exception {
     Path notes = env.file("docs/notes.txt", "alpha\nbeta\ngamma delta\nepsilon\n");
     startNeovim("docs/notes.txt");
     for (CliDriver cli : List.of(qwen, gemini)) {
@@ -93,6 +93,11 @@ class NeovimPluginIT {
     }
     keys("<Esc>gg0");
     qwen.awaitContext(c -> cursor(c, 1, 1) && !active(c).has("selectedText"), WAIT);
+
+    keys("x");
+    await().atMost(WAIT).until(() -> companion.get("/ide/editors").body().contains("\"dirty\":true"));
+    keys(":w<CR>");
+    await().atMost(WAIT).until(() -> companion.get("/ide/editors").body().contains("\"dirty\":false"));
 
     // A language server reports through vim.diagnostic; this stands in for one.
     lua("vim.diagnostic.set(vim.api.nvim_create_namespace('test-lsp'), 0,"
