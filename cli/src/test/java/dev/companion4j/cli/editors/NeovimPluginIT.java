@@ -121,6 +121,8 @@ class NeovimPluginIT {
     assertThat(lua("return vim.wo.diff and 'diff' or 'plain'")).isEqualTo("diff");
     awaitScreen("C4J 2 CLIs · 1 to review");
     screenshot("neovim-review");
+    assertThat(processArguments()).as("the curl following the stream runs").anyMatch(a -> a.startsWith("curl"))
+        .noneMatch(a -> a.contains(companion.token()));
 
     keys("Gofinal int unused = 0;<Esc>:w<CR>");
     JsonNode answer = CliDriver.await(accepted, WAIT);
@@ -278,6 +280,21 @@ class NeovimPluginIT {
         ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
       }
     }
+  }
+
+  /** The command lines of every process on this machine that this user may read. */
+  private static List<String> processArguments() throws IOException {
+    List<String> all = new java.util.ArrayList<>();
+    try (var procs = Files.list(Path.of("/proc"))) {
+      for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+        try {
+          all.add(new String(Files.readAllBytes(proc.resolve("cmdline"))).replace('\0', ' ').strip());
+        } catch (IOException gone) {
+          // The process ended meanwhile.
+        }
+      }
+    }
+    return all;
   }
 
   private void awaitScreen(String text) {
