@@ -629,6 +629,8 @@ failed on the network.  Return the network process, or nil."
         (forward-line (1- line))
         (when character
           (forward-char (min (1- character) (- (line-end-position) (point))))))
+      ;; No command ran, so no command hook reports the new place: report it here.
+      (companion4j--on-command)
       (message "companion4j: %s" (abbreviate-file-name path)))))
 
 ;;;; Reviewing proposals
@@ -700,9 +702,6 @@ the CLI does once you accept."
           (setq companion4j--proposal-id id)
           (companion4j-proposal-mode 1)
           (set-buffer-modified-p nil)
-          (setq header-line-format
-                (format " %s proposes an edit to %s   C-c C-c accept   C-c C-k reject   C-c C-d ediff"
-                        client rel))
           (add-hook 'after-change-functions #'companion4j--proposal-edited nil t))
         (with-current-buffer diff-buffer
           (setq companion4j--proposal-id id))
@@ -780,8 +779,10 @@ the CLI does once you accept."
                 (setq companion4j--proposal-id (plist-get proposal :id)))
               (setq buffer-read-only t)
               (set-buffer-modified-p nil)
+              ;; Here, not in the proposal, so that the file and the proposal stay aligned.
               (setq header-line-format
-                    (format " Changes %s proposes to %s" (plist-get proposal :client) rel))))
+                    (format " %s proposes this edit to %s.  In the proposal: C-c C-c accept, C-c C-k reject, C-c C-d ediff"
+                            (plist-get proposal :client) rel))))
         (delete-file old)
         (delete-file new)))))
 
@@ -804,6 +805,7 @@ the CLI does once you accept."
    (companion4j--saved-windows
     (ignore-errors (set-window-configuration companion4j--saved-windows))
     (setq companion4j--saved-windows nil)))
+  (companion4j--on-command)
   (companion4j--redisplay-mode-line))
 
 (defun companion4j--reload-later (path)
