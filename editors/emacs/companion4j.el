@@ -376,6 +376,14 @@ failed on the network.  Return the network process, or nil."
   (setq companion4j--report-timer
         (run-with-idle-timer companion4j-cursor-delay nil #'companion4j--report)))
 
+(defun companion4j--report-later ()
+  "Report after `companion4j-cursor-delay' seconds, when no command ran.
+An idle timer would wait for the next idle period when Emacs has been
+idle longer than the delay already, e.g. when a timer changed the window."
+  (when companion4j--report-timer (cancel-timer companion4j--report-timer))
+  (setq companion4j--report-timer
+        (run-with-timer companion4j-cursor-delay nil #'companion4j--report)))
+
 (defun companion4j--on-kill-buffer ()
   "Tell the companion that a file's buffer closed."
   (let ((path (companion4j--file)))
@@ -552,7 +560,7 @@ failed on the network.  Return the network process, or nil."
        (dolist (diff (companion4j--read-json (cdr response)))
          (companion4j--open-proposal diff))))
    companion)
-  (run-at-time 0 nil #'companion4j--report)
+  (companion4j--report-later)
   (companion4j--redisplay-mode-line))
 
 (defun companion4j--stream-closed ()
@@ -629,8 +637,8 @@ failed on the network.  Return the network process, or nil."
         (forward-line (1- line))
         (when character
           (forward-char (min (1- character) (- (line-end-position) (point))))))
-      ;; No command ran, so no command hook reports the new place: report it here.
-      (companion4j--on-command)
+      ;; No command ran, so no command hook reports the new place.
+      (companion4j--report-later)
       (message "companion4j: %s" (abbreviate-file-name path)))))
 
 ;;;; Reviewing proposals
@@ -805,7 +813,7 @@ the CLI does once you accept."
    (companion4j--saved-windows
     (ignore-errors (set-window-configuration companion4j--saved-windows))
     (setq companion4j--saved-windows nil)))
-  (companion4j--on-command)
+  (companion4j--report-later)
   (companion4j--redisplay-mode-line))
 
 (defun companion4j--reload-later (path)
