@@ -19,7 +19,8 @@ width=$(( cols * 84 / 10 + 24 )) height=$(( rows * 17 + 24 ))
   echo 'body{margin:0;background:#1e1e1e;color:#d4d4d4}'
   echo 'pre{margin:0;padding:12px;font:14px/17px "DejaVu Sans Mono",monospace;white-space:pre}'
   echo '</style><pre>'
-  aha --no-header <"$in"
+  # aha draws a black background grey; on this dark page, black is the page itself.
+  sed 's/\x1b\[40m/\x1b[49m/g' "$in" | aha --black --no-header
   echo '</pre>'
 } >"$work/screen.html"
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \

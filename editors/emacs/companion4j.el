@@ -107,8 +107,8 @@
 
 (defcustom companion4j-autostart nil
   "Non-nil: start `companion4j serve' when none serves `companion4j-directory'.
-The companion runs in the background, detached from Emacs, with
-`companion4j-command'."
+The companion runs in the background with `companion4j-command', and
+stops when Emacs exits."
   :type 'boolean)
 
 (defcustom companion4j-command "companion4j"
@@ -603,15 +603,21 @@ idle longer than the delay already, e.g. when a timer changed the window."
       ("openFile" (companion4j--open-file value)))))
 
 (defun companion4j--start-companion ()
-  "Run `companion4j serve' for `companion4j--cwd', detached from Emacs."
+  "Run `companion4j serve' for `companion4j--cwd' as a child of Emacs.
+It stops when Emacs exits, as an editor's own companion does; its
+output goes to the buffer \" *companion4j serve*\"."
   (let* ((words (split-string-and-unquote companion4j-command))
          (program (executable-find (car words))))
     (if (null program)
         (message "companion4j: cannot start a companion: %s is not on the PATH" (car words))
       (setq companion4j--started t)
       (let ((default-directory (file-name-as-directory (companion4j--cwd))))
-        (apply #'call-process program nil 0 nil
-               (append (cdr words) (list "serve" "--workspace" (companion4j--cwd)))))
+        (make-process :name "companion4j serve"
+                      :buffer (get-buffer-create " *companion4j serve*")
+                      :command (append (list program) (cdr words)
+                                       (list "serve" "--workspace" (companion4j--cwd)))
+                      :connection-type 'pipe
+                      :noquery t))
       (message "companion4j: starting a companion for %s" (abbreviate-file-name (companion4j--cwd))))))
 
 ;;;; Opening files the CLI shows
@@ -915,11 +921,6 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
       (message "companion4j: the proposal for %s closed: %s"
                (plist-get proposal :rel) (companion4j--why (alist-get 'outcome event))))))
 
-(defun companion4j--reject-all ()
-  "Reject the open proposals as Emacs exits, so no CLI waits for them."
-  (dolist (proposal companion4j--proposals)
-    (companion4j--http-sync "POST" (format "/diffs/%s/reject" (plist-get proposal :id)))))
-
 ;;;###autoload
 (defun companion4j-proposals ()
   "The open proposals, oldest first: plists (:id ID :file PATH :buffer BUFFER)."
@@ -958,14 +959,12 @@ of the package: \\[finder-commentary] companion4j."
       (progn
         (add-hook 'post-command-hook #'companion4j--on-command)
         (add-hook 'kill-buffer-hook #'companion4j--on-kill-buffer)
-        (add-hook 'kill-emacs-hook #'companion4j--reject-all)
         (advice-add 'flymake--handle-report :after #'companion4j--diagnostics-changed)
         (with-eval-after-load 'flycheck
           (add-hook 'flycheck-after-syntax-check-hook #'companion4j--diagnostics-changed))
         (companion4j--connect))
     (remove-hook 'post-command-hook #'companion4j--on-command)
     (remove-hook 'kill-buffer-hook #'companion4j--on-kill-buffer)
-    (remove-hook 'kill-emacs-hook #'companion4j--reject-all)
     (advice-remove 'flymake--handle-report #'companion4j--diagnostics-changed)
     (remove-hook 'flycheck-after-syntax-check-hook #'companion4j--diagnostics-changed)
     (companion4j--disconnect)))
