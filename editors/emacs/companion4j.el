@@ -208,6 +208,11 @@ split into the program and its first arguments."
 
 ;;;; Requests
 
+;; Plain HTTP/1.0 over Emacs's own network processes rather than url.el:
+;; url.el sends requests through the proxy an `http_proxy' variable names,
+;; loopback ones too, which would hand the token to that proxy, and it cannot
+;; follow an event stream as it arrives.  HTTP/1.0 answers are never chunked.
+
 (defun companion4j--request-bytes (companion method route body)
   "The HTTP/1.0 request METHOD ROUTE with the JSON BODY for COMPANION."
   (let ((payload (if body (encode-coding-string (json-encode body) 'utf-8) "")))
