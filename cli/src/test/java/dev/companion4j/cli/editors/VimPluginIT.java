@@ -1,0 +1,271 @@
+package dev.companion4j.cli.editors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.Tmux;
+import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.testkit.CliDriver.Cli;
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.TestPeers;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Vim 9 in a terminal with {@code editors/vim} installed as its help file says, typed at as a user
+ * types, against {@code companion4j serve} and the real IdeClients of Qwen Code and Gemini CLI.
+ */
+class VimPluginIT {
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final Path VIM = Path.of("/usr/bin/vim");
+
+  private static final String GREETER = """
+      package demo;
+
+      public final class Greeter {
+        private final String greeting;
+
+        public Greeter(String greeting) {
+          this.greeting = greeting;
+        }
+
+        public String greet(String name) {
+          return greeting + ", " + name + "!";
+        }
+      }
+      """;
+
+  /** What the CLIs propose: names are trimmed, and a second method greets a list. */
+  private static final String PROPOSED = """
+      package demo;
+
+      import java.util.List;
+      import java.util.stream.Collectors;
+
+      public final class Greeter {
+        private final String greeting;
+
+        public Greeter(String greeting) {
+          this.greeting = greeting;
+        }
+
+        public String greet(String name) {
+          return greeting + ", " + name.strip() + "!";
+        }
+
+        public String greetAll(List<String> names) {
+          return names.stream().map(this::greet).collect(Collectors.joining(" "));
+        }
+      }
+      """;
+
+  @TempDir Path temp;
+  private CliEnvironment env;
+  private Path greeter;
+  private CompanionProcess companion;
+  private CliDriver qwen;
+  private CliDriver gemini;
+  private Tmux vim;
+
+  @BeforeEach
+  void start() throws IOException {
+    if (!Files.isExecutable(VIM)) {
+      throw new IllegalStateException("No " + VIM + "; the test command installs Debian's vim");
+    }
+    env = CliEnvironment.in(temp.resolve("env"));
+    greeter = env.file("src/demo/Greeter.java", GREETER);
+    installPlugin();
+    companion = CompanionProcess.start(env);
+    qwen = CliDriver.start(Cli.QWEN, env.workspace(), env.variables());
+    assertThat(qwen.connect().path("status").asString()).as(qwen.stderr()).isEqualTo("connected");
+    gemini = CliDriver.start(Cli.GEMINI, env.workspace(), env.variables());
+    assertThat(gemini.connect().path("status").asString()).as(gemini.stderr()).isEqualTo("connected");
+
+    Map<String, String> terminal = new LinkedHashMap<>(env.variables());
+    terminal.put("TERM", "xterm-256color");
+    terminal.put("LANG", "C.UTF-8");
+    vim = Tmux.start(List.of(VIM.toString()), env.workspace(), terminal);
+    // The status line counts the CLIs once the plugin follows the companion's events.
+    awaitScreen("C4J 2 CLIs");
+  }
+
+  /** As the help file says: a link in a package's start folder, and its vimrc lines. */
+  private void installPlugin() throws IOException {
+    Path start = env.home().resolve(".vim/pack/companion4j/start");
+    Files.createDirectories(start);
+    Files.createSymbolicLink(start.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/vim"));
+    Files.writeString(env.home().resolve(".vimrc"), """
+        filetype plugin indent on
+        syntax on
+        set ttimeout ttimeoutlen=50
+        set laststatus=2
+        set statusline=%f\\ %m%=%{companion4j#statusline()}\\ %l:%c\\\s
+        """);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (vim != null) {
+      vim.close();
+    }
+    for (CliDriver cli : new CliDriver[] {qwen, gemini}) {
+      if (cli != null) {
+        cli.close();
+      }
+    }
+    if (companion != null) {
+      companion.close();
+    }
+  }
+
+  @Test
+  void theFileTheCursorAndTheSelectionReachBothClis() throws Exception {
+    command("edit src/demo/Greeter.java");
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      JsonNode focused = cli.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
+      assertThat(active(focused).path("path").asString()).as(cli.cli().name()).isEqualTo(greeter.toString());
+    }
+
+    vim.type("11G12|");
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      JsonNode moved = cli.awaitContext(c -> cursor(c, 11, 12), WAIT);
+      assertThat(active(moved).has("selectedText")).as(cli.cli().name()).isFalse();
+    }
+
+    vim.type("ve");
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      JsonNode selected = cli.awaitContext(c -> "greeting".equals(active(c).path("selectedText").asString(null)), WAIT);
+      assertThat(active(selected).path("cursor").path("line").asInt()).as(cli.cli().name()).isEqualTo(11);
+    }
+
+    vim.press("Escape");
+    vim.type("gg");
+    for (CliDriver cli : List.of(qwen, gemini)) {
+      JsonNode cleared = cli.awaitContext(c -> cursor(c, 1, 1), WAIT);
+      assertThat(active(cleared).has("selectedText")).as(cli.cli().name()).isFalse();
+    }
+  }
+
+  @Test
+  void proposalsAreReviewedInADiffTabAndAnsweredByWritingOrClosingThem() throws Exception {
+    command("edit src/demo/Greeter.java");
+    qwen.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
+
+    // Qwen Code proposes; the proposal opens in a new tab, beside the file, as a diff.
+    CompletableFuture<JsonNode> accepted = qwen.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
+    String review = awaitScreen("proposes an edit to src/demo/Greeter.java: :w accepts, :q rejects");
+    assertThat(review).contains("C4J 2 CLIs · 1 to review", "name.strip()");
+    screenshot("vim-review.ansi");
+    String id = CompanionProcess.JSON.readTree(companion.get("/editor/diffs").body()).get(0).path("id").asString();
+    query("'tabs:' . tabpagenr('$') . ',diff:' . &diff . ',buftype:' . &buftype . ',name:' . bufname('%')");
+    awaitScreen("tabs:2,diff:1,buftype:acwrite,name:companion4j://" + id + "/src/demo/Greeter.java");
+    query("'open:' . join(map(companion4j#proposals(), 'fnamemodify(v:val.filePath, '':.'')'))");
+    awaitScreen("open:src/demo/Greeter.java");
+
+    // The user edits the proposal, and :w accepts it with the edit; the CLI writes the file.
+    vim.type("14GA // names may come padded");
+    vim.press("Escape");
+    command("w");
+    JsonNode answer = CliDriver.await(accepted, WAIT);
+    assertThat(answer.path("status").asString()).isEqualTo("accepted");
+    assertThat(answer.path("content").asString())
+        .isEqualTo(PROPOSED.replace("name.strip() + \"!\";", "name.strip() + \"!\"; // names may come padded"));
+    awaitScreen("accepted: ");
+    query("'tabs:' . tabpagenr('$') . ',left:' . len(companion4j#proposals())");
+    awaitScreen("tabs:1,left:0");
+    assertThat(greeter).as("the plugin never writes the file; the CLI does").hasContent(GREETER);
+
+    // Gemini CLI proposes; :q in the proposal rejects it.
+    CompletableFuture<JsonNode> rejected = gemini.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
+    awaitScreen("C4J 2 CLIs · 1 to review");
+    query("'buffer:' . &buftype . ',' . len(companion4j#proposals())");
+    awaitScreen("buffer:acwrite,1");
+    command("q");
+    assertThat(CliDriver.await(rejected, WAIT).path("status").asString()).isEqualTo("rejected");
+    awaitScreen("rejected the edit to src/demo/Greeter.java");
+
+    // Qwen Code proposes and withdraws it: the tab closes without an answer from Vim.
+    CompletableFuture<JsonNode> withdrawn = qwen.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
+    await().atMost(WAIT).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      query("'proposed:' . len(companion4j#proposals()) . ',tabs:' . tabpagenr('$')");
+      assertThat(vim.screen()).contains("proposed:1,tabs:2");
+    });
+    qwen.call("closeDiff", Map.of("filePath", greeter.toString()));
+    awaitScreen("the proposal for src/demo/Greeter.java was closed: withdrawn by the CLI");
+    query("'proposed:' . len(companion4j#proposals()) . ',tabs:' . tabpagenr('$')");
+    awaitScreen("proposed:0,tabs:1");
+    CliDriver.await(withdrawn, WAIT);
+
+    assertThat(awaitScreen("C4J 2 CLIs ")).doesNotContain("to review");
+    assertThat(greeter).hasContent(GREETER);
+  }
+
+  @Test
+  void theModelOpensAFileAtALine() throws Exception {
+    Path notes = env.file("docs/notes.txt", "alpha\nbeta\ngamma delta\nepsilon\n");
+    command("edit src/demo/Greeter.java");
+    qwen.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
+
+    assertThat(companion.post("/ide/open", Map.of("path", notes.toString(), "line", 3, "character", 2)).statusCode())
+        .isEqualTo(200);
+
+    // Vim follows, and tells the CLIs where it went.
+    qwen.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()) && cursor(c, 3, 2), WAIT);
+    query("'at:' . expand('%:.') . ':' . line('.') . ':' . col('.')");
+    awaitScreen("at:docs/notes.txt:3:2");
+  }
+
+  @Test
+  void runStartsACommandInATerminalWithTheCompanionsVariables() throws Exception {
+    command("Companion4jRun env");
+
+    String screen = awaitScreen("QWEN_CODE_IDE_SERVER_PORT=" + companion.port());
+    assertThat(screen).contains("GEMINI_CLI_IDE_SERVER_PORT=" + companion.port(), "env [finished]");
+  }
+
+  private void command(String command) throws IOException {
+    vim.type(":" + command);
+    vim.press("Enter");
+  }
+
+  /** Echoes {@code expression}; its value shows on the command line. */
+  private void query(String expression) throws IOException {
+    command("echo " + expression);
+  }
+
+  private String awaitScreen(String text) {
+    return await().atMost(WAIT).until(vim::screen, s -> s.contains(text));
+  }
+
+  private void screenshot(String name) throws IOException {
+    Path dir = TestPeers.repoRoot().resolve("cli/target/screens");
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(name), vim.colouredScreen());
+  }
+
+  private static JsonNode active(JsonNode context) {
+    for (JsonNode f : context.path("workspaceState").path("openFiles")) {
+      if (f.path("isActive").asBoolean()) {
+        return f;
+      }
+    }
+    return context.path("missing");
+  }
+
+  private static boolean cursor(JsonNode context, int line, int character) {
+    JsonNode c = active(context).path("cursor");
+    return c.path("line").asInt() == line && c.path("character").asInt() == character;
+  }
+}
