@@ -537,7 +537,7 @@ function! s:Open(diff) abort
     diffthis
     silent keepalt rightbelow vnew
     setlocal buftype=acwrite bufhidden=wipe noswapfile
-    silent execute 'file' fnameescape('companion4j://' . a:diff.id . '/' . rel)
+    silent execute 'file' fnameescape('companion://' . a:diff.id . '/' . rel)
     let text = a:diff.newContent
     let dos = text =~# "\r\n" && text !~# "[^\r]\n"
     let lines = split(text, dos ? "\r\n" : "\n", 1)
@@ -826,7 +826,7 @@ function! companion4j#start() abort
 endfunction
 
 " Starts `companion4j serve` for the current directory in the background; it
-" keeps running after Vim exits, for the CLIs connected to it.
+" stops when Vim exits, as an editor's own companion does.
 function! s:Launch() abort
   let command = s:Option('command', 'companion4j')
   let command = type(command) == v:t_list ? copy(command) : split(command)
@@ -835,7 +835,7 @@ function! s:Launch() abort
   endif
   try
     call job_start(command + ['serve', '--workspace', getcwd()],
-          \ {'in_io': 'null', 'out_io': 'null', 'err_io': 'null', 'stoponexit': ''})
+          \ {'in_io': 'null', 'out_io': 'null', 'err_io': 'null', 'stoponexit': 'term'})
   catch
     return s:Warn('cannot run ' . string(command) . ': ' . v:exception)
   endtry

@@ -109,6 +109,7 @@ class VimPluginIT {
     Files.writeString(env.home().resolve(".vimrc"), """
         filetype plugin indent on
         syntax on
+        colorscheme habamax
         set ttimeout ttimeoutlen=50
         set laststatus=2
         set statusline=%f\\ %m%=%{companion4j#statusline()}\\ %l:%c\\\s
@@ -170,7 +171,7 @@ class VimPluginIT {
     screenshot("vim-review.ansi");
     String id = CompanionProcess.JSON.readTree(companion.get("/editor/diffs").body()).get(0).path("id").asString();
     query("'tabs:' . tabpagenr('$') . ',diff:' . &diff . ',buftype:' . &buftype . ',name:' . bufname('%')");
-    awaitScreen("tabs:2,diff:1,buftype:acwrite,name:companion4j://" + id + "/src/demo/Greeter.java");
+    awaitScreen("tabs:2,diff:1,buftype:acwrite,name:companion://" + id + "/src/demo/Greeter.java");
     query("'open:' . join(map(companion4j#proposals(), 'fnamemodify(v:val.filePath, '':.'')'))");
     awaitScreen("open:src/demo/Greeter.java");
 
