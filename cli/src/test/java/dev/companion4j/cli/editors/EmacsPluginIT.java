@@ -1,12 +1,13 @@
 package dev.companion4j.cli.editors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.companion4j.cli.editors.ConnectedClis.active;
+import static dev.companion4j.cli.editors.ConnectedClis.cursor;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
-import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
@@ -77,6 +78,7 @@ class EmacsPluginIT {
       """;
 
   @TempDir Path temp;
+  private ConnectedClis clis;
   private CompanionProcess companion;
   private CliDriver qwen;
   private CliDriver gemini;
@@ -94,13 +96,8 @@ class EmacsPluginIT {
       }
       emacs.close();
     }
-    for (CliDriver cli : new CliDriver[] {qwen, gemini}) {
-      if (cli != null) {
-        cli.close();
-      }
-    }
-    if (companion != null) {
-      companion.close();
+    if (clis != null) {
+      clis.close();
     }
   }
 
@@ -112,11 +109,10 @@ class EmacsPluginIT {
     variables = new LinkedHashMap<>(env.variables());
     installPackage(env);
 
-    companion = CompanionProcess.start(env);
-    qwen = CliDriver.start(Cli.QWEN, env.workspace(), variables);
-    assertThat(qwen.connect().path("status").asString()).as(qwen.stderr()).isEqualTo("connected");
-    gemini = CliDriver.start(Cli.GEMINI, env.workspace(), variables);
-    assertThat(gemini.connect().path("status").asString()).as(gemini.stderr()).isEqualTo("connected");
+    clis = ConnectedClis.start(env);
+    companion = clis.companion();
+    qwen = clis.qwen();
+    gemini = clis.gemini();
     startEmacs(env);
 
     // The mode line counts the CLIs the companion reported on connecting.
@@ -127,7 +123,7 @@ class EmacsPluginIT {
     emacs.press("C-f");
     emacs.type("src/main/java/demo/Greeter.java");
     emacs.press("Enter");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       JsonNode focused = cli.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
       assertThat(active(focused).path("path").asString()).as(cli.cli().name()).isEqualTo(greeter.toString());
     }
@@ -137,19 +133,19 @@ class EmacsPluginIT {
     emacs.type("8");
     emacs.press("Enter");
     emacs.press("M-m");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       JsonNode moved = cli.awaitContext(c -> cursor(c, 8, 3), WAIT);
       assertThat(active(moved).has("selectedText")).isFalse();
     }
 
     emacs.press("C-Space");
     emacs.press("M-f");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       JsonNode selected = cli.awaitContext(c -> "public".equals(active(c).path("selectedText").asString(null)), WAIT);
       assertThat(active(selected).path("cursor").path("line").asInt()).isEqualTo(8);
     }
     emacs.press("C-g");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       JsonNode cleared = cli.awaitContext(c -> cursor(c, 8, 9) && !active(c).has("selectedText"), WAIT);
       assertThat(active(cleared).has("selectedText")).isFalse();
     }
@@ -171,9 +167,7 @@ class EmacsPluginIT {
           && screen.contains("+    if (name == null || name.isBlank()) {")
           && screen.contains("C4J 2 CLIs · 1 to review");
     });
-    Path screens = TestPeers.repoRoot().resolve("cli/target/screens");
-    Files.createDirectories(screens);
-    Files.writeString(screens.resolve("emacs-review.ansi"), emacs.colouredScreen(), StandardCharsets.UTF_8);
+    ConnectedClis.screenshot(emacs, "emacs-review");
 
     emacs.press("C-s");
     emacs.type("world");
@@ -217,7 +211,7 @@ class EmacsPluginIT {
     String where = "(with-selected-window (selected-window)"
         + " (list buffer-file-name (line-number-at-pos) (1+ (- (point) (line-beginning-position)))))";
     await().atMost(WAIT).until(() -> emacsclient(where).equals("(\"" + notes + "\" 3 2)"));
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       cli.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()) && cursor(c, 3, 2), WAIT);
     }
   }
@@ -311,19 +305,5 @@ class EmacsPluginIT {
       }
     }
     return null;
-  }
-
-  private static JsonNode active(JsonNode context) {
-    for (JsonNode f : context.path("workspaceState").path("openFiles")) {
-      if (f.path("isActive").asBoolean()) {
-        return f;
-      }
-    }
-    return context.path("missing");
-  }
-
-  private static boolean cursor(JsonNode context, int line, int character) {
-    JsonNode c = active(context).path("cursor");
-    return c.path("line").asInt() == line && c.path("character").asInt() == character;
   }
 }

@@ -1,12 +1,13 @@
 package dev.companion4j.cli.editors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.companion4j.cli.editors.ConnectedClis.active;
+import static dev.companion4j.cli.editors.ConnectedClis.cursor;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
-import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.McpTapClient;
 import dev.companion4j.testkit.TestPeers;
@@ -38,6 +39,7 @@ class NeovimPluginIT {
 
   @TempDir Path temp;
   private CliEnvironment env;
+  private ConnectedClis clis;
   private CompanionProcess companion;
   private CliDriver qwen;
   private CliDriver gemini;
@@ -51,11 +53,10 @@ class NeovimPluginIT {
     }
     env = CliEnvironment.in(temp.resolve("env"));
     install(env.home());
-    companion = CompanionProcess.start(env);
-    qwen = CliDriver.start(Cli.QWEN, env.workspace(), env.variables());
-    gemini = CliDriver.start(Cli.GEMINI, env.workspace(), env.variables());
-    assertThat(qwen.connect().path("status").asString()).as(qwen.stderr()).isEqualTo("connected");
-    assertThat(gemini.connect().path("status").asString()).as(gemini.stderr()).isEqualTo("connected");
+    clis = ConnectedClis.start(env);
+    companion = clis.companion();
+    qwen = clis.qwen();
+    gemini = clis.gemini();
   }
 
   @AfterEach
@@ -63,13 +64,8 @@ class NeovimPluginIT {
     if (terminal != null) {
       terminal.close();
     }
-    for (CliDriver cli : new CliDriver[] {qwen, gemini}) {
-      if (cli != null) {
-        cli.close();
-      }
-    }
-    if (companion != null) {
-      companion.close();
+    if (clis != null) {
+      clis.close();
     }
   }
 
@@ -77,18 +73,18 @@ class NeovimPluginIT {
   void theFileCursorSelectionUnsavedStateAndDiagnosticsReachBothClis() throws Exception {
     Path notes = env.file("docs/notes.txt", "alpha\nbeta\ngamma delta\nepsilon\n");
     startNeovim("docs/notes.txt");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       cli.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()), WAIT);
     }
 
     keys("3G7|");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       JsonNode moved = cli.awaitContext(c -> cursor(c, 3, 7), WAIT);
       assertThat(active(moved).has("selectedText")).isFalse();
     }
 
     keys("vE");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       cli.awaitContext(c -> "delta".equals(active(c).path("selectedText").asString(null)), WAIT);
     }
     keys("<Esc>gg0");
@@ -120,9 +116,8 @@ class NeovimPluginIT {
     assertThat(lua("return vim.api.nvim_buf_get_name(0)")).matches("companion://[0-9a-f]{16}/src/Main.java");
     assertThat(lua("return vim.wo.diff and 'diff' or 'plain'")).isEqualTo("diff");
     awaitScreen("C4J 2 CLIs · 1 to review");
-    screenshot("neovim-review");
-    assertThat(processArguments()).as("the curl following the stream runs").anyMatch(a -> a.startsWith("curl"))
-        .noneMatch(a -> a.contains(companion.token()));
+    ConnectedClis.screenshot(terminal, "neovim-review");
+    clis.assertCurlFollowsTheCompanionWithTheTokenInNoArguments();
 
     keys("Gofinal int unused = 0;<Esc>:w<CR>");
     JsonNode answer = CliDriver.await(accepted, WAIT);
@@ -265,6 +260,7 @@ class NeovimPluginIT {
     socket = temp.resolve("nvim.sock");
     Map<String, String> vars = new HashMap<>(in.variables());
     vars.put("TERM", "xterm-256color");
+    vars.put("LANG", "C.UTF-8");
     terminal = Tmux.start(List.of(NVIM.toString(), "--listen", socket.toString(), file), in.workspace(), vars);
     await().atMost(WAIT).until(() -> Files.exists(socket));
   }
@@ -280,21 +276,6 @@ class NeovimPluginIT {
         ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
       }
     }
-  }
-
-  /** The command lines of every process on this machine that this user may read. */
-  private static List<String> processArguments() throws IOException {
-    List<String> all = new java.util.ArrayList<>();
-    try (var procs = Files.list(Path.of("/proc"))) {
-      for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-        try {
-          all.add(new String(Files.readAllBytes(proc.resolve("cmdline"))).replace('\0', ' ').strip());
-        } catch (IOException gone) {
-          // The process ended meanwhile.
-        }
-      }
-    }
-    return all;
   }
 
   private void awaitScreen(String text) {
@@ -320,25 +301,5 @@ class NeovimPluginIT {
     assertThat(send.waitFor(20, TimeUnit.SECONDS)).isTrue();
     assertThat(send.exitValue()).as("%s %s: %s", how, what, out).isZero();
     return out.strip();
-  }
-
-  private void screenshot(String name) throws IOException {
-    Path dir = Path.of("target/screens");
-    Files.createDirectories(dir);
-    Files.writeString(dir.resolve(name + ".ansi"), terminal.colouredScreen());
-  }
-
-  private static JsonNode active(JsonNode context) {
-    for (JsonNode f : context.path("workspaceState").path("openFiles")) {
-      if (f.path("isActive").asBoolean()) {
-        return f;
-      }
-    }
-    return context.path("missing");
-  }
-
-  private static boolean cursor(JsonNode context, int line, int character) {
-    JsonNode c = active(context).path("cursor");
-    return c.path("line").asInt() == line && c.path("character").asInt() == character;
   }
 }

@@ -1,19 +1,19 @@
 package dev.companion4j.cli.editors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.companion4j.cli.editors.ConnectedClis.active;
+import static dev.companion4j.cli.editors.ConnectedClis.cursor;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
-import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -74,6 +74,7 @@ class VimPluginIT {
   @TempDir Path temp;
   private CliEnvironment env;
   private Path greeter;
+  private ConnectedClis clis;
   private CompanionProcess companion;
   private CliDriver qwen;
   private CliDriver gemini;
@@ -87,16 +88,11 @@ class VimPluginIT {
     env = CliEnvironment.in(temp.resolve("env"));
     greeter = env.file("src/demo/Greeter.java", GREETER);
     installPlugin();
-    companion = CompanionProcess.start(env);
-    qwen = CliDriver.start(Cli.QWEN, env.workspace(), env.variables());
-    assertThat(qwen.connect().path("status").asString()).as(qwen.stderr()).isEqualTo("connected");
-    gemini = CliDriver.start(Cli.GEMINI, env.workspace(), env.variables());
-    assertThat(gemini.connect().path("status").asString()).as(gemini.stderr()).isEqualTo("connected");
-
-    Map<String, String> terminal = new LinkedHashMap<>(env.variables());
-    terminal.put("TERM", "xterm-256color");
-    terminal.put("LANG", "C.UTF-8");
-    vim = Tmux.start(List.of(VIM.toString()), env.workspace(), terminal);
+    clis = ConnectedClis.start(env);
+    companion = clis.companion();
+    qwen = clis.qwen();
+    gemini = clis.gemini();
+    vim = Tmux.start(List.of(VIM.toString()), env.workspace(), clis.terminalVariables());
     // The status line counts the CLIs once the plugin follows the companion's events.
     awaitScreen("C4J 2 CLIs");
   }
@@ -121,39 +117,34 @@ class VimPluginIT {
     if (vim != null) {
       vim.close();
     }
-    for (CliDriver cli : new CliDriver[] {qwen, gemini}) {
-      if (cli != null) {
-        cli.close();
-      }
-    }
-    if (companion != null) {
-      companion.close();
+    if (clis != null) {
+      clis.close();
     }
   }
 
   @Test
   void theFileTheCursorAndTheSelectionReachBothClis() throws Exception {
     command("edit src/demo/Greeter.java");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       JsonNode focused = cli.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
       assertThat(active(focused).path("path").asString()).as(cli.cli().name()).isEqualTo(greeter.toString());
     }
 
     vim.type("11G12|");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       JsonNode moved = cli.awaitContext(c -> cursor(c, 11, 12), WAIT);
       assertThat(active(moved).has("selectedText")).as(cli.cli().name()).isFalse();
     }
 
     vim.type("ve");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       JsonNode selected = cli.awaitContext(c -> "greeting".equals(active(c).path("selectedText").asString(null)), WAIT);
       assertThat(active(selected).path("cursor").path("line").asInt()).as(cli.cli().name()).isEqualTo(11);
     }
 
     vim.press("Escape");
     vim.type("gg");
-    for (CliDriver cli : List.of(qwen, gemini)) {
+    for (CliDriver cli : clis.both()) {
       JsonNode cleared = cli.awaitContext(c -> cursor(c, 1, 1), WAIT);
       assertThat(active(cleared).has("selectedText")).as(cli.cli().name()).isFalse();
     }
@@ -168,7 +159,8 @@ class VimPluginIT {
     CompletableFuture<JsonNode> accepted = qwen.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
     String review = awaitScreen("proposes an edit to src/demo/Greeter.java: :w accepts, :q rejects");
     assertThat(review).contains("C4J 2 CLIs · 1 to review", "name.strip()");
-    screenshot("vim-review.ansi");
+    ConnectedClis.screenshot(vim, "vim-review");
+    clis.assertCurlFollowsTheCompanionWithTheTokenInNoArguments();
     String id = CompanionProcess.JSON.readTree(companion.get("/editor/diffs").body()).get(0).path("id").asString();
     query("'tabs:' . tabpagenr('$') . ',diff:' . &diff . ',buftype:' . &buftype . ',name:' . bufname('%')");
     awaitScreen("tabs:2,diff:1,buftype:acwrite,name:companion://" + id + "/src/demo/Greeter.java");
@@ -248,25 +240,5 @@ class VimPluginIT {
 
   private String awaitScreen(String text) {
     return await().atMost(WAIT).until(vim::screen, s -> s.contains(text));
-  }
-
-  private void screenshot(String name) throws IOException {
-    Path dir = TestPeers.repoRoot().resolve("cli/target/screens");
-    Files.createDirectories(dir);
-    Files.writeString(dir.resolve(name), vim.colouredScreen());
-  }
-
-  private static JsonNode active(JsonNode context) {
-    for (JsonNode f : context.path("workspaceState").path("openFiles")) {
-      if (f.path("isActive").asBoolean()) {
-        return f;
-      }
-    }
-    return context.path("missing");
-  }
-
-  private static boolean cursor(JsonNode context, int line, int character) {
-    JsonNode c = active(context).path("cursor");
-    return c.path("line").asInt() == line && c.path("character").asInt() == character;
   }
 }
