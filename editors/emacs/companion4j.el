@@ -23,6 +23,12 @@
 ;;    '(companion4j :url "<the repository's clone URL>"
 ;;                  :lisp-dir "editors/emacs"))
 ;;
+;; Emacs 30 and later, with use-package:
+;;
+;;   (use-package companion4j
+;;     :vc (:url "<the repository's clone URL>" :lisp-dir "editors/emacs")
+;;     :config (companion4j-mode 1))
+;;
 ;; or, with a checkout on disk:
 ;;
 ;;   (use-package companion4j

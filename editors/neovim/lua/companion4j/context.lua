@@ -116,7 +116,7 @@ local function report_diagnostics(buf)
 end
 
 function M.attach(group)
-  local timer = vim.loop.new_timer()
+  local timer = (vim.uv or vim.loop).new_timer()
   vim.api.nvim_create_autocmd({ 'BufEnter', 'FocusGained' }, {
     group = group,
     callback = function(args)

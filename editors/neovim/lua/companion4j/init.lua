@@ -53,7 +53,11 @@ local function open_file(place)
   if place.line then
     local line = math.min(place.line, vim.api.nvim_buf_line_count(0))
     local text = vim.api.nvim_buf_get_lines(0, line - 1, line, false)[1] or ''
-    local col = place.character and vim.str_byteindex(text, math.min(place.character - 1, vim.fn.strchars(text))) or 0
+    -- byteidx() counts characters the same way on every Neovim; -1 past the end.
+    local col = place.character and vim.fn.byteidx(text, place.character - 1) or 0
+    if col < 0 then
+      col = #text
+    end
     vim.api.nvim_win_set_cursor(0, { line, col })
   end
 end

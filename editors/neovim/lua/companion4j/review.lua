@@ -45,7 +45,7 @@ end
 -- The CLI writes an accepted file a moment after the answer; reload the
 -- buffer then, unless it has changes of its own.
 local function reload_when_written(path)
-  local watcher = vim.loop.new_fs_event()
+  local watcher = (vim.uv or vim.loop).new_fs_event()
   local stop = vim.defer_fn(function()
     watcher:stop()
   end, 30000)
