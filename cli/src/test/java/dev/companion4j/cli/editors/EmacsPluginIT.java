@@ -30,8 +30,9 @@ import tools.jackson.databind.JsonNode;
  * Emacs 28 ({@code package-install-file}), in {@code emacs -nw} in a pseudo-terminal, typed at as
  * a user types: the real Qwen Code and Gemini CLI IdeClients receive the file, point and region,
  * the companion receives flymake's diagnostics, proposals are reviewed, accepted with the user's
- * edits, rejected by killing their buffer and withdrawn by the CLI, and a place the model shows
- * opens in Emacs. State is read back through {@code emacsclient} on a private server socket.
+ * edits, rejected by killing their buffer and withdrawn by the CLI, a place the model shows opens
+ * in Emacs, and a CLI started from Emacs gets the companion's variables. State is read back
+ * through {@code emacsclient} on a private server socket.
  */
 class EmacsPluginIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -214,6 +215,19 @@ class EmacsPluginIT {
     for (CliDriver cli : clis.both()) {
       cli.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()) && cursor(c, 3, 2), WAIT);
     }
+
+    // (4) A CLI started from Emacs gets the variables that connect it to this companion.
+    Path fakeCli = env.file("fake-cli.sh",
+        "#!/bin/sh\necho \"port=$QWEN_CODE_IDE_SERVER_PORT gemini=$GEMINI_CLI_IDE_SERVER_PORT\"\nexec sleep 60\n");
+    fakeCli.toFile().setExecutable(true);
+    emacs.press("M-x");
+    emacs.type("companion4j-run");
+    emacs.press("Enter");
+    emacs.press("C-a");
+    emacs.press("C-k");
+    emacs.type("./fake-cli.sh");
+    emacs.press("Enter");
+    await().atMost(WAIT).until(() -> emacs.screen().contains("port=" + companion.port() + " gemini=" + companion.port()));
   }
 
   /** Installs the package into the private HOME as its Commentary says for Emacs 28, offline. */
