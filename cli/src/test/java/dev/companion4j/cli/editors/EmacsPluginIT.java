@@ -231,7 +231,7 @@ class EmacsPluginIT {
   }
 
   /** Installs the package into the private HOME as its Commentary says for Emacs 28, offline. */
-  private void installPackage(CliEnvironment env) throws Exception {
+  static void install(CliEnvironment env, Path log) throws Exception {
     if (!Files.isExecutable(EMACS)) {
       throw new IllegalStateException("No " + EMACS + "; the test command installs Debian's emacs-nox");
     }
@@ -242,15 +242,18 @@ class EmacsPluginIT {
                 + " (package-install-file \"" + source + "\"))")
         .directory(env.workspace().toFile())
         .redirectErrorStream(true)
-        .redirectOutput(temp.resolve("install.log").toFile());
+        .redirectOutput(log.toFile());
     pb.environment().clear();
-    pb.environment().putAll(variables);
+    pb.environment().putAll(env.variables());
     Process install = pb.start();
     assertThat(install.waitFor(120, TimeUnit.SECONDS)).isTrue();
-    String log = Files.readString(temp.resolve("install.log"));
-    assertThat(install.exitValue()).as(log).isZero();
-    assertThat(env.home().resolve(".emacs.d/elpa/companion4j-1.0.0/companion4j.elc")).as(log).isRegularFile();
+    assertThat(install.exitValue()).as(Files.readString(log)).isZero();
+    assertThat(env.home().resolve(".emacs.d/elpa/companion4j-1.0.0/companion4j.elc")).as(Files.readString(log)).isRegularFile();
+  }
 
+  /** The package installed, and an init file that turns it on and lets the test ask Emacs. */
+  private void installPackage(CliEnvironment env) throws Exception {
+    install(env, temp.resolve("install.log"));
     Path serverDir = temp.resolve("emacs-server");
     socket = serverDir.resolve("server");
     Files.writeString(env.home().resolve(".emacs.d/init.el"), """

@@ -240,7 +240,7 @@ class NeovimPluginIT {
     install(home, "{}");
   }
 
-  private static void install(Path home, String options) throws IOException {
+  static void install(Path home, String options) throws IOException {
     Path pack = home.resolve(".local/share/nvim/site/pack/companion4j/start");
     Files.createDirectories(pack);
     Files.createSymbolicLink(pack.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/neovim"));

@@ -87,7 +87,7 @@ class VimPluginIT {
     }
     env = CliEnvironment.in(temp.resolve("env"));
     greeter = env.file("src/demo/Greeter.java", GREETER);
-    installPlugin();
+    install(env.home());
     clis = ConnectedClis.start(env);
     companion = clis.companion();
     qwen = clis.qwen();
@@ -98,11 +98,11 @@ class VimPluginIT {
   }
 
   /** As the help file says: a link in a package's start folder, and its vimrc lines. */
-  private void installPlugin() throws IOException {
-    Path start = env.home().resolve(".vim/pack/companion4j/start");
+  static void install(Path home) throws IOException {
+    Path start = home.resolve(".vim/pack/companion4j/start");
     Files.createDirectories(start);
     Files.createSymbolicLink(start.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/vim"));
-    Files.writeString(env.home().resolve(".vimrc"), """
+    Files.writeString(home.resolve(".vimrc"), """
         filetype plugin indent on
         syntax on
         colorscheme habamax

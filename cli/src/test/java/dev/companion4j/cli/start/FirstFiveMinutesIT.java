@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.BrowserDriver;
+import dev.companion4j.cli.testing.CliTerminal;
 import dev.companion4j.cli.testing.JarCommand;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.FakeModelServer;
@@ -48,10 +49,6 @@ class FirstFiveMinutesIT {
   /** Only stops a hung build from hanging the suite; nothing here measures speed. */
   private static final Duration FIRST_BUILD = Duration.ofMinutes(12);
   private static final Duration WAIT = Duration.ofSeconds(90);
-  /** Gemini CLI takes keys that arrive together with Enter for a paste, and Enter then adds a line. */
-  private static final Duration PASTE_GAP = Duration.ofMillis(400);
-  /** The TUIs take keys that follow Escape closely for the rest of an escape sequence, and drop them. */
-  private static final Duration AFTER_ESCAPE = Duration.ofSeconds(1);
   private static final Pattern JSON_BLOCK = Pattern.compile("```json\\n(.*?)```", Pattern.DOTALL);
 
   @TempDir static Path temp;
@@ -236,18 +233,11 @@ class FirstFiveMinutesIT {
       }
       throw new AssertionError("no offer to connect; discovery files:\n" + locks, e);
     }
-    terminal.press("Escape");
-    await().atMost(WAIT).untilAsserted(() -> assertThat(terminal.screen()).doesNotContain("Do you want to connect"));
-    Thread.sleep(AFTER_ESCAPE.toMillis());
-    enter(terminal, "/ide enable");
+    CliTerminal.declineTheOfferAndEnableIde(terminal, WAIT);
   }
 
-  /** Types a line, as a user does: the keys, then Enter once they are on the screen. */
   private static void enter(Tmux terminal, String line) throws Exception {
-    terminal.type(line);
-    awaitScreen(terminal, line.length() > 40 ? line.substring(0, 40) : line);
-    Thread.sleep(PASTE_GAP.toMillis());
-    terminal.press("Enter");
+    CliTerminal.enter(terminal, line, WAIT);
   }
 
   /** A step on the page; when it fails, the terminal and the page say why. */
@@ -261,6 +251,6 @@ class FirstFiveMinutesIT {
   }
 
   private static void awaitScreen(Tmux terminal, String text) {
-    await().atMost(WAIT).untilAsserted(() -> assertThat(terminal.screen()).contains(text));
+    CliTerminal.awaitScreen(terminal, text, WAIT);
   }
 }
