@@ -188,6 +188,10 @@ function M.show(diff)
   })
   local what = diff.change == 'new' and 'proposes a new file ' or (diff.change == 'deleted' and 'proposes to empty ' or 'proposes an edit to ')
   notify((diff.clientName or 'a CLI') .. ' ' .. what .. rel .. ': :w accepts, :q rejects')
+  -- A message goes when the screen redraws (a terminal's output, say); the proposal's own
+  -- statusline keeps saying what it is and how to answer it.
+  vim.wo.statusline = ' proposed ' .. rel:gsub('%%', '%%%%') .. ' · :w accepts, :q rejects'
+    .. '%=%{v:lua.require("companion4j").statusline()} ' 
 end
 
 --- A diffClosed event: the proposal ended elsewhere (the CLI, another editor).

@@ -247,6 +247,7 @@ class NeovimPluginIT {
     Path init = home.resolve(".config/nvim/init.lua");
     Files.createDirectories(init.getParent());
     Files.writeString(init, """
+        vim.cmd('colorscheme desert')
         require('companion4j').setup(%s)
         vim.o.statusline = '%%f %%m%%=%%{v:lua.require("companion4j").statusline()} '
         """.formatted(options));

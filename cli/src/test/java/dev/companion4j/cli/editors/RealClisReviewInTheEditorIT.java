@@ -17,17 +17,18 @@ import java.util.List;
 import java.util.Map;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The whole loop as a user lives it: the real Qwen Code TUI in one terminal (the model is the fake
- * one on loopback), the editor with its plugin in another. An edit the model makes is reviewed in
- * the editor, changed there and accepted; Qwen Code writes the user's version, and the editor
- * shows it.
+ * The whole loop as a user lives it, with the real CLIs' TUIs (the model is the fake one on
+ * loopback): an edit the model makes is reviewed in the editor, changed there and accepted, and
+ * the CLI writes the user's version. Qwen Code runs in a terminal of its own beside each editor;
+ * Gemini CLI is started from Neovim with {@code :Companion4jRun gemini}.
  */
-class QwenCodeReviewsInTheEditorIT {
+class RealClisReviewInTheEditorIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   /** Each editor as its plugin's README installs and runs it, and how a user accepts there. */
@@ -159,5 +160,52 @@ class QwenCodeReviewsInTheEditorIT {
     await().atMost(WAIT).untilAsserted(() -> assertThat(editor.screen())
         .contains("by hand", FakeModelServer.FILE_CONTENT.strip())
         .doesNotContain("companion://", "*companion4j", "alpha"));
+  }
+
+  @Test
+  void geminiCliStartedFromNeovimHasItsNewFileReviewedThere() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("env"));
+    env.file("README.md", "# project\n");
+    NeovimPluginIT.install(env.home(), "{}");
+    model = new FakeModelServer();
+    // Gemini CLI's account (the fake model's), and no folder-trust question, its own first-run step.
+    Files.createDirectories(env.home().resolve(".gemini"));
+    Files.writeString(env.home().resolve(".gemini/settings.json"),
+        "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"},\"folderTrust\":{\"enabled\":false}}}");
+    // `npm install -g @google/gemini-cli`: the pinned CLI as a command on the PATH.
+    Path bin = Files.createDirectories(temp.resolve("bin"));
+    Path gemini = bin.resolve("gemini");
+    Files.writeString(gemini, "#!/bin/sh\nexec node '" + HeadlessCli.Kind.GEMINI.executable() + "' \"$@\"\n");
+    gemini.toFile().setExecutable(true);
+    companion = CompanionProcess.start(env);
+
+    Map<String, String> terminal = new LinkedHashMap<>(env.variables());
+    // No SSH_CONNECTION: in a container the variables of :Companion4jRun must do without it.
+    terminal.remove("SSH_CONNECTION");
+    terminal.put("PATH", bin + ":" + terminal.get("PATH"));
+    terminal.put("TERM", "xterm-256color");
+    terminal.put("LANG", "C.UTF-8");
+    terminal.put("GEMINI_API_KEY", "fake");
+    terminal.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
+    editor = Tmux.start(List.of("/usr/bin/nvim", "README.md"), env.workspace(), terminal);
+    CliTerminal.awaitScreen(editor, "C4J 0 CLIs", WAIT);
+
+    editor.type(":Companion4jRun gemini");
+    editor.press("Enter");
+    CliTerminal.awaitScreen(editor, "Do you want to connect Companion4J to Gemini CLI?", WAIT);
+    CliTerminal.declineTheOfferAndEnableIde(editor, WAIT);
+    CliTerminal.awaitScreen(editor, "C4J 1 CLI", WAIT);
+
+    Path hello = env.workspace().resolve("hello.txt");
+    CliTerminal.enter(editor, "create hello.txt [[write " + hello + "]]", WAIT);
+    try {
+      CliTerminal.awaitScreen(editor, "proposed hello.txt · :w accepts, :q rejects", WAIT);
+    } catch (AssertionError | ConditionTimeoutException e) {
+      throw new AssertionError("no proposal in Neovim:\n" + editor.screen(), e);
+    }
+    assertThat(hello).as("nothing is written before the review").doesNotExist();
+    Editor.NEOVIM.addLineAndAccept(editor, "by hand");
+
+    await().atMost(WAIT).until(() -> Files.exists(hello) && Files.readString(hello).equals(FakeModelServer.FILE_CONTENT + "by hand\n"));
   }
 }
