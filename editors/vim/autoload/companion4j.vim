@@ -554,6 +554,9 @@ function! s:Open(diff) abort
     let &l:filetype = filetype
     setlocal nomodified
     diffthis
+    " A message goes with the next redraw; the proposal's own status line keeps
+    " saying what it is and how to answer it.
+    let &l:statusline = ' proposed ' . substitute(rel, '%', '%%', 'g') . ' · :w accepts, :q rejects'
     let b:companion4j_proposal = a:diff.id
     let proposal.buf = bufnr('%')
     augroup companion4j_proposal

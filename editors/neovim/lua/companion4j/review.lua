@@ -191,7 +191,6 @@ function M.show(diff)
   -- A message goes when the screen redraws (a terminal's output, say); the proposal's own
   -- statusline keeps saying what it is and how to answer it.
   vim.wo.statusline = ' proposed ' .. rel:gsub('%%', '%%%%') .. ' · :w accepts, :q rejects'
-    .. '%=%{v:lua.require("companion4j").statusline()} ' 
 end
 
 --- A diffClosed event: the proposal ended elsewhere (the CLI, another editor).
