@@ -147,7 +147,7 @@ function M.stream(on_line, on_exit)
     on_exit = function()
       on_exit()
     end,
-  }), c
+  })
 end
 
 return M

@@ -15,7 +15,6 @@ local state = {
   started = false,
   job = nil, -- the curl following the event stream
   connected = false,
-  companion = nil, -- { api, port, workspace } of the companion followed
   clients = {}, -- id -> label of each connected CLI
   starting = false, -- a companion started by autostart or :Companion4jStart
 }
@@ -133,7 +132,7 @@ follow = function()
     return
   end
   local event, data = nil, {}
-  local job, c = companion.stream(function(line)
+  local job = companion.stream(function(line)
     if not state.connected then
       state.connected = true
       refresh_state()
@@ -154,7 +153,6 @@ follow = function()
       table.insert(data, (line:sub(6):gsub('^ ', '')))
     end
   end, vim.schedule_wrap(on_stream_end))
-  state.companion = c
   if job then
     state.job = job
     state.starting = false

@@ -6,7 +6,7 @@ local companion = require('companion4j.companion')
 
 local M = {}
 
---- id -> { id, path, client, buf, tab, closing }
+--- id -> { id, path, buf, tab, closing, answering }
 local open = {}
 --- ids of proposals that ended, so a late diffOpened cannot bring one back
 local ended = {}
@@ -160,7 +160,7 @@ function M.show(diff)
   vim.bo[buf].modified = false
   vim.b[buf].companion4j_diff = diff.id
   vim.cmd('diffthis')
-  local p = { id = diff.id, path = diff.filePath, client = diff.clientName, buf = buf, tab = vim.api.nvim_get_current_tabpage() }
+  local p = { id = diff.id, path = diff.filePath, buf = buf, tab = vim.api.nvim_get_current_tabpage() }
   open[diff.id] = p
   vim.api.nvim_create_autocmd('BufWriteCmd', {
     group = group,
