@@ -71,11 +71,28 @@ local function curl(cfg, opts)
   return job
 end
 
+-- The companion in use, kept until a request to it fails or its stream ends,
+-- so that events do not read every discovery file each time.
+local in_use, in_use_token
+
+local function current()
+  if not in_use then
+    in_use, in_use_token = M.find()
+  end
+  return in_use, in_use_token
+end
+
+--- Looks for the companion again on the next request: it stopped, or
+--- restarted with a new port and token.
+function M.forget()
+  in_use, in_use_token = nil, nil
+end
+
 --- Sends one request; calls on_done(status, body) on the main loop, with
 --- status nil when no companion serves the directory or curl failed.
 function M.request(method, route, body, on_done)
   on_done = on_done or function() end
-  local c, token = M.find()
+  local c, token = current()
   if not c then
     return on_done(nil, 'no companion serves ' .. vim.fn.getcwd())
   end
@@ -89,6 +106,9 @@ function M.request(method, route, body, on_done)
       local text = table.concat(out, '\n')
       local response, status = text:match('^(.*)\n(%d+)$')
       status = tonumber(status)
+      if not status or status == 0 or status == 401 then
+        M.forget()
+      end
       if not status or status == 0 then
         on_done(nil, 'the companion at ' .. c.api .. ' did not answer')
       else
@@ -129,7 +149,7 @@ end
 --- Follows the event stream: on_line(line) for every line, on_exit() when it
 --- ends. Returns the job id, or nil when no companion serves the directory.
 function M.stream(on_line, on_exit)
-  local c, token = M.find()
+  local c, token = current()
   if not c then
     return nil
   end
@@ -145,6 +165,7 @@ function M.stream(on_line, on_exit)
       end
     end,
     on_exit = function()
+      M.forget()
       on_exit()
     end,
   })
