@@ -3,6 +3,7 @@ package dev.companion4j.testkit;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -34,6 +35,17 @@ public final class HeadlessCli {
 
     public Path executable() {
       return TestPeers.dir().resolve("node_modules").resolve(bin);
+    }
+
+    /**
+     * What {@code npm install -g} gives a user: the pinned CLI as the command {@code qwen} or
+     * {@code gemini} in {@code dir}, to put on a PATH.
+     */
+    public Path installAsCommand(Path dir) throws IOException {
+      Path file = dir.resolve(runtime);
+      Files.writeString(file, "#!/bin/sh\nexec node '" + executable() + "' \"$@\"\n");
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwx------"));
+      return file;
     }
   }
 

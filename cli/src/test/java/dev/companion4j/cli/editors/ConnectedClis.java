@@ -52,6 +52,11 @@ record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver q
 
   /** The variables of the editor's terminal: the CLIs' own, and a terminal type with colours. */
   Map<String, String> terminalVariables() {
+    return terminalVariables(env);
+  }
+
+  /** The variables of a terminal in {@code env}, for an editor or a CLI's TUI; a map to add to. */
+  static Map<String, String> terminalVariables(CliEnvironment env) {
     Map<String, String> vars = new LinkedHashMap<>(env.variables());
     vars.put("TERM", "xterm-256color");
     vars.put("LANG", "C.UTF-8");

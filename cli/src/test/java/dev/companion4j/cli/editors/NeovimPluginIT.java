@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -259,10 +258,8 @@ class NeovimPluginIT {
 
   private void startNeovim(CliEnvironment in, String file) throws IOException {
     socket = temp.resolve("nvim.sock");
-    Map<String, String> vars = new HashMap<>(in.variables());
-    vars.put("TERM", "xterm-256color");
-    vars.put("LANG", "C.UTF-8");
-    terminal = Tmux.start(List.of(NVIM.toString(), "--listen", socket.toString(), file), in.workspace(), vars);
+    terminal = Tmux.start(List.of(NVIM.toString(), "--listen", socket.toString(), file), in.workspace(),
+        ConnectedClis.terminalVariables(in));
     await().atMost(WAIT).until(() -> Files.exists(socket));
   }
 

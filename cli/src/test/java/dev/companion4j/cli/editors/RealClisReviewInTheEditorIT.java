@@ -12,7 +12,6 @@ import dev.companion4j.testkit.HeadlessCli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.awaitility.core.ConditionTimeoutException;
@@ -127,9 +126,7 @@ class RealClisReviewInTheEditorIT {
         """);
     companion = CompanionProcess.start(env);
 
-    Map<String, String> terminal = new LinkedHashMap<>(env.variables());
-    terminal.put("TERM", "xterm-256color");
-    terminal.put("LANG", "C.UTF-8");
+    Map<String, String> terminal = ConnectedClis.terminalVariables(env);
     editor = Tmux.start(which.command, env.workspace(), terminal);
     CliTerminal.awaitScreen(editor, "C4J 0 CLIs", WAIT);
 
@@ -174,17 +171,13 @@ class RealClisReviewInTheEditorIT {
         "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"},\"folderTrust\":{\"enabled\":false}}}");
     // `npm install -g @google/gemini-cli`: the pinned CLI as a command on the PATH.
     Path bin = Files.createDirectories(temp.resolve("bin"));
-    Path gemini = bin.resolve("gemini");
-    Files.writeString(gemini, "#!/bin/sh\nexec node '" + HeadlessCli.Kind.GEMINI.executable() + "' \"$@\"\n");
-    gemini.toFile().setExecutable(true);
+    HeadlessCli.Kind.GEMINI.installAsCommand(bin);
     companion = CompanionProcess.start(env);
 
-    Map<String, String> terminal = new LinkedHashMap<>(env.variables());
+    Map<String, String> terminal = ConnectedClis.terminalVariables(env);
     // No SSH_CONNECTION: in a container the variables of :Companion4jRun must do without it.
     terminal.remove("SSH_CONNECTION");
     terminal.put("PATH", bin + ":" + terminal.get("PATH"));
-    terminal.put("TERM", "xterm-256color");
-    terminal.put("LANG", "C.UTF-8");
     terminal.put("GEMINI_API_KEY", "fake");
     terminal.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
     editor = Tmux.start(List.of("/usr/bin/nvim", "README.md"), env.workspace(), terminal);

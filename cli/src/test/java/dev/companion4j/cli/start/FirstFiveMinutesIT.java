@@ -13,7 +13,6 @@ import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -91,7 +90,7 @@ class FirstFiveMinutesIT {
   void qwenCodeInATerminalWithServe() throws Exception {
     // Step 1: install a CLI.
     assertThat(readme).contains("npm install -g @qwen-code/qwen-code");
-    install("qwen", HeadlessCli.Kind.QWEN);
+    HeadlessCli.Kind.QWEN.installAsCommand(bin);
     // Step 2: the README's settings, with the fake model's (a real user has their own account).
     Matcher settings = JSON_BLOCK.matcher(readme);
     assertThat(settings.find()).as("the README's settings block").isTrue();
@@ -153,7 +152,7 @@ class FirstFiveMinutesIT {
   @Order(2)
   void geminiCliThroughRunInThisMachinesContainerSetting() throws Exception {
     assertThat(readme).contains("npm install -g @google/gemini-cli").contains("~/companion4j/companion4j run -- qwen");
-    install("gemini", HeadlessCli.Kind.GEMINI);
+    HeadlessCli.Kind.GEMINI.installAsCommand(bin);
     Files.createDirectories(home.resolve(".gemini"));
     // Its account (the fake model's), and no folder-trust question, which is Gemini CLI's own first-run step.
     Files.writeString(home.resolve(".gemini/settings.json"),
@@ -196,13 +195,6 @@ class FirstFiveMinutesIT {
     env.put("OPENAI_BASE_URL", model.baseUrl());
     env.put("OPENAI_MODEL", "fake-model");
     return env;
-  }
-
-  /** {@code npm install -g}: the pinned CLI as a command on the PATH. */
-  private void install(String command, HeadlessCli.Kind kind) throws IOException {
-    Path file = bin.resolve(command);
-    Files.writeString(file, "#!/bin/sh\nexec node '" + kind.executable() + "' \"$@\"\n");
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwx------"));
   }
 
   /** {@code companion4j open} in the project, where no browser can be opened: it prints the address. */
