@@ -2,8 +2,9 @@
 // ide-client-driver.mjs: drives the real IdeClient bundled in Qwen Code /
 // Gemini CLI so that Java end-to-end tests talk to the exact code users run.
 //
-//   node ide-client-driver.mjs --cli qwen|gemini      (exit 64: bad args,
-//                                                      2: IdeClient not loadable)
+//   node ide-client-driver.mjs --cli qwen|gemini [--packages DIR]
+//                 DIR/node_modules holds the CLI (default: this directory);
+//                 exit 64: bad args, 2: IdeClient not loadable
 // The test controls cwd (must lie inside the companion's workspacePath) and
 // the environment: HOME, TMPDIR (gemini discovery dir = $TMPDIR/gemini/ide),
 // QWEN_HOME (qwen lock dir = $QWEN_HOME/ide), optionally
@@ -92,22 +93,24 @@ process.on('uncaughtException', (err) => {
 });
 
 // ---- arguments ---------------------------------------------------------------
-function parseArgs(argv) {
-  const i = argv.indexOf('--cli');
-  const eq = argv.find((a) => a.startsWith('--cli='));
-  return eq ? eq.slice('--cli='.length) : i >= 0 ? argv[i + 1] : undefined;
+function option(argv, name) {
+  const i = argv.indexOf(name);
+  const eq = argv.find((a) => a.startsWith(name + '='));
+  return eq ? eq.slice(name.length + 1) : i >= 0 ? argv[i + 1] : undefined;
 }
-const cli = parseArgs(process.argv.slice(2));
+const cli = option(process.argv.slice(2), '--cli');
 if (cli !== 'qwen' && cli !== 'gemini') {
-  log('usage: node ide-client-driver.mjs --cli qwen|gemini');
+  log('usage: node ide-client-driver.mjs --cli qwen|gemini [--packages DIR]');
   process.exit(64);
 }
 
 // ---- load the CLI's own IdeClient -------------------------------------------
-const driverDir = path.dirname(fileURLToPath(import.meta.url));
+const packagesDir = path.resolve(
+  option(process.argv.slice(2), '--packages') ?? path.dirname(fileURLToPath(import.meta.url)),
+);
 let loaded;
 try {
-  loaded = await loadIdeClient(cli, driverDir);
+  loaded = await loadIdeClient(cli, packagesDir);
 } catch (err) {
   log('cannot load IdeClient:', err?.stack ?? err);
   process.exit(2);

@@ -2,6 +2,7 @@ package dev.companion4j.testkit;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -43,9 +44,42 @@ public final class CliDriver implements AutoCloseable {
     this.peer = peer;
   }
 
-  /** Starts a CLI's IdeClient in {@code cwd} with exactly {@code env} (nothing inherited). */
+  /**
+   * How the driver is started.
+   *
+   * @param prefix the command that runs {@code node}, e.g. {@code ip netns exec <name>}; empty
+   *     for none
+   * @param packages the directory whose {@code node_modules} holds the CLI package: the pinned
+   *     one in {@code test-peers}, or one version's install
+   */
+  public record Launch(List<String> prefix, Path packages) {
+    public Launch {
+      prefix = List.copyOf(prefix);
+    }
+
+    /** The pinned CLIs, started directly. */
+    public static Launch pinned() {
+      return new Launch(List.of(), TestPeers.dir());
+    }
+
+    /** The same packages, started through {@code command}. */
+    public Launch through(List<String> command) {
+      return new Launch(command, packages);
+    }
+  }
+
+  /** Starts a pinned CLI's IdeClient in {@code cwd} with exactly {@code env} (nothing inherited). */
   public static CliDriver start(Cli cli, Path cwd, Map<String, String> env) {
-    ProcessBuilder pb = new ProcessBuilder("node", TestPeers.ideClientDriver().toString(), "--cli", cli.flag);
+    return start(cli, cwd, env, Launch.pinned());
+  }
+
+  /** Starts a CLI's IdeClient as {@code launch} says, in {@code cwd} with exactly {@code env}. */
+  public static CliDriver start(Cli cli, Path cwd, Map<String, String> env, Launch launch) {
+    List<String> command = new ArrayList<>(launch.prefix());
+    command.addAll(List.of(
+        "node", TestPeers.ideClientDriver().toString(), "--cli", cli.flag,
+        "--packages", launch.packages().toString()));
+    ProcessBuilder pb = new ProcessBuilder(command);
     pb.directory(cwd.toFile());
     pb.environment().clear();
     pb.environment().putAll(env);
