@@ -7,10 +7,12 @@ cd "$(dirname "$0")"
 
 # Debian packages the tests drive: Node for the real CLIs, ps (the CLIs walk the
 # process tree), tmux (terminal chat), Xvfb (NetBeans GUI tests), Chromium (review
-# page), Neovim, Vim and Emacs (editor plugins).
+# page), Neovim, Vim and Emacs (editor plugins), unshare and mount (the version matrix gives old
+# CLIs a hosts file of their own).
 declare -A wanted=(
   [node]=nodejs [npm]=npm [ps]=procps [tmux]=tmux [xvfb-run]=xvfb [xauth]=xauth
   [chromium]=chromium [nvim]=neovim [vim]=vim [emacs]=emacs-nox [curl]=curl
+  [unshare]=util-linux [mount]=mount
 )
 missing=()
 for cmd in "${!wanted[@]}"; do
@@ -28,6 +30,12 @@ fi
 # lists platform packages that were never published (@teddyzhu/clipboard-darwin-arm64@0.0.5 …),
 # so no lockfile can hold them and `npm ci` refuses; `npm install` keeps the locked versions.
 (cd test-peers && npm install --no-audit --no-fund --loglevel=error)
+# The version matrix runs the oldest supported release of each CLI besides the pinned newest
+# (CliVersion.inCi); scripts/cli-matrix.sh installs and runs them all. Only their IdeClient runs:
+# no install scripts.
+for release in qwen-0.1.3 gemini-0.10.0; do
+  (cd "test-peers/versions/$release" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error)
+done
 
 # NetBeans tests open real windows: give them a virtual display.
 xvfb-run -a -s "-screen 0 1600x1000x24" mvn -B -ntp verify "$@"

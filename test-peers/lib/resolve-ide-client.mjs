@@ -9,10 +9,17 @@
 // ships three near-identical copies of its core chunk (leftovers of several
 // builds) and only one of them is what `gemini` actually loads.
 //
+// Older releases ship the IdeClient differently, and are found in this order after the search:
+// - Gemini CLI up to 0.3x is not bundled: the IdeClient is its core package's
+//   dist/src/ide/ide-client.js, the store dist/src/ide/ideContext.js.
+// - Qwen Code up to 0.15 is one bundle that exports nothing and starts the CLI when imported:
+//   bundle-hooks.mjs imports it without starting it and exports its IdeClient.
+//
 // Override: IDE_CLIENT_DRIVER_MODULE=/abs/path/to/chunk.js skips the search.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
 export const PACKAGES = {
@@ -67,8 +74,8 @@ function entryPoints(pkgDir) {
 }
 
 /**
- * Returns { file, version } of the chunk that exports IdeClient and
- * ideContextStore, reachable from the package's entry points.
+ * Returns { file, version, entries }: file is the chunk that exports IdeClient
+ * and ideContextStore, reachable from the package's entry points, if any.
  */
 export function locateIdeClientModule(pkgDir) {
   const { version, entries } = entryPoints(pkgDir);
@@ -96,9 +103,38 @@ export function locateIdeClientModule(pkgDir) {
       }
     }
   }
-  throw new Error(
-    `no module reachable from ${entries.join(', ')} exports IdeClient and ideContextStore`,
+  return { file: undefined, version, entries };
+}
+
+const CORE_PACKAGES = { '@google/gemini-cli': '@google/gemini-cli-core' };
+
+/** Gemini CLI before bundling: the IdeClient and the store are modules of its core package. */
+async function importFromCorePackage(pkg, pkgDir) {
+  const core = CORE_PACKAGES[pkg];
+  if (!core) return undefined;
+  let coreDir;
+  try {
+    coreDir = findPackageDir(core, pkgDir);
+  } catch {
+    return undefined;
+  }
+  const ide = path.join(coreDir, 'dist', 'src', 'ide');
+  if (!fs.existsSync(path.join(ide, 'ide-client.js'))) return undefined;
+  const { IdeClient } = await import(pathToFileURL(path.join(ide, 'ide-client.js')).href);
+  const { ideContextStore } = await import(pathToFileURL(path.join(ide, 'ideContext.js')).href);
+  return { IdeClient, ideContextStore, file: path.join(ide, 'ide-client.js') };
+}
+
+/** A one-file bundle that defines the IdeClient among everything else and starts the CLI. */
+async function importFromBundle(entries) {
+  const bundle = entries.find(
+    (f) => fs.existsSync(f) && fs.readFileSync(f, 'utf8').includes('\n    IdeClient = class'),
   );
+  if (!bundle) return undefined;
+  const bundleUrl = pathToFileURL(bundle).href;
+  register('./bundle-hooks.mjs', import.meta.url, { data: { bundleUrl } });
+  const mod = await import(bundleUrl);
+  return { ...mod.companion4jIdeClient(), file: bundle };
 }
 
 /**
@@ -112,14 +148,21 @@ export async function loadIdeClient(cli, driverDir) {
   const pkgDir = findPackageDir(pkg, driverDir);
   let file;
   let version;
+  let entries;
   if (process.env['IDE_CLIENT_DRIVER_MODULE']) {
     file = path.resolve(process.env['IDE_CLIENT_DRIVER_MODULE']);
     version = entryPoints(pkgDir).version;
   } else {
-    ({ file, version } = locateIdeClientModule(pkgDir));
+    ({ file, version, entries } = locateIdeClientModule(pkgDir));
   }
-  const mod = await import(pathToFileURL(file).href);
-  const { IdeClient, ideContextStore } = mod;
+  const found = file
+    ? { ...(await import(pathToFileURL(file).href)), file }
+    : (await importFromCorePackage(pkg, pkgDir)) ?? (await importFromBundle(entries));
+  if (!found) {
+    throw new Error(`${pkg}@${version} has no IdeClient (searched from ${entries.join(', ')})`);
+  }
+  ({ file } = found);
+  const { IdeClient, ideContextStore } = found;
   if (
     typeof IdeClient?.getInstance !== 'function' ||
     typeof IdeClient.prototype?.openDiff !== 'function' ||

@@ -116,7 +116,8 @@ public final class Companion implements AutoCloseable {
         new SessionEvents());
     this.diffs = new DiffBook(
         host, () -> roots, (diff, method, params) -> sessions.notify(diff.clientId(), null, method, params), engine, listeners, clock);
-    this.discovery = new DiscoveryFiles(settings.locations, settings.targets, settings.pid);
+    this.discovery = new DiscoveryFiles(
+        settings.locations, settings.targets, settings.pid, DiscoveryFiles.ancestorsOf(settings.pid));
     this.server =
         new CompanionServer(
             new CompanionServer.Settings(

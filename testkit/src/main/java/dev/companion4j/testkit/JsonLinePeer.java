@@ -161,8 +161,9 @@ public final class JsonLinePeer implements AutoCloseable {
     t.start();
   }
 
-  /** Kills the peer without a goodbye. */
+  /** Kills the peer, and whatever it started or was started through, without a goodbye. */
   public void kill() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
     waitFor(10);
   }
@@ -176,6 +177,7 @@ public final class JsonLinePeer implements AutoCloseable {
       // Already gone.
     }
     if (!waitFor(15)) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
     }
   }

@@ -29,7 +29,10 @@ public enum DiscoveryFileKind {
       return OptionalLong.empty();
     }
   },
-  /** The Qwen Code companion spec's file, read by older CLIs. */
+  /**
+   * The Qwen Code companion spec's file. No published Qwen Code reads this place (0.1.3 looked in
+   * {@code <tmp>/gemini/ide/}); written for companions' readers that follow the spec.
+   */
   QWEN_SPEC(DiscoveryTarget.QWEN_CODE, Pattern.compile("^qwen-code-ide-server-(\\d+)-(\\d+)\\.json$")) {
     @Override
     Path dir(DiscoveryLocations locations) {
@@ -42,8 +45,8 @@ public enum DiscoveryFileKind {
     }
   },
   /**
-   * The legacy Qwen file keyed by the IDE's pid alone; found by a CLI whose process tree contains
-   * the companion, as under {@code companion4j run}.
+   * The legacy Qwen file keyed by the IDE's pid alone: the only file Qwen Code 0.1.x to 0.10.x find
+   * without {@code QWEN_CODE_IDE_SERVER_PORT}, under the pid they take for the IDE.
    */
   QWEN_LEGACY(DiscoveryTarget.QWEN_CODE, Pattern.compile("^qwen-code-ide-server-(\\d+)\\.json$")) {
     @Override
@@ -56,7 +59,10 @@ public enum DiscoveryFileKind {
       return "qwen-code-ide-server-" + pid + ".json";
     }
   },
-  /** Gemini CLI reads {@code <tmp>/gemini/ide/gemini-ide-server-<pid>-<port>.json}. */
+  /**
+   * Gemini CLI reads {@code <tmp>/gemini/ide/gemini-ide-server-<pid>-<port>.json}: 0.10 to 0.3x
+   * only under the pid they take for the IDE, 0.40 and later under any.
+   */
   GEMINI(DiscoveryTarget.GEMINI_CLI, Pattern.compile("^gemini-ide-server-(\\d+)-(\\d+)\\.json$")) {
     @Override
     Path dir(DiscoveryLocations locations) {
@@ -96,6 +102,15 @@ public enum DiscoveryFileKind {
   /** The file of a companion with this pid and port. */
   public Path path(DiscoveryLocations locations, long pid, int port) {
     return dir(locations).resolve(fileName(pid, port));
+  }
+
+  /**
+   * Whether a companion also names this file after its ancestors: the generations that CLIs still
+   * in use find only under the pid they take for the IDE, and whose names cannot collide with
+   * another companion's or whose single slot is worth sharing ({@link DiscoveryFiles}).
+   */
+  boolean namedAfterAncestors() {
+    return this == GEMINI || this == QWEN_LEGACY;
   }
 
   Matcher match(String fileName) {

@@ -10,12 +10,15 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -45,18 +48,53 @@ public final class DiscoveryFiles {
       ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
       : new FileAttribute<?>[0];
 
+  /** Deeper process trees exist, but no terminal sits that far below an IDE. */
+  private static final int MAX_ANCESTORS = 16;
+  private static final Duration REMOVE_READ_DEADLINE = Duration.ofSeconds(1);
+
   /** The legacy file is named by pid alone: only one companion per process may own it. */
   private static final Set<Path> CLAIMED_LEGACY_FILES = ConcurrentHashMap.newKeySet();
 
   private final DiscoveryLocations locations;
   private final Set<DiscoveryTarget> targets;
   private final long pid;
-  private final Set<Path> written = new LinkedHashSet<>();
+  private final List<Long> ancestors;
+  /** Every file written and not yet removed, with the bytes written to it. */
+  private final Map<Path, byte[]> written = new LinkedHashMap<>();
 
+  /** The files of a companion in process {@code pid}, named after that process alone. */
   public DiscoveryFiles(DiscoveryLocations locations, Set<DiscoveryTarget> targets, long pid) {
+    this(locations, targets, pid, List.of());
+  }
+
+  /**
+   * The files of a companion in process {@code pid}, also named after each of {@code ancestors}.
+   *
+   * <p>Qwen Code before 0.15 and Gemini CLI before 0.40 read only files named after the process
+   * they take for the IDE: the parent of the parent of the shell they run in. A companion cannot
+   * know that shell, but a terminal opened in the IDE or beside a companion started from a
+   * terminal shares the companion's ancestors, so naming a file after each of them reaches those
+   * CLIs wherever they were started from there.
+   */
+  public DiscoveryFiles(DiscoveryLocations locations, Set<DiscoveryTarget> targets, long pid, List<Long> ancestors) {
     this.locations = locations;
     this.targets = targets.isEmpty() ? EnumSet.noneOf(DiscoveryTarget.class) : EnumSet.copyOf(targets);
     this.pid = pid;
+    this.ancestors = List.copyOf(ancestors);
+  }
+
+  /**
+   * The processes above {@code pid}, nearest first, up to and without the init process (pid 1),
+   * which a CLI never takes for an IDE.
+   */
+  public static List<Long> ancestorsOf(long pid) {
+    List<Long> found = new ArrayList<>();
+    Optional<ProcessHandle> next = ProcessHandle.of(pid).flatMap(ProcessHandle::parent);
+    while (next.isPresent() && next.get().pid() > 1 && found.size() < MAX_ANCESTORS) {
+      found.add(next.get().pid());
+      next = next.get().parent();
+    }
+    return List.copyOf(found);
   }
 
   /**
@@ -79,23 +117,25 @@ public final class DiscoveryFiles {
         if (!targets.contains(kind.target())) {
           continue;
         }
-        Path file = kind.path(locations, pid, port);
-        boolean claimed = kind == DiscoveryFileKind.QWEN_LEGACY && !written.contains(file);
-        if (claimed && !CLAIMED_LEGACY_FILES.add(file)) {
-          continue;
+        for (long named : kind.namedAfterAncestors() ? pidAndAncestors() : List.of(pid)) {
+          Path file = kind.path(locations, named, port);
+          boolean claimed = kind == DiscoveryFileKind.QWEN_LEGACY && !written.containsKey(file);
+          if (claimed && !CLAIMED_LEGACY_FILES.add(file)) {
+            continue;
+          }
+          try {
+            writeAtomically(file, kind.sharedUpTo(locations), bytes);
+          } catch (FileTrust.Refused e) {
+            release(claimed, file);
+            refused.computeIfAbsent(e.getMessage(), why -> new ArrayList<>()).add(file.getFileName().toString());
+            continue;
+          } catch (IOException e) {
+            release(claimed, file);
+            throw new IOException("cannot write " + file + ": " + FileTrust.reason(e), e);
+          }
+          written.put(file, bytes);
+          now.add(file);
         }
-        try {
-          writeAtomically(file, kind.sharedUpTo(locations), bytes);
-        } catch (FileTrust.Refused e) {
-          release(claimed, file);
-          refused.computeIfAbsent(e.getMessage(), why -> new ArrayList<>()).add(file.getFileName().toString());
-          continue;
-        } catch (IOException e) {
-          release(claimed, file);
-          throw new IOException("cannot write " + file + ": " + FileTrust.reason(e), e);
-        }
-        written.add(file);
-        now.add(file);
       }
     } finally {
       refused.forEach((why, files) -> log.warn("Skipped discovery file {}: {}", String.join(", ", files), why));
@@ -104,6 +144,13 @@ public final class DiscoveryFiles {
       throw new IOException("no discovery file could be written: " + String.join("; ", refused.keySet()));
     }
     return List.copyOf(now);
+  }
+
+  private List<Long> pidAndAncestors() {
+    List<Long> pids = new ArrayList<>(1 + ancestors.size());
+    pids.add(pid);
+    ancestors.stream().filter(p -> p != pid).forEach(pids::add);
+    return pids;
   }
 
   private static void release(boolean claimed, Path legacyFile) {
@@ -136,20 +183,33 @@ public final class DiscoveryFiles {
 
   /** The files written and not yet removed. */
   public synchronized List<Path> files() {
-    return List.copyOf(written);
+    return List.copyOf(written.keySet());
   }
 
-  /** Removes every file this companion wrote; safe to call twice. */
+  /**
+   * Removes every file this companion wrote and still holds; safe to call twice. A file named
+   * after a shared ancestor may since have been taken over by another companion beside this one,
+   * and is then left to it.
+   */
   public synchronized void removeAll() {
-    for (Path file : written) {
+    written.forEach((file, bytes) -> {
       try {
-        Files.deleteIfExists(file);
+        if (stillHolds(file, bytes)) {
+          Files.deleteIfExists(file);
+        }
       } catch (IOException e) {
         log.warn("Could not remove discovery file {}: {}", file, e.getMessage());
       }
       CLAIMED_LEGACY_FILES.remove(file);
-    }
+    });
     written.clear();
+  }
+
+  private static boolean stillHolds(Path file, byte[] bytes) throws IOException {
+    if (!FileTrust.checkOwnRegularFile(file, DiscoveryScanner.MAX_FILE_BYTES)) {
+      return false;
+    }
+    return Arrays.equals(DiscoveryScanner.readWithin(file, REMOVE_READ_DEADLINE), bytes);
   }
 
   /**

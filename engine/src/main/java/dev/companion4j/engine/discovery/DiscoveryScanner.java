@@ -200,10 +200,8 @@ public final class DiscoveryScanner {
       if (port <= 0 || port > 65_535) {
         return Optional.empty();
       }
-      OptionalLong pid = kind.pidFromName(name);
-      if (pid.isEmpty() && json.path("ppid").isNumber()) {
-        pid = OptionalLong.of(json.path("ppid").asLong());
-      }
+      // A companion names files after its ancestors too, and records its own process as ppid.
+      OptionalLong pid = json.path("ppid").isNumber() ? OptionalLong.of(json.path("ppid").asLong()) : kind.pidFromName(name);
       Optional<Long> owner = pid.isPresent() ? Optional.of(pid.getAsLong()) : Optional.empty();
       JsonNode ideName = json.path("ideInfo").path("displayName");
       boolean alive =

@@ -52,6 +52,56 @@ class DiscoveryFilesTest {
   }
 
   @Test
+  void namesThePidKeyedFilesOfOlderClisAfterEachAncestorTooWithTheCompanionAsOwner() throws Exception {
+    DiscoveryFiles files = new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), 4242, List.of(300L, 20L));
+
+    List<Path> written = files.write(5555, "/w", "secret", IDE);
+
+    assertThat(written).containsExactlyInAnyOrder(
+        temp.resolve("home/.qwen/ide/5555.lock"),
+        temp.resolve("tmp/qwen/ide/qwen-code-ide-server-4242-5555.json"),
+        temp.resolve("tmp/qwen-code-ide-server-4242.json"),
+        temp.resolve("tmp/qwen-code-ide-server-300.json"),
+        temp.resolve("tmp/qwen-code-ide-server-20.json"),
+        temp.resolve("tmp/gemini/ide/gemini-ide-server-4242-5555.json"),
+        temp.resolve("tmp/gemini/ide/gemini-ide-server-300-5555.json"),
+        temp.resolve("tmp/gemini/ide/gemini-ide-server-20-5555.json"));
+    assertThat(written).allSatisfy(file -> assertThat(JSON.readTree(Files.readString(file)).path("ppid").asLong()).isEqualTo(4242));
+    assertThat(new DiscoveryScanner(locations()).scan())
+        .as("every file names the companion's process as its owner")
+        .hasSize(8)
+        .allSatisfy(c -> assertThat(c.pid()).hasValue(4242L));
+  }
+
+  @Test
+  void leavesAFileNamedAfterASharedAncestorToTheCompanionThatTookItOver() throws Exception {
+    DiscoveryFiles first = new DiscoveryFiles(locations(), Set.of(DiscoveryTarget.QWEN_CODE), 4242, List.of(300L));
+    first.write(1111, "/one", "t1", IDE);
+    Path shared = temp.resolve("tmp/qwen-code-ide-server-300.json");
+    // What a companion in another process beside this one writes over it.
+    String other = "{\"port\":2222,\"workspacePath\":\"/two\",\"authToken\":\"t2\",\"ppid\":5151}";
+    Files.writeString(shared, other);
+
+    first.removeAll();
+
+    assertThat(shared).hasContent(other);
+    assertThat(temp.resolve("tmp/qwen-code-ide-server-4242.json")).doesNotExist();
+    assertThat(temp.resolve("home/.qwen/ide/1111.lock")).doesNotExist();
+  }
+
+  @Test
+  void theAncestorsOfAProcessStopBeforeInit() throws Exception {
+    long self = ProcessHandle.current().pid();
+    Process child = new ProcessBuilder("sleep", "30").start();
+    try {
+      List<Long> ancestors = DiscoveryFiles.ancestorsOf(child.pid());
+      assertThat(ancestors).startsWith(self).doesNotContain(1L, child.pid());
+    } finally {
+      child.destroy();
+    }
+  }
+
+  @Test
   void writesOnlyTheTargetsAskedFor() throws Exception {
     DiscoveryFiles files = new DiscoveryFiles(locations(), Set.of(DiscoveryTarget.GEMINI_CLI), 1);
 
