@@ -45,6 +45,7 @@ record CliVersion(Cli cli, String version, boolean inCi, Map<Check, String> limi
   enum Check {
     LOADS("IDE client"),
     BESIDE("found beside the companion"),
+    RUN("found under `companion4j run`"),
     VARIABLES("found elsewhere, with the terminal variables"),
     ELSEWHERE("found elsewhere, without them"),
     CONTEXT("context"),

@@ -25,7 +25,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,11 +38,12 @@ import tools.jackson.databind.JsonNode;
  * results go to {@code cli/target/cli-matrix.md}, from which {@code scripts/cli-matrix.sh} writes
  * the table in {@code docs/compatibility.md}.
  *
- * <p>Each release is asked to find the companion from three places:
+ * <p>Each release is asked to find the companion from four places:
  * <ul>
  *   <li>beside it: a shell whose parent's parent is an ancestor of the companion, as in a terminal
- *       of the editor that runs the companion, beside a terminal that runs {@code companion4j
- *       serve}, or under {@code companion4j run};
+ *       of the editor that runs the companion or beside a terminal that runs {@code companion4j
+ *       serve};
+ *   <li>as the command of {@code companion4j run};
  *   <li>elsewhere, with the variables the companion gives terminals ({@code GET /editor/terminal});
  *   <li>elsewhere, without them: three shells deep, so that the CLI takes a process for the IDE
  *       that is no ancestor of the companion.
@@ -70,8 +70,9 @@ class CliVersionMatrixIT {
   @ParameterizedTest(name = "{0}")
   @MethodSource("selected")
   void worksAsDeclared(CliVersion version) throws Exception {
-    Assumptions.assumeTrue(Files.isDirectory(version.packages().resolve("node_modules")),
-        () -> version + " is not installed: run scripts/cli-matrix.sh");
+    assertThat(version.packages().resolve("node_modules"))
+        .as("%s is not installed: ./test.sh installs the releases it runs, scripts/cli-matrix.sh all", version)
+        .isDirectory();
     Map<Check, String> results = new EnumMap<>(Check.class);
     CliEnvironment env = CliEnvironment.in(temp);
     try (CompanionProcess companion = CompanionProcess.start(env)) {
@@ -83,6 +84,7 @@ class CliVersionMatrixIT {
       });
       if (loads) {
         check(results, Check.BESIDE, () -> connected(start(version, env, beside(), Map.of())).close());
+        check(results, Check.RUN, () -> connected(underRun(version)).close());
         check(results, Check.VARIABLES, () -> connected(start(version, env, elsewhere(), variables)).close());
         check(results, Check.ELSEWHERE, () -> connected(start(version, env, elsewhere(), Map.of())).close());
         try (CliDriver cli = start(version, env, beside(), Map.of())) {
@@ -210,6 +212,17 @@ class CliVersionMatrixIT {
     List<String> prefix = new ArrayList<>(containerHostIsThisMachine());
     prefix.addAll(shells);
     return CliDriver.start(version.cli(), env.workspace(), all, new Launch(prefix, version.packages()));
+  }
+
+  /**
+   * The CLI as the command of {@code companion4j run}, with no shell in between, in an environment
+   * of its own: that companion's files must not replace the ones of the companion beside.
+   */
+  private CliDriver underRun(CliVersion version) throws IOException {
+    CliEnvironment own = CliEnvironment.in(temp.resolve("run"));
+    List<String> prefix = new ArrayList<>(containerHostIsThisMachine());
+    prefix.addAll(CompanionProcess.command("run", "--workspace", own.workspace().toString(), "--"));
+    return CliDriver.start(version.cli(), own.workspace(), own.variables(), new Launch(prefix, version.packages()));
   }
 
   private static List<String> beside() {
