@@ -8,9 +8,9 @@ import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.net.http.HttpRequest;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -63,7 +63,7 @@ final class Bridge {
   static final int MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
   private static final int MAX_ERROR_BYTES = 64 * 1024;
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
-  /** How long the companion may take to take a notification, or to start answering a stream. */
+  /** How long the companion may take to start answering the handshake, a notification or the stream. */
   private static final Duration ACCEPT_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration GOODBYE_TIMEOUT = Duration.ofSeconds(2);
 
@@ -78,10 +78,12 @@ final class Bridge {
   private final Map<String, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicBoolean finishing = new AtomicBoolean();
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
-  private final AtomicBoolean sessionEnded = new AtomicBoolean();
   private volatile String sessionId;
   private volatile String protocolVersion;
-  private volatile boolean streamRequested;
+  /** Read and written on {@code companion4j-bridge-stdin} only. */
+  private boolean streamRequested;
+  /** Guarded by this. */
+  private boolean sessionEnded;
   private volatile boolean closing;
   private volatile InputStream stream;
 
@@ -114,8 +116,7 @@ final class Bridge {
     if (code == EXIT_ENDED) {
       bridge.endSession();
     } else {
-      bridge.sessionEnded.set(true);
-      bridge.closeStream();
+      bridge.abandonSession();
     }
     return code;
   }
@@ -183,6 +184,7 @@ final class Bridge {
     }
   }
 
+  /** A request from the CLI; runs on {@code companion4j-bridge-stdin}. */
   private void request(ObjectNode request) {
     JsonNode id = request.get("id");
     String method = request.get("method").asString();
@@ -235,7 +237,8 @@ final class Bridge {
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
         .POST(HttpRequest.BodyPublishers.ofByteArray(JsonRpc.JSON.writeValueAsBytes(message)));
-    if (request == null) {
+    if (request == null || request.method().equals("initialize")) {
+      // These hold up stdin until answered. Other requests may take as long as the CLI lets them.
       builder.timeout(ACCEPT_TIMEOUT);
     }
     return http.sendAsync(builder.build(), info -> answer(info, message, request))
@@ -317,7 +320,10 @@ final class Bridge {
     }, () -> done.accept(over[0] && strict ? null : body.toByteArray())), s -> null);
   }
 
-  /** The companion answered a request's POST without answering the request: it must hear of it once. */
+  /**
+   * The companion ended its answer to a request's POST without answering the request: the CLI
+   * must hear of it once. Runs in the HTTP client's threads.
+   */
   private void unanswered(Pending request) {
     if (request != null && pending.remove(JsonRpc.key(request.id())) != null) {
       emit(JsonRpc.error(request.id(), JsonRpc.INTERNAL_ERROR,
@@ -417,7 +423,10 @@ final class Bridge {
     }
   }
 
-  /** One message from the companion, from a POST's answer or the stream, bound for the CLI. */
+  /**
+   * One message from the companion, bound for the CLI: from a POST's answer (in the HTTP client's
+   * threads) or from the stream (on {@code companion4j-bridge-stream}).
+   */
   private void fromCompanion(String data) {
     JsonNode message;
     JsonRpc.Kind kind;
@@ -455,13 +464,20 @@ final class Bridge {
 
   // ---- the end ------------------------------------------------------------------------------------
 
-  /** Ends the companion's session (DELETE, then the stream) once; on the main thread or the shutdown hook. */
-  private void endSession() {
+  /**
+   * Ends the companion's session (DELETE, then the stream) once; on the main thread, or the
+   * shutdown hook on a signal. Whichever comes second waits for the first: a CLI that signals the
+   * bridge also closes its stdin, and the JVM must not halt while the first still says goodbye.
+   */
+  private synchronized void endSession() {
     String session = sessionId;
-    if (!sessionEnded.compareAndSet(false, true) || session == null) {
+    if (sessionEnded || session == null) {
       closeStream();
       return;
     }
+    sessionEnded = true;
+    // The companion closes the stream on DELETE; that end is expected.
+    closing = true;
     try {
       http.send(authorized(HttpRequest.newBuilder(target.endpoint())).timeout(GOODBYE_TIMEOUT).DELETE().build(),
           HttpResponse.BodyHandlers.discarding());
@@ -470,6 +486,12 @@ final class Bridge {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    closeStream();
+  }
+
+  /** The companion is gone or never had a session: nothing to say goodbye to. */
+  private synchronized void abandonSession() {
+    sessionEnded = true;
     closeStream();
   }
 
@@ -485,7 +507,7 @@ final class Bridge {
     }
   }
 
-  /** Ends the bridge with {@code code}; the first caller's line is the one the user reads. */
+  /** Ends the bridge with {@code code}; the first caller's line is the one the user reads. Any thread. */
   private void finish(int code, String line) {
     if (finishing.compareAndSet(false, true)) {
       if (line != null) {
@@ -495,7 +517,7 @@ final class Bridge {
     }
   }
 
-  /** One line on stderr, for the user reading the CLI's log. */
+  /** One line on stderr, for the user reading the CLI's log. Any thread. */
   private void note(String line) {
     stderr.println("companion4j bridge: " + line);
     stderr.flush();
@@ -518,7 +540,10 @@ final class Bridge {
     return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
   }
 
-  /** Hands each received buffer to {@code bytes}, then says the body ended; errors fail the exchange. */
+  /**
+   * Hands each received buffer to {@code bytes}, then says the body ended; errors fail the
+   * exchange. Its callbacks run in the HTTP client's threads, one at a time.
+   */
   private static final class Bytes implements Flow.Subscriber<List<ByteBuffer>> {
     private final Consumer<ByteBuffer> bytes;
     private final Runnable end;

@@ -15,9 +15,10 @@ import picocli.CommandLine.Option;
 
 /**
  * The options of {@code companion4j bridge} and what they start: which companion to relay to and
- * where the CLI's paths are the companion's.
+ * where the CLI's paths are the companion's. The command extends it (picocli lists an argument
+ * group of a mixin twice in the help).
  */
-public final class BridgeOptions {
+public class BridgeOptions {
   @ArgGroup(exclusive = true, multiplicity = "0..1")
   Selector selector;
 
@@ -25,10 +26,8 @@ public final class BridgeOptions {
       names = "--map",
       paramLabel = "CLI_PATH=COMPANION_PATH",
       converter = MappingConverter.class,
-      description = {
-        "The CLI sees the folder COMPANION_PATH at CLI_PATH (e.g. /workspaces/app=/home/me/app); repeatable,",
-        "the longest matching prefix wins. Both sides absolute."
-      })
+      description = "The CLI sees the folder COMPANION_PATH at CLI_PATH (e.g. /workspaces/app=/home/me/app); "
+          + "both absolute. Repeatable: the longest matching prefix wins.")
   List<PathMap.Mapping> mappings = new ArrayList<>();
 
   /** At most one way of naming the companion; none means the workspace rule. */
@@ -36,10 +35,8 @@ public final class BridgeOptions {
     @Option(
         names = "--workspace",
         paramLabel = "DIR",
-        description = {
-          "The running companion whose workspace holds DIR (default: the companion side of the first --map,",
-          "else the current directory)."
-        })
+        description = "The running companion whose workspace holds DIR (default: the companion side of the "
+            + "first --map, else the current directory).")
     Path workspace;
 
     @Option(names = "--port", paramLabel = "PORT", converter = PortConverter.class,

@@ -1,5 +1,6 @@
 package dev.companion4j.cli.bridge;
 
+import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.cfg.JsonNodeFeature;
 import tools.jackson.databind.json.JsonMapper;
@@ -7,8 +8,12 @@ import tools.jackson.databind.node.ObjectNode;
 
 /** JSON-RPC 2.0 messages as MCP carries them, one object each: what kind a message is, and errors. */
 final class JsonRpc {
-  /** Numbers pass through as written: no float rounding, no trailing zeros dropped. */
+  /**
+   * Numbers pass through as written (no float rounding, no trailing zeros dropped), and a line is
+   * one value: {@code {} x} is not JSON.
+   */
   static final JsonMapper JSON = JsonMapper.builder()
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .enable(JsonNodeFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
       .build();

@@ -10,7 +10,7 @@ import java.util.Arrays;
  * Not thread-safe: one stream, one reader.
  */
 final class LineSplitter {
-  /** Receives each line, without its line end. */
+  /** Receives each line, without its line end, on the thread that feeds the splitter. */
   interface Lines {
     void line(String line);
 

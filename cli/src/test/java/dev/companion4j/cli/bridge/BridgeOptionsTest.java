@@ -17,7 +17,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 
 /**
  * {@code companion4j bridge}'s command line as picocli reads it, and how it picks the companion:
@@ -28,15 +27,14 @@ class BridgeOptionsTest {
 
   @TempDir Path temp;
 
-  /** The options as {@code bridge} mixes them in; calling it only checks the mappings. */
+  /** The options as {@code bridge} has them; calling it only checks the mappings. */
   @Command(name = "bridge")
-  static final class BridgeLine implements Callable<Integer> {
-    @Mixin BridgeOptions options = new BridgeOptions();
+  static final class BridgeLine extends BridgeOptions implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
-      options.paths(spec.commandLine());
+      paths(spec.commandLine());
       return 0;
     }
   }
@@ -48,7 +46,7 @@ class BridgeOptionsTest {
     StringWriter err = new StringWriter();
     CommandLine cl = new CommandLine(command).setErr(new PrintWriter(err)).setOut(new PrintWriter(new StringWriter()));
     int code = cl.execute(args);
-    return new Outcome(code, err.toString(), command.options);
+    return new Outcome(code, err.toString(), command);
   }
 
   @ParameterizedTest
