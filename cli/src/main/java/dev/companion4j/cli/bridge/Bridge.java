@@ -61,7 +61,9 @@ final class Bridge {
 
   /** One message either way; above the companion's own 10 MB body limit. */
   static final int MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+  private static final String MAX_MESSAGE = "16 MiB";
   private static final int MAX_ERROR_BYTES = 64 * 1024;
+  private static final int MAX_REASON_CHARS = 500;
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
   /** How long the companion may take to start answering the handshake, a notification or the stream. */
   private static final Duration ACCEPT_TIMEOUT = Duration.ofSeconds(30);
@@ -134,7 +136,7 @@ final class Bridge {
       @Override
       public void tooLong() {
         emit(JsonRpc.error(null, JsonRpc.INVALID_REQUEST,
-            "Invalid Request: a message longer than " + MAX_MESSAGE_BYTES / (1024 * 1024) + " MiB was dropped"));
+            "Invalid Request: a message longer than " + MAX_MESSAGE + " was dropped"));
       }
     });
     byte[] buffer = new byte[64 * 1024];
@@ -274,17 +276,7 @@ final class Bridge {
     }
     String type = info.headers().firstValue("Content-Type").orElse("").toLowerCase(Locale.ROOT);
     if (type.startsWith("text/event-stream")) {
-      SseDecoder events = new SseDecoder(MAX_MESSAGE_BYTES, new SseDecoder.Events() {
-        @Override
-        public void data(String data) {
-          fromCompanion(data);
-        }
-
-        @Override
-        public void tooLong() {
-          note("dropped a message from " + target.description() + " longer than " + MAX_MESSAGE_BYTES / (1024 * 1024) + " MiB");
-        }
-      });
+      SseDecoder events = fromCompanionStream();
       return HttpResponse.BodySubscribers.fromSubscriber(new Bytes(events::feed, () -> {
         events.finish();
         unanswered(request);
@@ -295,7 +287,7 @@ final class Bridge {
         if (body != null) {
           fromCompanion(new String(body, StandardCharsets.UTF_8));
         } else {
-          note("dropped an answer from " + target.description() + " longer than " + MAX_MESSAGE_BYTES / (1024 * 1024) + " MiB");
+          note("dropped an answer from " + target.description() + " longer than " + MAX_MESSAGE);
         }
         unanswered(request);
       });
@@ -334,9 +326,9 @@ final class Bridge {
   /** The companion refused a POST with an HTTP error; runs in the HTTP client's threads. */
   private void refused(int status, byte[] body, JsonNode message, Pending request) {
     JsonNode error = parse(body).map(json -> json.path("error")).orElse(JsonRpc.JSON.missingNode());
-    String reason = error.isString() ? error.asString()
+    String reason = oneLine(error.isString() ? error.asString()
         : error.path("message").isString() ? error.path("message").asString()
-        : new String(body, StandardCharsets.UTF_8).strip();
+        : new String(body, StandardCharsets.UTF_8));
     String said = "HTTP " + status + (reason.isEmpty() ? "" : ": " + reason);
     if (request != null && pending.remove(JsonRpc.key(request.id())) != null) {
       int code = error.path("code").isIntegralNumber() ? error.path("code").asInt()
@@ -384,7 +376,7 @@ final class Bridge {
           return;
         }
         if (response.statusCode() != 200) {
-          String reason = new String(body.readNBytes(MAX_ERROR_BYTES), StandardCharsets.UTF_8).strip();
+          String reason = oneLine(new String(body.readNBytes(MAX_ERROR_BYTES), StandardCharsets.UTF_8));
           finish(EXIT_LOST, target.description() + " refused the notification stream (HTTP " + response.statusCode()
               + (reason.isEmpty() ? "" : ": " + reason) + ")");
           return;
@@ -393,17 +385,7 @@ final class Bridge {
         if (closing) {
           return;
         }
-        SseDecoder events = new SseDecoder(MAX_MESSAGE_BYTES, new SseDecoder.Events() {
-          @Override
-          public void data(String data) {
-            fromCompanion(data);
-          }
-
-          @Override
-          public void tooLong() {
-            note("dropped a notification from " + target.description() + " longer than " + MAX_MESSAGE_BYTES / (1024 * 1024) + " MiB");
-          }
-        });
+        SseDecoder events = fromCompanionStream();
         byte[] buffer = new byte[64 * 1024];
         int n;
         while ((n = body.read(buffer)) >= 0) {
@@ -421,6 +403,21 @@ final class Bridge {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Hands each message of an event stream from the companion to {@link #fromCompanion}. */
+  private SseDecoder fromCompanionStream() {
+    return new SseDecoder(MAX_MESSAGE_BYTES, new SseDecoder.Events() {
+      @Override
+      public void data(String data) {
+        fromCompanion(data);
+      }
+
+      @Override
+      public void tooLong() {
+        note("dropped a message from " + target.description() + " longer than " + MAX_MESSAGE);
+      }
+    });
   }
 
   /**
@@ -521,6 +518,12 @@ final class Bridge {
   private void note(String line) {
     stderr.println("companion4j bridge: " + line);
     stderr.flush();
+  }
+
+  /** A reason the companion gave, fit for one line of a message: its white space collapsed, its length bounded. */
+  private static String oneLine(String reason) {
+    String line = reason.strip().replaceAll("\\s+", " ");
+    return line.length() <= MAX_REASON_CHARS ? line : line.substring(0, MAX_REASON_CHARS) + "…";
   }
 
   /** Why a connection failed, in words: the HTTP client's own exceptions often carry no message. */
