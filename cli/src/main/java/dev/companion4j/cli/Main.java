@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
       Main.ChatEntry.class,
       ExtensionCommand.class,
       McpCommand.class,
+      BridgeCommand.class,
       SelfTestCommand.class,
       CommandLine.HelpCommand.class
     },
