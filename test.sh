@@ -7,10 +7,12 @@ cd "$(dirname "$0")"
 
 # Debian packages the tests drive: Node for the real CLIs, ps (the CLIs walk the
 # process tree), tmux (terminal chat), Xvfb (NetBeans GUI tests), Chromium (review
-# page), Neovim, Vim and Emacs (editor plugins).
+# page), Neovim, Vim and Emacs (editor plugins), ip and nsenter (the remote test's
+# network namespace).
 declare -A wanted=(
   [node]=nodejs [npm]=npm [ps]=procps [tmux]=tmux [xvfb-run]=xvfb [xauth]=xauth
   [chromium]=chromium [nvim]=neovim [vim]=vim [emacs]=emacs-nox [curl]=curl
+  [ip]=iproute2 [nsenter]=util-linux
 )
 missing=()
 for cmd in "${!wanted[@]}"; do
