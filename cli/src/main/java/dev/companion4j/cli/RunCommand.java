@@ -40,11 +40,10 @@ final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--remote",
       paramLabel = "COMMAND_LINE",
-      description = {
-        "Start no companion here; the CLIs run this command line, which speaks MCP on its stdin and stdout,",
-        "e.g. 'ssh laptop companion4j bridge --map /workspaces/app=/home/me/app'. Split at whitespace only,",
-        "with no shell. Announced in discovery files that name the IDE, removed when the command exits."
-      })
+      description = "Start no companion here: the CLIs run this command line, which speaks MCP on its stdin and"
+          + " stdout, e.g. 'ssh laptop companion4j bridge --map /workspaces/app=/home/me/app'. Split at"
+          + " whitespace only, with no shell. Announced in discovery files that name the IDE, removed when"
+          + " the command exits (see docs/remote.md).")
   String remote;
 
   @Parameters(paramLabel = "COMMAND", arity = "1..*", description = "The command to run, after --, e.g. -- qwen")
