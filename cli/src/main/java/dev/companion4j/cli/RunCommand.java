@@ -1,16 +1,23 @@
 package dev.companion4j.cli;
 
 import dev.companion4j.cli.os.Executables;
+import dev.companion4j.cli.remote.RemoteIde;
+import dev.companion4j.cli.remote.StdioCommand;
 import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.IdeInfo;
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import sun.misc.Signal;
@@ -22,12 +29,22 @@ import sun.misc.Signal;
     description = {
       "Starts a companion, runs the command with the IDE variables set, and stops when it exits.",
       "In a container it also tells Gemini CLI to dial 127.0.0.1 rather than host.docker.internal.",
+      "With --remote it starts no companion: the CLIs reach one elsewhere through the given command.",
       "Exits with the command's exit code (127 when the command cannot be found)."
     })
 final class RunCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Mixin CompanionOptions options;
+
+  @Option(
+      names = "--remote",
+      paramLabel = "COMMAND_LINE",
+      description = "Start no companion here: the CLIs run this command line, which speaks MCP on its stdin and"
+          + " stdout, e.g. 'ssh laptop companion4j bridge --map /workspaces/app=/home/me/app'. Split at"
+          + " whitespace only, with no shell. Announced in discovery files that name the IDE, removed when"
+          + " the command exits (see docs/remote.md).")
+  String remote;
 
   @Parameters(paramLabel = "COMMAND", arity = "1..*", description = "The command to run, after --, e.g. -- qwen")
   List<String> command;
@@ -41,8 +58,10 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (Executables.find(command.get(0), System.getenv()).isEmpty()) {
-      spec.commandLine().getErr().println("companion4j: cannot run " + command.get(0) + ": " + notFound(command.get(0)));
+    if (remote != null) {
+      return runRemote();
+    }
+    if (!commandFound()) {
       return NOT_FOUND;
     }
     try (HeadlessCompanion headless = options.build(spec)) {
@@ -50,20 +69,86 @@ final class RunCommand implements Callable<Integer> {
       companion.start();
       ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
       pb.environment().putAll(companion.terminalEnvironment());
-      Process child;
-      try {
-        child = pb.start();
-      } catch (IOException e) {
-        spec.commandLine().getErr().println("companion4j: cannot run " + command.get(0) + ": " + e.getMessage());
+      Process child = start(pb);
+      if (child == null) {
         return NOT_FOUND;
       }
       // Once the CLI runs, its screen covers this line; `companion4j open` finds the page again.
       ReviewPages.announce(companion, options.open);
-      // Ctrl-C belongs to the command (the CLIs use it to cancel a turn); the terminal sends it
-      // to the whole process group, so this process must not die of it.
-      Signal.handle(new Signal("INT"), signal -> {});
-      return child.waitFor();
+      return waitFor(child);
     }
+  }
+
+  private int runRemote() throws Exception {
+    StdioCommand stdio;
+    try {
+      stdio = StdioCommand.parse(remote);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--remote " + e.getMessage());
+    }
+    if (options.open) {
+      throw new ParameterException(spec.commandLine(),
+          "--open shows a local companion's review page; with --remote, reviews happen where the companion runs");
+    }
+    List<Path> roots = remoteRoots();
+    IdeInfo ideInfo;
+    try {
+      ideInfo = new IdeInfo(options.ideName, options.ideDisplayName);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    if (Executables.find(stdio.command(), System.getenv()).isEmpty()) {
+      // The CLIs say no more than "failed to connect" when they cannot start it.
+      throw new ParameterException(spec.commandLine(),
+          "--remote: cannot run " + stdio.command() + ": not found" + (stdio.command().contains(File.separator) ? "" : " on PATH"));
+    }
+    if (!commandFound()) {
+      return NOT_FOUND;
+    }
+    try (RemoteIde ide = RemoteIde.announce(stdio, roots, ideInfo, System.getenv(), ProcessHandle.current().pid())) {
+      ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+      ide.applyTo(pb.environment());
+      Process child = start(pb);
+      return child == null ? NOT_FOUND : waitFor(child);
+    }
+  }
+
+  /** The workspace roots as the CLI sees them; the companion elsewhere sees them mapped. */
+  private List<Path> remoteRoots() {
+    List<Path> roots = new ArrayList<>();
+    for (Path w : options.workspaces.isEmpty() ? List.of(Path.of("")) : options.workspaces) {
+      Path root = w.toAbsolutePath().normalize();
+      if (!Files.isDirectory(root)) {
+        throw new ParameterException(spec.commandLine(), "--workspace is not a directory: " + root);
+      }
+      roots.add(root);
+    }
+    return roots;
+  }
+
+  private boolean commandFound() {
+    if (Executables.find(command.get(0), System.getenv()).isEmpty()) {
+      spec.commandLine().getErr().println("companion4j: cannot run " + command.get(0) + ": " + notFound(command.get(0)));
+      return false;
+    }
+    return true;
+  }
+
+  /** The started command, or null when it cannot start (said on stderr). */
+  private Process start(ProcessBuilder pb) {
+    try {
+      return pb.start();
+    } catch (IOException e) {
+      spec.commandLine().getErr().println("companion4j: cannot run " + command.get(0) + ": " + e.getMessage());
+      return null;
+    }
+  }
+
+  private static int waitFor(Process child) throws InterruptedException {
+    // Ctrl-C belongs to the command (the CLIs use it to cancel a turn); the terminal sends it
+    // to the whole process group, so this process must not die of it.
+    Signal.handle(new Signal("INT"), signal -> {});
+    return child.waitFor();
   }
 
   /** One line on what to install, checked before any companion starts so nothing else is printed. */

@@ -216,7 +216,7 @@ public final class DiscoveryFiles {
    * Writes through a fresh owner-only temporary file in a checked directory, renamed over the
    * file: rename replaces whatever is at the name and never follows a link there.
    */
-  private static void writeAtomically(Path file, Path sharedUpTo, byte[] bytes) throws IOException {
+  static void writeAtomically(Path file, Path sharedUpTo, byte[] bytes) throws IOException {
     Path dir = file.getParent();
     FileTrust.secureDirectory(dir, sharedUpTo, true);
     FileTrust.checkOwnRegularFile(file, Long.MAX_VALUE);
