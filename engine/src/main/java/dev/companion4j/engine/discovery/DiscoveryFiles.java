@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -109,9 +108,7 @@ public final class DiscoveryFiles {
       int port, String workspacePath, String authToken, IdeInfo ideInfo) throws IOException {
     byte[] bytes = content(port, workspacePath, authToken, ideInfo);
 
-    List<Path> now = new ArrayList<>();
-    // Why each refused place was refused, and the files skipped for it: one log line per place.
-    Map<String, List<String>> refused = new LinkedHashMap<>();
+    WritePass pass = new WritePass();
     try {
       for (DiscoveryFileKind kind : DiscoveryFileKind.values()) {
         if (!targets.contains(kind.target())) {
@@ -123,27 +120,23 @@ public final class DiscoveryFiles {
           if (claimed && !CLAIMED_LEGACY_FILES.add(file)) {
             continue;
           }
+          boolean done = false;
           try {
-            writeAtomically(file, kind.sharedUpTo(locations), bytes);
-          } catch (FileTrust.Refused e) {
-            release(claimed, file);
-            refused.computeIfAbsent(e.getMessage(), why -> new ArrayList<>()).add(file.getFileName().toString());
-            continue;
-          } catch (IOException e) {
-            release(claimed, file);
-            throw new IOException("cannot write " + file + ": " + FileTrust.reason(e), e);
+            done = pass.write(file, kind.sharedUpTo(locations), bytes);
+          } finally {
+            if (!done) {
+              release(claimed, file);
+            }
           }
-          written.put(file, bytes);
-          now.add(file);
+          if (done) {
+            written.put(file, bytes);
+          }
         }
       }
     } finally {
-      refused.forEach((why, files) -> log.warn("Skipped discovery file {}: {}", String.join(", ", files), why));
+      pass.logRefusals();
     }
-    if (now.isEmpty() && !refused.isEmpty()) {
-      throw new IOException("no discovery file could be written: " + String.join("; ", refused.keySet()));
-    }
-    return List.copyOf(now);
+    return pass.written();
   }
 
   private List<Long> pidAndAncestors() {
@@ -171,14 +164,19 @@ public final class DiscoveryFiles {
       json.writeStringProperty("workspacePath", workspacePath);
       json.writeStringProperty("authToken", authToken);
       json.writeNumberProperty("ppid", pid);
-      json.writeName("ideInfo");
-      json.writeStartObject();
-      json.writeStringProperty("name", ideInfo.name());
-      json.writeStringProperty("displayName", ideInfo.displayName());
-      json.writeEndObject();
+      writeIdeInfo(json, ideInfo);
       json.writeEndObject();
     }
     return out.toByteArray();
+  }
+
+  /** The {@code ideInfo} by which the CLIs detect an IDE other than VS Code. */
+  static void writeIdeInfo(JsonGenerator json, IdeInfo ideInfo) {
+    json.writeName("ideInfo");
+    json.writeStartObject();
+    json.writeStringProperty("name", ideInfo.name());
+    json.writeStringProperty("displayName", ideInfo.displayName());
+    json.writeEndObject();
   }
 
   /** The files written and not yet removed. */

@@ -5,11 +5,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,29 +57,18 @@ public final class StdioDiscoveryFiles {
       throws IOException {
     byte[] bytes = content(workspacePath, command, args, ideInfo);
     int number = Math.toIntExact(FIRST_NUMBER + pid);
-    List<Path> now = new ArrayList<>();
-    Map<String, List<String>> refused = new LinkedHashMap<>();
+    WritePass pass = new WritePass();
     try {
       for (DiscoveryFileKind kind : KINDS) {
         Path file = kind.path(locations, pid, number);
-        try {
-          DiscoveryFiles.writeAtomically(file, kind.sharedUpTo(locations), bytes);
-        } catch (FileTrust.Refused e) {
-          refused.computeIfAbsent(e.getMessage(), why -> new ArrayList<>()).add(file.getFileName().toString());
-          continue;
-        } catch (IOException e) {
-          throw new IOException("cannot write " + file + ": " + FileTrust.reason(e), e);
+        if (pass.write(file, kind.sharedUpTo(locations), bytes)) {
+          written.add(file);
         }
-        written.add(file);
-        now.add(file);
       }
     } finally {
-      refused.forEach((why, files) -> log.warn("Skipped discovery file {}: {}", String.join(", ", files), why));
+      pass.logRefusals();
     }
-    if (now.isEmpty()) {
-      throw new IOException("no discovery file could be written: " + String.join("; ", refused.keySet()));
-    }
-    return List.copyOf(now);
+    return pass.written();
   }
 
   private byte[] content(String workspacePath, String command, List<String> args, IdeInfo ideInfo) {
@@ -100,11 +86,7 @@ public final class StdioDiscoveryFiles {
       }
       json.writeEndArray();
       json.writeEndObject();
-      json.writeName("ideInfo");
-      json.writeStartObject();
-      json.writeStringProperty("name", ideInfo.name());
-      json.writeStringProperty("displayName", ideInfo.displayName());
-      json.writeEndObject();
+      DiscoveryFiles.writeIdeInfo(json, ideInfo);
       json.writeNumberProperty("ppid", pid);
       json.writeEndObject();
     }
