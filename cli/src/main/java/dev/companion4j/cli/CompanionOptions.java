@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
@@ -23,7 +24,13 @@ final class CompanionOptions {
   boolean open;
 
   /** The companion these options describe, not yet started. */
-  HeadlessCompanion build(picocli.CommandLine.Model.CommandSpec spec) {
+  HeadlessCompanion build(CommandSpec spec) {
+    List<Path> roots = roots(spec);
+    return HeadlessCompanion.build(ideInfo(spec), roots, builder -> builder);
+  }
+
+  /** The workspace roots, absolute; each must be a directory. */
+  List<Path> roots(CommandSpec spec) {
     List<Path> roots = new ArrayList<>();
     for (Path w : workspaces.isEmpty() ? List.of(Path.of("")) : workspaces) {
       Path root = w.toAbsolutePath().normalize();
@@ -32,12 +39,15 @@ final class CompanionOptions {
       }
       roots.add(root);
     }
-    IdeInfo ideInfo;
+    return roots;
+  }
+
+  /** The name the CLIs show for the IDE. */
+  IdeInfo ideInfo(CommandSpec spec) {
     try {
-      ideInfo = new IdeInfo(ideName, ideDisplayName);
+      return new IdeInfo(ideName, ideDisplayName);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    return HeadlessCompanion.build(ideInfo, roots, builder -> builder);
   }
 }

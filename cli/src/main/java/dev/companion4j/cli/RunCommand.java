@@ -7,9 +7,7 @@ import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.IdeInfo;
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -90,13 +88,9 @@ final class RunCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(),
           "--open shows a local companion's review page; with --remote, reviews happen where the companion runs");
     }
-    List<Path> roots = remoteRoots();
-    IdeInfo ideInfo;
-    try {
-      ideInfo = new IdeInfo(options.ideName, options.ideDisplayName);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage());
-    }
+    // The roots as the CLI sees them; the companion elsewhere sees them mapped.
+    List<Path> roots = options.roots(spec);
+    IdeInfo ideInfo = options.ideInfo(spec);
     if (Executables.find(stdio.command(), System.getenv()).isEmpty()) {
       // The CLIs say no more than "failed to connect" when they cannot start it.
       throw new ParameterException(spec.commandLine(),
@@ -111,19 +105,6 @@ final class RunCommand implements Callable<Integer> {
       Process child = start(pb);
       return child == null ? NOT_FOUND : waitFor(child);
     }
-  }
-
-  /** The workspace roots as the CLI sees them; the companion elsewhere sees them mapped. */
-  private List<Path> remoteRoots() {
-    List<Path> roots = new ArrayList<>();
-    for (Path w : options.workspaces.isEmpty() ? List.of(Path.of("")) : options.workspaces) {
-      Path root = w.toAbsolutePath().normalize();
-      if (!Files.isDirectory(root)) {
-        throw new ParameterException(spec.commandLine(), "--workspace is not a directory: " + root);
-      }
-      roots.add(root);
-    }
-    return roots;
   }
 
   private boolean commandFound() {
