@@ -1,5 +1,6 @@
 package dev.companion4j.cli.bridge;
 
+import dev.companion4j.engine.ClientProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,7 +72,7 @@ final class Bridge {
 
   private final CompanionTarget target;
   private final MessagePaths paths;
-  private final Optional<CliProgram> program;
+  private final Optional<ClientProcess> program;
   private final OutputStream stdout;
   private final PrintStream stderr;
   private final HttpClient http =
@@ -92,7 +93,7 @@ final class Bridge {
   /** A request of the CLI's in flight, and the path arguments translated in it. */
   private record Pending(JsonNode id, String method, List<MessagePaths.Translated> translated) {}
 
-  private Bridge(CompanionTarget target, PathMap paths, Optional<CliProgram> program, OutputStream stdout, PrintStream stderr) {
+  private Bridge(CompanionTarget target, PathMap paths, Optional<ClientProcess> program, OutputStream stdout, PrintStream stderr) {
     this.target = target;
     this.paths = new MessagePaths(paths);
     this.program = program;
@@ -107,7 +108,7 @@ final class Bridge {
    * @return one of the {@code EXIT_} codes
    */
   static int run(
-      CompanionTarget target, PathMap paths, Optional<CliProgram> program, InputStream in, OutputStream out, PrintStream err) {
+      CompanionTarget target, PathMap paths, Optional<ClientProcess> program, InputStream in, OutputStream out, PrintStream err) {
     Bridge bridge = new Bridge(target, paths, program, out, err);
     // A CLI closing its stdio server may signal it (Gemini CLI does at once): the session still ends.
     Runtime.getRuntime().addShutdownHook(new Thread(bridge::endSession, "companion4j-bridge-goodbye"));
@@ -197,8 +198,8 @@ final class Bridge {
       return;
     }
     if (handshake && program.isPresent() && request.path("params").path("clientInfo") instanceof ObjectNode info) {
-      info.put("name", program.get().name());
-      info.put("version", program.get().version());
+      info.put("name", program.get().program());
+      info.put("version", program.get().programVersion());
     }
     Pending p = new Pending(id, method, paths.toCompanion(request));
     pending.put(JsonRpc.key(id), p);

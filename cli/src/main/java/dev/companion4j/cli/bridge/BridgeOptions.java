@@ -1,5 +1,6 @@
 package dev.companion4j.cli.bridge;
 
+import dev.companion4j.engine.ClientProcess;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
@@ -9,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
@@ -77,7 +79,12 @@ public class BridgeOptions {
       err.println("companion4j bridge: " + e.getMessage());
       return e.exitCode();
     }
-    return Bridge.run(target, paths, CliProgram.ofParent(), System.in, out, err);
+    // Both CLIs call themselves stdio-client; the companion sees only this process, so the
+    // handshake names the CLI that started it, as the companion names a process it sees.
+    Optional<ClientProcess> cli = ProcessHandle.current().parent()
+        .map(parent -> ClientProcess.of(parent.pid()))
+        .filter(parent -> !parent.program().isEmpty());
+    return Bridge.run(target, paths, cli, System.in, out, err);
   }
 
   /** @throws CommandLine.ParameterException when two mappings share a side */

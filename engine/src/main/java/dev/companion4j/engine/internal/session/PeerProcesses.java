@@ -54,9 +54,21 @@ public final class PeerProcesses {
       if (pid.isEmpty()) {
         return ClientProcess.UNKNOWN;
       }
-      Path dir = proc.resolve(Long.toString(pid.get()));
+      return describe(pid.get());
+    } catch (IOException | RuntimeException e) {
+      return ClientProcess.UNKNOWN;
+    }
+  }
+
+  /**
+   * The process {@code pid} as {@link #identify} describes a connected one: its program and its
+   * terminal; {@link ClientProcess#UNKNOWN} when it cannot be read.
+   */
+  public ClientProcess describe(long pid) {
+    try {
+      Path dir = proc.resolve(Long.toString(pid));
       Program program = program(dir);
-      return new ClientProcess(pid.get(), program.name(), program.version(), terminal(dir));
+      return new ClientProcess(pid, program.name(), program.version(), terminal(dir));
     } catch (IOException | RuntimeException e) {
       return ClientProcess.UNKNOWN;
     }
@@ -142,11 +154,17 @@ public final class PeerProcesses {
 
   private record Program(String name, String version) {}
 
+  /** A command npm installs is a link to the script in its package, so links are followed. */
   private static Optional<Program> packageOf(Path script) {
     if (!Files.isRegularFile(script)) {
       return Optional.empty();
     }
-    Path dir = script.toAbsolutePath().getParent();
+    Path dir;
+    try {
+      dir = script.toRealPath().getParent();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
     for (int i = 0; i < PACKAGE_DEPTH && dir != null; i++, dir = dir.getParent()) {
       Path manifest = dir.resolve("package.json");
       if (Files.isRegularFile(manifest)) {
