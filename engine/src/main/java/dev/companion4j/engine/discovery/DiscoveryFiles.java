@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,8 +59,14 @@ public final class DiscoveryFiles {
   private final Set<DiscoveryTarget> targets;
   private final long pid;
   private final List<Long> ancestors;
-  /** Every file written and not yet removed, with the bytes written to it. */
-  private final Map<Path, byte[]> written = new LinkedHashMap<>();
+  /** Every file written and not yet removed. */
+  private final Set<Path> written = new LinkedHashSet<>();
+  /**
+   * The written files another companion beside this one may take over (a legacy name of a shared
+   * ancestor's pid), with the bytes written to each; every other name holds this process's pid or
+   * port, which no other companion has.
+   */
+  private final Map<Path, byte[]> sharedSlots = new LinkedHashMap<>();
 
   /** The files of a companion in process {@code pid}, named after that process alone. */
   public DiscoveryFiles(DiscoveryLocations locations, Set<DiscoveryTarget> targets, long pid) {
@@ -116,7 +123,7 @@ public final class DiscoveryFiles {
         }
         for (long named : kind.namedAfterAncestors() ? pidAndAncestors() : List.of(pid)) {
           Path file = kind.path(locations, named, port);
-          boolean claimed = kind == DiscoveryFileKind.QWEN_LEGACY && !written.containsKey(file);
+          boolean claimed = kind == DiscoveryFileKind.QWEN_LEGACY && !written.contains(file);
           if (claimed && !CLAIMED_LEGACY_FILES.add(file)) {
             continue;
           }
@@ -129,7 +136,10 @@ public final class DiscoveryFiles {
             }
           }
           if (done) {
-            written.put(file, bytes);
+            written.add(file);
+            if (kind == DiscoveryFileKind.QWEN_LEGACY && named != pid) {
+              sharedSlots.put(file, bytes);
+            }
           }
         }
       }
@@ -181,7 +191,7 @@ public final class DiscoveryFiles {
 
   /** The files written and not yet removed. */
   public synchronized List<Path> files() {
-    return List.copyOf(written.keySet());
+    return List.copyOf(written);
   }
 
   /**
@@ -190,17 +200,19 @@ public final class DiscoveryFiles {
    * and is then left to it.
    */
   public synchronized void removeAll() {
-    written.forEach((file, bytes) -> {
+    for (Path file : written) {
       try {
-        if (stillHolds(file, bytes)) {
+        byte[] bytes = sharedSlots.get(file);
+        if (bytes == null || stillHolds(file, bytes)) {
           Files.deleteIfExists(file);
         }
       } catch (IOException e) {
         log.warn("Could not remove discovery file {}: {}", file, e.getMessage());
       }
       CLAIMED_LEGACY_FILES.remove(file);
-    });
+    }
     written.clear();
+    sharedSlots.clear();
   }
 
   private static boolean stillHolds(Path file, byte[] bytes) throws IOException {
