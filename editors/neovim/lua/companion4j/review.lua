@@ -42,21 +42,30 @@ local function dispose(p)
   end
 end
 
--- The CLI writes an accepted file a moment after the answer; reload the
--- buffer then, unless it has changes of its own.
+-- The CLI writes an accepted file as soon as it has the answer, which can be
+-- before the answer's own response reaches us: watch from before asking,
+-- and reload the buffer on the first change, unless it has changes of its own.
+-- Returns a function that stops watching.
 local function reload_when_written(path)
   local watcher = (vim.uv or vim.loop).new_fs_event()
-  local stop = vim.defer_fn(function()
-    watcher:stop()
-  end, 30000)
+  local timer
+  local function cancel()
+    if not watcher:is_closing() then
+      watcher:close()
+    end
+    if timer and not timer:is_closing() then
+      timer:close()
+    end
+  end
+  timer = vim.defer_fn(cancel, 30000)
   watcher:start(path, {}, vim.schedule_wrap(function()
-    watcher:stop()
-    stop:stop()
+    cancel()
     local buf = vim.fn.bufnr(path)
     if buf > 0 and not vim.bo[buf].modified then
       vim.cmd('checktime ' .. buf)
     end
   end))
+  return cancel
 end
 
 local function buffer_text(buf)
@@ -73,14 +82,18 @@ local function answer(p, accept)
   end
   p.answering = true
   local body = accept and { content = buffer_text(p.buf) } or nil
+  local stop_watching = function() end
+  if accept and vim.fn.filereadable(p.path) == 1 then
+    stop_watching = reload_when_written(p.path)
+  end
   companion.request('POST', '/diffs/' .. p.id .. (accept and '/accept' or '/reject'), body, function(status, response)
     p.answering = false
+    if status ~= 204 then
+      stop_watching()
+    end
     if status == 204 then
       notify((accept and 'accepted' or 'rejected') .. ' the edit to ' .. relative(p.path)
         .. (accept and '; the CLI writes it' or ''))
-      if accept and vim.fn.filereadable(p.path) == 1 then
-        reload_when_written(p.path)
-      end
       dispose(p)
     elseif not status then
       -- Nothing was answered. A proposal still on show can be answered again.
