@@ -7,11 +7,19 @@
 #   scripts/benchmark.sh daemon     the daemon client against the official TypeScript client
 #   scripts/benchmark.sh hooks      the extension's hook round trip against the same hooks in Node
 #   scripts/benchmark.sh peers      naming a connected CLI by its process (/proc)
+#   scripts/benchmark.sh side-by-side [rounds]
+#                                   Companion4J against a companion on the official stack, with the
+#                                   CLIs' own MCP client library
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
 (cd test-peers && [[ -d node_modules ]] || npm install --no-audit --no-fund --loglevel=error)
-mvn -B -q -ntp -DskipTests install -pl cli -am
+if [[ "$which" == side-by-side ]]; then
+  # It runs the shaded jar (and one test class beside it): packaging is enough.
+  mvn -B -q -ntp -DskipTests package -pl cli -am
+else
+  mvn -B -q -ntp -DskipTests install -pl cli -am
+fi
 peers=(-Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD")
 if [[ "$which" == all || "$which" == companion ]]; then
   mvn -B -q -ntp -pl cli exec:java -Dexec.classpathScope=test \
@@ -32,4 +40,10 @@ fi
 if [[ "$which" == all || "$which" == peers ]]; then
   mvn -B -q -ntp -pl engine exec:java -Dexec.classpathScope=test \
     -Dexec.mainClass=dev.companion4j.engine.internal.session.PeerProcessesBenchmark
+fi
+if [[ "$which" == all || "$which" == side-by-side ]]; then
+  for dir in test-peers/reference-companion test-peers/side-by-side; do
+    (cd "$dir" && [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error)
+  done
+  node test-peers/side-by-side/bench.mjs ${2:+"$2"}
 fi
