@@ -1,6 +1,8 @@
 package dev.companion4j.engine.internal.server;
 
+import dev.companion4j.engine.ClientProcess;
 import dev.companion4j.engine.http.HttpBodies;
+import dev.companion4j.engine.internal.session.PeerLookups;
 import dev.companion4j.engine.internal.session.PeerProcesses;
 import dev.companion4j.engine.internal.session.SessionRegistry;
 import jakarta.servlet.FilterChain;
@@ -23,6 +25,12 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
@@ -38,13 +46,28 @@ public final class McpTransportFilter extends HttpFilter {
   private static final long serialVersionUID = 1L;
   private static final String SESSION_HEADER = "mcp-session-id";
 
+  /** Past this, a CLI is served unnamed rather than kept waiting. */
+  private static final long LOOKUP_BOUND_MILLIS = 2_000;
+
   private final SessionRegistry sessions;
   private final int maxBodyBytes;
-  private final PeerProcesses peers = PeerProcesses.system();
+  /** Its thread exists only while CLIs connect. */
+  private final ThreadPoolExecutor lookupThread = new ThreadPoolExecutor(
+      0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+        Thread t = new Thread(r, "companion4j-peers");
+        t.setDaemon(true);
+        return t;
+      });
+  private final PeerLookups peers = new PeerLookups(PeerProcesses.system(), lookupThread);
 
   public McpTransportFilter(SessionRegistry sessions, int maxBodyBytes) {
     this.sessions = sessions;
     this.maxBodyBytes = maxBodyBytes;
+  }
+
+  @Override
+  public void destroy() {
+    lookupThread.shutdownNow();
   }
 
   @Override
@@ -118,7 +141,7 @@ public final class McpTransportFilter extends HttpFilter {
       return;
     }
     if (initialize != null) {
-      sessions.initializingFrom(peers.identify(request.getLocalPort(), request.getRemotePort()));
+      sessions.initializingFrom(peer(request));
     }
     try {
       chain.doFilter(new BufferedBodyRequest(request, body), new NoEventIdResponse(sdk));
@@ -128,6 +151,21 @@ public final class McpTransportFilter extends HttpFilter {
     if (initialize != null && sessions.refusedForCapacity()) {
       response.resetBuffer();
       rpcError(response, 503, -32000, "Too many connected clients; close another CLI session first");
+    }
+  }
+
+  /**
+   * The process behind the connection of an {@code initialize}; handshakes arriving together share
+   * one look through {@code /proc}.
+   */
+  private ClientProcess peer(HttpServletRequest request) {
+    try {
+      return peers.identify(request.getLocalPort(), request.getRemotePort()).get(LOOKUP_BOUND_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return ClientProcess.UNKNOWN;
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+      return ClientProcess.UNKNOWN;
     }
   }
 

@@ -7,9 +7,12 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -28,6 +31,7 @@ public final class PeerProcesses {
   private static final int PACKAGE_DEPTH = 3;
   /** How many parents are asked for a terminal when the process itself has none on fd 0-2. */
   private static final int TERMINAL_DEPTH = 4;
+  private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
   private final Path proc;
 
@@ -45,19 +49,25 @@ public final class PeerProcesses {
    * machine, or {@link ClientProcess#UNKNOWN}.
    */
   public ClientProcess identify(int serverPort, int clientPort) {
+    return identifyAll(serverPort, Set.of(clientPort)).getOrDefault(clientPort, ClientProcess.UNKNOWN);
+  }
+
+  /**
+   * The processes behind several connections to {@code serverPort}, by client port, in one pass:
+   * reading {@code net/tcp} walks the kernel's whole connection table, which costs milliseconds
+   * however few connections there are. A connection that cannot be traced is left out.
+   */
+  public Map<Integer, ClientProcess> identifyAll(int serverPort, Set<Integer> clientPorts) {
+    Map<Integer, ClientProcess> found = new HashMap<>();
     try {
-      long inode = socketInode(serverPort, clientPort);
-      if (inode <= 0) {
-        return ClientProcess.UNKNOWN;
-      }
-      Optional<Long> pid = holder("socket:[" + inode + "]");
-      if (pid.isEmpty()) {
-        return ClientProcess.UNKNOWN;
-      }
-      return describe(pid.get());
+      Map<Long, Integer> portsByInode = socketInodes(serverPort, clientPorts);
+      Map<Long, ClientProcess> described = new HashMap<>();
+      holders(portsByInode.keySet()).forEach((inode, pid) ->
+          found.put(portsByInode.get(inode), described.computeIfAbsent(pid, this::describe)));
     } catch (IOException | RuntimeException e) {
-      return ClientProcess.UNKNOWN;
+      // Whatever was not found stays unknown.
     }
+    return found;
   }
 
   /**
@@ -74,21 +84,24 @@ public final class PeerProcesses {
     }
   }
 
-  private long socketInode(int serverPort, int clientPort) throws IOException {
+  /** The inodes of the sockets connecting from these client ports, each to its port. */
+  private Map<Long, Integer> socketInodes(int serverPort, Set<Integer> clientPorts) throws IOException {
+    Map<Long, Integer> inodes = new HashMap<>();
     for (String table : List.of("net/tcp", "net/tcp6")) {
       Path file = proc.resolve(table);
-      if (!Files.isReadable(file)) {
+      if (inodes.size() == clientPorts.size() || !Files.isReadable(file)) {
         continue;
       }
       for (String line : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
-        String[] f = line.trim().split("\\s+");
+        String[] f = WHITESPACE.split(line.trim());
         // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-        if (f.length > 9 && port(f[1]) == clientPort && port(f[2]) == serverPort) {
-          return Long.parseLong(f[9]);
+        if (f.length > 9 && port(f[2]) == serverPort && clientPorts.contains(port(f[1]))) {
+          inodes.put(Long.parseLong(f[9]), port(f[1]));
         }
       }
     }
-    return -1;
+    inodes.remove(0L);
+    return inodes;
   }
 
   private static int port(String address) {
@@ -96,21 +109,33 @@ public final class PeerProcesses {
     return colon < 0 ? -1 : Integer.parseInt(address.substring(colon + 1), 16);
   }
 
-  private Optional<Long> holder(String socket) throws IOException {
+  /** The processes holding these sockets, by socket inode; one pass over the open files. */
+  private Map<Long, Long> holders(Set<Long> inodes) throws IOException {
+    Map<Long, Long> holders = new HashMap<>();
+    if (inodes.isEmpty()) {
+      return holders;
+    }
     try (DirectoryStream<Path> processes = Files.newDirectoryStream(proc, p -> isNumber(p.getFileName().toString()))) {
       for (Path process : processes) {
         try (DirectoryStream<Path> fds = Files.newDirectoryStream(process.resolve("fd"))) {
           for (Path fd : fds) {
-            if (socket.equals(link(fd))) {
-              return Optional.of(Long.parseLong(process.getFileName().toString()));
+            String target = link(fd);
+            if (target.startsWith("socket:[")) {
+              long inode = Long.parseLong(target, "socket:[".length(), target.length() - 1, 10);
+              if (inodes.contains(inode)) {
+                holders.putIfAbsent(inode, Long.parseLong(process.getFileName().toString()));
+              }
             }
           }
         } catch (IOException e) {
           // Another user's process, or one that just ended.
         }
+        if (holders.size() == inodes.size()) {
+          break;
+        }
       }
     }
-    return Optional.empty();
+    return holders;
   }
 
   private static boolean isNumber(String s) {

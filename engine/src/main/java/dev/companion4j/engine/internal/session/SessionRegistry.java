@@ -143,7 +143,6 @@ public final class SessionRegistry {
     return true;
   }
 
-  /** Whether the handshake handled on this thread was refused for the cap; clears the mark. */
   /**
    * Names the process behind the {@code initialize} this thread is about to hand to the SDK, for
    * the session it creates; {@code null} clears it once the request is answered.
@@ -156,6 +155,7 @@ public final class SessionRegistry {
     }
   }
 
+  /** Whether the handshake handled on this thread was refused for the cap; clears the mark. */
   public boolean refusedForCapacity() {
     boolean refused = Boolean.TRUE.equals(refusedHere.get());
     refusedHere.remove();
