@@ -23,10 +23,22 @@ final class CompanionOptions {
   @Option(names = "--open", description = "Open the review page in the default browser.")
   boolean open;
 
+  @Option(
+      names = "--max-clis",
+      paramLabel = "N",
+      description = "How many CLI sessions may be connected at once, 1 to " + MAX_CLIS + " (default: ${DEFAULT-VALUE}).")
+  int maxClis = 32;
+
+  /** Each session holds a stream and a queue; far beyond this a typo is likelier than a need. */
+  private static final int MAX_CLIS = 1024;
+
   /** The companion these options describe, not yet started. */
   HeadlessCompanion build(CommandSpec spec) {
     List<Path> roots = roots(spec);
-    return HeadlessCompanion.build(ideInfo(spec), roots, builder -> builder);
+    if (maxClis < 1 || maxClis > MAX_CLIS) {
+      throw new ParameterException(spec.commandLine(), "--max-clis must be from 1 to " + MAX_CLIS + ", not " + maxClis);
+    }
+    return HeadlessCompanion.build(ideInfo(spec), roots, builder -> builder.maxClients(maxClis));
   }
 
   /** The workspace roots, absolute; each must be a directory. */

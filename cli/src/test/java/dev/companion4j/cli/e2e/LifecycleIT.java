@@ -1,10 +1,12 @@
 package dev.companion4j.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.McpTapClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,6 +84,28 @@ class LifecycleIT {
 
     assertThat(serve.exitValue()).isEqualTo(2);
     assertThat(new String(serve.getErrorStream().readAllBytes(), StandardCharsets.UTF_8)).contains("--workspace is not a directory");
+  }
+
+  @Test
+  void serveTakesAsManyClisAsItIsToldAndRefusesTheNext() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp);
+    try (CompanionProcess companion = CompanionProcess.start(env, "--max-clis", "1");
+        McpTapClient first = new McpTapClient(companion.port(), companion.token(), "first")) {
+      assertThatThrownBy(() -> new McpTapClient(companion.port(), companion.token(), "second"))
+          .hasStackTraceContaining("503");
+      assertThat(first.client.listTools().tools()).isNotEmpty();
+    }
+  }
+
+  @Test
+  void serveRefusesACliCapOutOfRange() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp);
+    Process serve = start(env, List.of("serve", "--max-clis", "0"));
+    assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(serve.exitValue()).isEqualTo(2);
+    assertThat(new String(serve.getErrorStream().readAllBytes(), StandardCharsets.UTF_8))
+        .contains("--max-clis must be from 1 to 1024, not 0");
   }
 
   private static Process start(CliEnvironment env, List<String> args) throws Exception {
