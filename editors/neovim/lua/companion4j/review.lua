@@ -42,38 +42,48 @@ local function dispose(p)
   end
 end
 
--- The CLI writes an accepted file as soon as it has the answer, which can be
--- before the answer's own response reaches us: watch from before asking,
--- and reload the buffer on the first change, unless it has changes of its own.
--- Returns a function that stops watching.
-local function reload_when_written(path)
-  local watcher = (vim.uv or vim.loop).new_fs_event()
-  local timer
-  local function cancel()
-    if not watcher:is_closing() then
-      watcher:close()
-    end
-    if timer and not timer:is_closing() then
-      timer:close()
-    end
-  end
-  timer = vim.defer_fn(cancel, 30000)
-  watcher:start(path, {}, vim.schedule_wrap(function()
-    cancel()
-    local buf = vim.fn.bufnr(path)
-    if buf > 0 and not vim.bo[buf].modified then
-      vim.cmd('checktime ' .. buf)
-    end
-  end))
-  return cancel
-end
-
 local function buffer_text(buf)
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
   if vim.bo[buf].eol and vim.api.nvim_buf_line_count(buf) > 0 and text ~= '' then
     text = text .. '\n'
   end
   return text
+end
+
+-- The CLI writes an accepted file as soon as it has the answer, which can be
+-- before the answer's own response reaches us: watch from before asking.
+-- A write is seen as it happens (truncated first, then filled), so the buffer
+-- reloads a moment after each change, unless it has changes of its own, until
+-- it holds what was accepted or 30 s have passed.
+-- Returns a function that stops watching.
+local function reload_when_written(path, accepted)
+  local uv = vim.uv or vim.loop
+  local watcher, settle = uv.new_fs_event(), uv.new_timer()
+  local deadline
+  local function cancel()
+    for _, handle in ipairs({ watcher, settle, deadline }) do
+      if not handle:is_closing() then
+        handle:close()
+      end
+    end
+  end
+  deadline = vim.defer_fn(cancel, 30000)
+  local function reload()
+    local buf = vim.fn.bufnr(path)
+    if buf <= 0 or vim.bo[buf].modified then
+      return cancel()
+    end
+    vim.cmd('checktime ' .. buf)
+    if buffer_text(buf) == accepted then
+      cancel()
+    end
+  end
+  watcher:start(path, {}, function()
+    if not settle:is_closing() then
+      settle:start(50, 0, vim.schedule_wrap(reload))
+    end
+  end)
+  return cancel
 end
 
 local function answer(p, accept)
@@ -84,7 +94,7 @@ local function answer(p, accept)
   local body = accept and { content = buffer_text(p.buf) } or nil
   local stop_watching = function() end
   if accept and vim.fn.filereadable(p.path) == 1 then
-    stop_watching = reload_when_written(p.path)
+    stop_watching = reload_when_written(p.path, body.content)
   end
   companion.request('POST', '/diffs/' .. p.id .. (accept and '/accept' or '/reject'), body, function(status, response)
     p.answering = false
