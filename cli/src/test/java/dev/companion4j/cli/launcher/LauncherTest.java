@@ -10,6 +10,7 @@ import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The {@code companion4j} launcher script in a copy of the project's layout, with stand-ins for
  * {@code mvn} and {@code java} that record their calls: it rebuilds when a source changed, and
- * only then.
+ * only then; it runs the newest JDK it finds, recording what speeds up its start once per build.
  */
 class LauncherTest {
   private static final FileTime BUILT = FileTime.from(Instant.parse("2026-01-01T12:00:00Z"));
@@ -64,12 +65,69 @@ class LauncherTest {
     assertThat(launch()).containsExactly("java");
   }
 
+  @Test
+  void aNewerJdkBesideTheOneOnPathRunsWithAnAheadOfTimeCacheRecordedOnce() throws Exception {
+    built();
+    jdk("jdk-21", "21.0.4");
+    jdk("temurin-25", "25.0.3");
+    Path cache = repo.resolve("cli/target/companion4j-25.aot");
+
+    List<String> first = launchedWith();
+    assertThat(first).hasSize(2);
+    assertThat(first.get(0)).startsWith("temurin-25 ").contains("-XX:AOTCacheOutput=" + cache + ".").endsWith(" selftest");
+    assertThat(first.get(1)).startsWith("temurin-25 ").contains("-XX:AOTCache=" + cache + " ").endsWith(" status");
+    assertThat(cache).exists();
+
+    assertThat(launchedWith()).singleElement().asString().contains("-XX:AOTCache=" + cache + " ");
+  }
+
+  @Test
+  void aJdkBefore25RecordsAClassDataArchiveAndARebuildDropsIt() throws Exception {
+    built();
+    jdk("jdk-21", "21.0.4");
+    Path archive = repo.resolve("cli/target/companion4j-21.jsa");
+
+    assertThat(launchedWith()).first().asString().contains("-XX:ArchiveClassesAtExit=" + archive + ".");
+    assertThat(archive).exists();
+    touch("engine/src/main/java/A.java", AFTER);
+    launchedWith();
+    assertThat(Files.readAllLines(calls)).filteredOn(line -> line.contains("ArchiveClassesAtExit")).hasSize(1);
+  }
+
+  @Test
+  void companion4jJavaOverridesTheSearch() throws Exception {
+    built();
+    jdk("temurin-25", "25.0.3");
+    Path chosen = jdk("jdk-21", "21.0.4");
+
+    assertThat(launch(Map.of("COMPANION4J_JAVA", chosen.toString()))).containsExactly("jdk-21");
+  }
+
   /** A jar newer than every source, and the sources it was built from. */
   private void built() throws IOException {
     touch("pom.xml", BEFORE);
     touch("engine/src/main/java/A.java", BEFORE);
     touch("cli/target/companion4j.jar", BUILT);
-    touch("cli/target/companion4j.jsa", BUILT);
+    touch("cli/target/companion4j-0.jsa", BUILT);
+  }
+
+  /**
+   * A JDK in the folder the launcher searches: its release file and a java that records its
+   * name and arguments, and writes the archive or cache it is asked to record.
+   */
+  private Path jdk(String name, String version) throws IOException {
+    Path home = Files.createDirectories(temp.resolve("jdks").resolve(name));
+    Files.writeString(home.resolve("release"), "IMPLEMENTOR=\"Test\"\nJAVA_VERSION=\"" + version + "\"\n");
+    Path bin = Files.createDirectories(home.resolve("bin"));
+    stub(bin, "java", "echo \"" + name + " $*\" >> '" + calls + "'\n"
+        + "for a in \"$@\"; do case \"$a\" in -XX:AOTCacheOutput=*|-XX:ArchiveClassesAtExit=*) : > \"${a#*=}\";; esac; done");
+    return bin.resolve("java");
+  }
+
+  /** Runs {@code companion4j status}; returns each java call with its arguments. */
+  private List<String> launchedWith() throws Exception {
+    launch(Map.of());
+    return Files.readAllLines(calls).stream().filter(line -> !line.equals("mvn")).toList();
   }
 
   private void source(String relative) throws IOException {
@@ -85,8 +143,15 @@ class LauncherTest {
     Files.setLastModifiedTime(file, time);
   }
 
-  /** Runs {@code companion4j status}; returns the programs it ran, in order. */
   private List<String> launch() throws Exception {
+    return launch(Map.of());
+  }
+
+  /**
+   * Runs {@code companion4j status} with these variables; returns the programs it ran, in order.
+   * The launcher searches {@code temp/jdks} for JDKs besides the java on PATH.
+   */
+  private List<String> launch(Map<String, String> variables) throws Exception {
     Files.deleteIfExists(calls);
     Path bin = Files.createDirectories(temp.resolve("bin"));
     // mvn "builds" by writing the jar; java only records that it ran.
@@ -101,11 +166,14 @@ class LauncherTest {
         .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
         .directory(repo.toFile());
     pb.environment().put("PATH", bin + ":/usr/bin:/bin");
+    pb.environment().put("COMPANION4J_JDKS", temp.resolve("jdks").toString());
+    pb.environment().remove("COMPANION4J_JAVA");
+    pb.environment().putAll(variables);
     Process p = pb.start();
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(Files.readString(temp.resolve("out.txt"))).isZero();
     // The class-data archive is recorded with a java call of its own after a build: count it once.
-    return Files.readAllLines(calls).stream().distinct().toList();
+    return Files.readAllLines(calls).stream().map(line -> line.split(" ")[0]).distinct().toList();
   }
 
   private static void stub(Path bin, String name, String body) throws IOException {
