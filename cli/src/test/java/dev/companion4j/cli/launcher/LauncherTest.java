@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LauncherTest {
   private static final FileTime BUILT = FileTime.from(Instant.parse("2026-01-01T12:00:00Z"));
   private static final FileTime BEFORE = FileTime.from(Instant.parse("2026-01-01T11:00:00Z"));
+  private static final FileTime RECORDED = FileTime.from(Instant.parse("2026-01-01T12:01:00Z"));
   private static final FileTime AFTER = FileTime.from(Instant.parse("2026-01-01T13:00:00Z"));
 
   @TempDir Path temp;
@@ -95,6 +96,17 @@ class LauncherTest {
   }
 
   @Test
+  void aJarBuiltAfterItsCacheGetsANewOne() throws Exception {
+    built();
+    jdk("temurin-25", "25.0.3");
+    touch("cli/target/companion4j-25.aot", RECORDED);
+    touch("cli/target/companion4j.jar", AFTER);
+
+    assertThat(launchedWith()).first().asString().contains("-XX:AOTCacheOutput=");
+    assertThat(launchedWith()).singleElement().asString().contains("-XX:AOTCache=");
+  }
+
+  @Test
   void companion4jJavaOverridesTheSearch() throws Exception {
     built();
     jdk("temurin-25", "25.0.3");
@@ -108,7 +120,7 @@ class LauncherTest {
     touch("pom.xml", BEFORE);
     touch("engine/src/main/java/A.java", BEFORE);
     touch("cli/target/companion4j.jar", BUILT);
-    touch("cli/target/companion4j-0.jsa", BUILT);
+    touch("cli/target/companion4j-0.jsa", RECORDED);
   }
 
   /**
