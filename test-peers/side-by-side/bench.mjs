@@ -12,7 +12,6 @@
 // measures and stops it: drift on the machine hits all alike. Prints one Markdown table with each
 // figure per companion and the ratio Companion4J / reference.
 
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -285,9 +284,11 @@ const kinds = [companion4j(repoRoot, scratch), reference(testPeers, 'qwen'), ref
 try {
   const loadBefore = os.loadavg()[0];
   for (const kind of kinds) kind.prepare();
+  let java;
   for (let i = 0; i < COLD_STARTS; i++) {
     for (const [k, kind] of kinds.entries()) {
       const c = await start(kind, path.join(scratch, `cold-${k}-${i}`));
+      java ??= c.runtime();
       record(kind.name, 'cold start to the Qwen discovery file', ONCE_MS, c.coldStart.toFile);
       record(kind.name, 'cold start to the ready line on stdout', ONCE_MS, c.coldStart.toReady);
       record(kind.name, 'cold start to the first MCP initialize answered', ONCE_MS, c.coldStart.toInitialize);
@@ -301,7 +302,6 @@ try {
       process.stderr.write(`round ${i + 1}/${rounds}: ${kind.name} done\n`);
     }
   }
-  const java = spawnSync(kinds[0].command()[0], ['-version'], { encoding: 'utf8' }).stderr.split('\n')[1];
   for (const row of table(kinds)) console.log(row);
   console.log();
   console.log(

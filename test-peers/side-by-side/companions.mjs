@@ -2,7 +2,7 @@
 // (HOME, QWEN_HOME, TMPDIR and a workspace under a scratch folder) so that their discovery files
 // meet nobody else's.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -10,43 +10,28 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { initializeOnce } from './clients.mjs';
 
 /**
- * Companion4J as `companion4j serve` runs under its launcher: the shaded jar, the flags of
- * cli/jvm.options and the class-data-sharing archive the launcher records with `selftest`.
+ * Companion4J as its users start it: `companion4j serve` through the launcher, which picks the
+ * newest JDK installed and the start-up cache it recorded for it.
  */
 export function companion4j(repoRoot, scratch) {
-  const jar = path.join(repoRoot, 'cli/target/companion4j.jar');
-  const java = process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, 'bin/java') : 'java';
-  const flags = fs
-    .readFileSync(path.join(repoRoot, 'cli/jvm.options'), 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('#'));
-  const archive = path.join(scratch, 'companion4j.jsa');
+  const launcher = path.join(repoRoot, 'companion4j');
   return {
     name: 'Companion4J',
+    // The launcher builds and records its cache on first use; that is not a cold start.
     prepare() {
-      execFileSync(java, [...flags, `-XX:ArchiveClassesAtExit=${archive}`, '-Xlog:cds=off', '-Xlog:cds+dynamic=off', '-jar', jar, 'selftest'], {
-        stdio: 'ignore',
-        env: isolatedEnv(path.join(scratch, 'selftest')),
-      });
+      execFileSync(launcher, ['selftest'], { stdio: 'ignore', env: isolatedEnv(path.join(scratch, 'selftest')) });
     },
-    // Uncapped: serve with room for more than its 32 CLI sessions (cli/src/test/.../UncappedServe);
-    // the archive still applies, its class path being a prefix of this one.
-    command: (uncapped) => [
-      java,
-      [
-        ...flags,
-        `-XX:SharedArchiveFile=${archive}`,
-        '-Xlog:cds=off',
-        '-Xlog:cds+dynamic=off',
-        ...(uncapped
-          ? ['-cp', `${jar}${path.delimiter}${path.join(repoRoot, 'cli/target/test-classes')}`, 'dev.companion4j.cli.UncappedServe']
-          : ['-jar', jar, 'serve']),
-      ],
-    ],
-    // Resident memory is read after a full collection on both sides.
-    collectGarbage: (pid) => execFileSync('jcmd', [String(pid), 'GC.run'], { stdio: 'ignore' }),
+    // Uncapped: room for more than serve's default of 32 CLI sessions.
+    command: (uncapped) => [launcher, ['serve', ...(uncapped ? ['--max-clis', '128'] : [])]],
+    // Resident memory is read after a full collection on both sides, with the JVM's own jcmd.
+    collectGarbage: (pid) => execFileSync(jdkTool(pid, 'jcmd'), [String(pid), 'GC.run'], { stdio: 'ignore' }),
+    // The JVM the launcher chose, as `java -version` names it.
+    runtime: (pid) => spawnSync(jdkTool(pid, 'java'), ['-version'], { encoding: 'utf8' }).stderr.split('\n')[1],
   };
+}
+
+function jdkTool(pid, tool) {
+  return path.join(path.dirname(fs.realpathSync(`/proc/${pid}/exe`)), tool);
 }
 
 /** The reference companion on one official companion's stack: `qwen` (SDK 1.30.0) or `gemini` (SDK 1.23.0). */
@@ -70,7 +55,9 @@ function isolatedEnv(dir) {
   const tmp = path.join(dir, 'tmp');
   fs.mkdirSync(home, { recursive: true });
   fs.mkdirSync(tmp, { recursive: true });
-  return { HOME: home, QWEN_HOME: path.join(home, '.qwen'), TMPDIR: tmp, PATH: process.env.PATH };
+  // COMPANION4J_JAVA, when set, makes the launcher run that JDK rather than the newest installed.
+  const java = process.env.COMPANION4J_JAVA ? { COMPANION4J_JAVA: process.env.COMPANION4J_JAVA } : {};
+  return { HOME: home, QWEN_HOME: path.join(home, '.qwen'), TMPDIR: tmp, PATH: process.env.PATH, ...java };
 }
 
 /**
@@ -123,6 +110,7 @@ export async function start(kind, dir, { uncapped = false } = {}) {
       file,
       coldStart: { toFile, toReady: at - started, toInitialize },
       collectGarbage: () => kind.collectGarbage(child.pid),
+      runtime: () => kind.runtime?.(child.pid),
       rssMib: () => rssMib(child.pid),
       stderr: () => stderr,
       async stop() {
