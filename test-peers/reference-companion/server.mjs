@@ -39,6 +39,7 @@ import * as path from 'node:path';
 import cors from 'cors';
 import express from 'express';
 import { z } from 'zod';
+import { ideContextNotificationSchema } from './context-schema.mjs';
 
 const DEBOUNCE_MS = 50;
 const KEEP_ALIVE_MS = 30_000;
@@ -66,27 +67,7 @@ const [{ McpServer }, { StreamableHTTPServerTransport }, { isInitializeRequest }
 const workspace = path.resolve(option('--workspace') ?? process.cwd());
 const authToken = randomUUID();
 
-// The payload the CLIs validate; the official companions parse every notification with it.
-const IdeContextNotificationSchema = z.object({
-  jsonrpc: z.literal('2.0'),
-  method: z.literal('ide/contextUpdate'),
-  params: z.object({
-    workspaceState: z
-      .object({
-        openFiles: z.array(
-          z.object({
-            path: z.string(),
-            timestamp: z.number(),
-            isActive: z.boolean().optional(),
-            selectedText: z.string().optional(),
-            cursor: z.object({ line: z.number(), character: z.number() }).optional(),
-          }),
-        ),
-        isTrusted: z.boolean().optional(),
-      })
-      .optional(),
-  }),
-});
+const IdeContextNotificationSchema = ideContextNotificationSchema(z);
 
 /** Open files as the official OpenFilesManager keeps them: newest first, one active, ten at most. */
 class OpenFiles {

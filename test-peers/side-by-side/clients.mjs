@@ -8,30 +8,11 @@ import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
+import { ideContextNotificationSchema } from '../reference-companion/context-schema.mjs';
 
 const PROTOCOL_VERSION = '2025-06-18';
 
-// What the CLIs' IdeClient registers; the SDK validates each notification against it.
-const IdeContextNotificationSchema = z.object({
-  jsonrpc: z.literal('2.0'),
-  method: z.literal('ide/contextUpdate'),
-  params: z.object({
-    workspaceState: z
-      .object({
-        openFiles: z.array(
-          z.object({
-            path: z.string(),
-            timestamp: z.number(),
-            isActive: z.boolean().optional(),
-            selectedText: z.string().optional(),
-            cursor: z.object({ line: z.number(), character: z.number() }).optional(),
-          }),
-        ),
-        isTrusted: z.boolean().optional(),
-      })
-      .optional(),
-  }),
-});
+const IdeContextNotificationSchema = ideContextNotificationSchema(z);
 
 /** The MCP TypeScript SDK client used as the CLIs' IdeClient uses it. */
 export function sdkClient(label, pkg) {
