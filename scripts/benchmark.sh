@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 which="${1:-all}"
 (cd test-peers && [[ -d node_modules ]] || npm install --no-audit --no-fund --loglevel=error)
 if [[ "$which" == side-by-side ]]; then
-  # It runs the shaded jar (and one test class beside it): packaging is enough.
+  # It runs the shaded jar through the launcher: packaging is enough.
   mvn -B -q -ntp -DskipTests package -pl cli -am
 else
   mvn -B -q -ntp -DskipTests install -pl cli -am
