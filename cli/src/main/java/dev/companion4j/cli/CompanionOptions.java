@@ -11,6 +11,9 @@ import picocli.CommandLine.ParameterException;
 
 /** The options {@code serve} and {@code run} share, and the companion they describe. */
 final class CompanionOptions {
+  /** Each session holds a stream and a queue; far beyond this a typo is likelier than a need. */
+  private static final int MAX_CLIS = 1024;
+
   @Option(names = "--workspace", paramLabel = "DIR", description = "A workspace root; repeat for several. Default: the current directory.")
   List<Path> workspaces = new ArrayList<>();
 
@@ -28,9 +31,6 @@ final class CompanionOptions {
       paramLabel = "N",
       description = "How many CLI sessions may be connected at once, 1 to " + MAX_CLIS + " (default: ${DEFAULT-VALUE}).")
   int maxClis = 32;
-
-  /** Each session holds a stream and a queue; far beyond this a typo is likelier than a need. */
-  private static final int MAX_CLIS = 1024;
 
   /** The companion these options describe, not yet started. */
   HeadlessCompanion build(CommandSpec spec) {

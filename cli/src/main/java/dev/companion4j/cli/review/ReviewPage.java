@@ -210,10 +210,6 @@ public final class ReviewPage {
   }
 
   /**
-   * Jetty's own resource serving over the bundled assets (ETags, HEAD, conditional requests, no
-   * listings), with the page's security headers and caching on every answer.
-   */
-  /**
    * Sets the assets up on the page's first request rather than when the companion starts: Jetty
    * opens the whole jar as a file system to serve them, some 20 ms that most starts never need.
    */
@@ -249,6 +245,10 @@ public final class ReviewPage {
     }
   }
 
+  /**
+   * Jetty's own resource serving over the bundled assets (ETags, HEAD, conditional requests, no
+   * listings), with the page's security headers and caching on every answer.
+   */
   private static final class Assets extends ResourceServlet {
     private static final long serialVersionUID = 1L;
     private final transient Map<String, String> settings;
