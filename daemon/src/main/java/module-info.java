@@ -4,6 +4,7 @@
  */
 module dev.companion4j.daemon {
   exports dev.companion4j.daemon;
+  exports dev.companion4j.daemon.conversation;
 
   requires java.net.http;
   requires tools.jackson.databind;

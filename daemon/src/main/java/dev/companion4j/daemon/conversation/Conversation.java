@@ -1,0 +1,73 @@
+package dev.companion4j.daemon.conversation;
+
+import dev.companion4j.daemon.DaemonEvent.PermissionOption;
+import dev.companion4j.daemon.DaemonEvent.PlanEntry;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What a chat view shows of one daemon session, at one moment: immutable, so a view renders it on
+ * its own thread. Each change to the session yields a new one (see {@link Conversations#apply}).
+ *
+ * @param state whether the session can be talked to
+ * @param stateReason why the state is what it is (e.g. the daemon's reason a session died), or empty
+ * @param modelId the session's model, or empty while unknown
+ * @param turnRunning whether the agent is working on a prompt, so a view offers to cancel
+ * @param entries everything said and done, in order
+ * @param plan the agent's current plan; each new plan replaces the last
+ * @param permissions the requests that wait for an answer, oldest first
+ * @param unsupportedTypes the event types this model has no place for, each reported once as a notice
+ * @param nextEntry the number the next entry's id takes
+ */
+public record Conversation(
+    State state,
+    String stateReason,
+    String modelId,
+    boolean turnRunning,
+    List<Entry> entries,
+    List<PlanEntry> plan,
+    List<PendingPermission> permissions,
+    Set<String> unsupportedTypes,
+    long nextEntry) {
+
+  public Conversation {
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(stateReason, "stateReason");
+    Objects.requireNonNull(modelId, "modelId");
+    entries = List.copyOf(entries);
+    plan = List.copyOf(plan);
+    permissions = List.copyOf(permissions);
+    unsupportedTypes = Set.copyOf(unsupportedTypes);
+  }
+
+  /** A session just attached to, with nothing said yet. */
+  public static Conversation connected(String modelId) {
+    return new Conversation(State.CONNECTED, "", modelId == null ? "" : modelId, false, List.of(), List.of(), List.of(), Set.of(), 1);
+  }
+
+  /** Whether a session can be talked to. */
+  public enum State {
+    CONNECTED,
+    /** The daemon was lost for a moment; the client resumes where it left off. */
+    RECONNECTING,
+    /** The session is gone (the daemon stopped, its agent died, or it could not be reached again). */
+    DIED,
+    /** The session was closed on purpose, here or by another client. */
+    CLOSED
+  }
+
+  /**
+   * A permission request the agent waits on.
+   *
+   * @param toolCallId the tool call it is for, also an {@link Entry.ToolCall} of this conversation
+   *     when the daemon announced it
+   */
+  public record PendingPermission(
+      String requestId, String toolCallId, String title, String kind, List<String> locations, List<PermissionOption> options) {
+    public PendingPermission {
+      locations = List.copyOf(locations);
+      options = List.copyOf(options);
+    }
+  }
+}
