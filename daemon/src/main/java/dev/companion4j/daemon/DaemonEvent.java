@@ -120,6 +120,20 @@ public sealed interface DaemonEvent {
   /** The session now uses another model ({@code model_switched}). */
   record ModelSwitched(EventMeta meta, String modelId) implements DaemonEvent {}
 
+  /**
+   * The session's approval mode changed ({@code approval_mode_changed}).
+   *
+   * @param previous the mode before, as the daemon names it, or {@code null}
+   * @param next the mode now ({@code default}, {@code auto-edit}, {@code yolo}, ...)
+   */
+  record ApprovalModeChanged(EventMeta meta, String previous, String next) implements DaemonEvent {}
+
+  /**
+   * The replay of events a subscription asked for is over; what follows is live ({@code
+   * replay_complete}).
+   */
+  record ReplayComplete(EventMeta meta, long replayedCount) implements DaemonEvent {}
+
   /** A model switch was refused ({@code model_switch_failed}). */
   record ModelSwitchFailed(EventMeta meta, String requestedModelId, String error)
       implements DaemonEvent {}

@@ -2,10 +2,12 @@ package dev.companion4j.daemon;
 
 import dev.companion4j.daemon.DaemonEvent.AgentMessageChunk;
 import dev.companion4j.daemon.DaemonEvent.AgentThoughtChunk;
+import dev.companion4j.daemon.DaemonEvent.ApprovalModeChanged;
 import dev.companion4j.daemon.DaemonEvent.ModelSwitchFailed;
 import dev.companion4j.daemon.DaemonEvent.ModelSwitched;
 import dev.companion4j.daemon.DaemonEvent.PermissionRequested;
 import dev.companion4j.daemon.DaemonEvent.PermissionResolved;
+import dev.companion4j.daemon.DaemonEvent.ReplayComplete;
 import dev.companion4j.daemon.DaemonEvent.Plan;
 import dev.companion4j.daemon.DaemonEvent.ResyncRequired;
 import dev.companion4j.daemon.DaemonEvent.SessionClosed;
@@ -84,6 +86,16 @@ public interface DaemonListener {
     onUnsupported(event);
   }
 
+  /** The session's approval mode changed. */
+  default void onApprovalModeChanged(ApprovalModeChanged event) {
+    onUnsupported(event);
+  }
+
+  /** A subscription's replay is over; what follows is live. */
+  default void onReplayComplete(ReplayComplete event) {
+    onUnsupported(event);
+  }
+
   /** Model state: a switch was refused. */
   default void onModelSwitchFailed(ModelSwitchFailed event) {
     onUnsupported(event);
@@ -153,6 +165,10 @@ public interface DaemonListener {
       listener.onPermissionResolved(e);
     } else if (event instanceof ModelSwitched e) {
       listener.onModelSwitched(e);
+    } else if (event instanceof ApprovalModeChanged e) {
+      listener.onApprovalModeChanged(e);
+    } else if (event instanceof ReplayComplete e) {
+      listener.onReplayComplete(e);
     } else if (event instanceof ModelSwitchFailed e) {
       listener.onModelSwitchFailed(e);
     } else if (event instanceof TurnComplete e) {

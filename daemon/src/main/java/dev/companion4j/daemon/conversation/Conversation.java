@@ -13,6 +13,8 @@ import java.util.Set;
  * @param state whether the session can be talked to
  * @param stateReason why the state is what it is (e.g. the daemon's reason a session died), or empty
  * @param modelId the session's model, or empty while unknown
+ * @param approvalMode what the agent may do without asking, as the daemon names it ({@code default}
+ *     asks before edits and commands), or empty while unknown; views always show it
  * @param turnRunning whether the agent is working on a prompt, so a view offers to cancel
  * @param entries everything said and done, in order
  * @param plan the agent's current plan; each new plan replaces the last
@@ -24,6 +26,7 @@ public record Conversation(
     State state,
     String stateReason,
     String modelId,
+    String approvalMode,
     boolean turnRunning,
     List<Entry> entries,
     List<PlanEntry> plan,
@@ -35,15 +38,17 @@ public record Conversation(
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(stateReason, "stateReason");
     Objects.requireNonNull(modelId, "modelId");
+    Objects.requireNonNull(approvalMode, "approvalMode");
     entries = List.copyOf(entries);
     plan = List.copyOf(plan);
     permissions = List.copyOf(permissions);
     unsupportedTypes = Set.copyOf(unsupportedTypes);
   }
 
-  /** A session just attached to, with nothing said yet. */
-  public static Conversation connected(String modelId) {
-    return new Conversation(State.CONNECTED, "", modelId == null ? "" : modelId, false, List.of(), List.of(), List.of(), Set.of(), 1);
+  /** A session just attached to, with nothing said yet; {@code null} for what is not known yet. */
+  public static Conversation connected(String modelId, String approvalMode) {
+    return new Conversation(State.CONNECTED, "", modelId == null ? "" : modelId, approvalMode == null ? "" : approvalMode,
+        false, List.of(), List.of(), List.of(), Set.of(), 1);
   }
 
   /** Whether a session can be talked to. */

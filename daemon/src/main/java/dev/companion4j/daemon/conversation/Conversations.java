@@ -13,10 +13,15 @@ import java.util.Set;
  * How a daemon session's events change what a chat view shows: one pure function per step, so
  * every front end (the review page, NetBeans) shows the same thing and none maps events itself.
  *
- * <p>Nothing is dropped: an event this model has no place for becomes a notice the first time its
- * type appears, saying that this view does not show it.
+ * <p>Nothing is dropped unsaid: an event this model has no place for becomes a notice the first
+ * time its type appears, saying that this view does not show it. Two kinds are left out on
+ * purpose, and silently: the CLI's slash commands, which mean nothing outside the CLI, and token
+ * counts.
  */
 public final class Conversations {
+  private static final Set<String> LEFT_OUT =
+      Set.of("session_update/available_commands_update", "session_update/usage_update");
+
   private Conversations() {}
 
   /** The conversation after {@code event}. */
@@ -39,6 +44,10 @@ public final class Conversations {
       return with(c).permissions(without(c.permissions(), e.requestId())).build();
     } else if (event instanceof DaemonEvent.ModelSwitched e) {
       return with(c).modelId(e.modelId()).build();
+    } else if (event instanceof DaemonEvent.ApprovalModeChanged e) {
+      return with(c).approvalMode(e.next()).build();
+    } else if (event instanceof DaemonEvent.ReplayComplete) {
+      return c;
     } else if (event instanceof DaemonEvent.ModelSwitchFailed e) {
       return notice(c, Level.WARNING,
           "The model stays " + c.modelId() + ": switching to " + e.requestedModelId() + " failed: " + e.error());
@@ -75,28 +84,38 @@ public final class Conversations {
   }
 
   private static Conversation assistant(Conversation c, String promptId, String text) {
-    Entry last = last(c);
-    if (last instanceof Entry.AssistantMessage m && m.streaming() && same(m.promptId(), promptId)) {
-      return replaceLast(c, new Entry.AssistantMessage(m.id(), promptId, m.text() + text, true));
+    int at = lastSaid(c);
+    if (at >= 0 && c.entries().get(at) instanceof Entry.AssistantMessage m && m.streaming() && same(m.promptId(), promptId)) {
+      return replace(c, at, new Entry.AssistantMessage(m.id(), promptId, m.text() + text, true));
     }
     return add(closeStreams(c), id -> new Entry.AssistantMessage(id, promptId, text, true));
   }
 
   private static Conversation thought(Conversation c, String promptId, String text) {
-    Entry last = last(c);
-    if (last instanceof Entry.Thought t && t.streaming() && same(t.promptId(), promptId)) {
-      return replaceLast(c, new Entry.Thought(t.id(), promptId, t.text() + text, true));
+    int at = lastSaid(c);
+    if (at >= 0 && c.entries().get(at) instanceof Entry.Thought t && t.streaming() && same(t.promptId(), promptId)) {
+      return replace(c, at, new Entry.Thought(t.id(), promptId, t.text() + text, true));
     }
     return add(closeStreams(c), id -> new Entry.Thought(id, promptId, text, true));
   }
 
   private static Conversation user(Conversation c, String promptId, String text) {
-    Entry last = last(c);
-    if (last instanceof Entry.UserMessage u && promptId != null && promptId.equals(u.promptId())) {
-      return replaceLast(c, new Entry.UserMessage(u.id(), promptId, u.text() + text));
+    int at = lastSaid(c);
+    if (at >= 0 && c.entries().get(at) instanceof Entry.UserMessage u && promptId != null && promptId.equals(u.promptId())) {
+      return replace(c, at, new Entry.UserMessage(u.id(), promptId, u.text() + text));
     }
     // Another client's prompt starts a turn here too.
     return with(add(closeStreams(c), id -> new Entry.UserMessage(id, promptId, text))).turnRunning(true).build();
+  }
+
+  /** Where the exchange left off: the last entry that is not a notice, or -1. */
+  private static int lastSaid(Conversation c) {
+    for (int i = c.entries().size() - 1; i >= 0; i--) {
+      if (!(c.entries().get(i) instanceof Entry.Notice)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private static Conversation toolCall(Conversation c, DaemonEvent.ToolCall e) {
@@ -149,7 +168,7 @@ public final class Conversations {
   }
 
   private static Conversation unsupported(Conversation c, String type) {
-    if (c.unsupportedTypes().contains(type)) {
+    if (LEFT_OUT.contains(type) || c.unsupportedTypes().contains(type)) {
       return c;
     }
     Set<String> seen = new HashSet<>(c.unsupportedTypes());
@@ -162,16 +181,21 @@ public final class Conversations {
     return add(c, id -> new Entry.Notice(id, level, text));
   }
 
-  /** Ends the streaming of the last entry, if it streams: something else happens now. */
+  /** Ends the streaming of every entry that streams: something else happens now. */
   private static Conversation closeStreams(Conversation c) {
-    Entry last = last(c);
-    if (last instanceof Entry.AssistantMessage m && m.streaming()) {
-      return replaceLast(c, new Entry.AssistantMessage(m.id(), m.promptId(), m.text(), false));
+    List<Entry> entries = new ArrayList<>(c.entries());
+    boolean changed = false;
+    for (int i = 0; i < entries.size(); i++) {
+      Entry e = entries.get(i);
+      if (e instanceof Entry.AssistantMessage m && m.streaming()) {
+        entries.set(i, new Entry.AssistantMessage(m.id(), m.promptId(), m.text(), false));
+        changed = true;
+      } else if (e instanceof Entry.Thought t && t.streaming()) {
+        entries.set(i, new Entry.Thought(t.id(), t.promptId(), t.text(), false));
+        changed = true;
+      }
     }
-    if (last instanceof Entry.Thought t && t.streaming()) {
-      return replaceLast(c, new Entry.Thought(t.id(), t.promptId(), t.text(), false));
-    }
-    return c;
+    return changed ? with(c).entries(entries).build() : c;
   }
 
   private interface EntryFactory {
@@ -189,18 +213,10 @@ public final class Conversations {
     return with(c).entries(entries).build();
   }
 
-  private static Conversation replaceLast(Conversation c, Entry entry) {
-    return replace(c, c.entries().size() - 1, entry);
-  }
-
   private static Conversation replace(Conversation c, int at, Entry entry) {
     List<Entry> entries = new ArrayList<>(c.entries());
     entries.set(at, entry);
     return with(c).entries(entries).build();
-  }
-
-  private static Entry last(Conversation c) {
-    return c.entries().isEmpty() ? null : c.entries().get(c.entries().size() - 1);
   }
 
   private static int indexOf(Conversation c, String id) {
@@ -235,6 +251,7 @@ public final class Conversations {
     private State state;
     private String stateReason;
     private String modelId;
+    private String approvalMode;
     private boolean turnRunning;
     private List<Entry> entries;
     private List<Conversation.PendingPermission> permissions;
@@ -246,6 +263,7 @@ public final class Conversations {
       state = c.state();
       stateReason = c.stateReason();
       modelId = c.modelId();
+      approvalMode = c.approvalMode();
       turnRunning = c.turnRunning();
       entries = c.entries();
       plan = c.plan();
@@ -266,6 +284,11 @@ public final class Conversations {
 
     Builder modelId(String v) {
       modelId = v == null ? "" : v;
+      return this;
+    }
+
+    Builder approvalMode(String v) {
+      approvalMode = v == null ? "" : v;
       return this;
     }
 
@@ -300,7 +323,7 @@ public final class Conversations {
     }
 
     Conversation build() {
-      return new Conversation(state, stateReason, modelId, turnRunning, entries, plan, permissions, unsupportedTypes, nextEntry);
+      return new Conversation(state, stateReason, modelId, approvalMode, turnRunning, entries, plan, permissions, unsupportedTypes, nextEntry);
     }
   }
 }

@@ -8,11 +8,13 @@ import static dev.companion4j.daemon.internal.Json.text;
 import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.AgentMessageChunk;
 import dev.companion4j.daemon.DaemonEvent.AgentThoughtChunk;
+import dev.companion4j.daemon.DaemonEvent.ApprovalModeChanged;
 import dev.companion4j.daemon.DaemonEvent.ModelSwitchFailed;
 import dev.companion4j.daemon.DaemonEvent.ModelSwitched;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PermissionRequested;
 import dev.companion4j.daemon.DaemonEvent.PermissionResolved;
+import dev.companion4j.daemon.DaemonEvent.ReplayComplete;
 import dev.companion4j.daemon.DaemonEvent.Plan;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
 import dev.companion4j.daemon.DaemonEvent.ResyncRequired;
@@ -105,6 +107,10 @@ public final class EventDecoder {
         return new SessionClosed(meta, text(p, "reason"), text(p, "closedBy"));
       case "stream_error":
         return new StreamError(meta, text(p, "error"), text(p, "errorKind"));
+      case "approval_mode_changed":
+        return text(p, "next") == null ? null : new ApprovalModeChanged(meta, text(p, "previous"), text(p, "next"));
+      case "replay_complete":
+        return new ReplayComplete(meta, number(p, "replayedCount", 0));
       case "state_resync_required":
         return new ResyncRequired(
             meta,

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** The one mapping from daemon events to what a chat view shows. */
 class ConversationsTest {
   private long eventId;
-  private Conversation c = Conversation.connected("qwen3-coder");
+  private Conversation c = Conversation.connected("qwen3-coder", "default");
 
   @Test
   void chunksOfOnePromptGrowOneEntryAndAThoughtEndsWhenTheAnswerBegins() {
@@ -145,13 +145,44 @@ class ConversationsTest {
 
   @Test
   void eachKindOfEventThisViewCannotShowIsSaidOnce() {
-    apply(new DaemonEvent.Unknown(meta(null), "session_update/usage_update", "{}"));
-    apply(new DaemonEvent.Unknown(meta(null), "session_update/usage_update", "{}"));
-    apply(new DaemonEvent.Unknown(meta(null), "session_update/available_commands_update", "{}"));
+    apply(new DaemonEvent.Unknown(meta(null), "session_rewound", "{}"));
+    apply(new DaemonEvent.Unknown(meta(null), "session_rewound", "{}"));
+    apply(new DaemonEvent.Unknown(meta(null), "session_update/something_new", "{}"));
 
     assertThat(c.entries()).extracting(e -> ((Entry.Notice) e).text()).containsExactly(
-        "The daemon sent session_update/usage_update events, which this view does not show.",
-        "The daemon sent session_update/available_commands_update events, which this view does not show.");
+        "The daemon sent session_rewound events, which this view does not show.",
+        "The daemon sent session_update/something_new events, which this view does not show.");
+  }
+
+  @Test
+  void theCliSlashCommandsAndTokenCountsAreLeftOutWithoutANoticeAndDoNotSplitAnAnswer() {
+    apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "one "));
+    apply(new DaemonEvent.Unknown(meta(null), "session_update/usage_update", "{}"));
+    apply(new DaemonEvent.Unknown(meta(null), "session_update/available_commands_update", "{}"));
+    apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "answer"));
+
+    assertThat(c.entries()).containsExactly(new Entry.AssistantMessage("e1", "p1", "one answer", true));
+  }
+
+  @Test
+  void aNoticeInTheMiddleOfAnAnswerNeitherSplitsItNorKeepsItStreaming() {
+    apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "one "));
+    apply(new DaemonEvent.Unknown(meta(null), "session_update/something_new", "{}"));
+    apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "answer"));
+    apply(new DaemonEvent.TurnComplete(meta("p1"), "end_turn"));
+
+    assertThat(c.entries().get(0)).isEqualTo(new Entry.AssistantMessage("e1", "p1", "one answer", false));
+    assertThat(c.entries()).hasSize(2);
+  }
+
+  @Test
+  void theApprovalModeFollowsTheDaemonAndAReplaysEndChangesNothing() {
+    apply(new DaemonEvent.ApprovalModeChanged(meta(null), "default", "yolo"));
+    Conversation before = c;
+    apply(new DaemonEvent.ReplayComplete(meta(null), 12));
+
+    assertThat(c.approvalMode()).isEqualTo("yolo");
+    assertThat(c).isSameAs(before);
   }
 
   @Test

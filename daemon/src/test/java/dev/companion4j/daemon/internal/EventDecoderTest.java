@@ -87,12 +87,20 @@ class EventDecoderTest {
   }
 
   @Test
+  void decodesTheApprovalModeAndTheEndOfAReplay() {
+    assertThat(decode("{\"id\":2,\"v\":1,\"type\":\"approval_mode_changed\",\"data\":{\"sessionId\":\"s\",\"previous\":\"auto\",\"next\":\"default\",\"persisted\":false}}"))
+        .isEqualTo(new DaemonEvent.ApprovalModeChanged(new dev.companion4j.daemon.EventMeta(2, "s", null, null, 0), "auto", "default"));
+    assertThat(decode("{\"v\":1,\"type\":\"replay_complete\",\"data\":{\"lastReplayedEventId\":16,\"lastEventId\":16,\"replayedCount\":8}}"))
+        .isInstanceOfSatisfying(DaemonEvent.ReplayComplete.class, r -> assertThat(r.replayedCount()).isEqualTo(8));
+  }
+
+  @Test
   void keepsWhatItDoesNotKnowAsRawJson() {
     String usage = "{\"id\":7,\"v\":1,\"type\":\"session_update\",\"data\":{\"sessionId\":\"s\",\"update\":{\"size\":200000,\"used\":1,\"sessionUpdate\":\"usage_update\"}}}";
     assertThat(decode(usage)).isEqualTo(new Unknown(new dev.companion4j.daemon.EventMeta(7, "s", null, null, 0), "session_update/usage_update", usage));
 
-    String replay = "{\"v\":1,\"type\":\"replay_complete\",\"data\":{\"lastReplayedEventId\":16,\"lastEventId\":16,\"replayedCount\":8}}";
-    assertThat(decode(replay)).isInstanceOf(Unknown.class).extracting(e -> ((Unknown) e).type()).isEqualTo("replay_complete");
+    String rewound = "{\"id\":8,\"v\":1,\"type\":\"session_rewound\",\"data\":{\"sessionId\":\"s\"}}";
+    assertThat(decode(rewound)).isInstanceOf(Unknown.class).extracting(e -> ((Unknown) e).type()).isEqualTo("session_rewound");
 
     assertThat(decode("not json")).isEqualTo(new Unknown(new dev.companion4j.daemon.EventMeta(0, SESSION, null, null, 0), "x", "not json"));
     assertThat(decode("{\"id\":4,\"v\":1,\"type\":\"permission_request\",\"data\":{}}"))

@@ -1,0 +1,172 @@
+package dev.companion4j.daemon.conversation;
+
+import dev.companion4j.daemon.ApprovalMode;
+import dev.companion4j.daemon.ConnectionStatus;
+import dev.companion4j.daemon.DaemonClient;
+import dev.companion4j.daemon.DaemonEvent;
+import dev.companion4j.daemon.DaemonListener;
+import dev.companion4j.daemon.DaemonSession;
+import dev.companion4j.daemon.PermissionDecision;
+import dev.companion4j.daemon.SessionOptions;
+import java.net.URI;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.UnaryOperator;
+
+/**
+ * An editor's connection to one {@code qwen serve} session, as the IDE adapter draft has it: this
+ * side owns the daemon client, the session and its replay state, and keeps the {@link
+ * Conversation}; front ends render conversations and send intents, and never learn the daemon's
+ * token.
+ *
+ * <p>Thread-safe. The listener is called on the connection's own thread ({@code
+ * companion4j-daemon-view}), one call at a time, with each conversation in the order it came
+ * about; a slow listener delays only later calls, never the event stream.
+ */
+public final class DaemonIdeConnection implements AutoCloseable {
+
+  /** What a front end hears: the whole conversation after each change. */
+  @FunctionalInterface
+  public interface Listener {
+    void changed(Conversation conversation);
+  }
+
+  /**
+   * Where the agent runs, which a front end shows: its files, tools and credentials are those of
+   * the daemon's host, not the editor's.
+   *
+   * @param daemon the daemon's address without credentials, e.g. {@code http://127.0.0.1:4170}
+   * @param workspace the session's workspace, a path on the daemon's host
+   */
+  public record Locality(String daemon, String workspace) {}
+
+  private final DaemonSession session;
+  private final Locality locality;
+  private final Listener listener;
+  private final ExecutorService calls;
+
+  // Guarded by this.
+  private Conversation conversation;
+
+  private DaemonIdeConnection(DaemonSession session, Locality locality, Conversation first, Listener listener) {
+    this.session = session;
+    this.locality = locality;
+    this.conversation = first;
+    this.listener = listener;
+    this.calls = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "companion4j-daemon-view");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Creates or attaches to a session and follows it, replaying what the daemon still holds of it.
+   * A session this creates asks before edits and commands unless {@code options} chose another
+   * approval mode.
+   *
+   * @throws dev.companion4j.daemon.DaemonException when the daemon refuses, e.g. a workspace it
+   *     does not serve
+   */
+  public static DaemonIdeConnection open(DaemonClient client, SessionOptions options, Listener listener) {
+    Objects.requireNonNull(listener, "listener");
+    SessionOptions safe = options.approvalMode() == null ? options.withApprovalMode(ApprovalMode.DEFAULT) : options;
+    DaemonSession session = client.createOrAttach(safe);
+    Locality locality = new Locality(withoutCredentials(client.baseUrl()), session.workspaceCwd());
+    DaemonIdeConnection connection = new DaemonIdeConnection(
+        session, locality, Conversation.connected(safe.modelServiceId(), safe.approvalMode().wireName()), listener);
+    try {
+      session.subscribe(connection.new Events(), 0);
+    } catch (RuntimeException e) {
+      connection.close();
+      throw e;
+    }
+    return connection;
+  }
+
+  /** The session's id on the daemon. */
+  public String sessionId() {
+    return session.sessionId();
+  }
+
+  public Locality locality() {
+    return locality;
+  }
+
+  /** The conversation as it is now. */
+  public synchronized Conversation conversation() {
+    return conversation;
+  }
+
+  /** Sends a prompt; the answer arrives as changes of the conversation. */
+  public void prompt(String text) {
+    session.prompt(text);
+    change(Conversations::promptSent);
+  }
+
+  /** Cancels the running turn; it ends with a "Cancelled." notice. */
+  public void cancel() {
+    session.cancel();
+  }
+
+  /** Switches the model; the conversation shows the new one once the daemon confirms it. */
+  public void setModel(String modelId) {
+    session.setModel(modelId);
+  }
+
+  /**
+   * Answers a permission request with one of its options.
+   *
+   * @return false when it was no longer pending (answered elsewhere or ended)
+   */
+  public boolean answer(String requestId, String optionId) {
+    return session.respondToPermission(requestId, PermissionDecision.select(optionId));
+  }
+
+  /** Stops following the session and leaves it to other clients. */
+  @Override
+  public void close() {
+    session.close();
+    calls.shutdown();
+  }
+
+  private void change(UnaryOperator<Conversation> step) {
+    Conversation now;
+    synchronized (this) {
+      now = step.apply(conversation);
+      if (now == conversation) {
+        return;
+      }
+      conversation = now;
+      if (calls.isShutdown()) {
+        return;
+      }
+      // Queued in the same step, so calls keep the order of the changes.
+      calls.execute(() -> listener.changed(now));
+    }
+  }
+
+  private static String withoutCredentials(URI url) {
+    return url.getScheme() + "://" + url.getHost() + (url.getPort() < 0 ? "" : ":" + url.getPort());
+  }
+
+  /** On the session's event thread: each event is one step of the conversation. */
+  private final class Events implements DaemonListener {
+    @Override
+    public void onEvent(DaemonEvent event) {
+      change(c -> Conversations.apply(c, event));
+    }
+
+    @Override
+    public void onConnectionChanged(ConnectionStatus status) {
+      switch (status.state()) {
+        case RECONNECTING -> change(c -> Conversations.reconnecting(c, true));
+        case CONNECTED -> change(c -> Conversations.reconnecting(c, false));
+        case LOST, CLOSED -> {
+          // The session's own end arrives as an event (a died or closed session).
+        }
+      }
+    }
+  }
+}
