@@ -130,6 +130,9 @@ public final class ChatCommand {
       out.println("companion4j chat: qwen serve " + version + "at " + client.baseUrl());
       out.println((session.attached() ? "Joined session " : "Started session ") + session.sessionId()
           + " in workspace " + session.workspaceCwd());
+      out.println(session.attached()
+          ? "[approval mode] the session's own; changes show here"
+          : "[approval mode] " + ChatView.describe(options.approvalMode().wireName()));
       out.println("Files, MCP servers and credentials live on the daemon's host: the workspace is a path");
       out.println("there, and the agent reads, writes and runs things there, not on this machine.");
       out.println("/model NAME switches the model, /quit leaves, Ctrl-C cancels a running turn.");

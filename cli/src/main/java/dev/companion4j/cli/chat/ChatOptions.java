@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  * @param token the bearer token read from {@code --token-env}, or {@code null}
  * @param tokenEnv the name of the variable the token came from, or {@code null}
  * @param workspace the workspace on the daemon's host, or {@code null} for the daemon's primary one
- * @param approvalMode the approval mode for a new session, or {@code null} for the daemon's default
+ * @param approvalMode the approval mode for a new session
  * @param newSession whether to start a new session instead of attaching to the shared one
  * @param help whether {@code --help} was asked for
  */
@@ -41,7 +41,7 @@ record ChatOptions(
           "  --workspace DIR       the workspace, an absolute path on the daemon's host",
           "                        (default: the daemon's primary workspace)",
           "  --approval-mode MODE  plan, default, auto-edit, auto or yolo for a new session",
-          "                        (default: the daemon's; `default` asks before every edit)",
+          "                        (default: default, which asks before edits and commands)",
           "  --new                 start a new session instead of joining the workspace's shared one",
           "",
           "In the chat: type a prompt and press Enter. /model NAME switches the model, /quit",
@@ -87,7 +87,8 @@ record ChatOptions(
     String url = parsed.url;
     String tokenEnv = parsed.tokenEnv;
     String workspace = parsed.workspace;
-    ApprovalMode mode = parsed.approvalMode == null ? null : ApprovalMode.parse(parsed.approvalMode);
+    // The daemon's own default edits the workspace without asking; a chat asks unless told otherwise.
+    ApprovalMode mode = parsed.approvalMode == null ? ApprovalMode.DEFAULT : ApprovalMode.parse(parsed.approvalMode);
     boolean newSession = parsed.newSession;
     String token = null;
     if (tokenEnv != null) {

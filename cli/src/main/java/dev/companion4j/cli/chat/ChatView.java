@@ -4,6 +4,7 @@ import dev.companion4j.daemon.ConnectionStatus;
 import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.AgentMessageChunk;
 import dev.companion4j.daemon.DaemonEvent.AgentThoughtChunk;
+import dev.companion4j.daemon.DaemonEvent.ApprovalModeChanged;
 import dev.companion4j.daemon.DaemonEvent.ModelSwitchFailed;
 import dev.companion4j.daemon.DaemonEvent.ModelSwitched;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
@@ -252,6 +253,23 @@ final class ChatView implements DaemonListener {
       pendingPermission.set(null);
       line("[permission request closed: " + (event.cancelled() ? "cancelled" : event.selectedOptionId()) + "]");
     }
+  }
+
+  @Override
+  public void onApprovalModeChanged(ApprovalModeChanged event) {
+    line("[approval mode] " + describe(event.next()));
+  }
+
+  /** An approval mode as the daemon names it, and what it lets the agent do. */
+  static String describe(String mode) {
+    return mode + switch (mode) {
+      case "plan" -> ": plans only, changes nothing";
+      case "default" -> ": asks before edits and commands";
+      case "auto-edit" -> ": edits files without asking, asks before commands";
+      case "auto" -> ": decides per call, edits the workspace without asking";
+      case "yolo" -> ": runs everything without asking";
+      default -> "";
+    };
   }
 
   @Override

@@ -47,7 +47,6 @@ class ChatIT {
     terminal = Tmux.start(List.of(java, "-jar", jar.toString(), "chat",
         "--daemon", proxy.url(),
         "--workspace", daemon.workspace().toString(),
-        "--approval-mode", "default",
         "--new"));
   }
 
@@ -100,6 +99,7 @@ class ChatIT {
   @Test
   void chatsThroughAPseudoTerminal() throws Exception {
     awaitScreen("Files, MCP servers and credentials live on the daemon's host", "> ");
+    awaitScreen("[approval mode] default: asks before edits and commands");
 
     send("say hello");
     awaitScreen("Hello from fake-model", "[done]");
