@@ -1,10 +1,12 @@
 package dev.companion4j.cli;
 
+import dev.companion4j.daemon.DaemonClient;
 import dev.companion4j.engine.IdeInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -34,11 +36,16 @@ final class CompanionOptions {
 
   /** The companion these options describe, not yet started. */
   HeadlessCompanion build(CommandSpec spec) {
+    return build(spec, Optional.empty());
+  }
+
+  /** The companion these options describe, chatting with {@code daemon} if given; not yet started. */
+  HeadlessCompanion build(CommandSpec spec, Optional<DaemonClient> daemon) {
     List<Path> roots = roots(spec);
     if (maxClis < 1 || maxClis > MAX_CLIS) {
       throw new ParameterException(spec.commandLine(), "--max-clis must be from 1 to " + MAX_CLIS + ", not " + maxClis);
     }
-    return HeadlessCompanion.build(ideInfo(spec), roots, builder -> builder.maxClients(maxClis));
+    return HeadlessCompanion.build(ideInfo(spec), roots, builder -> builder.maxClients(maxClis), daemon);
   }
 
   /** The workspace roots, absolute; each must be a directory. */

@@ -26,6 +26,8 @@ final class ServeCommand implements Callable<Integer> {
 
   @Mixin CompanionOptions options;
 
+  @Mixin DaemonOptions daemon;
+
   @Option(
       names = "--exit-with-pid",
       paramLabel = "PID",
@@ -34,7 +36,7 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    HeadlessCompanion headless = options.build(spec);
+    HeadlessCompanion headless = options.build(spec, daemon.client(spec, System.getenv()));
     Companion companion = headless.companion();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -42,6 +44,7 @@ final class ServeCommand implements Callable<Integer> {
       stopped.countDown();
     }, "companion4j-stop"));
     companion.start();
+    headless.startChat();
     System.out.println(readyLine(companion));
     System.out.flush();
     ReviewPages.announce(companion, options.open);

@@ -8,7 +8,6 @@ import dev.companion4j.daemon.DaemonListener;
 import dev.companion4j.daemon.DaemonSession;
 import dev.companion4j.daemon.PermissionDecision;
 import dev.companion4j.daemon.SessionOptions;
-import java.net.URI;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,7 +35,7 @@ public final class DaemonIdeConnection implements AutoCloseable {
    * Where the agent runs, which a front end shows: its files, tools and credentials are those of
    * the daemon's host, not the editor's.
    *
-   * @param daemon the daemon's address without credentials, e.g. {@code http://127.0.0.1:4170}
+   * @param daemon the daemon's address, e.g. {@code http://127.0.0.1:4170} (never with credentials)
    * @param workspace the session's workspace, a path on the daemon's host
    */
   public record Locality(String daemon, String workspace) {}
@@ -73,7 +72,8 @@ public final class DaemonIdeConnection implements AutoCloseable {
     Objects.requireNonNull(listener, "listener");
     SessionOptions safe = options.approvalMode() == null ? options.withApprovalMode(ApprovalMode.DEFAULT) : options;
     DaemonSession session = client.createOrAttach(safe);
-    Locality locality = new Locality(withoutCredentials(client.baseUrl()), session.workspaceCwd());
+    // The client refuses addresses with credentials in them, so the address is safe to show.
+    Locality locality = new Locality(client.baseUrl().toString(), session.workspaceCwd());
     DaemonIdeConnection connection = new DaemonIdeConnection(
         session, locality, Conversation.connected(safe.modelServiceId(), safe.approvalMode().wireName()), listener);
     try {
@@ -145,10 +145,6 @@ public final class DaemonIdeConnection implements AutoCloseable {
       // Queued in the same step, so calls keep the order of the changes.
       calls.execute(() -> listener.changed(now));
     }
-  }
-
-  private static String withoutCredentials(URI url) {
-    return url.getScheme() + "://" + url.getHost() + (url.getPort() < 0 ? "" : ":" + url.getPort());
   }
 
   /** On the session's event thread: each event is one step of the conversation. */

@@ -1,0 +1,134 @@
+package dev.companion4j.cli.daemonchat;
+
+import dev.companion4j.daemon.DaemonClient;
+import dev.companion4j.daemon.DaemonException;
+import dev.companion4j.daemon.SessionOptions;
+import dev.companion4j.daemon.conversation.Conversation;
+import dev.companion4j.daemon.conversation.DaemonIdeConnection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The companion's chat with a {@code qwen serve} daemon, for the review page: it owns the daemon
+ * client and the connection to one session, and tells a listener each new conversation. The
+ * daemon's address credentials and token stay here.
+ *
+ * <p>Thread-safe. The listener runs on the connection's own thread ({@link DaemonIdeConnection}).
+ */
+public final class DaemonChat implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DaemonChat.class);
+
+  private final DaemonClient client;
+  private final List<String> roots;
+  private final Consumer<Status> listener;
+
+  // Guarded by this.
+  private DaemonIdeConnection connection;
+  private String problem = "";
+  private boolean closed;
+
+  /**
+   * What the page shows of the chat.
+   *
+   * @param daemon the daemon's address without credentials
+   * @param workspace the session's workspace on the daemon's host, or empty without a session
+   * @param problem why there is no session, or empty
+   * @param conversation the session's conversation, when there is one
+   */
+  public record Status(String daemon, String workspace, String problem, Optional<Conversation> conversation) {}
+
+  /**
+   * @param roots the companion's workspace roots; the chat runs in the one the daemon serves
+   * @param listener hears every change, on the connection's thread or the caller's
+   */
+  public DaemonChat(DaemonClient client, List<String> roots, Consumer<Status> listener) {
+    this.client = client;
+    this.roots = List.copyOf(roots);
+    this.listener = listener;
+  }
+
+  /**
+   * Starts a new session in the daemon's workspace, once the daemon says it serves one of the
+   * companion's roots; what fails is kept as the status's problem.
+   */
+  public void connect() {
+    DaemonIdeConnection opened;
+    try {
+      String served = client.capabilities().workspaceCwd();
+      if (served == null || !roots.contains(served)) {
+        setProblem("the daemon at " + daemonAddress() + " serves " + served + ", which is not this companion's "
+            + (roots.size() == 1 ? "workspace " + roots.get(0) : "workspaces " + String.join(", ", roots))
+            + "; start it there (qwen serve in that folder)");
+        return;
+      }
+      opened = DaemonIdeConnection.open(client, SessionOptions.forWorkspace(served).asNewThread(),
+          conversation -> listener.accept(status()));
+    } catch (DaemonException | IllegalStateException e) {
+      log.warn("No chat session on the daemon at {}: {}", daemonAddress(), e.getMessage());
+      setProblem("cannot start a session on the daemon: " + e.getMessage());
+      return;
+    }
+    DaemonIdeConnection previous;
+    synchronized (this) {
+      if (closed) {
+        opened.close();
+        return;
+      }
+      previous = connection;
+      connection = opened;
+      problem = "";
+    }
+    if (previous != null) {
+      previous.close();
+    }
+    listener.accept(status());
+  }
+
+  public synchronized Status status() {
+    return new Status(daemonAddress(),
+        connection == null ? "" : connection.locality().workspace(),
+        problem,
+        Optional.ofNullable(connection).map(DaemonIdeConnection::conversation));
+  }
+
+  /**
+   * The connection to talk through.
+   *
+   * @throws IllegalStateException saying why there is none
+   */
+  public synchronized DaemonIdeConnection connection() {
+    if (connection == null) {
+      throw new IllegalStateException(problem.isEmpty() ? "the chat has no session yet" : problem);
+    }
+    return connection;
+  }
+
+  @Override
+  public void close() {
+    DaemonIdeConnection last;
+    synchronized (this) {
+      closed = true;
+      last = connection;
+      connection = null;
+    }
+    if (last != null) {
+      last.close();
+    }
+    client.close();
+  }
+
+  private void setProblem(String why) {
+    synchronized (this) {
+      problem = why;
+    }
+    listener.accept(status());
+  }
+
+  /** The daemon's address; the client refuses one with credentials in it. */
+  private String daemonAddress() {
+    return client.baseUrl().toString();
+  }
+}
