@@ -74,6 +74,23 @@ export class Api {
     await this.#post(`/editor/diffs/${encodeURIComponent(id)}/reject`, {});
   }
 
+  /** The chat's state; an ApiError with status 404 when the companion has no chat. */
+  async chatState() {
+    return (await this.#fetch('/chat/state')).json();
+  }
+
+  /** Opens the chat's event stream. */
+  async chatStream(signal) {
+    const res = await this.#fetch('/chat/events/stream', { signal, headers: { Accept: 'text/event-stream' } });
+    if (!res.body) throw new ApiError(res.status, 'the chat stream has no body');
+    return res.body;
+  }
+
+  /** Sends a chat intent (prompt, cancel, model, reconnect, a permission answer). */
+  async chat(path, body) {
+    await this.#post(path, body);
+  }
+
   async #post(path, body) {
     await this.#fetch(path, {
       method: 'POST',

@@ -3,6 +3,7 @@
 import { AccessDenied, Api } from './api.js';
 import { readEvents } from './sse.js';
 import { DiffView } from './diffview.js';
+import { ChatPanel } from './chat.js';
 
 const TOKEN_KEY = 'companion4j.token';
 const $ = (id) => document.getElementById(id);
@@ -567,6 +568,7 @@ function start() {
   api = new Api(token);
   render();
   connectLoop();
+  new ChatPanel(api).start().catch(() => {});
 }
 
 start();

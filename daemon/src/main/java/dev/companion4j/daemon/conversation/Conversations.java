@@ -14,13 +14,15 @@ import java.util.Set;
  * every front end (the review page, NetBeans) shows the same thing and none maps events itself.
  *
  * <p>Nothing is dropped unsaid: an event this model has no place for becomes a notice the first
- * time its type appears, saying that this view does not show it. Two kinds are left out on
- * purpose, and silently: the CLI's slash commands, which mean nothing outside the CLI, and token
- * counts.
+ * time its type appears, saying that this view does not show it. Three kinds are left out on
+ * purpose, and silently: the CLI's slash commands, which mean nothing outside the CLI, token
+ * counts, and the ACP mode, which the approval mode already shows.
  */
 public final class Conversations {
   private static final Set<String> LEFT_OUT =
-      Set.of("session_update/available_commands_update", "session_update/usage_update");
+      Set.of("session_update/available_commands_update", "session_update/usage_update",
+          // The ACP mode, which approval_mode_changed reports too.
+          "session_update/current_mode_update");
 
   private Conversations() {}
 

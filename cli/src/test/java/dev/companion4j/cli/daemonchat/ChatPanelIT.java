@@ -1,0 +1,118 @@
+package dev.companion4j.cli.daemonchat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.cli.review.ReviewPage;
+import dev.companion4j.cli.testing.BrowserDriver;
+import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.daemon.testing.QwenDaemon;
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.TestPeers;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The review page's chat panel in Debian's Chromium, on {@code companion4j serve --daemon} and a
+ * real {@code qwen serve} whose model is a scripted fake.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ChatPanelIT {
+  private static final Duration TURN = Duration.ofSeconds(60);
+  private static final String DAEMON_TOKEN = "daemon-secret-fedcba9876543210";
+
+  @TempDir static Path temp;
+  private FakeModelServer model;
+  private QwenDaemon daemon;
+  private CompanionProcess companion;
+  private BrowserDriver browser;
+
+  @BeforeAll
+  void start() throws Exception {
+    model = new FakeModelServer();
+    daemon = QwenDaemon.start(model, DAEMON_TOKEN);
+    Path tokenFile = temp.resolve("daemon-token");
+    Files.writeString(tokenFile, DAEMON_TOKEN);
+    Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
+    companion = CompanionProcess.start(CliEnvironment.in(temp.resolve("home")),
+        "--workspace", daemon.workspace().toString(), "--daemon", daemon.url(), "--daemon-token-file", tokenFile.toString());
+    browser = BrowserDriver.start();
+    browser.open(ReviewPage.pageUrl(companion.port(), companion.token()));
+    browser.waitFor("#chat[data-state='connected']");
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    try (FakeModelServer m = model; QwenDaemon d = daemon) {
+      if (browser != null) {
+        browser.close();
+      }
+      if (companion != null) {
+        companion.close();
+      }
+    }
+  }
+
+  @Test
+  void anAnswerStreamsInWithItsThoughtCollapsedAndTheModeAndLocalityShow() {
+    assertThat(browser.text("#chat-mode")).isEqualTo("default: asks before edits and commands");
+    assertThat(browser.text("#chat-where")).contains(daemon.url(), daemon.workspace().toString());
+
+    prompt("[[think]] and answer");
+
+    browser.waitFor(".msg.assistant:not(.streaming)", "thought done");
+    browser.waitFor("details.thought:not([open])", "pondering the question");
+  }
+
+  @Test
+  void aPermissionShowsAsACardWhereAllowWritesAndDenyDoesNot() throws Exception {
+    Path allowed = daemon.workspace().resolve("panel-allowed.txt");
+    prompt("please [[write " + allowed + "]]");
+    browser.waitFor(".permission", allowed.toString());
+    assertThat(allowed).doesNotExist();
+    browser.click(".permission button[data-kind='allow_once']");
+    await().atMost(TURN).until(() -> Files.exists(allowed));
+    assertThat(Files.readString(allowed)).isEqualTo(FakeModelServer.FILE_CONTENT);
+    browser.waitGone(".permission");
+    assertThat(browser.text("#chat-mode")).as("allowing once leaves the mode").startsWith("default");
+
+    Path denied = daemon.workspace().resolve("panel-denied.txt");
+    prompt("please [[write " + denied + "]]");
+    browser.waitFor(".permission", denied.toString());
+    browser.click(".permission button[data-kind='reject_once']");
+    browser.waitGone(".permission");
+    browser.waitFor(".tool[data-status='failed']");
+    assertThat(denied).doesNotExist();
+  }
+
+  @Test
+  void screenshotsForTheDocs() throws Exception {
+    Path dir = Path.of(System.getProperty("companion4j.screenshots",
+        TestPeers.repoRoot().resolve("cli/target/review-screenshots").toString()));
+    Files.createDirectories(dir);
+    Path file = daemon.workspace().resolve("notes.md");
+    for (String scheme : new String[] {"light", "dark"}) {
+      browser.open(ReviewPage.pageUrl(companion.port(), companion.token()), 1400, 860, scheme);
+      browser.waitFor("#chat[data-state='connected']");
+      prompt("please [[write " + file + "]]");
+      browser.waitFor(".permission", file.toString());
+      browser.screenshot(dir.resolve("chat-permission-" + scheme + ".png"));
+      browser.click(".permission button[data-kind='reject_once']");
+      browser.waitGone(".permission");
+    }
+  }
+
+  private void prompt(String text) {
+    browser.click("#chat-input");
+    browser.type(text);
+    browser.press("Enter");
+  }
+}
