@@ -4,6 +4,7 @@
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 import { ApiError } from './api.js';
+import { DiffView } from './diffview.js';
 import { readEvents } from './sse.js';
 
 const $ = (id) => document.getElementById(id);
@@ -57,9 +58,13 @@ function entry(e) {
   }
 }
 
+const darkQuery = matchMedia('(prefers-color-scheme: dark)');
+
 export class ChatPanel {
   #api;
   #status = null;
+  /** Permission cards by request id: kept while pending, so their diff views survive updates. */
+  #cards = new Map();
 
   constructor(api) {
     this.#api = api;
@@ -145,19 +150,41 @@ export class ChatPanel {
     if (c && c.plan.length) {
       log.append(el('ol', { class: 'plan' }, ...c.plan.map((p) => el('li', { 'data-status': p.status }, p.content))));
     }
-    for (const p of c ? c.permissions : []) log.append(this.#permission(p));
+    const pending = c ? c.permissions : [];
+    for (const [id, card] of this.#cards) {
+      if (!pending.some((p) => p.requestId === id)) {
+        card.views.forEach((v) => v.clear());
+        this.#cards.delete(id);
+      }
+    }
+    for (const p of pending) {
+      if (!this.#cards.has(p.requestId)) this.#cards.set(p.requestId, this.#permission(p));
+      log.append(this.#cards.get(p.requestId).node);
+    }
     if (atEnd) log.scrollTop = log.scrollHeight;
   }
 
+  /** A card for a permission request, with each file change it would make as a read-only diff. */
   #permission(p) {
-    return el('div', { class: 'permission', role: 'group', 'aria-label': `Permission: ${p.title}` },
+    const views = [];
+    const diffs = p.diffs.map((d) => {
+      const host = el('div', { class: 'permission-diff merge' });
+      const view = new DiffView(host, { readOnly: true });
+      view.show({ filePath: d.path, originalContent: d.oldText, newContent: d.newText },
+        { dark: darkQuery.matches, narrow: true });
+      views.push(view);
+      return el('div', {}, el('div', { class: 'meta' }, d.oldText === '' ? `New file ${d.path}` : d.path), host);
+    });
+    const node = el('div', { class: 'permission', role: 'group', 'aria-label': `Permission: ${p.title}` },
       el('div', { class: 'permission-title' }, p.title || p.kind),
-      p.locations.length ? el('div', { class: 'meta' }, p.locations.join(', ')) : null,
+      p.locations.length && !p.diffs.length ? el('div', { class: 'meta' }, p.locations.join(', ')) : null,
+      ...diffs,
       el('div', { class: 'permission-options' }, ...p.options.map((o) =>
         // Only "once" is the primary choice: "always" also changes what the agent may do from now on.
         el('button', { type: 'button', class: o.kind === 'allow_once' ? 'btn primary' : 'btn', 'data-kind': o.kind,
           title: o.kind === 'allow_always' ? 'Allows this and later calls like it without asking' : o.name,
           onclick: () => this.#post(`/chat/permissions/${encodeURIComponent(p.requestId)}`, { optionId: o.optionId }) },
         o.name))));
+    return { node, views };
   }
 }

@@ -40,6 +40,7 @@ function themeExtensions(dark) {
 
 export class DiffView {
   #parent;
+  #readOnly;
   #view = null;
   #editor = null;
   #dark = false;
@@ -50,8 +51,10 @@ export class DiffView {
   #languageExt = [];
   #diff = null;
 
-  constructor(parent) {
+  /** @param {{readOnly?: boolean}} options readOnly: the proposed side cannot be edited either */
+  constructor(parent, { readOnly = false } = {}) {
     this.#parent = parent;
+    this.#readOnly = readOnly;
   }
 
   /** The proposed side as the user left it. */
@@ -115,7 +118,7 @@ export class DiffView {
         parent: this.#parent,
         doc: proposed,
         extensions: [
-          ext(true),
+          ext(!this.#readOnly),
           unifiedMergeView({ original, mergeControls: false, collapseUnchanged: { margin: 3, minSize: 6 } }),
         ],
       });
@@ -125,8 +128,8 @@ export class DiffView {
       const merge = new MergeView({
         parent: this.#parent,
         a: { doc: original, extensions: ext(false) },
-        b: { doc: proposed, extensions: ext(true) },
-        revertControls: 'a-to-b',
+        b: { doc: proposed, extensions: ext(!this.#readOnly) },
+        revertControls: this.#readOnly ? undefined : 'a-to-b',
         collapseUnchanged: { margin: 3, minSize: 6 },
       });
       this.#view = merge;

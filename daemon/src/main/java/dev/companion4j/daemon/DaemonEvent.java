@@ -75,7 +75,8 @@ public sealed interface DaemonEvent {
 
   /**
    * The agent waits for a decision on a tool call ({@code permission_request}). Answer it with
-   * {@link DaemonSession#respondToPermission}, choosing one of {@link #options()}.
+   * {@link DaemonSession#respondToPermission}, choosing one of {@link #options()}; {@link #diffs()}
+   * are the file changes it would make.
    */
   record PermissionRequested(
       EventMeta meta,
@@ -84,13 +85,25 @@ public sealed interface DaemonEvent {
       String title,
       String kind,
       List<String> locations,
-      List<PermissionOption> options)
+      List<PermissionOption> options,
+      List<FileDiff> diffs)
       implements DaemonEvent {
     public PermissionRequested {
       locations = List.copyOf(locations);
       options = List.copyOf(options);
+      diffs = List.copyOf(diffs);
     }
   }
+
+  /**
+   * A change the tool call would make to a file ({@code {type: "diff"}} content of an ACP tool
+   * call), so that it can be reviewed before it is allowed.
+   *
+   * @param path the file on the daemon's host
+   * @param oldText its text now, empty for a new file
+   * @param newText its text after the call
+   */
+  record FileDiff(String path, String oldText, String newText) {}
 
   /**
    * A choice the daemon offers for a permission request.

@@ -76,6 +76,8 @@ final class ChatJson {
     json.put("kind", p.kind());
     json.put("locations", p.locations());
     json.put("options", p.options().stream().map(ChatJson::option).toList());
+    json.put("diffs", p.diffs().stream()
+        .map(d -> Map.of("path", d.path(), "oldText", d.oldText(), "newText", d.newText())).toList());
     return json;
   }
 

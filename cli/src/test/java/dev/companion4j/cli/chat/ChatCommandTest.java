@@ -82,7 +82,7 @@ class ChatCommandTest {
     PermissionOption once = new PermissionOption("proceed_once", "Allow", "allow_once");
     PermissionOption reject = new PermissionOption("cancel", "Reject", "reject_once");
     PermissionRequested request = new PermissionRequested(
-        new EventMeta(1, "s", "p", null, 0), "r", "call", "Write", "edit", List.of("/w/a.txt"), List.of(always, once, reject));
+        new EventMeta(1, "s", "p", null, 0), "r", "call", "Write", "edit", List.of("/w/a.txt"), List.of(always, once, reject), List.of());
 
     assertThat(ChatView.decide(request, "o")).contains(PermissionDecision.select(once));
     assertThat(ChatView.decide(request, " A ")).contains(PermissionDecision.select(always));
@@ -92,7 +92,7 @@ class ChatCommandTest {
     assertThat(ChatView.decide(request, "maybe")).isEmpty();
 
     PermissionRequested onlyAllow = new PermissionRequested(
-        new EventMeta(1, "s", "p", null, 0), "r", "call", "Run", "execute", List.of(), List.of(once));
+        new EventMeta(1, "s", "p", null, 0), "r", "call", "Run", "execute", List.of(), List.of(once), List.of());
     assertThat(ChatView.decide(onlyAllow, "d")).as("no reject option offered: cancel").contains(PermissionDecision.cancel());
     assertThat(ChatView.decide(onlyAllow, "a")).isEqualTo(Optional.empty());
   }

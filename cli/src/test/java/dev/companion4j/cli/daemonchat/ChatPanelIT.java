@@ -73,10 +73,11 @@ class ChatPanelIT {
   }
 
   @Test
-  void aPermissionShowsAsACardWhereAllowWritesAndDenyDoesNot() throws Exception {
+  void aPermissionShowsAsACardWithTheFileChangeWhereAllowWritesAndDenyDoesNot() throws Exception {
     Path allowed = daemon.workspace().resolve("panel-allowed.txt");
     prompt("please [[write " + allowed + "]]");
-    browser.waitFor(".permission", allowed.toString());
+    browser.waitFor(".permission", "New file " + allowed);
+    browser.waitFor(".permission .cm-content", FakeModelServer.FILE_CONTENT.strip());
     assertThat(allowed).doesNotExist();
     browser.click(".permission button[data-kind='allow_once']");
     await().atMost(TURN).until(() -> Files.exists(allowed));

@@ -1,5 +1,6 @@
 package dev.companion4j.daemon.conversation;
 
+import dev.companion4j.daemon.DaemonEvent.FileDiff;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
 import java.util.List;
@@ -67,12 +68,20 @@ public record Conversation(
    *
    * @param toolCallId the tool call it is for, also an {@link Entry.ToolCall} of this conversation
    *     when the daemon announced it
+   * @param diffs the file changes the call would make, for review before answering
    */
   public record PendingPermission(
-      String requestId, String toolCallId, String title, String kind, List<String> locations, List<PermissionOption> options) {
+      String requestId,
+      String toolCallId,
+      String title,
+      String kind,
+      List<String> locations,
+      List<PermissionOption> options,
+      List<FileDiff> diffs) {
     public PendingPermission {
       locations = List.copyOf(locations);
       options = List.copyOf(options);
+      diffs = List.copyOf(diffs);
     }
   }
 }

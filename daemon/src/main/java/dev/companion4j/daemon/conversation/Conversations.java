@@ -152,7 +152,8 @@ public final class Conversations {
 
   private static Conversation permissionRequested(Conversation c, DaemonEvent.PermissionRequested e) {
     List<PendingPermission> pending = without(c.permissions(), e.requestId());
-    pending.add(new PendingPermission(e.requestId(), e.toolCallId(), orEmpty(e.title()), orEmpty(e.kind()), e.locations(), e.options()));
+    pending.add(new PendingPermission(
+        e.requestId(), e.toolCallId(), orEmpty(e.title()), orEmpty(e.kind()), e.locations(), e.options(), e.diffs()));
     return with(c).permissions(pending).build();
   }
 

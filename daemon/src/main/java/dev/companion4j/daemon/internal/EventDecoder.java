@@ -8,6 +8,7 @@ import static dev.companion4j.daemon.internal.Json.text;
 import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.AgentMessageChunk;
 import dev.companion4j.daemon.DaemonEvent.AgentThoughtChunk;
+import dev.companion4j.daemon.DaemonEvent.FileDiff;
 import dev.companion4j.daemon.DaemonEvent.ApprovalModeChanged;
 import dev.companion4j.daemon.DaemonEvent.ModelSwitchFailed;
 import dev.companion4j.daemon.DaemonEvent.ModelSwitched;
@@ -231,7 +232,22 @@ public final class EventDecoder {
         text(toolCall, "title"),
         text(toolCall, "kind"),
         locations(toolCall),
-        options);
+        options,
+        diffs(toolCall.path("content")));
+  }
+
+  /** The {@code {type: "diff", path, oldText, newText}} blocks of ACP tool content. */
+  private static List<FileDiff> diffs(JsonNode contentArray) {
+    List<FileDiff> diffs = new ArrayList<>();
+    for (JsonNode block : contentArray) {
+      String path = text(block, "path");
+      String newText = text(block, "newText");
+      if ("diff".equals(text(block, "type")) && path != null && newText != null) {
+        String oldText = text(block, "oldText");
+        diffs.add(new FileDiff(path, oldText == null ? "" : oldText, newText));
+      }
+    }
+    return diffs;
   }
 
   private static DaemonEvent permissionResolved(JsonNode p, EventMeta meta) {

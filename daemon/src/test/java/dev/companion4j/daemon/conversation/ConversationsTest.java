@@ -69,11 +69,13 @@ class ConversationsTest {
   @Test
   void aPermissionWaitsUntilItIsResolvedHereOrElsewhere() {
     List<PermissionOption> options = List.of(new PermissionOption("allow", "Allow", "allow_once"), new PermissionOption("deny", "Deny", "reject_once"));
-    apply(new DaemonEvent.PermissionRequested(meta("p1"), "r1", "call-1", "Write notes.txt", "edit", List.of("/w/notes.txt"), options));
-    apply(new DaemonEvent.PermissionRequested(meta("p1"), "r2", "call-2", "Run ls", "execute", List.of(), options));
+    apply(new DaemonEvent.PermissionRequested(meta("p1"), "r1", "call-1", "Write notes.txt", "edit", List.of("/w/notes.txt"), options,
+        List.of(new DaemonEvent.FileDiff("/w/notes.txt", "old\n", "new\n"))));
+    apply(new DaemonEvent.PermissionRequested(meta("p1"), "r2", "call-2", "Run ls", "execute", List.of(), options, List.of()));
 
     assertThat(c.permissions()).extracting(Conversation.PendingPermission::requestId).containsExactly("r1", "r2");
     assertThat(c.permissions().get(0).options()).isEqualTo(options);
+    assertThat(c.permissions().get(0).diffs()).containsExactly(new DaemonEvent.FileDiff("/w/notes.txt", "old\n", "new\n"));
 
     apply(new DaemonEvent.PermissionResolved(meta("p1"), "r1", "allow"));
     assertThat(c.permissions()).extracting(Conversation.PendingPermission::requestId).containsExactly("r2");
@@ -105,7 +107,7 @@ class ConversationsTest {
   @Test
   void aDeadSessionEndsItsStreamsAndItsRequestsAndOffersToReconnect() {
     apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "half"));
-    apply(new DaemonEvent.PermissionRequested(meta("p1"), "r1", "call-1", "Write", "edit", List.of(), List.of()));
+    apply(new DaemonEvent.PermissionRequested(meta("p1"), "r1", "call-1", "Write", "edit", List.of(), List.of(), List.of()));
     apply(new DaemonEvent.SessionDied(meta(null), "daemon_unreachable", null, null, false));
 
     assertThat(c.state()).isEqualTo(State.DIED);
