@@ -95,6 +95,7 @@ export class ChatPanel {
     $('chat-model').addEventListener('change', (ev) => {
       const modelId = ev.target.value.trim();
       if (modelId) this.#post('/chat/model', { modelId });
+      ev.target.blur();
     });
     for (;;) {
       try {
@@ -141,7 +142,10 @@ export class ChatPanel {
     $('chat-reconnect').hidden = !(status.problem || state === 'died' || state === 'closed');
     $('chat-mode').textContent = c && c.approvalMode ? `${c.approvalMode}: ${MODES[c.approvalMode] ?? ''}` : '';
     const model = $('chat-model');
-    if (c && document.activeElement !== model) model.value = c.modelId;
+    // The daemon names the model in use "id(auth type)" once it switched; the offered ids have no suffix.
+    const current = c ? c.modelId.replace(/\([^()]*\)$/, '') : '';
+    if (document.activeElement !== model) model.value = current;
+    $('chat-models').replaceChildren(...status.models.map((m) => el('option', { value: m })));
     $('chat-cancel').hidden = !(c && c.turnRunning);
     const log = $('chat-log');
     // Follow the conversation unless the user scrolled up to read; a question always comes into view.

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -16,6 +17,7 @@ import picocli.CommandLine.ParameterException;
 final class DaemonOptions {
   static final String URL_VARIABLE = "QWEN_IDE_DAEMON_URL";
   static final String TOKEN_VARIABLE = "QWEN_SERVER_TOKEN";
+  private static final Duration RECONNECT_BUDGET = Duration.ofSeconds(15);
 
   @Option(
       names = "--daemon",
@@ -38,7 +40,8 @@ final class DaemonOptions {
       }
       return Optional.empty();
     }
-    DaemonClient.Builder builder = DaemonClient.builder();
+    // An editor shows "reconnecting" meanwhile; past this it says the daemon is gone and offers to reconnect.
+    DaemonClient.Builder builder = DaemonClient.builder().reconnectBudget(RECONNECT_BUDGET);
     try {
       builder.baseUrl(address);
     } catch (IllegalArgumentException e) {

@@ -17,6 +17,7 @@ final class ChatJson {
     json.put("daemon", status.daemon());
     json.put("workspace", status.workspace());
     json.put("problem", status.problem());
+    json.put("models", status.models());
     json.put("conversation", status.conversation().map(ChatJson::conversation).orElse(null));
     return json;
   }

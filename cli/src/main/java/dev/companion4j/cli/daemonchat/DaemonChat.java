@@ -1,5 +1,6 @@
 package dev.companion4j.cli.daemonchat;
 
+import dev.companion4j.daemon.Capabilities;
 import dev.companion4j.daemon.DaemonClient;
 import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.SessionOptions;
@@ -27,6 +28,7 @@ public final class DaemonChat implements AutoCloseable {
 
   // Guarded by this.
   private DaemonIdeConnection connection;
+  private List<String> models = List.of();
   private String problem = "";
   private boolean closed;
 
@@ -36,9 +38,14 @@ public final class DaemonChat implements AutoCloseable {
    * @param daemon the daemon's address without credentials
    * @param workspace the session's workspace on the daemon's host, or empty without a session
    * @param problem why there is no session, or empty
+   * @param models the models the daemon offers
    * @param conversation the session's conversation, when there is one
    */
-  public record Status(String daemon, String workspace, String problem, Optional<Conversation> conversation) {}
+  public record Status(String daemon, String workspace, String problem, List<String> models, Optional<Conversation> conversation) {
+    public Status {
+      models = List.copyOf(models);
+    }
+  }
 
   /**
    * @param roots the companion's workspace roots; the chat runs in the one the daemon serves
@@ -57,7 +64,11 @@ public final class DaemonChat implements AutoCloseable {
   public void connect() {
     DaemonIdeConnection opened;
     try {
-      String served = client.capabilities().workspaceCwd();
+      Capabilities capabilities = client.capabilities();
+      synchronized (this) {
+        models = capabilities.modelServices();
+      }
+      String served = capabilities.workspaceCwd();
       if (served == null || !roots.contains(served)) {
         setProblem("the daemon at " + daemonAddress() + " serves " + served + ", which is not this companion's "
             + (roots.size() == 1 ? "workspace " + roots.get(0) : "workspaces " + String.join(", ", roots))
@@ -91,6 +102,7 @@ public final class DaemonChat implements AutoCloseable {
     return new Status(daemonAddress(),
         connection == null ? "" : connection.locality().workspace(),
         problem,
+        models,
         Optional.ofNullable(connection).map(DaemonIdeConnection::conversation));
   }
 

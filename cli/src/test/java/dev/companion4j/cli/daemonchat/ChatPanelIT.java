@@ -95,6 +95,45 @@ class ChatPanelIT {
   }
 
   @Test
+  void cancelStopsALongAnswer() {
+    model.closeGate();
+    try {
+      prompt("[[hold]]");
+      browser.waitFor(".msg.assistant.streaming", "h2");
+      browser.click("#chat-cancel");
+      browser.waitFor(".notice", "Cancelled.");
+      browser.waitGone("#chat-cancel:not([hidden])");
+    } finally {
+      model.openGate();
+    }
+  }
+
+  @Test
+  void switchingTheModelReachesTheDaemon() {
+    browser.click("#chat-model");
+    browser.press("Control+A");
+    browser.type(QwenDaemon.OTHER_MODEL);
+    browser.press("Enter");
+    await().atMost(TURN).until(() -> companion.get("/chat/state").body()
+        .contains("\"modelId\":\"" + QwenDaemon.OTHER_MODEL));
+  }
+
+  @Test
+  void aDaemonThatDiesShowsDisconnectedAndReconnectWorksOnceItIsBack() throws Exception {
+    daemon.kill();
+    browser.waitFor("#chat[data-state='reconnecting']");
+    // The companion gives the daemon 15 s to come back before it says the session is gone.
+    browser.call("waitFor", java.util.Map.of("selector", "#chat[data-state='died']", "timeout", 60_000));
+    browser.waitFor("#chat-reconnect:not([hidden])");
+
+    daemon.restart();
+    browser.click("#chat-reconnect");
+    browser.waitFor("#chat[data-state='connected']");
+    prompt("say hello");
+    browser.waitFor(".msg.assistant:not(.streaming)", "Hello from " + QwenDaemon.MODEL);
+  }
+
+  @Test
   void screenshotsForTheDocs() throws Exception {
     Path dir = Path.of(System.getProperty("companion4j.screenshots",
         TestPeers.repoRoot().resolve("cli/target/review-screenshots").toString()));

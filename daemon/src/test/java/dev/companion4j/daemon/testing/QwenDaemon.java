@@ -32,16 +32,21 @@ public final class QwenDaemon implements AutoCloseable {
 
   private static final Pattern LISTENING = Pattern.compile("listening on (http://\\S+?)[ ,(]");
 
-  private final Process process;
   private final Path root;
   private final Path workspace;
   private final String url;
+  /** How to start it again: its token and flags, on its port. */
+  private final String token;
+  private final List<String> extraFlags;
+  private Process process;
 
-  private QwenDaemon(Process process, Path root, Path workspace, String url) {
+  private QwenDaemon(Process process, Path root, Path workspace, String url, String token, List<String> extraFlags) {
     this.process = process;
     this.root = root;
     this.workspace = workspace;
     this.url = url;
+    this.token = token;
+    this.extraFlags = extraFlags;
   }
 
   /** Starts a daemon without a token (trusted loopback). */
@@ -57,17 +62,37 @@ public final class QwenDaemon implements AutoCloseable {
   /** Starts a daemon with extra {@code qwen serve} flags. */
   public static QwenDaemon start(FakeModelServer model, String token, List<String> extraFlags)
       throws IOException {
-    Path cli = TestPeers.dir().resolve("node_modules/@qwen-code/qwen-code/cli.js");
     Path root = Files.createTempDirectory("companion4j-qwen-serve-");
     Path home = Files.createDirectories(root.resolve("home"));
     Path workspace = Files.createDirectories(root.resolve("workspace")).toRealPath();
     Files.createDirectories(home.resolve(".qwen"));
     Files.writeString(home.resolve(".qwen/settings.json"), settings(model.baseUrl()));
-    Path log = root.resolve("daemon.log");
+    Process process = launch(root, workspace, token, 0, extraFlags);
+    String url = awaitListening(process, root);
+    return new QwenDaemon(process, root, workspace, url, token, List.copyOf(extraFlags));
+  }
 
+  /**
+   * Starts the daemon again after {@link #kill()} or {@link #terminate()}, on the same port and
+   * workspace, as a user restarting it would; its sessions are gone.
+   */
+  public void restart() throws IOException {
+    try {
+      process.waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for qwen serve to end", e);
+    }
+    process = launch(root, workspace, token, port(), extraFlags);
+    awaitListening(process, root);
+  }
+
+  private static Process launch(Path root, Path workspace, String token, int port, List<String> extraFlags)
+      throws IOException {
+    Path cli = TestPeers.dir().resolve("node_modules/@qwen-code/qwen-code/cli.js");
     List<String> command = new ArrayList<>(List.of(
         "node", cli.toString(), "serve",
-        "--port", "0",
+        "--port", Integer.toString(port),
         "--hostname", "127.0.0.1",
         "--workspace", workspace.toString(),
         "--no-web",
@@ -79,22 +104,24 @@ public final class QwenDaemon implements AutoCloseable {
     ProcessBuilder builder = new ProcessBuilder(command).directory(workspace.toFile());
     Map<String, String> env = builder.environment();
     env.keySet().removeIf(k -> k.startsWith("OPENAI_") || k.startsWith("QWEN_") || k.startsWith("DASHSCOPE_"));
-    env.put("HOME", home.toString());
+    env.put("HOME", root.resolve("home").toString());
     env.put("FAKE_MODEL_KEY", "sk-fake-test-key");
     env.put("NO_COLOR", "1");
     if (token != null) {
       env.put("QWEN_SERVER_TOKEN", token);
     }
     builder.redirectErrorStream(true);
-    Process process = builder.start();
+    return builder.start();
+  }
 
+  private static String awaitListening(Process process, Path root) throws IOException {
+    Path log = root.resolve("daemon.log");
     CompletableFuture<String> listening = new CompletableFuture<>();
     Thread reader = new Thread(() -> copyOutput(process, log, listening), "qwen-serve-output");
     reader.setDaemon(true);
     reader.start();
     try {
-      String url = listening.get(60, TimeUnit.SECONDS);
-      return new QwenDaemon(process, root, workspace, url);
+      return listening.get(60, TimeUnit.SECONDS);
     } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
       process.destroyForcibly();
       throw new AssertionError("qwen serve did not start; its output:\n" + readLog(log), e);
