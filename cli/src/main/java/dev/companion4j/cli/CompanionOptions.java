@@ -1,6 +1,6 @@
 package dev.companion4j.cli;
 
-import dev.companion4j.daemon.DaemonClient;
+import dev.companion4j.cli.daemonchat.DaemonSource;
 import dev.companion4j.engine.IdeInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +40,7 @@ final class CompanionOptions {
   }
 
   /** The companion these options describe, chatting with {@code daemon} if given; not yet started. */
-  HeadlessCompanion build(CommandSpec spec, Optional<DaemonClient> daemon) {
+  HeadlessCompanion build(CommandSpec spec, Optional<DaemonSource> daemon) {
     List<Path> roots = roots(spec);
     if (maxClis < 1 || maxClis > MAX_CLIS) {
       throw new ParameterException(spec.commandLine(), "--max-clis must be from 1 to " + MAX_CLIS + ", not " + maxClis);

@@ -1,5 +1,7 @@
 package dev.companion4j.cli;
 
+import dev.companion4j.cli.daemonchat.DaemonSource;
+import dev.companion4j.cli.daemonchat.SpawnedDaemon;
 import dev.companion4j.daemon.DaemonClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,7 +24,8 @@ final class DaemonOptions {
   @Option(
       names = "--daemon",
       paramLabel = "URL",
-      description = "Chat on the review page with the qwen serve daemon at URL (default: $" + URL_VARIABLE + ", else no chat).")
+      description = "Chat on the review page with the qwen serve daemon at URL, or with one started for the workspace"
+          + " (spawn), stopped with the companion (default: $" + URL_VARIABLE + ", else no chat).")
   String url;
 
   @Option(
@@ -31,14 +34,25 @@ final class DaemonOptions {
       description = "The daemon's bearer token, in an owner-only file (default: $" + TOKEN_VARIABLE + ").")
   Path tokenFile;
 
-  /** The daemon client these options describe, if any; the token is never an argument. */
-  Optional<DaemonClient> client(CommandSpec spec, Map<String, String> env) {
+  /**
+   * The daemon these options describe, if any; the token is never an argument.
+   *
+   * @param workspace where a spawned daemon serves
+   */
+  Optional<DaemonSource> source(CommandSpec spec, Map<String, String> env, Path workspace) {
     String address = url != null ? url : env.get(URL_VARIABLE);
     if (address == null || address.isBlank()) {
       if (tokenFile != null) {
         throw new ParameterException(spec.commandLine(), "--daemon-token-file needs --daemon (or $" + URL_VARIABLE + ")");
       }
       return Optional.empty();
+    }
+    if (address.equals("spawn")) {
+      if (tokenFile != null) {
+        throw new ParameterException(spec.commandLine(), "--daemon-token-file is for a daemon that runs already;"
+            + " a spawned one gets a fresh token");
+      }
+      return Optional.of(new SpawnedDaemon(workspace, env, RECONNECT_BUDGET));
     }
     // An editor shows "reconnecting" meanwhile; past this it says the daemon is gone and offers to reconnect.
     DaemonClient.Builder builder = DaemonClient.builder().reconnectBudget(RECONNECT_BUDGET);
@@ -52,7 +66,7 @@ final class DaemonOptions {
       builder.token(token.strip());
     }
     try {
-      return Optional.of(builder.build());
+      return Optional.of(DaemonSource.running(builder.build()));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--daemon: " + e.getMessage());
     }

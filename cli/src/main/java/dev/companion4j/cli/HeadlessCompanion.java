@@ -2,8 +2,8 @@ package dev.companion4j.cli;
 
 import dev.companion4j.cli.daemonchat.ChatApi;
 import dev.companion4j.cli.daemonchat.DaemonChat;
+import dev.companion4j.cli.daemonchat.DaemonSource;
 import dev.companion4j.cli.editorapi.EditorApi;
-import dev.companion4j.daemon.DaemonClient;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.IdeInfo;
 import java.nio.file.Path;
@@ -40,14 +40,14 @@ final class HeadlessCompanion implements AutoCloseable {
    * daemon's workspace is one of {@code roots}.
    */
   static HeadlessCompanion build(
-      IdeInfo ideInfo, List<Path> roots, UnaryOperator<Companion.Builder> settings, Optional<DaemonClient> daemon) {
+      IdeInfo ideInfo, List<Path> roots, UnaryOperator<Companion.Builder> settings, Optional<DaemonSource> daemon) {
     EditorApi editorApi = new EditorApi();
     HeadlessHost host = new HeadlessHost(ideInfo, roots, editorApi);
     Companion.Builder builder = settings.apply(Companion.builder(host)).route(EditorApi.pathSpec(), editorApi);
     ReviewPages.mount(builder);
-    Optional<Chat> chat = daemon.map(client -> {
+    Optional<Chat> chat = daemon.map(source -> {
       ChatApi api = new ChatApi();
-      DaemonChat daemonChat = new DaemonChat(client, roots.stream().map(Path::toString).toList(), api::publish);
+      DaemonChat daemonChat = new DaemonChat(source, roots.stream().map(Path::toString).toList(), api::publish);
       api.attach(daemonChat);
       builder.route(ChatApi.pathSpec(), api);
       return new Chat(daemonChat, api);

@@ -36,7 +36,8 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    HeadlessCompanion headless = options.build(spec, daemon.client(spec, System.getenv()));
+    HeadlessCompanion headless =
+        options.build(spec, daemon.source(spec, System.getenv(), options.roots(spec).get(0)));
     Companion companion = headless.companion();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

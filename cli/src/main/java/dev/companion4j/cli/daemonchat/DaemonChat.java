@@ -6,6 +6,7 @@ import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.SessionOptions;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonIdeConnection;
+import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -22,12 +23,13 @@ import org.slf4j.LoggerFactory;
 public final class DaemonChat implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DaemonChat.class);
 
-  private final DaemonClient client;
+  private final DaemonSource source;
   private final List<String> roots;
   private final Consumer<Status> listener;
 
   // Guarded by this.
   private DaemonIdeConnection connection;
+  private DaemonClient client;
   private List<String> models = List.of();
   private String problem = "";
   private boolean closed;
@@ -51,8 +53,8 @@ public final class DaemonChat implements AutoCloseable {
    * @param roots the companion's workspace roots; the chat runs in the one the daemon serves
    * @param listener hears every change, on the connection's thread or the caller's
    */
-  public DaemonChat(DaemonClient client, List<String> roots, Consumer<Status> listener) {
-    this.client = client;
+  public DaemonChat(DaemonSource source, List<String> roots, Consumer<Status> listener) {
+    this.source = source;
     this.roots = List.copyOf(roots);
     this.listener = listener;
   }
@@ -64,8 +66,10 @@ public final class DaemonChat implements AutoCloseable {
   public void connect() {
     DaemonIdeConnection opened;
     try {
-      Capabilities capabilities = client.capabilities();
+      DaemonClient reached = source.client();
+      Capabilities capabilities = reached.capabilities();
       synchronized (this) {
+        client = reached;
         models = capabilities.modelServices();
       }
       String served = capabilities.workspaceCwd();
@@ -75,8 +79,12 @@ public final class DaemonChat implements AutoCloseable {
             + "; start it there (qwen serve in that folder)");
         return;
       }
-      opened = DaemonIdeConnection.open(client, SessionOptions.forWorkspace(served).asNewThread(),
+      opened = DaemonIdeConnection.open(reached, SessionOptions.forWorkspace(served).asNewThread(),
           conversation -> listener.accept(status()));
+    } catch (IOException e) {
+      log.warn("No daemon for the chat: {}", e.getMessage());
+      setProblem(e.getMessage());
+      return;
     } catch (DaemonException | IllegalStateException e) {
       log.warn("No chat session on the daemon at {}: {}", daemonAddress(), e.getMessage());
       setProblem("cannot start a session on the daemon: " + e.getMessage());
@@ -129,7 +137,7 @@ public final class DaemonChat implements AutoCloseable {
     if (last != null) {
       last.close();
     }
-    client.close();
+    source.close();
   }
 
   private void setProblem(String why) {
@@ -139,8 +147,8 @@ public final class DaemonChat implements AutoCloseable {
     listener.accept(status());
   }
 
-  /** The daemon's address; the client refuses one with credentials in it. */
-  private String daemonAddress() {
-    return client.baseUrl().toString();
+  /** The daemon's address (the client refuses one with credentials in it), or empty before it is known. */
+  private synchronized String daemonAddress() {
+    return client == null ? "" : client.baseUrl().toString();
   }
 }

@@ -58,11 +58,17 @@ public final class CompanionProcess implements AutoCloseable {
   }
 
   public static CompanionProcess start(CliEnvironment env, String... extraArgs) {
+    return start(env, Map.of(), extraArgs);
+  }
+
+  /** {@code serve} in {@code env}, with {@code variables} set or replaced as well. */
+  public static CompanionProcess start(CliEnvironment env, Map<String, String> variables, String... extraArgs) {
     List<String> command = command("serve", "--workspace", env.workspace().toString());
     command.addAll(List.of(extraArgs));
     ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile());
     pb.environment().clear();
     pb.environment().putAll(env.variables());
+    pb.environment().putAll(variables);
     try {
       Process p = pb.start();
       StringBuffer err = new StringBuffer();

@@ -132,7 +132,8 @@ public final class QwenDaemon implements AutoCloseable {
     }
   }
 
-  private static String settings(String modelBaseUrl) {
+  /** The {@code settings.json} that points Qwen Code at {@code modelBaseUrl} with {@link #MODEL} and {@link #OTHER_MODEL}. */
+  public static String settings(String modelBaseUrl) {
     return """
         {
           "security": {"auth": {"selectedType": "openai"}},
