@@ -12,7 +12,7 @@
 //        a fresh browser context; records the page's requests, console
 //        errors and main-frame navigations from then on
 //   waitFor {selector, text?, state?: "visible"|"hidden"|"attached"|"detached", timeout?} -> {}
-//   click {selector, text?} | press {key} | type {text} -> {}
+//   click {selector, text?} | select {selector, value} | press {key} | type {text} -> {}
 //   text {selector} -> {text}        (innerText of the first match)
 //   count {selector} -> {count}
 //   viewport {width, height} -> {}
@@ -100,6 +100,10 @@ const ops = {
   },
   async click(a) {
     await locate(a).first().click({ timeout: 15000 });
+    return {};
+  },
+  async select({ selector, value }) {
+    await page.locator(selector).first().selectOption(value, { timeout: 15000 });
     return {};
   },
   async press({ key }) {

@@ -79,6 +79,11 @@ export class Api {
     return (await this.#fetch('/chat/state')).json();
   }
 
+  /** The sessions of the chat's workspace on the daemon, most recent first. */
+  async chatSessions() {
+    return (await this.#fetch('/chat/sessions')).json();
+  }
+
   /** Opens the chat's event stream. */
   async chatStream(signal) {
     const res = await this.#fetch('/chat/events/stream', { signal, headers: { Accept: 'text/event-stream' } });

@@ -92,6 +92,14 @@ export class ChatPanel {
     });
     $('chat-cancel').addEventListener('click', () => this.#post('/chat/cancel', {}));
     $('chat-reconnect').addEventListener('click', () => this.#post('/chat/reconnect', {}));
+    const sessions = $('chat-session');
+    // The list is read when the user opens it: sessions come and go with other clients.
+    sessions.addEventListener('focus', () => this.#listSessions());
+    sessions.addEventListener('change', () => {
+      const id = sessions.value;
+      this.#post(id === 'new' ? '/chat/new' : '/chat/attach', id === 'new' ? {} : { sessionId: id });
+      sessions.blur();
+    });
     $('chat-model').addEventListener('change', (ev) => {
       const modelId = ev.target.value.trim();
       if (modelId) this.#post('/chat/model', { modelId });
@@ -110,6 +118,29 @@ export class ChatPanel {
       }
       await new Promise((done) => setTimeout(done, 2000));
     }
+  }
+
+  async #listSessions() {
+    let list = [];
+    try {
+      list = await this.#api.chatSessions();
+    } catch (e) {
+      $('chat-error').textContent = e.message;
+      $('chat-error').hidden = false;
+    }
+    this.#sessionChoices(list);
+  }
+
+  /** The session picker: a new session, this one, and the workspace's others. */
+  #sessionChoices(list) {
+    const current = this.#status?.sessionId ?? '';
+    const label = (s) => `${s.displayName || s.sessionId.slice(0, 8)}${s.clientCount ? ` · ${s.clientCount} attached` : ''}`;
+    const others = list.filter((s) => s.sessionId !== current);
+    $('chat-session').replaceChildren(
+      ...(current ? [el('option', { value: current }, 'This session')] : []),
+      el('option', { value: 'new' }, 'New session'),
+      ...others.map((s) => el('option', { value: s.sessionId }, label(s))));
+    $('chat-session').value = current || 'new';
   }
 
   async #send() {
@@ -141,6 +172,9 @@ export class ChatPanel {
     $('chat').dataset.state = status.problem ? 'problem' : state;
     $('chat-reconnect').hidden = !(status.problem || state === 'died' || state === 'closed');
     $('chat-mode').textContent = c && c.approvalMode ? `${c.approvalMode}: ${MODES[c.approvalMode] ?? ''}` : '';
+    if (document.activeElement !== $('chat-session') && $('chat-session').value !== (status.sessionId || 'new')) {
+      this.#sessionChoices([]);
+    }
     const model = $('chat-model');
     // The daemon names the model in use "id(auth type)" once it switched; the offered ids have no suffix.
     const current = c ? c.modelId.replace(/\([^()]*\)$/, '') : '';

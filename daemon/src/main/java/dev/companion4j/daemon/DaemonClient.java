@@ -134,6 +134,20 @@ public final class DaemonClient implements AutoCloseable {
         Json.bool(json, "attached"));
   }
 
+  /**
+   * Joins a live session by its id, e.g. one a terminal or a browser started; subscribing with
+   * {@code afterEventId} 0 replays what the daemon still holds of it.
+   *
+   * @throws DaemonException with status 404 when the daemon holds no live session with that id
+   */
+  public DaemonSession attach(String sessionId) {
+    if (sessionId == null || sessionId.isBlank()) {
+      throw new IllegalArgumentException("session id is required");
+    }
+    JsonNode status = http.get("/session/" + DaemonHttp.segment(sessionId) + "/status", clientId);
+    return new DaemonSession(this, sessionId, clientId, Json.text(status, "workspaceCwd"), true);
+  }
+
   /** The sessions of a workspace on the daemon's host, most recent first. */
   public List<SessionSummary> listSessions(String workspaceCwd) {
     if (workspaceCwd == null || workspaceCwd.isBlank()) {

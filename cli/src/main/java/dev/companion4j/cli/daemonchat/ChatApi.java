@@ -52,9 +52,10 @@ public final class ChatApi extends HttpServlet {
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     switch (route(req)) {
       case "/state" -> HttpBodies.json(resp, 200, ChatJson.status(chat.get().status()));
+      case "/sessions" -> sessions(resp);
       case "/events/stream" -> events.subscribe(req, resp);
       default -> HttpBodies.error(resp, 404, "no route GET " + PATH + route(req)
-          + "; the chat serves GET /state and /events/stream");
+          + "; the chat serves GET /state, /sessions and /events/stream");
     }
   }
 
@@ -73,11 +74,12 @@ public final class ChatApi extends HttpServlet {
         case "/prompt" -> c.connection().prompt(text(body, "text"));
         case "/cancel" -> c.connection().cancel();
         case "/model" -> c.connection().setModel(text(body, "modelId"));
-        case "/reconnect" -> c.connect();
+        case "/reconnect", "/new" -> c.connect();
+        case "/attach" -> c.attach(text(body, "sessionId"));
         default -> {
           if (!answer.matches()) {
             HttpBodies.error(resp, 404, "no route POST " + PATH + route
-                + "; the chat serves POST /prompt, /cancel, /model, /reconnect and /permissions/{requestId}");
+                + "; the chat serves POST /prompt, /cancel, /model, /new, /attach, /reconnect and /permissions/{requestId}");
             return;
           }
           if (!c.connection().answer(answer.group(1), text(body, "optionId"))) {
@@ -94,6 +96,16 @@ public final class ChatApi extends HttpServlet {
       HttpBodies.error(resp, 409, e.getMessage());
     } catch (IllegalArgumentException e) {
       HttpBodies.error(resp, 400, e.getMessage());
+    } catch (DaemonException e) {
+      HttpBodies.error(resp, 502, "the daemon refused: " + e.getMessage());
+    }
+  }
+
+  private void sessions(HttpServletResponse resp) throws IOException {
+    try {
+      HttpBodies.json(resp, 200, chat.get().sessions().stream().map(ChatJson::session).toList());
+    } catch (IOException e) {
+      HttpBodies.error(resp, 409, e.getMessage());
     } catch (DaemonException e) {
       HttpBodies.error(resp, 502, "the daemon refused: " + e.getMessage());
     }

@@ -2,6 +2,7 @@ package dev.companion4j.cli.daemonchat;
 
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Entry;
 import java.util.LinkedHashMap;
@@ -16,6 +17,7 @@ final class ChatJson {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("daemon", status.daemon());
     json.put("workspace", status.workspace());
+    json.put("sessionId", status.sessionId());
     json.put("problem", status.problem());
     json.put("models", status.models());
     json.put("conversation", status.conversation().map(ChatJson::conversation).orElse(null));
@@ -62,6 +64,16 @@ final class ChatJson {
       json.put("level", n.level().name().toLowerCase(Locale.ROOT));
       json.put("text", n.text());
     }
+    return json;
+  }
+
+  static Map<String, Object> session(SessionSummary s) {
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("sessionId", s.sessionId());
+    json.put("displayName", s.displayName());
+    json.put("updatedAt", s.updatedAt());
+    json.put("clientCount", s.clientCount());
+    json.put("activePrompt", s.activePrompt());
     return json;
   }
 

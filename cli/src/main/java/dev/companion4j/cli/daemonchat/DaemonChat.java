@@ -4,6 +4,7 @@ import dev.companion4j.daemon.Capabilities;
 import dev.companion4j.daemon.DaemonClient;
 import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.SessionOptions;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonIdeConnection;
 import java.io.IOException;
@@ -39,11 +40,13 @@ public final class DaemonChat implements AutoCloseable {
    *
    * @param daemon the daemon's address without credentials
    * @param workspace the session's workspace on the daemon's host, or empty without a session
+   * @param sessionId the session's id on the daemon, or empty without a session
    * @param problem why there is no session, or empty
    * @param models the models the daemon offers
    * @param conversation the session's conversation, when there is one
    */
-  public record Status(String daemon, String workspace, String problem, List<String> models, Optional<Conversation> conversation) {
+  public record Status(
+      String daemon, String workspace, String sessionId, String problem, List<String> models, Optional<Conversation> conversation) {
     public Status {
       models = List.copyOf(models);
     }
@@ -64,28 +67,40 @@ public final class DaemonChat implements AutoCloseable {
    * companion's roots; what fails is kept as the status's problem.
    */
   public void connect() {
+    follow((client, workspace) -> DaemonIdeConnection.open(
+        client, SessionOptions.forWorkspace(workspace).asNewThread(), conversation -> listener.accept(status())));
+  }
+
+  /**
+   * Joins the live session {@code sessionId} of the daemon's workspace, e.g. one started in a
+   * terminal or a browser; its history replays into the conversation.
+   */
+  public void attach(String sessionId) {
+    follow((client, workspace) -> DaemonIdeConnection.attach(client, sessionId, conversation -> listener.accept(status())));
+  }
+
+  /** The sessions of the daemon's workspace, most recent first. */
+  public List<SessionSummary> sessions() throws IOException {
+    DaemonClient reached = source.client();
+    return reached.listSessions(servedWorkspace(reached));
+  }
+
+  /** How a session is opened once the daemon is reached: a client and the workspace it serves here. */
+  private interface Opening {
+    DaemonIdeConnection open(DaemonClient client, String workspace);
+  }
+
+  private void follow(Opening opening) {
     DaemonIdeConnection opened;
     try {
       DaemonClient reached = source.client();
-      Capabilities capabilities = reached.capabilities();
-      synchronized (this) {
-        client = reached;
-        models = capabilities.modelServices();
-      }
-      String served = capabilities.workspaceCwd();
-      if (served == null || !roots.contains(served)) {
-        setProblem("the daemon at " + daemonAddress() + " serves " + served + ", which is not this companion's "
-            + (roots.size() == 1 ? "workspace " + roots.get(0) : "workspaces " + String.join(", ", roots))
-            + "; start it there (qwen serve in that folder)");
-        return;
-      }
-      opened = DaemonIdeConnection.open(reached, SessionOptions.forWorkspace(served).asNewThread(),
-          conversation -> listener.accept(status()));
+      String workspace = servedWorkspace(reached);
+      opened = opening.open(reached, workspace);
     } catch (IOException e) {
       log.warn("No daemon for the chat: {}", e.getMessage());
       setProblem(e.getMessage());
       return;
-    } catch (DaemonException | IllegalStateException e) {
+    } catch (DaemonException | IllegalStateException | IllegalArgumentException e) {
       log.warn("No chat session on the daemon at {}: {}", daemonAddress(), e.getMessage());
       setProblem("cannot start a session on the daemon: " + e.getMessage());
       return;
@@ -106,9 +121,30 @@ public final class DaemonChat implements AutoCloseable {
     listener.accept(status());
   }
 
+  /**
+   * The daemon's workspace, once it says it serves one of the companion's roots.
+   *
+   * @throws IOException saying which workspace it serves instead
+   */
+  private String servedWorkspace(DaemonClient reached) throws IOException {
+    Capabilities capabilities = reached.capabilities();
+    synchronized (this) {
+      client = reached;
+      models = capabilities.modelServices();
+    }
+    String served = capabilities.workspaceCwd();
+    if (served == null || !roots.contains(served)) {
+      throw new IOException("the daemon at " + reached.baseUrl() + " serves " + served + ", which is not this companion's "
+          + (roots.size() == 1 ? "workspace " + roots.get(0) : "workspaces " + String.join(", ", roots))
+          + "; start it there (qwen serve in that folder)");
+    }
+    return served;
+  }
+
   public synchronized Status status() {
     return new Status(daemonAddress(),
         connection == null ? "" : connection.locality().workspace(),
+        connection == null ? "" : connection.sessionId(),
         problem,
         models,
         Optional.ofNullable(connection).map(DaemonIdeConnection::conversation));

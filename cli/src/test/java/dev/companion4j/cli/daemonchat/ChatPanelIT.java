@@ -6,6 +6,11 @@ import static org.awaitility.Awaitility.await;
 import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.cli.testing.BrowserDriver;
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.daemon.ApprovalMode;
+import dev.companion4j.daemon.DaemonClient;
+import dev.companion4j.daemon.DaemonListener;
+import dev.companion4j.daemon.DaemonSession;
+import dev.companion4j.daemon.SessionOptions;
 import dev.companion4j.daemon.testing.QwenDaemon;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
@@ -14,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -123,7 +129,7 @@ class ChatPanelIT {
     daemon.kill();
     browser.waitFor("#chat[data-state='reconnecting']");
     // The companion gives the daemon 15 s to come back before it says the session is gone.
-    browser.call("waitFor", java.util.Map.of("selector", "#chat[data-state='died']", "timeout", 60_000));
+    browser.call("waitFor", Map.of("selector", "#chat[data-state='died']", "timeout", 60_000));
     browser.waitFor("#chat-reconnect:not([hidden])");
 
     daemon.restart();
@@ -131,6 +137,24 @@ class ChatPanelIT {
     browser.waitFor("#chat[data-state='connected']");
     prompt("say hello");
     browser.waitFor(".msg.assistant:not(.streaming)", "Hello from " + QwenDaemon.MODEL);
+  }
+
+  @Test
+  void attachingToASessionAnotherClientStartedReplaysItsHistory() throws Exception {
+    try (DaemonClient terminal = DaemonClient.builder().baseUrl(daemon.url()).token(DAEMON_TOKEN).build();
+        DaemonSession started = terminal.createOrAttach(
+            SessionOptions.forWorkspace(daemon.workspace().toString()).asNewThread().withApprovalMode(ApprovalMode.DEFAULT))) {
+      started.subscribe(new DaemonListener() {});
+      started.prompt("from the terminal: say hello").result().join();
+
+      browser.click("#chat-session");
+      browser.call("waitFor", Map.of("selector", "#chat-session option[value='" + started.sessionId() + "']", "state", "attached"));
+      browser.select("#chat-session", started.sessionId());
+
+      browser.waitFor(".msg.user", "from the terminal: say hello");
+      browser.waitFor(".msg.assistant:not(.streaming)", "Hello from " + QwenDaemon.MODEL);
+      await().atMost(TURN).until(() -> companion.get("/chat/state").body().contains("\"sessionId\":\"" + started.sessionId()));
+    }
   }
 
   @Test

@@ -64,6 +64,11 @@ public final class BrowserDriver implements AutoCloseable {
     call("click", Map.of("selector", selector));
   }
 
+  /** Chooses the option with {@code value} of the select {@code selector}. */
+  public void select(String selector, String value) {
+    call("select", Map.of("selector", selector, "value", value));
+  }
+
   public void press(String key) {
     call("press", Map.of("key", key));
   }

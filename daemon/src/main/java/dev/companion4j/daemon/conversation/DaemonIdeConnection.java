@@ -72,10 +72,25 @@ public final class DaemonIdeConnection implements AutoCloseable {
     Objects.requireNonNull(listener, "listener");
     SessionOptions safe = options.approvalMode() == null ? options.withApprovalMode(ApprovalMode.DEFAULT) : options;
     DaemonSession session = client.createOrAttach(safe);
+    return follow(client, session, Conversation.connected(safe.modelServiceId(), safe.approvalMode().wireName()), listener);
+  }
+
+  /**
+   * Joins a live session by its id, one another client (a terminal, a browser) started, and
+   * follows it; its history replays into the conversation. Its approval mode stays the session's.
+   *
+   * @throws dev.companion4j.daemon.DaemonException with status 404 when the daemon holds no live
+   *     session with that id
+   */
+  public static DaemonIdeConnection attach(DaemonClient client, String sessionId, Listener listener) {
+    Objects.requireNonNull(listener, "listener");
+    return follow(client, client.attach(sessionId), Conversation.connected(null, null), listener);
+  }
+
+  private static DaemonIdeConnection follow(DaemonClient client, DaemonSession session, Conversation first, Listener listener) {
     // The client refuses addresses with credentials in them, so the address is safe to show.
     Locality locality = new Locality(client.baseUrl().toString(), session.workspaceCwd());
-    DaemonIdeConnection connection = new DaemonIdeConnection(
-        session, locality, Conversation.connected(safe.modelServiceId(), safe.approvalMode().wireName()), listener);
+    DaemonIdeConnection connection = new DaemonIdeConnection(session, locality, first, listener);
     try {
       session.subscribe(connection.new Events(), 0);
     } catch (RuntimeException e) {
