@@ -17,7 +17,8 @@
 //   count {selector} -> {count}
 //   viewport {width, height} -> {}
 //   screenshot {path, selector?} -> {}   (the whole viewport, or one element)
-//   log -> {requests:[{method,url,status,authorized}], consoleErrors:[...], navigations:N, url}
+//   log -> {requests:[{method,url,status,authorized,headers,body}], consoleErrors:[...], navigations:N, url}
+//   html -> {html}                   (the page's document as it is now)
 //   exit -> {}, then exit 0.       stdin EOF: closes the browser, exits 0.
 import * as readline from 'node:readline';
 import { chromium } from 'playwright-core';
@@ -72,10 +73,20 @@ async function open({ url, width = 1280, height = 800, colorScheme = 'light' }) 
   page.on('response', (res) => {
     const r = res.request();
     seen.add(r);
-    const entry = { method: r.method(), url: r.url(), status: res.status(), authorized: null };
+    const entry = { method: r.method(), url: r.url(), status: res.status(), authorized: null, headers: null, body: null };
     record.requests.push(entry);
     r.allHeaders().then(
       (h) => (entry.authorized = h.authorization !== undefined),
+      () => {},
+    );
+    res.allHeaders().then(
+      (h) => {
+        entry.headers = h;
+        // An event stream never finishes; its events reach the page's DOM, which `html` returns.
+        if (!String(h['content-type'] ?? '').startsWith('text/event-stream')) {
+          res.text().then((b) => (entry.body = b), () => {});
+        }
+      },
       () => {},
     );
   });
@@ -130,6 +141,9 @@ const ops = {
   },
   async log() {
     return { ...record, url: page.url() };
+  },
+  async html() {
+    return { html: await page.content() };
   },
 };
 

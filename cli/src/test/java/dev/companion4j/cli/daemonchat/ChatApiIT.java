@@ -112,6 +112,39 @@ class ChatApiIT {
   }
 
   @Test
+  void theEventStreamCarriesEachChangeAndNeverTheDaemonsToken() throws Exception {
+    awaitState(s -> s.path("conversation").isObject());
+    HttpResponse<java.io.InputStream> stream = java.net.http.HttpClient.newHttpClient().send(companion.request("/chat/events/stream")
+        .header("Accept", "text/event-stream").timeout(Duration.ofMinutes(2)).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+    StringBuilder seen = new StringBuilder();
+    Thread reader = new Thread(() -> {
+      try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(stream.body(), java.nio.charset.StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          synchronized (seen) {
+            seen.append(line).append('\n');
+          }
+        }
+      } catch (java.io.IOException e) {
+        // The stream ends with the test.
+      }
+    });
+    reader.setDaemon(true);
+    reader.start();
+
+    post("/chat/prompt", Map.of("text", "say hello"));
+    await().atMost(TURN).until(() -> {
+      synchronized (seen) {
+        return seen.toString().contains("Hello from " + QwenDaemon.MODEL) && seen.toString().contains("\"turnRunning\":false");
+      }
+    });
+    synchronized (seen) {
+      assertThat(seen.toString()).contains("event: chat").doesNotContain(DAEMON_TOKEN);
+    }
+    stream.body().close();
+  }
+
+  @Test
   void badRequestsGetAPreciseErrorAndTheChatGoesOn() {
     awaitState(s -> s.path("conversation").isObject());
 

@@ -59,6 +59,11 @@ class ChatPanelIT {
   void stop() throws Exception {
     try (FakeModelServer m = model; QwenDaemon d = daemon) {
       if (browser != null) {
+        // Every header and body the page received, and the page itself, which shows every event it was sent.
+        assertThat(browser.log().path("requests").toString()).doesNotContain(DAEMON_TOKEN).contains("/chat/state");
+        assertThat(browser.call("html", Map.of()).path("html").asString()).doesNotContain(DAEMON_TOKEN).contains("chat-log");
+      }
+      if (browser != null) {
         browser.close();
       }
       if (companion != null) {
