@@ -46,6 +46,11 @@ final class NetBeansHost implements CompanionHost {
 
   @Override
   public List<Path> workspaceRoots() {
+    return openProjectDirectories();
+  }
+
+  /** The folders of the open projects that are on disk. */
+  static List<Path> openProjectDirectories() {
     List<Path> roots = new ArrayList<>();
     for (Project project : OpenProjects.getDefault().getOpenProjects()) {
       File dir = FileUtil.toFile(project.getProjectDirectory());
