@@ -12,6 +12,7 @@ import java.awt.FlowLayout;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import javax.swing.BorderFactory;
 import javax.swing.BoxLayout;
@@ -120,7 +121,8 @@ public final class ChatTopComponent extends TopComponent {
       try {
         String url = DaemonChatSettings.url().orElseThrow(() -> new IOException(
             "no daemon set: Tools > Options > Companion4J, or QWEN_IDE_DAEMON_URL"));
-        DaemonClient.Builder builder = DaemonClient.builder().baseUrl(url);
+        // Past this the window says the daemon is gone and offers to reconnect, as the review page does.
+        DaemonClient.Builder builder = DaemonClient.builder().baseUrl(url).reconnectBudget(Duration.ofSeconds(15));
         DaemonChatSettings.token().ifPresent(builder::token);
         DaemonClient opened = builder.build();
         SessionOptions options = (workspace == null ? SessionOptions.defaults() : SessionOptions.forWorkspace(workspace.toString()))
