@@ -176,8 +176,7 @@ export class ChatPanel {
       this.#sessionChoices([]);
     }
     const model = $('chat-model');
-    // The daemon names the model in use "id(auth type)" once it switched; the offered ids have no suffix.
-    const current = c ? c.modelId.replace(/\([^()]*\)$/, '') : '';
+    const current = c ? c.modelName : '';
     if (document.activeElement !== model) model.value = current;
     $('chat-models').replaceChildren(...status.models.map((m) => el('option', { value: m })));
     $('chat-cancel').hidden = !(c && c.turnRunning);

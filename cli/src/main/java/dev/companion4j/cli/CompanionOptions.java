@@ -1,6 +1,6 @@
 package dev.companion4j.cli;
 
-import dev.companion4j.cli.daemonchat.DaemonSource;
+import dev.companion4j.daemon.conversation.DaemonSource;
 import dev.companion4j.engine.IdeInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package dev.companion4j.cli;
 
-import dev.companion4j.cli.daemonchat.DaemonSource;
-import dev.companion4j.cli.daemonchat.SpawnedDaemon;
 import dev.companion4j.daemon.DaemonClient;
+import dev.companion4j.daemon.conversation.DaemonSource;
+import dev.companion4j.daemon.conversation.SpawnedDaemon;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +52,7 @@ final class DaemonOptions {
         throw new ParameterException(spec.commandLine(), "--daemon-token-file is for a daemon that runs already;"
             + " a spawned one gets a fresh token");
       }
-      return Optional.of(new SpawnedDaemon(workspace, env, RECONNECT_BUDGET));
+      return Optional.of(new SpawnedDaemon("qwen", workspace, env, RECONNECT_BUDGET));
     }
     // An editor shows "reconnecting" meanwhile; past this it says the daemon is gone and offers to reconnect.
     DaemonClient.Builder builder = DaemonClient.builder().reconnectBudget(RECONNECT_BUDGET);

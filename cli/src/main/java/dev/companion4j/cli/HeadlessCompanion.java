@@ -1,9 +1,9 @@
 package dev.companion4j.cli;
 
 import dev.companion4j.cli.daemonchat.ChatApi;
-import dev.companion4j.cli.daemonchat.DaemonChat;
-import dev.companion4j.cli.daemonchat.DaemonSource;
 import dev.companion4j.cli.editorapi.EditorApi;
+import dev.companion4j.daemon.conversation.DaemonChat;
+import dev.companion4j.daemon.conversation.DaemonSource;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.IdeInfo;
 import java.nio.file.Path;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.companion4j.daemon.TurnResult.Outcome;
-import dev.companion4j.daemon.testing.QwenDaemon;
 import dev.companion4j.daemon.testing.RecordingListener;
 import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.QwenDaemon;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

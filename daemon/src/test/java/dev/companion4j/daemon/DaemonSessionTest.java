@@ -17,10 +17,11 @@ import dev.companion4j.daemon.DaemonEvent.ToolCall;
 import dev.companion4j.daemon.DaemonEvent.ToolCallUpdate;
 import dev.companion4j.daemon.DaemonEvent.UserMessageChunk;
 import dev.companion4j.daemon.TurnResult.Outcome;
-import dev.companion4j.daemon.testing.QwenDaemon;
+import dev.companion4j.daemon.testing.LiveDaemon;
 import dev.companion4j.daemon.testing.RecordingListener;
 import dev.companion4j.daemon.testing.TcpProxy;
 import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.QwenDaemon;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.Test;
 class DaemonSessionTest {
   private static final Duration TURN = Duration.ofSeconds(60);
 
+  private static LiveDaemon live;
   private static FakeModelServer model;
   private static QwenDaemon daemon;
   private static DaemonClient client;
@@ -49,21 +51,16 @@ class DaemonSessionTest {
 
   @BeforeAll
   static void startDaemon() throws Exception {
-    model = new FakeModelServer();
-    daemon = QwenDaemon.start(model);
-    client = DaemonClient.connect(daemon.url());
+    live = LiveDaemon.start();
+    model = live.model();
+    daemon = live.daemon();
+    client = live.client();
   }
 
   @AfterAll
   static void stopDaemon() {
-    if (client != null) {
-      client.close();
-    }
-    if (daemon != null) {
-      daemon.close();
-    }
-    if (model != null) {
-      model.close();
+    if (live != null) {
+      live.close();
     }
   }
 

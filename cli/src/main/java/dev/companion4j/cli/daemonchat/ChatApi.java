@@ -1,8 +1,10 @@
 package dev.companion4j.cli.daemonchat;
 
 import dev.companion4j.daemon.DaemonException;
+import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.engine.http.EventStreams;
 import dev.companion4j.engine.http.HttpBodies;
+import dev.companion4j.engine.http.HttpBodies.BadRequest;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -10,7 +12,6 @@ import java.io.IOException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -50,11 +51,11 @@ public final class ChatApi extends HttpServlet {
 
   @Override
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-    switch (route(req)) {
+    switch (HttpBodies.route(req)) {
       case "/state" -> HttpBodies.json(resp, 200, ChatJson.status(chat.get().status()));
       case "/sessions" -> sessions(resp);
       case "/events/stream" -> events.subscribe(req, resp);
-      default -> HttpBodies.error(resp, 404, "no route GET " + PATH + route(req)
+      default -> HttpBodies.error(resp, 404, "no route GET " + PATH + HttpBodies.route(req)
           + "; the chat serves GET /state, /sessions and /events/stream");
     }
   }
@@ -65,10 +66,10 @@ public final class ChatApi extends HttpServlet {
     if (bytes == null) {
       return;
     }
-    String route = route(req);
+    String route = HttpBodies.route(req);
     Matcher answer = ANSWER.matcher(route);
     try {
-      JsonNode body = json(bytes);
+      JsonNode body = HttpBodies.jsonOrNull(bytes);
       DaemonChat c = chat.get();
       switch (route) {
         case "/prompt" -> c.connection().prompt(text(body, "text"));
@@ -111,35 +112,11 @@ public final class ChatApi extends HttpServlet {
     }
   }
 
-  private static String route(HttpServletRequest req) {
-    String info = req.getPathInfo();
-    return info == null ? "" : info;
-  }
-
-  private static JsonNode json(byte[] bytes) throws BadRequest {
-    if (bytes.length == 0) {
-      return null;
-    }
-    try {
-      return HttpBodies.JSON.readTree(bytes);
-    } catch (JacksonException e) {
-      throw new BadRequest("the body is not valid JSON");
-    }
-  }
-
   private static String text(JsonNode body, String field) throws BadRequest {
     JsonNode value = body == null ? null : body.get(field);
     if (value == null || !value.isString() || value.asString().isBlank()) {
       throw new BadRequest("the body needs \"" + field + "\", a non-empty string");
     }
     return value.asString();
-  }
-
-  private static final class BadRequest extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    BadRequest(String message) {
-      super(message);
-    }
   }
 }

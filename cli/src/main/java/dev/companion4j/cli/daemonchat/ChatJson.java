@@ -4,6 +4,7 @@ import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
 import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
+import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.daemon.conversation.Entry;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -29,6 +30,7 @@ final class ChatJson {
     json.put("state", c.state().name().toLowerCase(Locale.ROOT));
     json.put("stateReason", c.stateReason());
     json.put("modelId", c.modelId());
+    json.put("modelName", c.modelName());
     json.put("approvalMode", c.approvalMode());
     json.put("turnRunning", c.turnRunning());
     json.put("entries", c.entries().stream().map(ChatJson::entry).toList());

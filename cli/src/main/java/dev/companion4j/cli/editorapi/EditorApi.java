@@ -14,6 +14,7 @@ import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.TextRange;
 import dev.companion4j.engine.http.EventStreams;
 import dev.companion4j.engine.http.HttpBodies;
+import dev.companion4j.engine.http.HttpBodies.BadRequest;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -29,7 +30,6 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -71,7 +71,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   @Override
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-    String route = route(req);
+    String route = HttpBodies.route(req);
     Matcher one = ONE_DIFF.matcher(route);
     switch (route) {
       case "/state" -> HttpBodies.json(resp, 200, EditorJson.State.of(companion.get()));
@@ -99,7 +99,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     if (bytes == null) {
       return;
     }
-    String route = route(req);
+    String route = HttpBodies.route(req);
     Matcher answer = ANSWER.matcher(route);
     if (route.equals("/diffs/accept") || route.equals("/diffs/reject")) {
       HttpBodies.error(resp, 404, "POST " + PATH + route + " is gone: it could answer a proposal the caller never saw. "
@@ -113,9 +113,9 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     }
     try {
       if (answer.matches()) {
-        answer(diffId(answer.group(1)), answer.group(2).equals("accept"), json(bytes), resp);
+        answer(diffId(answer.group(1)), answer.group(2).equals("accept"), HttpBodies.jsonOrNull(bytes), resp);
       } else {
-        companion.get().editorEvent(parseEvent(requireObject(json(bytes))));
+        companion.get().editorEvent(parseEvent(requireObject(HttpBodies.jsonOrNull(bytes))));
         resp.setStatus(204);
       }
     } catch (BadRequest e) {
@@ -223,13 +223,8 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     events.publish("diagnostics", "diagnostics:" + diagnostics.path(), diagnostics);
   }
 
-  private static String route(HttpServletRequest req) {
-    String info = req.getPathInfo();
-    return info == null ? "" : info;
-  }
-
   private static void notFound(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-    HttpBodies.error(resp, 404, "no editor API route " + req.getMethod() + " " + PATH + route(req));
+    HttpBodies.error(resp, 404, "no editor API route " + req.getMethod() + " " + PATH + HttpBodies.route(req));
   }
 
   private static DiffId diffId(String segment) throws BadRequest {
@@ -237,18 +232,6 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       throw new BadRequest("malformed diff id '" + segment + "': a diff id is sixteen lowercase hex digits");
     }
     return new DiffId(segment);
-  }
-
-  /** The body as JSON, or null when it is empty. */
-  private static JsonNode json(byte[] bytes) throws BadRequest {
-    if (bytes.length == 0) {
-      return null;
-    }
-    try {
-      return HttpBodies.JSON.readTree(bytes);
-    } catch (JacksonException e) {
-      throw new BadRequest("the body is not valid JSON");
-    }
   }
 
   private static JsonNode requireObject(JsonNode body) throws BadRequest {
@@ -378,13 +361,5 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       throw new BadRequest(field + " is required and must be a string");
     }
     return value.asString();
-  }
-
-  private static final class BadRequest extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    BadRequest(String message) {
-      super(message);
-    }
   }
 }

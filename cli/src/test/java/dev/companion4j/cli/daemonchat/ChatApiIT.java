@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
-import dev.companion4j.daemon.testing.QwenDaemon;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.QwenDaemon;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;

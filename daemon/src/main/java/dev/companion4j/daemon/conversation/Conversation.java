@@ -52,6 +52,14 @@ public record Conversation(
         false, List.of(), List.of(), List.of(), Set.of(), 1);
   }
 
+  /**
+   * The model as the daemon offers it ({@code Capabilities#modelServices}): the daemon names the
+   * model in use {@code id(auth type)} once it switched, which no offered id has.
+   */
+  public String modelName() {
+    return modelId.replaceFirst("\\([^()]*\\)$", "");
+  }
+
   /** Whether a session can be talked to. */
   public enum State {
     CONNECTED,

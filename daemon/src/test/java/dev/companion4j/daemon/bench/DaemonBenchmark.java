@@ -1,18 +1,18 @@
 package dev.companion4j.daemon.bench;
 
 import dev.companion4j.daemon.DaemonClient;
-import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.AgentMessageChunk;
 import dev.companion4j.daemon.DaemonEvent.TurnComplete;
 import dev.companion4j.daemon.DaemonEvent.TurnError;
 import dev.companion4j.daemon.DaemonEvent.Unknown;
+import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonListener;
 import dev.companion4j.daemon.DaemonSession;
 import dev.companion4j.daemon.PromptTurn;
 import dev.companion4j.daemon.SessionOptions;
 import dev.companion4j.daemon.TurnResult;
-import dev.companion4j.daemon.testing.QwenDaemon;
 import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.QwenDaemon;
 import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

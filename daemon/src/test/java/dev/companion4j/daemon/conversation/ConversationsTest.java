@@ -2,8 +2,8 @@ package dev.companion4j.daemon.conversation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
+import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.EventMeta;
 import dev.companion4j.daemon.conversation.Conversation.State;
 import dev.companion4j.daemon.conversation.Entry.Level;
@@ -89,6 +89,14 @@ class ConversationsTest {
     assertThat(c.modelId()).isEqualTo("qwen3-max");
     assertThat(c.entries()).singleElement().isEqualTo(
         new Entry.Notice("e1", Level.WARNING, "The model stays qwen3-max: switching to no-such-model failed: unknown model"));
+  }
+
+  @Test
+  void theModelNameIsTheOfferedIdWithoutTheAuthTypeTheDaemonAddsOnceSwitched() {
+    apply(new DaemonEvent.ModelSwitched(meta(null), "fake-model-2(openai)"));
+
+    assertThat(c.modelId()).isEqualTo("fake-model-2(openai)");
+    assertThat(c.modelName()).isEqualTo("fake-model-2");
   }
 
   @Test

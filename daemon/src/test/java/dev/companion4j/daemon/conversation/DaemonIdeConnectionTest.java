@@ -7,8 +7,9 @@ import dev.companion4j.daemon.DaemonClient;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.SessionOptions;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
-import dev.companion4j.daemon.testing.QwenDaemon;
+import dev.companion4j.daemon.testing.LiveDaemon;
 import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.QwenDaemon;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
 class DaemonIdeConnectionTest {
   private static final Duration TURN = Duration.ofSeconds(60);
 
+  private static LiveDaemon live;
   private static FakeModelServer model;
   private static QwenDaemon daemon;
   private static DaemonClient client;
@@ -32,21 +34,16 @@ class DaemonIdeConnectionTest {
 
   @BeforeAll
   static void startDaemon() throws Exception {
-    model = new FakeModelServer();
-    daemon = QwenDaemon.start(model);
-    client = DaemonClient.connect(daemon.url());
+    live = LiveDaemon.start();
+    model = live.model();
+    daemon = live.daemon();
+    client = live.client();
   }
 
   @AfterAll
   static void stopDaemon() {
-    if (client != null) {
-      client.close();
-    }
-    if (daemon != null) {
-      daemon.close();
-    }
-    if (model != null) {
-      model.close();
+    if (live != null) {
+      live.close();
     }
   }
 

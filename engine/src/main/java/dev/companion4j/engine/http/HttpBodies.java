@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Reading bounded request bodies and writing small JSON answers, for the routes a host serves on the companion's port. */
@@ -21,6 +23,33 @@ public final class HttpBodies {
 
     TooLargeException(long limit) {
       super("request body exceeds the limit of " + limit + " bytes");
+    }
+  }
+
+  /** A request whose body or path the route cannot take; its message says why, for a 400 answer. */
+  public static final class BadRequest extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public BadRequest(String message) {
+      super(message);
+    }
+  }
+
+  /** The request's path below the servlet's, e.g. {@code /diffs}; empty for none. */
+  public static String route(HttpServletRequest request) {
+    String info = request.getPathInfo();
+    return info == null ? "" : info;
+  }
+
+  /** The body as JSON, or null when it is empty. */
+  public static JsonNode jsonOrNull(byte[] body) throws BadRequest {
+    if (body.length == 0) {
+      return null;
+    }
+    try {
+      return JSON.readTree(body);
+    } catch (JacksonException e) {
+      throw new BadRequest("the body is not valid JSON");
     }
   }
 

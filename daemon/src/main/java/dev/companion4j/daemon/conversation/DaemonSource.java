@@ -1,4 +1,4 @@
-package dev.companion4j.cli.daemonchat;
+package dev.companion4j.daemon.conversation;
 
 import dev.companion4j.daemon.DaemonClient;
 import java.io.IOException;

@@ -1,8 +1,8 @@
-package dev.companion4j.cli.daemonchat;
+package dev.companion4j.daemon.conversation;
 
-import dev.companion4j.cli.os.Executables;
 import dev.companion4j.daemon.DaemonClient;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +34,7 @@ public final class SpawnedDaemon implements DaemonSource {
   private static final Duration START_LIMIT = Duration.ofSeconds(60);
   private static final Duration STOP_LIMIT = Duration.ofSeconds(5);
 
+  private final String command;
   private final Path workspace;
   private final Map<String, String> env;
   private final Duration reconnectBudget;
@@ -44,10 +45,13 @@ public final class SpawnedDaemon implements DaemonSource {
   private boolean closed;
 
   /**
-   * @param env the environment to find {@code qwen} in and to start it with
+   * @param command the {@code qwen} program: a path, or a name looked up on this process's
+   *     {@code PATH} as {@link ProcessBuilder} does
+   * @param env the environment to start it with
    * @param reconnectBudget how long the client waits for the daemon to come back after a drop
    */
-  public SpawnedDaemon(Path workspace, Map<String, String> env, Duration reconnectBudget) {
+  public SpawnedDaemon(String command, Path workspace, Map<String, String> env, Duration reconnectBudget) {
+    this.command = command;
     this.workspace = workspace;
     this.env = Map.copyOf(env);
     this.reconnectBudget = reconnectBudget;
@@ -64,19 +68,24 @@ public final class SpawnedDaemon implements DaemonSource {
     if (client != null) {
       client.close();
     }
-    Path qwen = Executables.find("qwen", env).orElseThrow(() -> new IOException(
-        "qwen is not installed (not on PATH): install Qwen Code with `npm install -g @qwen-code/qwen-code`,"
-            + " or give --daemon the URL of a running qwen serve"));
     String token = HexFormat.of().formatHex(randomBytes());
     ProcessBuilder builder = new ProcessBuilder(List.of(
-        qwen.toString(), "serve", "--port", "0", "--hostname", "127.0.0.1",
+        command, "serve", "--port", "0", "--hostname", "127.0.0.1",
         "--workspace", workspace.toString(), "--require-auth", "--no-web", "--no-token-qr"))
         .directory(workspace.toFile())
         .redirectErrorStream(true);
     builder.environment().clear();
     builder.environment().putAll(env);
     builder.environment().put("QWEN_SERVER_TOKEN", token);
-    Process started = builder.start();
+    Process started;
+    try {
+      started = builder.start();
+    } catch (IOException e) {
+      throw new IOException(command.contains(File.separator)
+          ? "cannot run " + command + ": " + e.getMessage()
+          : command + " is not installed (not on PATH): install Qwen Code with `npm install -g @qwen-code/qwen-code`,"
+              + " or name a running qwen serve instead", e);
+    }
     String url = awaitListening(started);
     process = started;
     client = DaemonClient.builder().baseUrl(url).token(token).reconnectBudget(reconnectBudget).build();

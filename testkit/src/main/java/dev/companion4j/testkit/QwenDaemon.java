@@ -1,7 +1,5 @@
-package dev.companion4j.daemon.testing;
+package dev.companion4j.testkit;
 
-import dev.companion4j.testkit.FakeModelServer;
-import dev.companion4j.testkit.TestPeers;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -62,9 +60,19 @@ public final class QwenDaemon implements AutoCloseable {
   /** Starts a daemon with extra {@code qwen serve} flags. */
   public static QwenDaemon start(FakeModelServer model, String token, List<String> extraFlags)
       throws IOException {
+    return start(model, token, extraFlags, null);
+  }
+
+  /** Starts a daemon for {@code workspace}, an existing folder, instead of a temporary one. */
+  public static QwenDaemon startIn(Path workspace, FakeModelServer model, String token) throws IOException {
+    return start(model, token, List.of(), workspace);
+  }
+
+  private static QwenDaemon start(FakeModelServer model, String token, List<String> extraFlags, Path served)
+      throws IOException {
     Path root = Files.createTempDirectory("companion4j-qwen-serve-");
     Path home = Files.createDirectories(root.resolve("home"));
-    Path workspace = Files.createDirectories(root.resolve("workspace")).toRealPath();
+    Path workspace = (served == null ? Files.createDirectories(root.resolve("workspace")) : served).toRealPath();
     Files.createDirectories(home.resolve(".qwen"));
     Files.writeString(home.resolve(".qwen/settings.json"), settings(model.baseUrl()));
     Process process = launch(root, workspace, token, 0, extraFlags);

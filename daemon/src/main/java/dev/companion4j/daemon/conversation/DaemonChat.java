@@ -1,12 +1,10 @@
-package dev.companion4j.cli.daemonchat;
+package dev.companion4j.daemon.conversation;
 
 import dev.companion4j.daemon.Capabilities;
 import dev.companion4j.daemon.DaemonClient;
 import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.SessionOptions;
 import dev.companion4j.daemon.SessionSummary;
-import dev.companion4j.daemon.conversation.Conversation;
-import dev.companion4j.daemon.conversation.DaemonIdeConnection;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
@@ -15,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The companion's chat with a {@code qwen serve} daemon, for the review page: it owns the daemon
- * client and the connection to one session, and tells a listener each new conversation. The
- * daemon's address credentials and token stay here.
+ * An editor's chat with a {@code qwen serve} daemon, behind the review page's panel and the
+ * NetBeans chat window alike: it owns the daemon client and the connection to one session, and
+ * tells a listener each new status. The daemon's address credentials and token stay here.
  *
  * <p>Thread-safe. The listener runs on the connection's own thread ({@link DaemonIdeConnection}).
  */
@@ -36,7 +34,7 @@ public final class DaemonChat implements AutoCloseable {
   private boolean closed;
 
   /**
-   * What the page shows of the chat.
+   * What a chat view shows.
    *
    * @param daemon the daemon's address without credentials
    * @param workspace the session's workspace on the daemon's host, or empty without a session
@@ -53,7 +51,7 @@ public final class DaemonChat implements AutoCloseable {
   }
 
   /**
-   * @param roots the companion's workspace roots; the chat runs in the one the daemon serves
+   * @param roots the editor's workspace roots; the chat runs in the one the daemon serves
    * @param listener hears every change, on the connection's thread or the caller's
    */
   public DaemonChat(DaemonSource source, List<String> roots, Consumer<Status> listener) {
@@ -64,7 +62,7 @@ public final class DaemonChat implements AutoCloseable {
 
   /**
    * Starts a new session in the daemon's workspace, once the daemon says it serves one of the
-   * companion's roots; what fails is kept as the status's problem.
+   * editor's roots; what fails is kept as the status's problem.
    */
   public void connect() {
     follow((client, workspace) -> DaemonIdeConnection.open(
@@ -122,7 +120,7 @@ public final class DaemonChat implements AutoCloseable {
   }
 
   /**
-   * The daemon's workspace, once it says it serves one of the companion's roots.
+   * The daemon's workspace, once it says it serves one of the editor's roots.
    *
    * @throws IOException saying which workspace it serves instead
    */
@@ -134,7 +132,7 @@ public final class DaemonChat implements AutoCloseable {
     }
     String served = capabilities.workspaceCwd();
     if (served == null || !roots.contains(served)) {
-      throw new IOException("the daemon at " + reached.baseUrl() + " serves " + served + ", which is not this companion's "
+      throw new IOException("the daemon at " + reached.baseUrl() + " serves " + served + ", which is not this editor's "
           + (roots.size() == 1 ? "workspace " + roots.get(0) : "workspaces " + String.join(", ", roots))
           + "; start it there (qwen serve in that folder)");
     }
