@@ -5,20 +5,17 @@ import java.awt.Container;
 import java.awt.Frame;
 import java.awt.KeyboardFocusManager;
 import java.awt.Point;
-import java.awt.Window;
-import java.awt.event.MouseEvent;
 import java.awt.Rectangle;
-import java.awt.Robot;
+import java.awt.Window;
 import java.awt.event.InputEvent;
 import java.awt.event.KeyEvent;
-import java.awt.image.BufferedImage;
+import java.awt.event.MouseEvent;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,14 +24,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import javax.imageio.ImageIO;
 import javax.swing.AbstractButton;
 import javax.swing.JCheckBox;
 import javax.swing.JComponent;
 import javax.swing.JDialog;
 import javax.swing.JEditorPane;
-import javax.swing.JTextArea;
 import javax.swing.JLabel;
+import javax.swing.JTextArea;
 import javax.swing.SwingUtilities;
 import javax.swing.text.Document;
 import junit.framework.Test;
@@ -45,8 +41,8 @@ import org.netbeans.api.autoupdate.UpdateUnit;
 import org.netbeans.api.project.Project;
 import org.netbeans.api.project.ProjectManager;
 import org.netbeans.api.project.ui.OpenProjects;
-import org.netbeans.junit.NbModuleSuite;
 import org.netbeans.junit.NbTestCase;
+import org.netbeans.spi.options.OptionsPanelController;
 import org.openide.LifecycleManager;
 import org.openide.awt.StatusDisplayer;
 import org.openide.awt.StatusLineElementProvider;
@@ -54,10 +50,7 @@ import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileObject;
 import org.openide.filesystems.FileUtil;
 import org.openide.loaders.DataObject;
-import org.netbeans.spi.options.AdvancedOption;
-import org.netbeans.spi.options.OptionsPanelController;
 import org.openide.util.Lookup;
-import org.openide.util.lookup.Lookups;
 import org.openide.windows.TopComponent;
 import org.openide.windows.WindowManager;
 
@@ -83,12 +76,7 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   public static Test suite() {
-    return NbModuleSuite.createConfiguration(NetBeansCompanionIT.class)
-        .gui(true)
-        .clusters(".*")
-        .enableModules(".*")
-        .enableClasspathModules(false)
-        .honorAutoloadEager(true)
+    return Ui.platform(NetBeansCompanionIT.class)
         .addTest(
             "testAnnouncesNetBeansWithEmptyWorkspace",
             "testOpeningProjectRewritesDiscoveryFiles",
@@ -108,7 +96,7 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   public void testAnnouncesNetBeansWithEmptyWorkspace() throws Exception {
-    deleteRecursively(WORKSPACE);
+    Ui.deleteRecursively(WORKSPACE);
     Files.createDirectories(WORKSPACE);
     Files.writeString(WORKSPACE.resolve(TestProjectFactory.MARKER), "");
     Files.writeString(HELLO, HELLO_TEXT);
@@ -204,20 +192,20 @@ public class NetBeansCompanionIT extends NbTestCase {
     });
     JDialog dialog = Await.until(WAIT, () -> Edt.call(() -> {
       for (Window w : Window.getWindows()) {
-        if (w instanceof JDialog d && d.isShowing() && find(d, JTextArea.class, "companion4j.statusText") != null) {
+        if (w instanceof JDialog d && d.isShowing() && Ui.find(d, JTextArea.class, "companion4j.statusText") != null) {
           return d;
         }
       }
       return null;
     }), d -> d != null);
-    String text = Edt.call(() -> find(dialog, JTextArea.class, "companion4j.statusText").getText());
+    String text = Edt.call(() -> Ui.find(dialog, JTextArea.class, "companion4j.statusText").getText());
     assertTrue(text, text.contains("export QWEN_CODE_IDE_SERVER_PORT='" + port + "'"));
     assertTrue(text, text.contains("export GEMINI_CLI_IDE_SERVER_PORT='" + port + "'"));
     assertTrue(text, text.contains("export GEMINI_CLI_IDE_WORKSPACE_PATH='" + WORKSPACE + "'"));
     assertTrue(text, text.contains(geminiFiles().get(0).toString()));
     assertTrue(text, text.contains(qwenLockFiles().get(0).toString()));
     assertTrue(text, text.contains("Connected CLIs: "));
-    screenshot(dialog, null, "netbeans-status-dialog.png");
+    Ui.screenshot(dialog, null, "netbeans-status-dialog.png");
     Edt.call(() -> {
       dialog.dispose();
       return null;
@@ -273,10 +261,10 @@ public class NetBeansCompanionIT extends NbTestCase {
     });
     int port = geminiDiscovery().orElseThrow().path("port").asInt();
     Await.until(WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 2 CLIs \u00b7 1 diff"));
-    screenshot(WindowManager.getDefault().getMainWindow(), null, "netbeans-diff.png");
-    screenshot(WindowManager.getDefault().getMainWindow(), statusBarArea(), "netbeans-status-bar.png");
+    Ui.screenshot(WindowManager.getDefault().getMainWindow(), null, "netbeans-diff.png");
+    Ui.screenshot(WindowManager.getDefault().getMainWindow(), statusBarArea(), "netbeans-status-bar.png");
 
-    click(window, DiffTopComponentNames.ACCEPT);
+    Ui.click(window, DiffTopComponentNames.ACCEPT);
     Json answer = outcome.get(60, TimeUnit.SECONDS);
     assertEquals(answer.toString(), "accepted", answer.path("status").asString());
     assertEquals("// reviewed in NetBeans\n" + proposal, answer.path("content").asString());
@@ -346,7 +334,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     CompletableFuture<Json> fromQwen = qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "from qwen\n"));
     TopComponent qwenWindow = awaitDiffWindow(title, fromQwen);
     awaitEditableRightSide(qwenWindow, "from qwen\n");
-    AbstractButton accept = Edt.call(() -> find(qwenWindow, AbstractButton.class, DiffTopComponentNames.ACCEPT));
+    AbstractButton accept = Edt.call(() -> Ui.find(qwenWindow, AbstractButton.class, DiffTopComponentNames.ACCEPT));
 
     // Gemini's proposal for the same file replaces Qwen's. All in one EDT turn, so that the user
     // accepts in Qwen's window before the companion gets to close it: the Accept comes too late.
@@ -383,17 +371,11 @@ public class NetBeansCompanionIT extends NbTestCase {
 
   public void testOptionsPanelTurnsDiscoveryFilesOffAndOn() throws Exception {
     int oldPort = geminiDiscovery().orElseThrow().path("port").asInt();
-    OptionsPanelController options = Lookups.forPath("OptionsDialog/Advanced").lookupAll(AdvancedOption.class).stream()
-        .filter(o -> "CLI Companion".equals(o.getDisplayName()))
-        .findFirst().orElseThrow(() -> new AssertionError("the options panel is registered under Miscellaneous"))
-        .create();
-    JComponent panel = Edt.call(() -> {
-      options.update();
-      return options.getComponent(Lookup.EMPTY);
-    });
-    JCheckBox geminiBox = Edt.call(() -> find(panel, JCheckBox.class, "companion4j.gemini"));
+    OptionsPanelController options = Ui.companionOptions();
+    JComponent panel = Edt.call(() -> options.getComponent(Lookup.EMPTY));
+    JCheckBox geminiBox = Edt.call(() -> Ui.find(panel, JCheckBox.class, "companion4j.gemini"));
     assertTrue(Edt.call(geminiBox::isSelected));
-    assertTrue(Edt.call(() -> find(panel, JCheckBox.class, "companion4j.qwen").isSelected()));
+    assertTrue(Edt.call(() -> Ui.find(panel, JCheckBox.class, "companion4j.qwen").isSelected()));
     Edt.call(() -> {
       geminiBox.doClick();
       options.applyChanges();
@@ -555,30 +537,6 @@ public class NetBeansCompanionIT extends NbTestCase {
     return found;
   }
 
-  private static void click(Container root, String name) throws Exception {
-    AbstractButton button = Edt.call(() -> find(root, AbstractButton.class, name));
-    assertNotNull("button " + name, button);
-    Edt.call(() -> {
-      button.doClick();
-      return null;
-    });
-  }
-
-  private static <T extends Component> T find(Container root, Class<T> type, String name) {
-    for (Component c : root.getComponents()) {
-      if (type.isInstance(c) && name.equals(c.getName())) {
-        return type.cast(c);
-      }
-      if (c instanceof Container child) {
-        T found = find(child, type, name);
-        if (found != null) {
-          return found;
-        }
-      }
-    }
-    return null;
-  }
-
   private static JLabel statusLabel() {
     for (StatusLineElementProvider p : Lookup.getDefault().lookupAll(StatusLineElementProvider.class)) {
       if (p.getStatusLineElement() instanceof JLabel label && "companion4j.status".equals(label.getName())) {
@@ -601,38 +559,6 @@ public class NetBeansCompanionIT extends NbTestCase {
       int width = Math.min(main.getWidth(), 760);
       return new Rectangle(main.getWidth() - width, labelAt.y - 6, width, label.getHeight() + 12);
     });
-  }
-
-  /** Captures {@code area} of {@code window} (all of it when null) once the picture stops changing. */
-  private static void screenshot(Window window, Rectangle area, String name) throws Exception {
-    Rectangle onScreen = Edt.call(() -> {
-      Point origin = window.getLocationOnScreen();
-      Rectangle r = area == null ? new Rectangle(0, 0, window.getWidth(), window.getHeight()) : new Rectangle(area);
-      r.translate(origin.x, origin.y);
-      return r;
-    });
-    Robot robot = new Robot();
-    AtomicReference<BufferedImage> last = new AtomicReference<>();
-    BufferedImage image = Await.until(WAIT, Duration.ofMillis(300), () -> {
-      Edt.call(() -> null);
-      BufferedImage now = robot.createScreenCapture(onScreen);
-      BufferedImage before = last.getAndSet(now);
-      return before != null && samePixels(before, now) ? now : null;
-    }, img -> img != null);
-    Path dir = BUILD.resolve("screenshots");
-    Files.createDirectories(dir);
-    ImageIO.write(image, "png", dir.resolve(name).toFile());
-    String docs = System.getProperty("companion4j.docsImages");
-    if (docs != null && Boolean.getBoolean("companion4j.updateScreenshots")) {
-      Files.createDirectories(Path.of(docs));
-      ImageIO.write(image, "png", Path.of(docs, name).toFile());
-    }
-  }
-
-  private static boolean samePixels(BufferedImage a, BufferedImage b) {
-    int w = a.getWidth();
-    int h = a.getHeight();
-    return Arrays.equals(a.getRGB(0, 0, w, h, null, 0, w), b.getRGB(0, 0, w, h, null, 0, w));
   }
 
   /** The first of this IDE's Gemini discovery files that still exists when read. */
@@ -686,19 +612,6 @@ public class NetBeansCompanionIT extends NbTestCase {
       return Optional.of(Json.parse(Files.readString(file, StandardCharsets.UTF_8)));
     } catch (java.nio.file.NoSuchFileException gone) {
       return Optional.empty();
-    }
-  }
-
-
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      for (Path p : all.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
-        Files.delete(p);
-      }
     }
   }
 

@@ -16,7 +16,6 @@ import org.netbeans.api.editor.EditorRegistry;
 import org.netbeans.api.project.Project;
 import org.netbeans.api.project.ProjectManager;
 import org.netbeans.api.project.ui.OpenProjects;
-import org.netbeans.junit.NbModuleSuite;
 import org.netbeans.junit.NbTestCase;
 import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileUtil;
@@ -56,12 +55,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
   }
 
   public static Test suite() {
-    return NbModuleSuite.createConfiguration(NetBeansIdeToolsIT.class)
-        .gui(true)
-        .clusters(".*")
-        .enableModules(".*")
-        .enableClasspathModules(false)
-        .honorAutoloadEager(true)
+    return Ui.platform(NetBeansIdeToolsIT.class)
         .addTest("testJavaErrorsUnsavedFilesAndOpeningAPlaceReachBothClis")
         .suite();
   }

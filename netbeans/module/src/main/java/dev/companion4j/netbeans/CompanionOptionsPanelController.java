@@ -1,22 +1,34 @@
 package dev.companion4j.netbeans;
 
 import dev.companion4j.engine.discovery.DiscoveryTarget;
+import java.awt.GridBagConstraints;
+import java.awt.GridBagLayout;
+import java.awt.Insets;
 import java.beans.PropertyChangeListener;
 import java.beans.PropertyChangeSupport;
 import java.util.EnumSet;
 import java.util.Set;
 import javax.swing.BorderFactory;
 import javax.swing.BoxLayout;
+import javax.swing.ButtonGroup;
 import javax.swing.JButton;
 import javax.swing.JCheckBox;
 import javax.swing.JComponent;
 import javax.swing.JLabel;
 import javax.swing.JPanel;
+import javax.swing.JPasswordField;
+import javax.swing.JRadioButton;
+import javax.swing.JTextField;
+import javax.swing.event.DocumentEvent;
+import javax.swing.event.DocumentListener;
 import org.netbeans.spi.options.OptionsPanelController;
 import org.openide.util.HelpCtx;
 import org.openide.util.Lookup;
 
-/** Tools > Options > Miscellaneous > CLI Companion: which CLIs may find the IDE, and a restart. */
+/**
+ * Tools > Options > Miscellaneous > CLI Companion: which CLIs may find the IDE, a restart, and
+ * where the Qwen Code chat finds its {@code qwen serve} daemon.
+ */
 @OptionsPanelController.SubRegistration(
     location = "Advanced",
     id = "Companion4J",
@@ -27,12 +39,24 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
   static final String QWEN_NAME = "companion4j.qwen";
   static final String GEMINI_NAME = "companion4j.gemini";
   static final String RESTART_NAME = "companion4j.restart";
+  static final String ATTACH_NAME = "companion4j.daemonAttach";
+  static final String SPAWN_NAME = "companion4j.daemonSpawn";
+  static final String URL_NAME = "companion4j.daemonUrl";
+  static final String TOKEN_NAME = "companion4j.daemonToken";
+  static final String COMMAND_NAME = "companion4j.qwenCommand";
 
   private final PropertyChangeSupport pcs = new PropertyChangeSupport(this);
   private JPanel panel;
   private JCheckBox qwen;
   private JCheckBox gemini;
+  private JRadioButton attach;
+  private JRadioButton spawn;
+  private JTextField url;
+  private JPasswordField token;
+  private JTextField command;
   private boolean changed;
+  /** Whether the token field was typed in: an untouched empty field keeps the saved token. */
+  private boolean tokenEdited;
 
   @Override
   public void update() {
@@ -40,7 +64,14 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     Set<DiscoveryTarget> targets = CompanionSettings.targets();
     qwen.setSelected(targets.contains(DiscoveryTarget.QWEN_CODE));
     gemini.setSelected(targets.contains(DiscoveryTarget.GEMINI_CLI));
+    boolean spawning = DaemonChatSettings.mode() == DaemonChatSettings.Mode.SPAWN;
+    attach.setSelected(!spawning);
+    spawn.setSelected(spawning);
+    url.setText(DaemonChatSettings.savedUrl());
+    token.setText("");
+    command.setText(DaemonChatSettings.qwenCommand());
     changed = false;
+    tokenEdited = false;
   }
 
   @Override
@@ -54,7 +85,16 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
       // Discovery files are chosen when the engine starts.
       CompanionService.getDefault().restart();
     }
+    DaemonChatSettings.Mode mode = spawn.isSelected() ? DaemonChatSettings.Mode.SPAWN : DaemonChatSettings.Mode.ATTACH;
+    boolean chatChanged = tokenEdited
+        || mode != DaemonChatSettings.mode()
+        || !url.getText().strip().equals(DaemonChatSettings.savedUrl())
+        || !command.getText().strip().equals(DaemonChatSettings.qwenCommand());
+    if (chatChanged) {
+      ChatService.getDefault().settingsChanged(mode, url.getText(), tokenEdited ? token.getPassword() : null, command.getText());
+    }
     changed = false;
+    tokenEdited = false;
   }
 
   @Override
@@ -116,11 +156,7 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     gemini = new JCheckBox("Gemini CLI (gemini)");
     gemini.setName(GEMINI_NAME);
     for (JCheckBox box : new JCheckBox[] {qwen, gemini}) {
-      box.addActionListener(e -> {
-        boolean was = changed;
-        changed = true;
-        pcs.firePropertyChange(OptionsPanelController.PROP_CHANGED, was, true);
-      });
+      box.addActionListener(e -> markChanged());
       panel.add(box);
     }
     JButton restart = new JButton("Restart Companion");
@@ -129,6 +165,105 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     restart.addActionListener(e -> CompanionService.getDefault().restart());
     panel.add(javax.swing.Box.createVerticalStrut(8));
     panel.add(restart);
+    panel.add(javax.swing.Box.createVerticalStrut(16));
+    panel.add(chatSection());
     return panel;
+  }
+
+  /** Window > Qwen Code Chat: a daemon at an address, or one started for the project. */
+  private JPanel chatSection() {
+    JPanel chat = new JPanel(new GridBagLayout());
+    chat.setAlignmentX(JComponent.LEFT_ALIGNMENT);
+    chat.setBorder(BorderFactory.createTitledBorder("Qwen Code Chat (the qwen serve daemon)"));
+    attach = named(new JRadioButton("Attach to a running daemon"), ATTACH_NAME);
+    spawn = named(new JRadioButton("Start qwen serve for the main project, stopped with the IDE"), SPAWN_NAME);
+    ButtonGroup modes = new ButtonGroup();
+    modes.add(attach);
+    modes.add(spawn);
+    url = named(new JTextField(32), URL_NAME);
+    url.setToolTipText("e.g. http://127.0.0.1:4170 (default: $" + DaemonChatSettings.URL_VARIABLE + ")");
+    token = named(new JPasswordField(32), TOKEN_NAME);
+    token.setToolTipText("The daemon's bearer token, kept in the IDE's keyring; left empty, a saved one stays");
+    command = named(new JTextField(32), COMMAND_NAME);
+    command.setToolTipText("qwen on the IDE's PATH, or the full path of the qwen command");
+    GridBagConstraints at = new GridBagConstraints();
+    at.anchor = GridBagConstraints.WEST;
+    at.insets = new Insets(2, 4, 2, 4);
+    at.gridx = 0;
+    at.gridy = 0;
+    at.gridwidth = 2;
+    chat.add(attach, at);
+    at.gridwidth = 1;
+    row(chat, at, 1, "Address:", url);
+    row(chat, at, 2, "Token:", token);
+    at.gridx = 0;
+    at.gridy = 3;
+    at.gridwidth = 2;
+    chat.add(spawn, at);
+    at.gridwidth = 1;
+    row(chat, at, 4, "qwen command:", command);
+    at.gridx = 0;
+    at.gridy = 5;
+    at.gridwidth = 2;
+    chat.add(new JLabel("<html>The token is kept in the IDE's keyring. With no address here, $"
+        + DaemonChatSettings.URL_VARIABLE + " and $" + DaemonChatSettings.TOKEN_VARIABLE + " are used.</html>"), at);
+    for (JRadioButton mode : new JRadioButton[] {attach, spawn}) {
+      mode.addActionListener(e -> markChanged());
+    }
+    for (JTextField field : new JTextField[] {url, command}) {
+      field.getDocument().addDocumentListener(new Edits(false));
+    }
+    token.getDocument().addDocumentListener(new Edits(true));
+    return chat;
+  }
+
+  private static void row(JPanel chat, GridBagConstraints at, int y, String label, JComponent field) {
+    at.gridy = y;
+    at.gridx = 0;
+    at.insets = new Insets(2, 28, 2, 4);
+    chat.add(new JLabel(label), at);
+    at.gridx = 1;
+    at.insets = new Insets(2, 4, 2, 4);
+    chat.add(field, at);
+  }
+
+  private void markChanged() {
+    boolean was = changed;
+    changed = true;
+    pcs.firePropertyChange(OptionsPanelController.PROP_CHANGED, was, true);
+  }
+
+  private static <T extends JComponent> T named(T component, String name) {
+    component.setName(name);
+    return component;
+  }
+
+  /** Marks the panel changed on any edit; in the token field, also that the token was typed in. */
+  private final class Edits implements DocumentListener {
+    private final boolean tokenField;
+
+    Edits(boolean tokenField) {
+      this.tokenField = tokenField;
+    }
+
+    @Override
+    public void insertUpdate(DocumentEvent e) {
+      edited();
+    }
+
+    @Override
+    public void removeUpdate(DocumentEvent e) {
+      edited();
+    }
+
+    @Override
+    public void changedUpdate(DocumentEvent e) {
+      edited();
+    }
+
+    private void edited() {
+      tokenEdited |= tokenField;
+      markChanged();
+    }
   }
 }

@@ -1,48 +1,114 @@
 package dev.companion4j.netbeans;
 
+import dev.companion4j.daemon.DaemonClient;
+import dev.companion4j.daemon.conversation.DaemonSource;
+import dev.companion4j.daemon.conversation.SpawnedDaemon;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.prefs.Preferences;
 import org.netbeans.api.keyring.Keyring;
 import org.openide.util.NbPreferences;
 
 /**
- * Where the chat window finds the {@code qwen serve} daemon: the address in the IDE's
- * preferences, the token in the NetBeans keyring (never in a preferences file), and the daemon
- * adapter draft's environment fallback ({@code QWEN_IDE_DAEMON_URL}, {@code QWEN_SERVER_TOKEN}).
+ * Where the chat window finds the {@code qwen serve} daemon: one that runs at an address (kept in
+ * the IDE's preferences, its token in the NetBeans keyring, never in a preferences file), or one
+ * started for the project; and the daemon adapter draft's environment fallback ({@code
+ * QWEN_IDE_DAEMON_URL}, {@code QWEN_SERVER_TOKEN}) when nothing is set here.
  */
 final class DaemonChatSettings {
+  static final String URL_VARIABLE = "QWEN_IDE_DAEMON_URL";
+  static final String TOKEN_VARIABLE = "QWEN_SERVER_TOKEN";
+
+  /** How the chat gets its daemon. */
+  enum Mode {
+    /** A daemon that runs already, at {@link #url()}. */
+    ATTACH,
+    /** {@code qwen serve} started for the project on a free loopback port, stopped with the IDE. */
+    SPAWN
+  }
+
+  /** How long the window shows "reconnecting" after a drop before it says the daemon is gone. */
+  private static final Duration RECONNECT_BUDGET = Duration.ofSeconds(15);
+  private static final String MODE = "daemon.mode";
   private static final String URL = "daemon.url";
+  private static final String COMMAND = "daemon.qwenCommand";
   private static final String TOKEN_KEY = "dev.companion4j.netbeans.daemonToken";
 
   private DaemonChatSettings() {}
 
-  /** The daemon's address, or empty when none is set here or in the environment. */
+  static Mode mode() {
+    return "spawn".equals(prefs().get(MODE, "")) ? Mode.SPAWN : Mode.ATTACH;
+  }
+
+  /** The address saved here; empty when none is. */
+  static String savedUrl() {
+    return prefs().get(URL, "");
+  }
+
+  /** The daemon's address: the saved one, else the environment's; empty when neither is set. */
   static Optional<String> url() {
-    String saved = prefs().get(URL, "");
-    String address = saved.isBlank() ? System.getenv().getOrDefault("QWEN_IDE_DAEMON_URL", "") : saved;
+    String saved = savedUrl();
+    String address = saved.isBlank() ? System.getenv().getOrDefault(URL_VARIABLE, "") : saved;
     return address.isBlank() ? Optional.empty() : Optional.of(address.strip());
   }
 
-  /** The daemon's token, or empty for a daemon on loopback without one. */
+  /**
+   * The daemon's token: the keyring's, else the environment's; empty for a daemon without one.
+   * Never on the EDT: the keyring may ask for its master password first.
+   */
   static Optional<String> token() {
     char[] saved = Keyring.read(TOKEN_KEY);
     if (saved != null && saved.length > 0) {
       return Optional.of(new String(saved));
     }
-    String fromEnv = System.getenv().getOrDefault("QWEN_SERVER_TOKEN", "");
+    String fromEnv = System.getenv().getOrDefault(TOKEN_VARIABLE, "");
     return fromEnv.isBlank() ? Optional.empty() : Optional.of(fromEnv.strip());
   }
 
-  static void setUrl(String url) {
-    prefs().put(URL, url == null ? "" : url.strip());
+  /** The program started in {@link Mode#SPAWN}: a name on the IDE's PATH or a full path. */
+  static String qwenCommand() {
+    String saved = prefs().get(COMMAND, "");
+    return saved.isBlank() ? "qwen" : saved;
   }
 
-  /** Keeps {@code token} in the keyring; an empty one removes it. */
-  static void setToken(char[] token) {
-    if (token == null || token.length == 0) {
+  /**
+   * Saves what the options panel shows; never on the EDT, for the keyring's sake.
+   *
+   * @param token the new token, kept in the keyring; {@code null} keeps the saved one, empty removes it
+   */
+  static void save(Mode mode, String url, char[] token, String qwenCommand) {
+    prefs().put(MODE, mode == Mode.SPAWN ? "spawn" : "attach");
+    prefs().put(URL, url == null ? "" : url.strip());
+    prefs().put(COMMAND, qwenCommand == null ? "" : qwenCommand.strip());
+    if (token == null) {
+      return;
+    }
+    if (token.length == 0) {
       Keyring.delete(TOKEN_KEY);
     } else {
       Keyring.save(TOKEN_KEY, token, "Companion4J: the qwen serve daemon's token");
+    }
+  }
+
+  /**
+   * The daemon these settings name, for a chat in {@code project}, an open project's folder.
+   *
+   * @throws IOException saying what to set when they name none
+   */
+  static DaemonSource source(Path project) throws IOException {
+    if (mode() == Mode.SPAWN) {
+      return new SpawnedDaemon(qwenCommand(), project, System.getenv(), RECONNECT_BUDGET);
+    }
+    String address = url().orElseThrow(() -> new IOException(
+        "no daemon set: give its address in Tools > Options > Miscellaneous > CLI Companion, or set " + URL_VARIABLE));
+    DaemonClient.Builder builder = DaemonClient.builder().reconnectBudget(RECONNECT_BUDGET);
+    token().ifPresent(builder::token);
+    try {
+      return DaemonSource.running(builder.baseUrl(address).build());
+    } catch (IllegalArgumentException e) {
+      throw new IOException("the daemon address is not usable: " + e.getMessage(), e);
     }
   }
 

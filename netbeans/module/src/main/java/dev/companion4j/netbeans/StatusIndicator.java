@@ -1,11 +1,7 @@
 package dev.companion4j.netbeans;
 
 import java.awt.Component;
-import java.awt.Cursor;
 import java.awt.EventQueue;
-import java.awt.event.MouseAdapter;
-import java.awt.event.MouseEvent;
-import javax.swing.BorderFactory;
 import javax.swing.JLabel;
 import org.openide.awt.StatusLineElementProvider;
 import org.openide.util.lookup.ServiceProvider;
@@ -20,16 +16,7 @@ public final class StatusIndicator implements StatusLineElementProvider {
   @Override
   public synchronized Component getStatusLineElement() {
     if (label == null) {
-      label = new JLabel();
-      label.setName(NAME);
-      label.setBorder(BorderFactory.createEmptyBorder(0, 6, 0, 6));
-      label.setCursor(Cursor.getPredefinedCursor(Cursor.HAND_CURSOR));
-      label.addMouseListener(new MouseAdapter() {
-        @Override
-        public void mouseClicked(MouseEvent e) {
-          StatusDialog.show();
-        }
-      });
+      label = StatusBarLabel.create(NAME, StatusDialog::show);
       CompanionService service = CompanionService.getDefault();
       JLabel l = label;
       service.addChangeListener(e -> EventQueue.invokeLater(() -> update(l)));

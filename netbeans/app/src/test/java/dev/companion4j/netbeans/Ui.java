@@ -1,0 +1,139 @@
+package dev.companion4j.netbeans;
+
+import java.awt.Component;
+import java.awt.Container;
+import java.awt.Point;
+import java.awt.Rectangle;
+import java.awt.Robot;
+import java.awt.Window;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import javax.imageio.ImageIO;
+import javax.swing.AbstractButton;
+import org.netbeans.junit.NbModuleSuite;
+import org.netbeans.junit.NbTestCase;
+import org.netbeans.spi.options.AdvancedOption;
+import org.netbeans.spi.options.OptionsPanelController;
+import org.openide.util.Lookup;
+import org.openide.util.lookup.Lookups;
+
+/**
+ * The booted IDE as the tests use it: its configuration, the module's options panel, finding and
+ * pressing named components, and screenshots of what the user sees.
+ */
+final class Ui {
+  private static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
+
+  private Ui() {}
+
+  /** The whole test application (GUI, every cluster and module), booted once for {@code test}'s methods. */
+  static NbModuleSuite.Configuration platform(Class<? extends NbTestCase> test) {
+    return NbModuleSuite.createConfiguration(test)
+        .gui(true)
+        .clusters(".*")
+        .enableModules(".*")
+        .enableClasspathModules(false)
+        .honorAutoloadEager(true);
+  }
+
+  /** Tools > Options > Miscellaneous > CLI Companion, showing the saved settings; off the EDT. */
+  static OptionsPanelController companionOptions() throws Exception {
+    OptionsPanelController options = Lookups.forPath("OptionsDialog/Advanced").lookupAll(AdvancedOption.class).stream()
+        .filter(o -> "CLI Companion".equals(o.getDisplayName()))
+        .findFirst().orElseThrow(() -> new AssertionError("the options panel is registered under Miscellaneous"))
+        .create();
+    Edt.call(() -> {
+      options.getComponent(Lookup.EMPTY);
+      options.update();
+      return null;
+    });
+    return options;
+  }
+
+  /** The component of {@code type} named {@code name} under {@code root}, or null; on the EDT. */
+  static <T extends Component> T find(Container root, Class<T> type, String name) {
+    return findFirst(root, type, c -> name.equals(c.getName()));
+  }
+
+  /** The first component of {@code type} under {@code root} that {@code match} accepts, or null; on the EDT. */
+  static <T extends Component> T findFirst(Container root, Class<T> type, Predicate<? super T> match) {
+    for (Component c : root.getComponents()) {
+      if (type.isInstance(c) && match.test(type.cast(c))) {
+        return type.cast(c);
+      }
+      if (c instanceof Container child) {
+        T found = findFirst(child, type, match);
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Presses the button named {@code name}, as a click would; off the EDT. */
+  static void click(Container root, String name) throws Exception {
+    AbstractButton button = Edt.call(() -> find(root, AbstractButton.class, name));
+    if (button == null) {
+      throw new AssertionError("no button " + name);
+    }
+    Edt.call(() -> {
+      button.doClick();
+      return null;
+    });
+  }
+
+  /**
+   * Captures {@code area} of {@code window} (all of it when null) once the picture stops changing,
+   * into target/screenshots, and into docs/img when asked to update the screenshots.
+   */
+  static void screenshot(Window window, Rectangle area, String name) throws Exception {
+    Rectangle onScreen = Edt.call(() -> {
+      Point origin = window.getLocationOnScreen();
+      Rectangle r = area == null ? new Rectangle(0, 0, window.getWidth(), window.getHeight()) : new Rectangle(area);
+      r.translate(origin.x, origin.y);
+      return r;
+    });
+    Robot robot = new Robot();
+    AtomicReference<BufferedImage> last = new AtomicReference<>();
+    BufferedImage image = Await.until(WAIT, Duration.ofMillis(300), () -> {
+      Edt.call(() -> null);
+      BufferedImage now = robot.createScreenCapture(onScreen);
+      BufferedImage before = last.getAndSet(now);
+      return before != null && samePixels(before, now) ? now : null;
+    }, img -> img != null);
+    Path dir = Path.of(System.getProperty("companion4j.buildDir")).resolve("screenshots");
+    Files.createDirectories(dir);
+    ImageIO.write(image, "png", dir.resolve(name).toFile());
+    String docs = System.getProperty("companion4j.docsImages");
+    if (docs != null && Boolean.getBoolean("companion4j.updateScreenshots")) {
+      Files.createDirectories(Path.of(docs));
+      ImageIO.write(image, "png", Path.of(docs, name).toFile());
+    }
+  }
+
+  /** Deletes {@code dir} and all in it, if it exists. */
+  static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> all = Files.walk(dir)) {
+      for (Path p : all.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  private static boolean samePixels(BufferedImage a, BufferedImage b) {
+    int w = a.getWidth();
+    int h = a.getHeight();
+    return Arrays.equals(a.getRGB(0, 0, w, h, null, 0, w), b.getRGB(0, 0, w, h, null, 0, w));
+  }
+}

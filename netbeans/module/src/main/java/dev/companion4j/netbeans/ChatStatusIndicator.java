@@ -1,0 +1,57 @@
+package dev.companion4j.netbeans;
+
+import dev.companion4j.daemon.conversation.Conversation;
+import dev.companion4j.daemon.conversation.DaemonChat;
+import java.awt.Component;
+import javax.swing.JLabel;
+import org.openide.awt.StatusLineElementProvider;
+import org.openide.util.lookup.ServiceProvider;
+import org.openide.windows.TopComponent;
+import org.openide.windows.WindowManager;
+
+/**
+ * The status-bar item of the daemon chat: its connection state once the chat has started, nothing
+ * before; a click brings up the chat window.
+ */
+@ServiceProvider(service = StatusLineElementProvider.class, position = 410)
+public final class ChatStatusIndicator implements StatusLineElementProvider {
+  static final String NAME = "companion4j.chatStatus";
+
+  private JLabel label;
+
+  @Override
+  public synchronized Component getStatusLineElement() {
+    if (label == null) {
+      JLabel l = StatusBarLabel.create(NAME, ChatStatusIndicator::showChat);
+      l.setToolTipText("The Qwen Code chat with the qwen serve daemon \u2014 click to show it");
+      ChatService.getDefault().addListener(status -> l.setText(text(status)));
+      label = l;
+    }
+    return label;
+  }
+
+  private static void showChat() {
+    TopComponent chat = WindowManager.getDefault().findTopComponent(ChatTopComponent.ID);
+    if (chat != null) {
+      chat.open();
+      chat.requestActive();
+    }
+  }
+
+  /** On the EDT. */
+  private static String text(DaemonChat.Status status) {
+    if (!ChatService.getDefault().started()) {
+      return "";
+    }
+    Conversation c = status.conversation().orElse(null);
+    if (c == null) {
+      return status.problem().isEmpty() ? "Qwen chat: connecting\u2026" : "Qwen chat: not connected";
+    }
+    return "Qwen chat: " + switch (c.state()) {
+      case CONNECTED -> "connected";
+      case RECONNECTING -> "reconnecting\u2026";
+      case DIED -> "disconnected";
+      case CLOSED -> "closed";
+    };
+  }
+}
