@@ -28,11 +28,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The client against one real {@code qwen serve} (pinned test peer) whose model is a scripted fake.
@@ -41,38 +40,20 @@ import org.junit.jupiter.api.Test;
 class DaemonSessionTest {
   private static final Duration TURN = Duration.ofSeconds(60);
 
-  private static LiveDaemon live;
-  private static FakeModelServer model;
-  private static QwenDaemon daemon;
-  private static DaemonClient client;
+  @RegisterExtension static final LiveDaemon LIVE = new LiveDaemon();
 
   private DaemonSession session;
   private RecordingListener events;
 
-  @BeforeAll
-  static void startDaemon() throws Exception {
-    live = LiveDaemon.start();
-    model = live.model();
-    daemon = live.daemon();
-    client = live.client();
-  }
-
-  @AfterAll
-  static void stopDaemon() {
-    if (live != null) {
-      live.close();
-    }
-  }
-
   @BeforeEach
   void closeModelGate() {
-    model.closeGate();
+    LIVE.model().closeGate();
     events = new RecordingListener();
   }
 
   @AfterEach
   void closeSession() {
-    model.openGate();
+    LIVE.model().openGate();
     if (session != null) {
       session.close();
     }
@@ -85,16 +66,16 @@ class DaemonSessionTest {
   }
 
   private SessionOptions newThread() {
-    return SessionOptions.forWorkspace(daemon.workspace().toString()).asNewThread();
+    return SessionOptions.forWorkspace(LIVE.daemon().workspace().toString()).asNewThread();
   }
 
   @Test
   void reportsHealthAndCapabilities() {
-    assertThat(client.health()).isEqualTo("ok");
-    Capabilities caps = client.capabilities();
+    assertThat(LIVE.client().health()).isEqualTo("ok");
+    Capabilities caps = LIVE.client().capabilities();
     assertThat(caps.version()).isEqualTo(1);
     assertThat(caps.qwenCodeVersion()).isEqualTo("0.24.4");
-    assertThat(caps.workspaceCwd()).isEqualTo(daemon.workspace().toString());
+    assertThat(caps.workspaceCwd()).isEqualTo(LIVE.daemon().workspace().toString());
     assertThat(caps.supports("session_events")).isTrue();
     assertThat(caps.supports("session_set_model")).isTrue();
     assertThat(caps.supports("no_such_feature")).isFalse();
@@ -102,9 +83,9 @@ class DaemonSessionTest {
 
   @Test
   void streamsATextAnswer() {
-    open(client, newThread());
+    open(LIVE.client(), newThread());
     assertThat(session.clientId()).isNotBlank();
-    assertThat(session.workspaceCwd()).isEqualTo(daemon.workspace().toString());
+    assertThat(session.workspaceCwd()).isEqualTo(LIVE.daemon().workspace().toString());
 
     PromptTurn turn = session.prompt("say hello");
     TurnResult result = turn.result().join();
@@ -123,7 +104,7 @@ class DaemonSessionTest {
 
   @Test
   void streamsThoughtsSeparately() {
-    open(client, newThread());
+    open(LIVE.client(), newThread());
     PromptTurn turn = session.prompt("[[think]] and answer");
     assertThat(turn.result().join().outcome()).isEqualTo(Outcome.COMPLETED);
 
@@ -135,8 +116,8 @@ class DaemonSessionTest {
 
   @Test
   void allowedToolCallWritesTheFile() throws Exception {
-    open(client, newThread().withApprovalMode(ApprovalMode.DEFAULT));
-    Path file = daemon.workspace().resolve("allowed.txt");
+    open(LIVE.client(), newThread().withApprovalMode(ApprovalMode.DEFAULT));
+    Path file = LIVE.daemon().workspace().resolve("allowed.txt");
     PromptTurn turn = session.prompt("please [[write " + file + "]]");
 
     PermissionRequested request =
@@ -169,8 +150,8 @@ class DaemonSessionTest {
 
   @Test
   void deniedToolCallLeavesTheDiskAlone() {
-    open(client, newThread().withApprovalMode(ApprovalMode.DEFAULT));
-    Path file = daemon.workspace().resolve("denied.txt");
+    open(LIVE.client(), newThread().withApprovalMode(ApprovalMode.DEFAULT));
+    Path file = LIVE.daemon().workspace().resolve("denied.txt");
     PromptTurn turn = session.prompt("please [[write " + file + "]]");
 
     PermissionRequested request = events.awaitEvent(PermissionRequested.class, r -> true, TURN);
@@ -190,7 +171,7 @@ class DaemonSessionTest {
 
   @Test
   void cancelStopsALongAnswerMidStream() {
-    open(client, newThread());
+    open(LIVE.client(), newThread());
     PromptTurn turn = session.prompt("[[hold]]");
     await().atMost(TURN).until(() -> events.answer(turn.promptId()).contains("h2"));
 
@@ -204,7 +185,7 @@ class DaemonSessionTest {
 
   @Test
   void switchesTheModel() {
-    open(client, newThread());
+    open(LIVE.client(), newThread());
     try {
       switchModelAndBack();
     } finally {
@@ -221,7 +202,7 @@ class DaemonSessionTest {
     PromptTurn turn = session.prompt("who are you");
     assertThat(turn.result().join().outcome()).isEqualTo(Outcome.COMPLETED);
     assertThat(events.answer(turn.promptId())).isEqualTo("Hello from " + QwenDaemon.OTHER_MODEL);
-    assertThat(model.requests()).anySatisfy(r -> {
+    assertThat(LIVE.model().requests()).anySatisfy(r -> {
       assertThat(r.model()).isEqualTo(QwenDaemon.OTHER_MODEL);
       assertThat(r.lastText()).contains("who are you");
     });
@@ -236,7 +217,7 @@ class DaemonSessionTest {
 
   @Test
   void resumesAfterTheConnectionIsCutWithoutLosingOrRepeatingAChunk() throws Exception {
-    try (TcpProxy proxy = new TcpProxy(daemon.port());
+    try (TcpProxy proxy = new TcpProxy(LIVE.daemon().port());
         DaemonClient viaProxy = DaemonClient.connect(proxy.url())) {
       open(viaProxy, newThread());
       PromptTurn turn = session.prompt("[[count 60 gate 30]]");
@@ -244,7 +225,7 @@ class DaemonSessionTest {
 
       proxy.cutAll();
       ConnectionStatus dropped = events.awaitStatus(State.RECONNECTING, TURN);
-      model.openGate();
+      LIVE.model().openGate();
       TurnResult result = turn.result().join();
 
       assertThat(result.outcome()).isEqualTo(Outcome.COMPLETED);
@@ -263,7 +244,7 @@ class DaemonSessionTest {
 
   @Test
   void treatsASilentConnectionAsDropped() throws Exception {
-    try (TcpProxy proxy = new TcpProxy(daemon.port());
+    try (TcpProxy proxy = new TcpProxy(LIVE.daemon().port());
         DaemonClient viaProxy =
             DaemonClient.builder().baseUrl(proxy.url()).heartbeatTimeout(Duration.ofSeconds(2)).build()) {
       open(viaProxy, newThread());
@@ -280,8 +261,8 @@ class DaemonSessionTest {
 
   @Test
   void listsAndDeletesSessions() {
-    open(client, newThread());
-    assertThat(client.listSessions(daemon.workspace().toString()))
+    open(LIVE.client(), newThread());
+    assertThat(LIVE.client().listSessions(LIVE.daemon().workspace().toString()))
         .extracting(SessionSummary::sessionId)
         .contains(session.sessionId());
 
@@ -294,7 +275,7 @@ class DaemonSessionTest {
 
   @Test
   void refusesToPromptBeforeSubscribing() {
-    session = client.createOrAttach(newThread());
+    session = LIVE.client().createOrAttach(newThread());
     assertThatThrownBy(() -> session.prompt("hello"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("subscribe");
@@ -302,7 +283,7 @@ class DaemonSessionTest {
 
   @Test
   void reportsTheDaemonsReasonForARefusedSession() {
-    assertThatThrownBy(() -> client.createOrAttach(SessionOptions.forWorkspace("/definitely/not/registered")))
+    assertThatThrownBy(() -> LIVE.client().createOrAttach(SessionOptions.forWorkspace("/definitely/not/registered")))
         .isInstanceOf(DaemonException.class)
         .satisfies(e -> assertThat(((DaemonException) e).status()).isEqualTo(400))
         .hasMessageContaining("POST /session");

@@ -3,7 +3,6 @@ package dev.companion4j.daemon.conversation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.companion4j.daemon.DaemonClient;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.SessionOptions;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
@@ -15,37 +14,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The adapter against one real {@code qwen serve} whose model is a scripted fake. */
 class DaemonIdeConnectionTest {
   private static final Duration TURN = Duration.ofSeconds(60);
 
-  private static LiveDaemon live;
-  private static FakeModelServer model;
-  private static QwenDaemon daemon;
-  private static DaemonClient client;
+  @RegisterExtension static final LiveDaemon LIVE = new LiveDaemon();
 
   private final List<Conversation> heard = new CopyOnWriteArrayList<>();
   private final List<DaemonIdeConnection> connections = new CopyOnWriteArrayList<>();
-
-  @BeforeAll
-  static void startDaemon() throws Exception {
-    live = LiveDaemon.start();
-    model = live.model();
-    daemon = live.daemon();
-    client = live.client();
-  }
-
-  @AfterAll
-  static void stopDaemon() {
-    if (live != null) {
-      live.close();
-    }
-  }
 
   @AfterEach
   void closeConnections() {
@@ -76,7 +56,7 @@ class DaemonIdeConnectionTest {
   @Test
   void aSessionItCreatesAsksBeforeWritingAndAllowWrites() throws Exception {
     DaemonIdeConnection c = open(newThread());
-    Path file = daemon.workspace().resolve("adapter-allowed.txt");
+    Path file = LIVE.daemon().workspace().resolve("adapter-allowed.txt");
 
     c.prompt("please [[write " + file + "]]");
 
@@ -95,7 +75,7 @@ class DaemonIdeConnectionTest {
   @Test
   void denyLeavesTheFileAlone() {
     DaemonIdeConnection c = open(newThread());
-    Path file = daemon.workspace().resolve("adapter-denied.txt");
+    Path file = LIVE.daemon().workspace().resolve("adapter-denied.txt");
 
     c.prompt("please [[write " + file + "]]");
     PendingPermission request = awaitConversation(c, x -> !x.permissions().isEmpty()).permissions().get(0);
@@ -107,7 +87,7 @@ class DaemonIdeConnectionTest {
 
   @Test
   void attachingToASharedSessionReplaysWhatWasSaid() {
-    SessionOptions shared = SessionOptions.forWorkspace(daemon.workspace().toString());
+    SessionOptions shared = SessionOptions.forWorkspace(LIVE.daemon().workspace().toString());
     DaemonIdeConnection first = open(shared);
     first.prompt("say hello");
     awaitConversation(first, x -> !x.turnRunning() && x.entries().size() >= 2);
@@ -125,17 +105,17 @@ class DaemonIdeConnectionTest {
   void theLocalityNamesTheDaemonAndItsWorkspace() {
     DaemonIdeConnection c = open(newThread());
 
-    assertThat(c.locality()).isEqualTo(new DaemonIdeConnection.Locality(daemon.url(), daemon.workspace().toString()));
+    assertThat(c.locality()).isEqualTo(new DaemonIdeConnection.Locality(LIVE.daemon().url(), LIVE.daemon().workspace().toString()));
   }
 
   private DaemonIdeConnection open(SessionOptions options) {
-    DaemonIdeConnection c = DaemonIdeConnection.open(client, options, heard::add);
+    DaemonIdeConnection c = DaemonIdeConnection.open(LIVE.client(), options, heard::add);
     connections.add(c);
     return c;
   }
 
   private SessionOptions newThread() {
-    return SessionOptions.forWorkspace(daemon.workspace().toString()).asNewThread();
+    return SessionOptions.forWorkspace(LIVE.daemon().workspace().toString()).asNewThread();
   }
 
   private static Conversation awaitConversation(DaemonIdeConnection c, java.util.function.Predicate<Conversation> done) {

@@ -3,22 +3,48 @@ package dev.companion4j.daemon.testing;
 import dev.companion4j.daemon.DaemonClient;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.QwenDaemon;
-import java.io.IOException;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** A real {@code qwen serve} on a fake model and a client for it, as a test class starts them once. */
-public record LiveDaemon(FakeModelServer model, QwenDaemon daemon, DaemonClient client) implements AutoCloseable {
+/**
+ * A real {@code qwen serve} on a fake model and a client for it, started once for a test class:
+ * {@code @RegisterExtension static final LiveDaemon LIVE = new LiveDaemon();}.
+ */
+public final class LiveDaemon implements BeforeAllCallback, AfterAllCallback {
+  private FakeModelServer model;
+  private QwenDaemon daemon;
+  private DaemonClient client;
 
-  /** Starts the model, a daemon without a token on it, and the client. */
-  public static LiveDaemon start() throws IOException {
-    FakeModelServer model = new FakeModelServer();
-    QwenDaemon daemon = QwenDaemon.start(model);
-    return new LiveDaemon(model, daemon, DaemonClient.connect(daemon.url()));
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    model = new FakeModelServer();
+    daemon = QwenDaemon.start(model);
+    client = DaemonClient.connect(daemon.url());
   }
 
   @Override
-  public void close() {
-    client.close();
-    daemon.close();
-    model.close();
+  public void afterAll(ExtensionContext context) {
+    if (client != null) {
+      client.close();
+    }
+    if (daemon != null) {
+      daemon.close();
+    }
+    if (model != null) {
+      model.close();
+    }
+  }
+
+  public FakeModelServer model() {
+    return model;
+  }
+
+  public QwenDaemon daemon() {
+    return daemon;
+  }
+
+  public DaemonClient client() {
+    return client;
   }
 }

@@ -69,9 +69,7 @@ public class NetBeansChatIT extends NbTestCase {
   }
 
   public void testOptionsKeepTheTokenInTheKeyringAndTheChatConnects() throws Exception {
-    Ui.deleteRecursively(WORKSPACE);
-    Files.createDirectories(WORKSPACE);
-    Files.writeString(WORKSPACE.resolve(TestProjectFactory.MARKER), "");
+    Ui.freshProjectFolder(WORKSPACE);
     Project project = ProjectManager.getDefault().findProject(FileUtil.toFileObject(WORKSPACE.toFile()));
     OpenProjects.getDefault().open(new Project[] {project}, false);
     Await.until(WAIT, () -> OpenProjects.getDefault().getOpenProjects().length == 1);

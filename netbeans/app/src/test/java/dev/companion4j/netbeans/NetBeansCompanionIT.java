@@ -96,9 +96,7 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   public void testAnnouncesNetBeansWithEmptyWorkspace() throws Exception {
-    Ui.deleteRecursively(WORKSPACE);
-    Files.createDirectories(WORKSPACE);
-    Files.writeString(WORKSPACE.resolve(TestProjectFactory.MARKER), "");
+    Ui.freshProjectFolder(WORKSPACE);
     Files.writeString(HELLO, HELLO_TEXT);
     Files.writeString(WORKSPACE.resolve("Other.txt"), "another file\n");
     Edt.call(() -> {

@@ -119,8 +119,15 @@ final class Ui {
     }
   }
 
+  /** Makes {@code dir} an empty folder the test project factory takes for a project. */
+  static void freshProjectFolder(Path dir) throws IOException {
+    deleteRecursively(dir);
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(TestProjectFactory.MARKER), "");
+  }
+
   /** Deletes {@code dir} and all in it, if it exists. */
-  static void deleteRecursively(Path dir) throws IOException {
+  private static void deleteRecursively(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }
