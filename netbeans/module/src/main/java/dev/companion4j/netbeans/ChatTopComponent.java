@@ -222,8 +222,8 @@ public final class ChatTopComponent extends TopComponent {
         : "The agent runs on " + status.daemon() + " in " + status.workspace()
             + ": that host's files, tools and credentials, not this machine's.");
     boolean live = c != null && c.state() == Conversation.State.CONNECTED;
-    // One turn at a time, as the daemon runs them: Cancel ends the one running.
-    send.setEnabled(live && !c.turnRunning());
+    // A prompt sent during a turn waits in the daemon's queue.
+    send.setEnabled(live);
     cancel.setEnabled(live && c.turnRunning());
     sessions.setEnabled(!status.daemon().isEmpty());
     showModels(status, c);
