@@ -29,7 +29,7 @@ final class Json implements Iterable<Json> {
     }
   }
 
-  /** Writes an object of strings, numbers and booleans. */
+  /** Writes an object of strings, numbers, booleans, lists and objects. */
   static String write(Map<String, Object> object) {
     return JSONValue.toJSONString(object);
   }

@@ -2,10 +2,16 @@ package dev.companion4j.netbeans;
 
 import java.awt.Container;
 import java.awt.Rectangle;
+import java.awt.Window;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import javax.swing.AbstractButton;
 import javax.swing.JComboBox;
@@ -63,6 +69,7 @@ public class NetBeansChatIT extends NbTestCase {
             "testPromptStreamsAnAnswer",
             "testAllowingAFileWriteWritesIt",
             "testDenyingAFileWriteLeavesTheFile",
+            "testJoiningASessionStartedElsewhereReplaysItsHistory",
             "testDeadDaemonShowsDisconnectedAndReconnects",
             "testSpawnedDaemonServesTheProjectAndStopsWithTheIde")
         .suite();
@@ -162,6 +169,25 @@ public class NetBeansChatIT extends NbTestCase {
     assertFalse(Files.exists(file));
   }
 
+  public void testJoiningASessionStartedElsewhereReplaysItsHistory() throws Exception {
+    // Another client of the daemon, as a terminal would be: a session of its own, and a prompt in it.
+    String sessionId = daemonCall("/session", Map.of("cwd", WORKSPACE.toString(), "sessionScope", "thread"))
+        .path("sessionId").asString();
+    daemonCall("/session/" + sessionId + "/prompt",
+        Map.of("prompt", List.of(Map.of("type", "text", "text", "from the terminal: say hello"))));
+
+    Ui.click(chatWindow(), "companion4j.chat.sessions");
+    String item = "companion4j.chat.session:" + sessionId;
+    AbstractButton join = Await.until(WAIT, () -> Edt.call(() -> Stream.of(Window.getWindows())
+        .map(w -> Ui.find(w, AbstractButton.class, item)).filter(b -> b != null).findFirst().orElse(null)), b -> b != null);
+    Edt.call(() -> {
+      join.doClick();
+      return null;
+    });
+    Await.until(WAIT, NetBeansChatIT::logText,
+        t -> t.contains("You: from the terminal: say hello") && t.contains("Hello from fake-model") && !t.contains("allowed.txt"));
+  }
+
   public void testDeadDaemonShowsDisconnectedAndReconnects() throws Exception {
     daemon.kill();
     Await.until(DEATH, () -> label("companion4j.chat.state"), t -> t.startsWith("Disconnected: "));
@@ -209,6 +235,17 @@ public class NetBeansChatIT extends NbTestCase {
     System.setProperty("netbeans.close.no.exit", "true");
     LifecycleManager.getDefault().exit();
     Await.until(WAIT, () -> spawned.stream().noneMatch(ProcessHandle::isAlive));
+  }
+
+  /** POSTs {@code body} to the daemon with its token, as another client would, and returns the answer. */
+  private static Json daemonCall(String path, Map<String, Object> body) throws Exception {
+    HttpResponse<String> response = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(HttpRequest.newBuilder(URI.create(daemon.url + path))
+        .header("Authorization", "Bearer " + TOKEN)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(Json.write(body)))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    assertTrue(path + " answered " + response.statusCode() + ": " + response.body(), response.statusCode() / 100 == 2);
+    return Json.parse(response.body());
   }
 
   private static void prompt(String text) throws Exception {
