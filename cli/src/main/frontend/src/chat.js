@@ -3,7 +3,6 @@
 // address credentials and token never reach it.
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
-import { ApiError } from './api.js';
 import { DiffView } from './diffview.js';
 import { readEvents } from './sse.js';
 
@@ -72,12 +71,9 @@ export class ChatPanel {
 
   /** Shows the panel when the companion has a chat; follows it until the page closes. */
   async start() {
-    try {
-      this.#render(await this.#api.chatState());
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return;
-      throw e;
-    }
+    const state = await this.#api.chatState();
+    if (!state.configured) return;
+    this.#render(state);
     document.body.dataset.chat = 'on';
     $('chat').hidden = false;
     $('chat-form').addEventListener('submit', (ev) => {

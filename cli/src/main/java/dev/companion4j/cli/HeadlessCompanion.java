@@ -19,14 +19,13 @@ import java.util.function.UnaryOperator;
 final class HeadlessCompanion implements AutoCloseable {
   private final Companion companion;
   private final EditorApi editorApi;
-  private final Optional<Chat> chat;
+  private final ChatApi chatApi;
+  private final Optional<DaemonChat> chat;
 
-  /** The chat's two halves: the daemon side and the routes the page uses. */
-  private record Chat(DaemonChat daemon, ChatApi api) {}
-
-  private HeadlessCompanion(Companion companion, EditorApi editorApi, Optional<Chat> chat) {
+  private HeadlessCompanion(Companion companion, EditorApi editorApi, ChatApi chatApi, Optional<DaemonChat> chat) {
     this.companion = companion;
     this.editorApi = editorApi;
+    this.chatApi = chatApi;
     this.chat = chat;
   }
 
@@ -45,16 +44,14 @@ final class HeadlessCompanion implements AutoCloseable {
     HeadlessHost host = new HeadlessHost(ideInfo, roots, editorApi);
     Companion.Builder builder = settings.apply(Companion.builder(host)).route(EditorApi.pathSpec(), editorApi);
     ReviewPages.mount(builder);
-    Optional<Chat> chat = daemon.map(source -> {
-      ChatApi api = new ChatApi();
-      DaemonChat daemonChat = new DaemonChat(source, roots.stream().map(Path::toString).toList(), api::publish);
-      api.attach(daemonChat);
-      builder.route(ChatApi.pathSpec(), api);
-      return new Chat(daemonChat, api);
-    });
+    // Mounted without a daemon too, so the page learns there is no chat from an answer, not a 404.
+    ChatApi chatApi = new ChatApi();
+    builder.route(ChatApi.pathSpec(), chatApi);
+    Optional<DaemonChat> chat = daemon.map(source -> new DaemonChat(source, roots.stream().map(Path::toString).toList(), chatApi::publish));
+    chat.ifPresent(chatApi::attach);
     Companion companion = builder.build();
     editorApi.attach(companion);
-    return new HeadlessCompanion(companion, editorApi, chat);
+    return new HeadlessCompanion(companion, editorApi, chatApi, chat);
   }
 
   Companion companion() {
@@ -67,7 +64,7 @@ final class HeadlessCompanion implements AutoCloseable {
    */
   void startChat() {
     chat.ifPresent(c -> {
-      Thread connecting = new Thread(c.daemon()::connect, "companion4j-chat-connect");
+      Thread connecting = new Thread(c::connect, "companion4j-chat-connect");
       connecting.setDaemon(true);
       connecting.start();
     });
@@ -75,10 +72,8 @@ final class HeadlessCompanion implements AutoCloseable {
 
   @Override
   public void close() {
-    chat.ifPresent(c -> {
-      c.api().shutdown();
-      c.daemon().close();
-    });
+    chatApi.shutdown();
+    chat.ifPresent(DaemonChat::close);
     editorApi.shutdown();
     companion.close();
   }

@@ -17,11 +17,14 @@ import tools.jackson.databind.JsonNode;
 /**
  * The chat routes at {@code /chat}, behind the companion's token like the editor API: the review
  * page reads the conversation and its changes and sends prompts, cancels, model switches and
- * permission answers here; it never talks to the daemon. See docs/daemon-client.md.
+ * permission answers here; it never talks to the daemon. Without a daemon the state says the chat
+ * is not configured and the intents are refused. See docs/daemon-client.md.
  */
 public final class ChatApi extends HttpServlet {
   private static final long serialVersionUID = 1L;
   public static final String PATH = "/chat";
+  static final String NO_DAEMON = "no chat: the companion was started without a daemon"
+      + " (serve --daemon URL, --daemon spawn, or $QWEN_IDE_DAEMON_URL)";
   private static final int MAX_BODY_BYTES = 1024 * 1024;
   /** Only the newest conversation matters to a subscriber that fell behind. */
   private static final String CONVERSATION_KEY = "conversation";
@@ -52,7 +55,7 @@ public final class ChatApi extends HttpServlet {
   @Override
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     switch (HttpBodies.route(req)) {
-      case "/state" -> HttpBodies.json(resp, 200, ChatJson.status(chat.get().status()));
+      case "/state" -> HttpBodies.json(resp, 200, chat.get() == null ? ChatJson.unconfigured() : ChatJson.status(chat.get().status()));
       case "/sessions" -> sessions(resp);
       case "/events/stream" -> events.subscribe(req, resp);
       default -> HttpBodies.error(resp, 404, "no route GET " + PATH + HttpBodies.route(req)
@@ -70,7 +73,7 @@ public final class ChatApi extends HttpServlet {
     Matcher answer = ANSWER.matcher(route);
     try {
       JsonNode body = HttpBodies.jsonOrNull(bytes);
-      DaemonChat c = chat.get();
+      DaemonChat c = configured();
       switch (route) {
         case "/prompt" -> c.connection().prompt(text(body, "text"));
         case "/cancel" -> c.connection().cancel();
@@ -104,13 +107,27 @@ public final class ChatApi extends HttpServlet {
 
   private void sessions(HttpServletResponse resp) throws IOException {
     try {
-      HttpBodies.json(resp, 200, chat.get().sessions().stream().map(ChatJson::session).toList());
-    } catch (IOException e) {
+      HttpBodies.json(resp, 200, configured().sessions().stream().map(ChatJson::session).toList());
+    } catch (IOException | IllegalStateException e) {
       HttpBodies.error(resp, 409, e.getMessage());
     } catch (DaemonException e) {
       HttpBodies.error(resp, 502, "the daemon refused: " + e.getMessage());
     }
   }
+
+  /**
+   * The chat these routes serve.
+   *
+   * @throws IllegalStateException when the companion has none
+   */
+  private DaemonChat configured() {
+    DaemonChat c = chat.get();
+    if (c == null) {
+      throw new IllegalStateException(NO_DAEMON);
+    }
+    return c;
+  }
+
 
   private static String text(JsonNode body, String field) throws BadRequest {
     JsonNode value = body == null ? null : body.get(field);

@@ -16,6 +16,7 @@ final class ChatJson {
 
   static Map<String, Object> status(DaemonChat.Status status) {
     Map<String, Object> json = new LinkedHashMap<>();
+    json.put("configured", true);
     json.put("daemon", status.daemon());
     json.put("workspace", status.workspace());
     json.put("sessionId", status.sessionId());
@@ -23,6 +24,11 @@ final class ChatJson {
     json.put("models", status.models());
     json.put("conversation", status.conversation().map(ChatJson::conversation).orElse(null));
     return json;
+  }
+
+  /** A companion started without a daemon: the page shows no chat panel. */
+  static Map<String, Object> unconfigured() {
+    return Map.of("configured", false, "problem", ChatApi.NO_DAEMON);
   }
 
   static Map<String, Object> conversation(Conversation c) {

@@ -158,6 +158,19 @@ class ChatApiIT {
     assertThat(post("/chat/prompt", Map.of("text", "say hello")).statusCode()).isEqualTo(204);
   }
 
+  @Test
+  void withoutADaemonTheStateSaysSoAndIntentsAreRefused() throws Exception {
+    try (CompanionProcess plain = CompanionProcess.start(CliEnvironment.in(temp.resolve("plain")))) {
+      HttpResponse<String> state = plain.get("/chat/state");
+      assertThat(state.statusCode()).isEqualTo(200);
+      assertThat(CompanionProcess.JSON.readTree(state.body()).path("configured").asBoolean(true)).isFalse();
+      HttpResponse<String> prompt = plain.post("/chat/prompt", "{\"text\":\"hello\"}");
+      assertThat(prompt.statusCode()).isEqualTo(409);
+      assertThat(prompt.body()).contains("no chat: the companion was started without a daemon");
+      assertThat(plain.get("/chat/sessions").statusCode()).isEqualTo(409);
+    }
+  }
+
   private JsonNode awaitState(Predicate<JsonNode> done) {
     await().atMost(TURN).until(() -> done.test(state()));
     return state();
