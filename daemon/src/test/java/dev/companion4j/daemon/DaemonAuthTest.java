@@ -5,42 +5,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.companion4j.daemon.TurnResult.Outcome;
 import dev.companion4j.daemon.testing.RecordingListener;
-import dev.companion4j.testkit.FakeModelServer;
-import dev.companion4j.testkit.QwenDaemon;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.companion4j.daemon.testing.LiveDaemon;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The bearer token against a real daemon started with {@code --require-auth}. */
 class DaemonAuthTest {
   private static final String TOKEN = "test-token-5f2c9a7e0b1d4c38";
 
-  private static FakeModelServer model;
-  private static QwenDaemon daemon;
+  @RegisterExtension static final LiveDaemon LIVE = new LiveDaemon(TOKEN);
 
-  @BeforeAll
-  static void start() throws Exception {
-    model = new FakeModelServer();
-    daemon = QwenDaemon.start(model, TOKEN);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (daemon != null) {
-      daemon.close();
-    }
-    if (model != null) {
-      model.close();
-    }
-  }
 
   @Test
   void theTokenOpensTheDaemonAndStaysOutOfSight() {
-    try (DaemonClient client = DaemonClient.builder().baseUrl(daemon.url()).token(TOKEN).build()) {
+    try (DaemonClient client = DaemonClient.builder().baseUrl(LIVE.daemon().url()).token(TOKEN).build()) {
       assertThat(client.capabilities().supports("session_events")).isTrue();
       RecordingListener events = new RecordingListener();
       try (DaemonSession session =
-          client.createOrAttach(SessionOptions.forWorkspace(daemon.workspace().toString()))) {
+          client.createOrAttach(SessionOptions.forWorkspace(LIVE.daemon().workspace().toString()))) {
         session.subscribe(events);
         PromptTurn turn = session.prompt("hello with a token");
         assertThat(turn.result().join().outcome()).isEqualTo(Outcome.COMPLETED);
@@ -53,12 +35,12 @@ class DaemonAuthTest {
 
   @Test
   void withoutOrWithAWrongTokenTheDaemonRefuses() {
-    try (DaemonClient anonymous = DaemonClient.connect(daemon.url())) {
+    try (DaemonClient anonymous = DaemonClient.connect(LIVE.daemon().url())) {
       assertThatThrownBy(anonymous::capabilities)
           .isInstanceOf(DaemonException.class)
           .satisfies(e -> assertThat(((DaemonException) e).status()).isEqualTo(401));
     }
-    try (DaemonClient wrong = DaemonClient.builder().baseUrl(daemon.url()).token("not-the-token").build()) {
+    try (DaemonClient wrong = DaemonClient.builder().baseUrl(LIVE.daemon().url()).token("not-the-token").build()) {
       assertThatThrownBy(wrong::capabilities)
           .isInstanceOf(DaemonException.class)
           .hasMessageNotContaining("not-the-token")

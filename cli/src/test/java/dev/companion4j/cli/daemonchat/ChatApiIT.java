@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.daemon.testing.LiveDaemon;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.QwenDaemon;
@@ -16,11 +17,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
@@ -33,28 +33,12 @@ class ChatApiIT {
   private static final Duration TURN = Duration.ofSeconds(60);
   private static final String DAEMON_TOKEN = "daemon-secret-0123456789abcdef";
 
-  private static FakeModelServer model;
-  private static QwenDaemon daemon;
+  @RegisterExtension static final LiveDaemon LIVE = new LiveDaemon(DAEMON_TOKEN);
 
   @TempDir Path temp;
   private CompanionProcess companion;
   private final List<String> answers = new ArrayList<>();
 
-  @BeforeAll
-  static void startDaemon() throws Exception {
-    model = new FakeModelServer();
-    daemon = QwenDaemon.start(model, DAEMON_TOKEN);
-  }
-
-  @AfterAll
-  static void stopDaemon() {
-    if (daemon != null) {
-      daemon.close();
-    }
-    if (model != null) {
-      model.close();
-    }
-  }
 
   @BeforeEach
   void startCompanion() throws Exception {
@@ -62,7 +46,7 @@ class ChatApiIT {
     Files.writeString(tokenFile, DAEMON_TOKEN + "\n");
     Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
     companion = CompanionProcess.start(CliEnvironment.in(temp.resolve("home")),
-        "--workspace", daemon.workspace().toString(), "--daemon", daemon.url(), "--daemon-token-file", tokenFile.toString());
+        "--workspace", LIVE.daemon().workspace().toString(), "--daemon", LIVE.daemon().url(), "--daemon-token-file", tokenFile.toString());
   }
 
   @AfterEach
@@ -76,8 +60,8 @@ class ChatApiIT {
   @Test
   void aPromptStreamsIntoTheConversationInASessionThatAsksBeforeEdits() {
     JsonNode ready = awaitState(s -> s.path("conversation").isObject());
-    assertThat(ready.path("daemon").asString()).isEqualTo(daemon.url());
-    assertThat(ready.path("workspace").asString()).isEqualTo(daemon.workspace().toString());
+    assertThat(ready.path("daemon").asString()).isEqualTo(LIVE.daemon().url());
+    assertThat(ready.path("workspace").asString()).isEqualTo(LIVE.daemon().workspace().toString());
     assertThat(ready.path("conversation").path("approvalMode").asString()).isEqualTo("default");
 
     assertThat(post("/chat/prompt", Map.of("text", "say hello")).statusCode()).isEqualTo(204);
@@ -90,7 +74,7 @@ class ChatApiIT {
   @Test
   void aPermissionIsAnsweredThroughTheCompanionAndAllowWritesTheFile() throws Exception {
     awaitState(s -> s.path("conversation").isObject());
-    Path file = daemon.workspace().resolve("chat-allowed.txt");
+    Path file = LIVE.daemon().workspace().resolve("chat-allowed.txt");
 
     post("/chat/prompt", Map.of("text", "please [[write " + file + "]]"));
     JsonNode request = awaitState(s -> s.path("conversation").path("permissions").size() > 0)

@@ -12,15 +12,27 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code @RegisterExtension static final LiveDaemon LIVE = new LiveDaemon();}.
  */
 public final class LiveDaemon implements BeforeAllCallback, AfterAllCallback {
+  private final String token;
   private FakeModelServer model;
   private QwenDaemon daemon;
   private DaemonClient client;
 
+  /** A daemon on trusted loopback, without a token. */
+  public LiveDaemon() {
+    this(null);
+  }
+
+  /** A daemon that requires {@code token} on every request; the client sends it. */
+  public LiveDaemon(String token) {
+    this.token = token;
+  }
+
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     model = new FakeModelServer();
-    daemon = QwenDaemon.start(model);
-    client = DaemonClient.connect(daemon.url());
+    daemon = QwenDaemon.start(model, token);
+    DaemonClient.Builder builder = DaemonClient.builder().baseUrl(daemon.url());
+    client = (token == null ? builder : builder.token(token)).build();
   }
 
   @Override
