@@ -1,13 +1,14 @@
 package dev.companion4j.cli;
 
-import dev.companion4j.daemon.DaemonClient;
+import static dev.companion4j.daemon.conversation.DaemonSource.TOKEN_VARIABLE;
+import static dev.companion4j.daemon.conversation.DaemonSource.URL_VARIABLE;
+
 import dev.companion4j.daemon.conversation.DaemonSource;
 import dev.companion4j.daemon.conversation.SpawnedDaemon;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -17,10 +18,6 @@ import picocli.CommandLine.ParameterException;
 
 /** Where {@code serve} finds the {@code qwen serve} daemon its review page chats with: nowhere unless told. */
 final class DaemonOptions {
-  static final String URL_VARIABLE = "QWEN_IDE_DAEMON_URL";
-  static final String TOKEN_VARIABLE = "QWEN_SERVER_TOKEN";
-  private static final Duration RECONNECT_BUDGET = Duration.ofSeconds(15);
-
   @Option(
       names = "--daemon",
       paramLabel = "URL",
@@ -52,21 +49,11 @@ final class DaemonOptions {
         throw new ParameterException(spec.commandLine(), "--daemon-token-file is for a daemon that runs already;"
             + " a spawned one gets a fresh token");
       }
-      return Optional.of(new SpawnedDaemon("qwen", workspace, env, RECONNECT_BUDGET));
-    }
-    // An editor shows "reconnecting" meanwhile; past this it says the daemon is gone and offers to reconnect.
-    DaemonClient.Builder builder = DaemonClient.builder().reconnectBudget(RECONNECT_BUDGET);
-    try {
-      builder.baseUrl(address);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--daemon: " + e.getMessage());
+      return Optional.of(new SpawnedDaemon("qwen", workspace, env));
     }
     String token = tokenFile != null ? readToken(spec) : env.get(TOKEN_VARIABLE);
-    if (token != null && !token.isBlank()) {
-      builder.token(token.strip());
-    }
     try {
-      return Optional.of(DaemonSource.running(builder.build()));
+      return Optional.of(DaemonSource.running(address, token));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--daemon: " + e.getMessage());
     }

@@ -37,7 +37,6 @@ public final class SpawnedDaemon implements DaemonSource {
   private final String command;
   private final Path workspace;
   private final Map<String, String> env;
-  private final Duration reconnectBudget;
 
   // Guarded by this.
   private Process process;
@@ -48,13 +47,11 @@ public final class SpawnedDaemon implements DaemonSource {
    * @param command the {@code qwen} program: a path, or a name looked up on this process's
    *     {@code PATH} as {@link ProcessBuilder} does
    * @param env the environment to start it with
-   * @param reconnectBudget how long the client waits for the daemon to come back after a drop
    */
-  public SpawnedDaemon(String command, Path workspace, Map<String, String> env, Duration reconnectBudget) {
+  public SpawnedDaemon(String command, Path workspace, Map<String, String> env) {
     this.command = command;
     this.workspace = workspace;
     this.env = Map.copyOf(env);
-    this.reconnectBudget = reconnectBudget;
   }
 
   @Override
@@ -76,7 +73,7 @@ public final class SpawnedDaemon implements DaemonSource {
         .redirectErrorStream(true);
     builder.environment().clear();
     builder.environment().putAll(env);
-    builder.environment().put("QWEN_SERVER_TOKEN", token);
+    builder.environment().put(TOKEN_VARIABLE, token);
     Process started;
     try {
       started = builder.start();
@@ -88,7 +85,7 @@ public final class SpawnedDaemon implements DaemonSource {
     }
     String url = awaitListening(started);
     process = started;
-    client = DaemonClient.builder().baseUrl(url).token(token).reconnectBudget(reconnectBudget).build();
+    client = DaemonClient.builder().baseUrl(url).token(token).reconnectBudget(RECONNECT_BUDGET).build();
     log.info("Started qwen serve at {} for {} (pid {})", url, workspace, started.pid());
     return client;
   }

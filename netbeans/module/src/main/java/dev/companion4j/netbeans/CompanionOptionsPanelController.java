@@ -1,5 +1,6 @@
 package dev.companion4j.netbeans;
 
+import dev.companion4j.daemon.conversation.DaemonSource;
 import dev.companion4j.engine.discovery.DiscoveryTarget;
 import java.awt.GridBagConstraints;
 import java.awt.GridBagLayout;
@@ -181,32 +182,20 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     modes.add(attach);
     modes.add(spawn);
     url = named(new JTextField(32), URL_NAME);
-    url.setToolTipText("e.g. http://127.0.0.1:4170 (default: $" + DaemonChatSettings.URL_VARIABLE + ")");
+    url.setToolTipText("e.g. http://127.0.0.1:4170 (default: $" + DaemonSource.URL_VARIABLE + ")");
     token = named(new JPasswordField(32), TOKEN_NAME);
     token.setToolTipText("The daemon's bearer token, kept in the IDE's keyring; left empty, a saved one stays");
     command = named(new JTextField(32), COMMAND_NAME);
     command.setToolTipText("qwen on the IDE's PATH, or the full path of the qwen command");
     GridBagConstraints at = new GridBagConstraints();
     at.anchor = GridBagConstraints.WEST;
-    at.insets = new Insets(2, 4, 2, 4);
-    at.gridx = 0;
-    at.gridy = 0;
-    at.gridwidth = 2;
-    chat.add(attach, at);
-    at.gridwidth = 1;
+    wide(chat, at, 0, attach);
     row(chat, at, 1, "Address:", url);
     row(chat, at, 2, "Token:", token);
-    at.gridx = 0;
-    at.gridy = 3;
-    at.gridwidth = 2;
-    chat.add(spawn, at);
-    at.gridwidth = 1;
+    wide(chat, at, 3, spawn);
     row(chat, at, 4, "qwen command:", command);
-    at.gridx = 0;
-    at.gridy = 5;
-    at.gridwidth = 2;
-    chat.add(new JLabel("<html>The token is kept in the IDE's keyring. With no address here, $"
-        + DaemonChatSettings.URL_VARIABLE + " and $" + DaemonChatSettings.TOKEN_VARIABLE + " are used.</html>"), at);
+    wide(chat, at, 5, new JLabel("<html>The token is kept in the IDE's keyring. With no address here, $"
+        + DaemonSource.URL_VARIABLE + " and $" + DaemonSource.TOKEN_VARIABLE + " are used.</html>"));
     for (JRadioButton mode : new JRadioButton[] {attach, spawn}) {
       mode.addActionListener(e -> markChanged());
     }
@@ -217,6 +206,17 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     return chat;
   }
 
+  /** A line across both columns at row {@code y}. */
+  private static void wide(JPanel chat, GridBagConstraints at, int y, JComponent line) {
+    at.gridx = 0;
+    at.gridy = y;
+    at.gridwidth = 2;
+    at.insets = new Insets(2, 4, 2, 4);
+    chat.add(line, at);
+    at.gridwidth = 1;
+  }
+
+  /** An indented label and its field at row {@code y}. */
   private static void row(JPanel chat, GridBagConstraints at, int y, String label, JComponent field) {
     at.gridy = y;
     at.gridx = 0;

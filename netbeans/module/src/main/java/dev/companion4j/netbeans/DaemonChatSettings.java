@@ -1,11 +1,12 @@
 package dev.companion4j.netbeans;
 
-import dev.companion4j.daemon.DaemonClient;
+import static dev.companion4j.daemon.conversation.DaemonSource.TOKEN_VARIABLE;
+import static dev.companion4j.daemon.conversation.DaemonSource.URL_VARIABLE;
+
 import dev.companion4j.daemon.conversation.DaemonSource;
 import dev.companion4j.daemon.conversation.SpawnedDaemon;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.prefs.Preferences;
 import org.netbeans.api.keyring.Keyring;
@@ -18,9 +19,6 @@ import org.openide.util.NbPreferences;
  * QWEN_IDE_DAEMON_URL}, {@code QWEN_SERVER_TOKEN}) when nothing is set here.
  */
 final class DaemonChatSettings {
-  static final String URL_VARIABLE = "QWEN_IDE_DAEMON_URL";
-  static final String TOKEN_VARIABLE = "QWEN_SERVER_TOKEN";
-
   /** How the chat gets its daemon. */
   enum Mode {
     /** A daemon that runs already, at {@link #url()}. */
@@ -29,8 +27,6 @@ final class DaemonChatSettings {
     SPAWN
   }
 
-  /** How long the window shows "reconnecting" after a drop before it says the daemon is gone. */
-  private static final Duration RECONNECT_BUDGET = Duration.ofSeconds(15);
   private static final String MODE = "daemon.mode";
   private static final String URL = "daemon.url";
   private static final String COMMAND = "daemon.qwenCommand";
@@ -99,14 +95,12 @@ final class DaemonChatSettings {
    */
   static DaemonSource source(Path project) throws IOException {
     if (mode() == Mode.SPAWN) {
-      return new SpawnedDaemon(qwenCommand(), project, System.getenv(), RECONNECT_BUDGET);
+      return new SpawnedDaemon(qwenCommand(), project, System.getenv());
     }
     String address = url().orElseThrow(() -> new IOException(
         "no daemon set: give its address in Tools > Options > Miscellaneous > CLI Companion, or set " + URL_VARIABLE));
-    DaemonClient.Builder builder = DaemonClient.builder().reconnectBudget(RECONNECT_BUDGET);
-    token().ifPresent(builder::token);
     try {
-      return DaemonSource.running(builder.baseUrl(address).build());
+      return DaemonSource.running(address, token().orElse(null));
     } catch (IllegalArgumentException e) {
       throw new IOException("the daemon address is not usable: " + e.getMessage(), e);
     }
