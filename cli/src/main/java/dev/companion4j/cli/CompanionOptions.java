@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -36,16 +37,19 @@ final class CompanionOptions {
 
   /** The companion these options describe, not yet started. */
   HeadlessCompanion build(CommandSpec spec) {
-    return build(spec, Optional.empty());
+    return build(spec, roots -> Optional.empty());
   }
 
-  /** The companion these options describe, chatting with {@code daemon} if given; not yet started. */
-  HeadlessCompanion build(CommandSpec spec, Optional<DaemonSource> daemon) {
+  /**
+   * The companion these options describe, not yet started, chatting with the daemon {@code daemon}
+   * names for its roots, if any.
+   */
+  HeadlessCompanion build(CommandSpec spec, Function<List<Path>, Optional<DaemonSource>> daemon) {
     List<Path> roots = roots(spec);
     if (maxClis < 1 || maxClis > MAX_CLIS) {
       throw new ParameterException(spec.commandLine(), "--max-clis must be from 1 to " + MAX_CLIS + ", not " + maxClis);
     }
-    return HeadlessCompanion.build(ideInfo(spec), roots, builder -> builder.maxClients(maxClis), daemon);
+    return HeadlessCompanion.build(ideInfo(spec), roots, builder -> builder.maxClients(maxClis), daemon.apply(roots));
   }
 
   /** The workspace roots, absolute; each must be a directory. */

@@ -36,8 +36,8 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    HeadlessCompanion headless =
-        options.build(spec, daemon.source(spec, System.getenv(), options.roots(spec).get(0)));
+    // A spawned daemon serves the first root.
+    HeadlessCompanion headless = options.build(spec, roots -> daemon.source(spec, System.getenv(), roots.get(0)));
     Companion companion = headless.companion();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
