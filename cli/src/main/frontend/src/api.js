@@ -74,7 +74,7 @@ export class Api {
     await this.#post(`/editor/diffs/${encodeURIComponent(id)}/reject`, {});
   }
 
-  /** The chat's state; an ApiError with status 404 when the companion has no chat. */
+  /** The chat's state; `configured` is false when the companion was started without a daemon. */
   async chatState() {
     return (await this.#fetch('/chat/state')).json();
   }
@@ -85,8 +85,8 @@ export class Api {
   }
 
   /** Opens the chat's event stream. */
-  async chatStream(signal) {
-    const res = await this.#fetch('/chat/events/stream', { signal, headers: { Accept: 'text/event-stream' } });
+  async chatStream() {
+    const res = await this.#fetch('/chat/events/stream', { headers: { Accept: 'text/event-stream' } });
     if (!res.body) throw new ApiError(res.status, 'the chat stream has no body');
     return res.body;
   }

@@ -103,8 +103,7 @@ export class ChatPanel {
     });
     for (;;) {
       try {
-        const abort = new AbortController();
-        const body = await this.#api.chatStream(abort.signal);
+        const body = await this.#api.chatStream();
         this.#render(await this.#api.chatState());
         for await (const ev of readEvents(body)) {
           if (ev.event === 'chat') this.#render(JSON.parse(ev.data));

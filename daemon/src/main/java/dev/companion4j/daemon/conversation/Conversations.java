@@ -7,6 +7,7 @@ import dev.companion4j.daemon.conversation.Entry.Level;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -87,7 +88,7 @@ public final class Conversations {
 
   private static Conversation assistant(Conversation c, String promptId, String text) {
     int at = lastSaid(c);
-    if (at >= 0 && c.entries().get(at) instanceof Entry.AssistantMessage m && m.streaming() && same(m.promptId(), promptId)) {
+    if (at >= 0 && c.entries().get(at) instanceof Entry.AssistantMessage m && m.streaming() && Objects.equals(m.promptId(), promptId)) {
       return replace(c, at, new Entry.AssistantMessage(m.id(), promptId, m.text() + text, true));
     }
     return add(closeStreams(c), id -> new Entry.AssistantMessage(id, promptId, text, true));
@@ -95,7 +96,7 @@ public final class Conversations {
 
   private static Conversation thought(Conversation c, String promptId, String text) {
     int at = lastSaid(c);
-    if (at >= 0 && c.entries().get(at) instanceof Entry.Thought t && t.streaming() && same(t.promptId(), promptId)) {
+    if (at >= 0 && c.entries().get(at) instanceof Entry.Thought t && t.streaming() && Objects.equals(t.promptId(), promptId)) {
       return replace(c, at, new Entry.Thought(t.id(), promptId, t.text() + text, true));
     }
     return add(closeStreams(c), id -> new Entry.Thought(id, promptId, text, true));
@@ -235,10 +236,6 @@ public final class Conversations {
     List<PendingPermission> rest = new ArrayList<>(pending);
     rest.removeIf(p -> p.requestId().equals(requestId));
     return rest;
-  }
-
-  private static boolean same(String a, String b) {
-    return a == null ? b == null : a.equals(b);
   }
 
   private static String orEmpty(String s) {

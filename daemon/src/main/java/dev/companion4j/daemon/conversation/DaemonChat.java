@@ -66,7 +66,7 @@ public final class DaemonChat implements AutoCloseable {
    */
   public void connect() {
     follow((client, workspace) -> DaemonIdeConnection.open(
-        client, SessionOptions.forWorkspace(workspace).asNewThread(), conversation -> listener.accept(status())));
+        client, SessionOptions.forWorkspace(workspace).asNewThread(), this::changed));
   }
 
   /**
@@ -74,7 +74,12 @@ public final class DaemonChat implements AutoCloseable {
    * terminal or a browser; its history replays into the conversation.
    */
   public void attach(String sessionId) {
-    follow((client, workspace) -> DaemonIdeConnection.attach(client, sessionId, conversation -> listener.accept(status())));
+    follow((client, workspace) -> DaemonIdeConnection.attach(client, sessionId, this::changed));
+  }
+
+  /** On the connection's thread: its conversation is part of the status. */
+  private void changed(Conversation conversation) {
+    listener.accept(status());
   }
 
   /** The sessions of the daemon's workspace, most recent first. */
