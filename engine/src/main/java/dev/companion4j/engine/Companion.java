@@ -1,5 +1,6 @@
 package dev.companion4j.engine;
 
+import dev.companion4j.engine.discovery.CompanionProof;
 import dev.companion4j.engine.discovery.DiscoveryFiles;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryScanner;
@@ -14,6 +15,7 @@ import dev.companion4j.engine.internal.loop.EngineLoop;
 import dev.companion4j.engine.internal.server.CompanionServer;
 import dev.companion4j.engine.internal.server.DiffTools;
 import dev.companion4j.engine.internal.server.IdeRoutes;
+import dev.companion4j.engine.internal.server.ProofRoute;
 import dev.companion4j.engine.internal.session.SessionRegistry;
 import dev.companion4j.engine.internal.sse.SseChannel;
 import jakarta.servlet.http.HttpServlet;
@@ -128,6 +130,7 @@ public final class Companion implements AutoCloseable {
   private List<CompanionServer.Route> routes(List<CompanionServer.Route> hostRoutes) {
     List<CompanionServer.Route> all = new ArrayList<>(hostRoutes);
     all.add(new CompanionServer.Route(IdeRoutes.PATH_SPEC, new IdeRoutes(this), false));
+    all.add(new CompanionServer.Route(CompanionProof.PATH, new ProofRoute(authToken), true));
     return all;
   }
 

@@ -126,15 +126,14 @@ public final class CompanionServer {
 
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath("/");
-    List<String> hostPaths = settings.routes().stream().map(r -> prefixOf(r.pathSpec())).toList();
-    List<String> openPaths =
-        settings.routes().stream().filter(Route::open).map(r -> prefixOf(r.pathSpec())).toList();
+    List<String> hostSpecs = settings.routes().stream().map(Route::pathSpec).toList();
+    List<String> openSpecs = settings.routes().stream().filter(Route::open).map(Route::pathSpec).toList();
     RequestGuard guard =
         new RequestGuard(
             settings.authToken(),
             this::port,
-            path -> hostPaths.stream().anyMatch(prefix -> under(path, prefix)),
-            path -> openPaths.stream().anyMatch(prefix -> under(path, prefix)),
+            path -> hostSpecs.stream().anyMatch(spec -> matches(path, spec)),
+            path -> openSpecs.stream().anyMatch(spec -> matches(path, spec)),
             settings.maxBodyBytes());
     addFilter(context, guard, "/*");
     addFilter(context, new McpTransportFilter(settings.sessions(), settings.maxBodyBytes()), MCP_PATH);
@@ -158,12 +157,17 @@ public final class CompanionServer {
     context.addFilter(holder, pathSpec, EnumSet.of(DispatcherType.REQUEST));
   }
 
-  private static boolean under(String path, String prefix) {
-    return path.equals(prefix) || path.startsWith(prefix.endsWith("/") ? prefix : prefix + "/");
-  }
-
-  private static String prefixOf(String pathSpec) {
-    return pathSpec.endsWith("/*") ? pathSpec.substring(0, pathSpec.length() - 2) : pathSpec;
+  /**
+   * Whether {@code path} is served by the servlet mapped at {@code pathSpec}, as Jetty routes: a
+   * {@code /x/*} spec serves {@code /x} and everything below it, any other spec that path alone
+   * (an exact {@code /ide/proof} must not open {@code /ide/proof/…}, which {@code /ide/*} serves).
+   */
+  private static boolean matches(String path, String pathSpec) {
+    if (!pathSpec.endsWith("/*")) {
+      return path.equals(pathSpec);
+    }
+    String prefix = pathSpec.substring(0, pathSpec.length() - 2);
+    return path.equals(prefix) || path.startsWith(prefix + "/");
   }
 
   /** The port the OS assigned; -1 before start, and still the same after stop. */
