@@ -80,12 +80,24 @@ class HostileDaemonChatTest {
         HEX, HEX.toLowerCase(Locale.ROOT), URL, B64.substring(12, B64.length() - 4), "Hostile-Chat", "0123456789abcdef"}) {
       assertThat(shown).as(secret).doesNotContain(secret);
     }
+    assertThat(last.get().daemon()).isEqualTo("127.0.0.1:" + server.getAddress().getPort());
     assertThat(last.get().models()).containsExactly("qwen-[token]");
     // The last base64 character holds bits of what follows the token too: it stays.
     assertThat(sessions).extracting(SessionSummary::displayName).singleElement().asString()
         .matches("title \\[token]\\S? \\[token]");
     assertThat(((Entry.AssistantMessage) last.get().conversation().orElseThrow().entries().get(0)).text())
         .isEqualTo("key: [token], hex [token], end");
+  }
+
+  @Test
+  void aViewNamesTheDaemonByHostAndPortOnly() throws Exception {
+    DaemonClient client = DaemonClient.builder().baseUrl("http://127.0.0.1:9/" + TOKEN).token(TOKEN)
+        .connectTimeout(Duration.ofSeconds(2)).build();
+    chat = new DaemonChat(DaemonSource.running(client), List.of(WORKSPACE), status -> {});
+
+    chat.connect();
+
+    assertThat(chat.status().problem()).contains("cannot reach the daemon at 127.0.0.1:9 ").doesNotContain("http:", TOKEN);
   }
 
   private void answer(HttpExchange exchange) throws IOException {
