@@ -1,6 +1,6 @@
 // The chat panel: a conversation with the qwen serve daemon that the companion keeps.
 // The page talks only to the companion's /chat routes, with the page's token; the daemon's
-// address credentials and token never reach it.
+// address and token never reach it (the state names the daemon by host and port).
 import { DiffView } from './diffview.js';
 import { renderMarkdown } from './markdown.js';
 import { readEvents } from './sse.js';
