@@ -15,6 +15,8 @@
 //   click {selector, text?} | select {selector, value} | press {key} | type {text} -> {}
 //   text {selector} -> {text}        (innerText of the first match)
 //   count {selector} -> {count}
+//   box {selector} -> {x, y, width, height, onTop}   (the first match's bounding box; onTop: a
+//        click at its centre reaches it, or something inside it, and nothing laid over it)
 //   viewport {width, height} -> {}
 //   screenshot {path, selector?} -> {}   (the whole viewport, or one element)
 //   log -> {requests:[{method,url,status,authorized,headers,body}], consoleErrors:[...], navigations:N, url}
@@ -130,6 +132,13 @@ const ops = {
   },
   async count(a) {
     return { count: await locate(a).count() };
+  },
+  async box(a) {
+    return locate(a).first().evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+      return { x: r.x, y: r.y, width: r.width, height: r.height, onTop: hit !== null && el.contains(hit) };
+    }, null, { timeout: 15000 });
   },
   async viewport({ width, height }) {
     await page.setViewportSize({ width, height });

@@ -1,9 +1,8 @@
 // The chat panel: a conversation with the qwen serve daemon that the companion keeps.
 // The page talks only to the companion's /chat routes, with the page's token; the daemon's
-// address credentials and token never reach it.
-import DOMPurify from 'dompurify';
-import { marked } from 'marked';
+// address and token never reach it (the state names the daemon by host and port).
 import { DiffView } from './diffview.js';
+import { renderMarkdown } from './markdown.js';
 import { readEvents } from './sse.js';
 
 const $ = (id) => document.getElementById(id);
@@ -28,9 +27,7 @@ function el(tag, props = {}, ...children) {
 }
 
 function markdown(text) {
-  const div = el('div', { class: 'md' });
-  div.innerHTML = DOMPurify.sanitize(marked.parse(text, { async: false }));
-  return div;
+  return el('div', { class: 'md' }, renderMarkdown(text));
 }
 
 function entry(e) {

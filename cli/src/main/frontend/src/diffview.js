@@ -14,8 +14,13 @@ const chunkKeys = keymap.of([
   { key: 'Shift-F7', run: goToPreviousChunk },
 ]);
 
+// CodeMirror's own style sheet is a <style> element: the page's policy admits it by this nonce,
+// which the companion draws and puts on the page's script tag.
+const styleNonce = EditorView.cspNonce.of(document.querySelector('script[nonce]')?.nonce ?? '');
+
 function baseExtensions(editable) {
   return [
+    styleNonce,
     lineNumbers(),
     drawSelection(),
     highlightActiveLine(),

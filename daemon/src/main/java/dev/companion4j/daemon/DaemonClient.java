@@ -78,9 +78,17 @@ public final class DaemonClient implements AutoCloseable {
     return new Builder();
   }
 
-  /** The daemon's address. */
+  /** The daemon's address; it stays on this side, and a user interface shows {@link #displayAddress()}. */
   public URI baseUrl() {
     return http.baseUrl();
+  }
+
+  /**
+   * Where the daemon runs, for a user to read: {@code host:port} and nothing else of the address,
+   * which may carry a path that is not the user's business.
+   */
+  public String displayAddress() {
+    return http.displayAddress();
   }
 
   /** {@code GET /health}: the daemon's status word, {@code ok} when it serves. */
@@ -168,6 +176,15 @@ public final class DaemonClient implements AutoCloseable {
               Json.bool(s, "hasActivePrompt")));
     }
     return out;
+  }
+
+  /**
+   * The text without this client's token, in any of the forms the client looks for (see the
+   * daemon client's documentation). The client applies it to everything the daemon sends; a view
+   * that joins the daemon's pieces of text applies it again to what it joined.
+   */
+  public String redact(String text) {
+    return http.redact(text);
   }
 
   DaemonHttp http() {

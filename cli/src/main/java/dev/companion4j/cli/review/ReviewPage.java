@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.awt.Desktop;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.MalformedURLException;
 import java.net.URI;
 import java.net.URL;
@@ -16,6 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -42,13 +49,23 @@ public final class ReviewPage {
   public static final String PATH = "/review/";
 
   /**
-   * Only the page's own scripts and styles, and requests to its own origin. Inline styles are
-   * allowed because CodeMirror positions its views with style attributes; inline scripts are not.
+   * Only the page's own scripts and styles, and requests to its own origin. No inline style, so
+   * nothing that reaches the page as text (a chat message above all) can restyle it: the page sets
+   * styles through the CSSOM, which the policy allows, and CodeMirror's own style sheet carries
+   * the nonce of {@link #policy}.
    */
   static final String CONTENT_SECURITY_POLICY =
-      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+      "default-src 'none'; script-src 'self'; style-src 'self'; "
           + "connect-src 'self'; img-src 'self' data:; font-src 'self'; "
           + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+  /** Where the build's index.html takes the style nonce. */
+  private static final String NONCE_SLOT = "%NONCE%";
+
+  /** The policy of the page itself: style elements only with {@code nonce}. */
+  static String policy(String nonce) {
+    return CONTENT_SECURITY_POLICY.replace("style-src 'self';", "style-src 'self' 'nonce-" + nonce + "';");
+  }
 
   private ReviewPage() {}
 
@@ -213,6 +230,20 @@ public final class ReviewPage {
    * Sets the assets up on the page's first request rather than when the companion starts: Jetty
    * opens the whole jar as a file system to serve them, some 20 ms that most starts never need.
    */
+  private static byte[] randomBytes() {
+    byte[] bytes = new byte[18];
+    new SecureRandom().nextBytes(bytes);
+    return bytes;
+  }
+
+  private static byte[] sha256(byte[] bytes) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java has SHA-256", e);
+    }
+  }
+
   private static final class OnFirstRequest extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private final URL base;
@@ -230,7 +261,12 @@ public final class ReviewPage {
 
     private synchronized Assets assets() throws ServletException {
       if (assets == null) {
-        Assets started = new Assets(base);
+        Assets started;
+        try {
+          started = new Assets(base);
+        } catch (IOException e) {
+          throw new ServletException("cannot read the review page from the jar", e);
+        }
         started.init(getServletConfig());
         assets = started;
       }
@@ -252,16 +288,22 @@ public final class ReviewPage {
   private static final class Assets extends ResourceServlet {
     private static final long serialVersionUID = 1L;
     private final transient Map<String, String> settings;
+    /** The page, with a nonce drawn once per companion: it is cached by its ETag as the other assets are. */
+    private final transient String nonce = Base64.getEncoder().encodeToString(randomBytes());
+    private final transient byte[] page;
+    private final transient String pageTag;
 
-    Assets(URL base) {
+    Assets(URL base) throws IOException {
+      try (InputStream in = new URL(base, "index.html").openStream()) {
+        page = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace(NONCE_SLOT, nonce).getBytes(StandardCharsets.UTF_8);
+      }
+      pageTag = "\"" + HexFormat.of().formatHex(Arrays.copyOf(sha256(page), 12)) + "\"";
       settings =
           Map.of(
               "baseResource", base.toString(),
               // The resource path is what follows /review/, not the whole request path.
               "pathInfoOnly", "true",
               "dirAllowed", "false",
-              // Serves index.html for /review/ in place: a redirect would be one more round trip.
-              "redirectWelcome", "false",
               "etags", "true",
               "precompressed", "false");
     }
@@ -281,11 +323,22 @@ public final class ReviewPage {
         resp.setHeader("Location", PATH);
         return;
       }
-      securityHeaders(resp);
+      if (rest.equals("/") || rest.equals("/index.html")) {
+        securityHeaders(resp, policy(nonce));
+        resp.setHeader("Cache-Control", "no-cache");
+        resp.setHeader("ETag", pageTag);
+        if (pageTag.equals(req.getHeader("If-None-Match"))) {
+          resp.setStatus(HttpServletResponse.SC_NOT_MODIFIED);
+          return;
+        }
+        resp.setContentType("text/html;charset=utf-8");
+        resp.setContentLength(page.length);
+        resp.getOutputStream().write(page);
+        return;
+      }
+      securityHeaders(resp, CONTENT_SECURITY_POLICY);
       // Everything but the page itself has a content hash in its name.
-      resp.setHeader(
-          "Cache-Control",
-          rest.equals("/") || rest.equals("/index.html") ? "no-cache" : "public, max-age=31536000, immutable");
+      resp.setHeader("Cache-Control", "public, max-age=31536000, immutable");
       resp.setCharacterEncoding(StandardCharsets.UTF_8.name());
       super.doGet(req, resp);
     }
@@ -296,8 +349,8 @@ public final class ReviewPage {
       super.doNotFound(req, resp, path);
     }
 
-    private static void securityHeaders(HttpServletResponse resp) {
-      resp.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    private static void securityHeaders(HttpServletResponse resp, String policy) {
+      resp.setHeader("Content-Security-Policy", policy);
       resp.setHeader("X-Content-Type-Options", "nosniff");
       resp.setHeader("Referrer-Policy", "no-referrer");
       resp.setHeader("X-Frame-Options", "DENY");

@@ -60,7 +60,8 @@ class ChatApiIT {
   @Test
   void aPromptStreamsIntoTheConversationInASessionThatAsksBeforeEdits() {
     JsonNode ready = awaitState(s -> s.path("conversation").isObject());
-    assertThat(ready.path("daemon").asString()).isEqualTo(LIVE.daemon().url());
+    // Where the agent runs, named by host and port: the daemon's address itself stays in the companion.
+    assertThat(ready.path("daemon").asString()).isEqualTo(LIVE.daemon().url().replaceFirst("^http://", ""));
     assertThat(ready.path("workspace").asString()).isEqualTo(LIVE.daemon().workspace().toString());
     assertThat(ready.path("conversation").path("approvalMode").asString()).isEqualTo("default");
 

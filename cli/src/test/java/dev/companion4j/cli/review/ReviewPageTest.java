@@ -91,7 +91,12 @@ class ReviewPageTest {
     assertThat(page.headers().firstValue("Cache-Control")).hasValue("no-cache");
     assertThat(page.headers().firstValue("Content-Security-Policy")).get().asString()
         .contains("default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'")
-        .doesNotContain("unsafe-eval").doesNotContainPattern("script-src[^;]*unsafe-inline");
+        // Neither scripts nor styles inline: text that reaches the page cannot restyle it.
+        .doesNotContain("unsafe-eval", "unsafe-inline");
+    Matcher nonce = Pattern.compile("style-src 'self' 'nonce-([A-Za-z0-9+/]{24})';")
+        .matcher(page.headers().firstValue("Content-Security-Policy").orElseThrow());
+    assertThat(nonce.find()).as("style elements only with the page's nonce").isTrue();
+    assertThat(page.body()).contains("nonce=\"" + nonce.group(1) + "\"");
     assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
     assertThat(page.headers().firstValue("Referrer-Policy")).hasValue("no-referrer");
     assertThat(page.body()).contains("<title>Companion4J review</title>").doesNotContain("<script>");

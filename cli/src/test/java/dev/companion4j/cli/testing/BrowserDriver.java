@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The machine's headless Chromium, driven through {@code test-peers/browser/browser-driver.mjs}
@@ -83,6 +84,17 @@ public final class BrowserDriver implements AutoCloseable {
 
   public int count(String selector) {
     return call("count", Map.of("selector", selector)).path("count").asInt();
+  }
+
+  /**
+   * Where the first match of {@code selector} is: {@code x}, {@code y}, {@code width}, {@code
+   * height}, and {@code onTop}, whether a click at its centre reaches it.
+   */
+  public JsonNode box(String selector) {
+    ObjectNode box = (ObjectNode) call("box", Map.of("selector", selector)).deepCopy();
+    box.remove("id");
+    box.remove("ok");
+    return box;
   }
 
   public void screenshot(Path file) {

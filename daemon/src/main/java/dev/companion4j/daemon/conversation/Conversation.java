@@ -52,6 +52,12 @@ public record Conversation(
         false, List.of(), List.of(), List.of(), Set.of(), 1);
   }
 
+  /** The same conversation with other entries. */
+  Conversation withEntries(List<Entry> changed) {
+    return new Conversation(state, stateReason, modelId, approvalMode, turnRunning, changed, plan, permissions, unsupportedTypes,
+        nextEntry);
+  }
+
   /**
    * The model as the daemon offers it ({@code Capabilities#modelServices}): the daemon names the
    * model in use {@code id(auth type)} once it switched, which no offered id has.

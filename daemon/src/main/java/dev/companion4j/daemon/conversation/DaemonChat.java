@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * An editor's chat with a {@code qwen serve} daemon, behind the review page's panel and the
  * NetBeans chat window alike: it owns the daemon client and the connection to one session, and
- * tells a listener each new status. The daemon's address credentials and token stay here.
+ * tells a listener each new status. The daemon's address and token stay here: a status names the
+ * daemon by host and port, and carries nothing of the daemon's with the token in it.
  *
  * <p>Thread-safe. The listener runs on the connection's own thread ({@link DaemonIdeConnection}).
  */
@@ -36,7 +37,7 @@ public final class DaemonChat implements AutoCloseable {
   /**
    * What a chat view shows.
    *
-   * @param daemon the daemon's address without credentials
+   * @param daemon where the daemon runs, as {@code host:port}: never its whole address
    * @param workspace the session's workspace on the daemon's host, or empty without a session
    * @param sessionId the session's id on the daemon, or empty without a session
    * @param problem why there is no session, or empty
@@ -137,7 +138,7 @@ public final class DaemonChat implements AutoCloseable {
     }
     String served = capabilities.workspaceCwd();
     if (served == null || !roots.contains(served)) {
-      throw new IOException("the daemon at " + reached.baseUrl() + " serves " + served + ", which is not this editor's "
+      throw new IOException("the daemon at " + reached.displayAddress() + " serves " + reached.redact(served) + ", which is not this editor's "
           + (roots.size() == 1 ? "workspace " + roots.get(0) : "workspaces " + String.join(", ", roots))
           + "; start it there (qwen serve in that folder)");
     }
@@ -186,8 +187,8 @@ public final class DaemonChat implements AutoCloseable {
     listener.accept(status());
   }
 
-  /** The daemon's address (the client refuses one with credentials in it), or empty before it is known. */
+  /** Where the daemon runs, as {@code host:port}, or empty before it is known. */
   private synchronized String daemonAddress() {
-    return client == null ? "" : client.baseUrl().toString();
+    return client == null ? "" : client.displayAddress();
   }
 }

@@ -8,6 +8,8 @@ import dev.companion4j.daemon.DaemonListener;
 import dev.companion4j.daemon.DaemonSession;
 import dev.companion4j.daemon.PermissionDecision;
 import dev.companion4j.daemon.SessionOptions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,12 +37,13 @@ public final class DaemonIdeConnection implements AutoCloseable {
    * Where the agent runs, which a front end shows: its files, tools and credentials are those of
    * the daemon's host, not the editor's.
    *
-   * @param daemon the daemon's address, e.g. {@code http://127.0.0.1:4170} (never with credentials)
+   * @param daemon where the daemon runs, as {@code host:port} (see {@link DaemonClient#displayAddress()})
    * @param workspace the session's workspace, a path on the daemon's host
    */
   public record Locality(String daemon, String workspace) {}
 
   private final DaemonSession session;
+  private final UnaryOperator<String> redact;
   private final Locality locality;
   private final Listener listener;
   private final ExecutorService calls;
@@ -48,8 +51,10 @@ public final class DaemonIdeConnection implements AutoCloseable {
   // Guarded by this.
   private Conversation conversation;
 
-  private DaemonIdeConnection(DaemonSession session, Locality locality, Conversation first, Listener listener) {
+  private DaemonIdeConnection(
+      DaemonSession session, UnaryOperator<String> redact, Locality locality, Conversation first, Listener listener) {
     this.session = session;
+    this.redact = redact;
     this.locality = locality;
     this.conversation = first;
     this.listener = listener;
@@ -88,9 +93,8 @@ public final class DaemonIdeConnection implements AutoCloseable {
   }
 
   private static DaemonIdeConnection follow(DaemonClient client, DaemonSession session, Conversation first, Listener listener) {
-    // The client refuses addresses with credentials in them, so the address is safe to show.
-    Locality locality = new Locality(client.baseUrl().toString(), session.workspaceCwd());
-    DaemonIdeConnection connection = new DaemonIdeConnection(session, locality, first, listener);
+    Locality locality = new Locality(client.displayAddress(), session.workspaceCwd());
+    DaemonIdeConnection connection = new DaemonIdeConnection(session, client::redact, locality, first, listener);
     try {
       session.subscribe(connection.new Events(), 0);
     } catch (RuntimeException e) {
@@ -149,7 +153,7 @@ public final class DaemonIdeConnection implements AutoCloseable {
   private void change(UnaryOperator<Conversation> step) {
     Conversation now;
     synchronized (this) {
-      now = step.apply(conversation);
+      now = redacted(conversation, step.apply(conversation));
       if (now == conversation) {
         return;
       }
@@ -160,6 +164,46 @@ public final class DaemonIdeConnection implements AutoCloseable {
       // Queued in the same step, so calls keep the order of the changes.
       calls.execute(() -> listener.changed(now));
     }
+  }
+
+  /**
+   * The conversation with the text of each entry that changed redacted again: every event comes
+   * without the token, but a token split across chunks is whole only once they are joined.
+   */
+  private Conversation redacted(Conversation was, Conversation now) {
+    if (now == was) {
+      return now;
+    }
+    List<Entry> entries = new ArrayList<>(now.entries());
+    boolean changed = false;
+    for (int i = 0; i < entries.size(); i++) {
+      Entry e = entries.get(i);
+      if (i < was.entries().size() && was.entries().get(i) == e) {
+        continue;
+      }
+      Entry clean = redacted(e);
+      changed |= clean != e;
+      entries.set(i, clean);
+    }
+    return changed ? now.withEntries(entries) : now;
+  }
+
+  private Entry redacted(Entry e) {
+    if (e instanceof Entry.AssistantMessage m) {
+      String text = redact.apply(m.text());
+      return text.equals(m.text()) ? e : new Entry.AssistantMessage(m.id(), m.promptId(), text, m.streaming());
+    } else if (e instanceof Entry.Thought t) {
+      String text = redact.apply(t.text());
+      return text.equals(t.text()) ? e : new Entry.Thought(t.id(), t.promptId(), text, t.streaming());
+    } else if (e instanceof Entry.UserMessage u) {
+      String text = redact.apply(u.text());
+      return text.equals(u.text()) ? e : new Entry.UserMessage(u.id(), u.promptId(), text);
+    } else if (e instanceof Entry.ToolCall t) {
+      String text = redact.apply(t.text());
+      return text.equals(t.text()) ? e
+          : new Entry.ToolCall(t.id(), t.toolCallId(), t.title(), t.kind(), t.status(), t.locations(), t.rawInputJson(), text);
+    }
+    return e;
   }
 
   /** On the session's event thread: each event is one step of the conversation. */

@@ -1,6 +1,7 @@
 package dev.companion4j.daemon.conversation;
 
 import dev.companion4j.daemon.DaemonClient;
+import dev.companion4j.daemon.internal.TokenRedactor;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -83,7 +84,7 @@ public final class SpawnedDaemon implements DaemonSource {
           : command + " is not installed (not on PATH): install Qwen Code with `npm install -g @qwen-code/qwen-code`,"
               + " or name a running qwen serve instead", e);
     }
-    String url = awaitListening(started);
+    String url = awaitListening(started, TokenRedactor.of(token));
     process = started;
     client = DaemonClient.builder().baseUrl(url).token(token).reconnectBudget(RECONNECT_BUDGET).build();
     log.info("Started qwen serve at {} for {} (pid {})", url, workspace, started.pid());
@@ -97,13 +98,13 @@ public final class SpawnedDaemon implements DaemonSource {
   }
 
   /** The address the daemon prints once it listens; its output goes on to the log. */
-  private static String awaitListening(Process started) throws IOException {
+  private static String awaitListening(Process started, TokenRedactor redactor) throws IOException {
     CompletableFuture<String> listening = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
       try (BufferedReader out = new BufferedReader(new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
         while ((line = out.readLine()) != null) {
-          log.debug("qwen serve: {}", line);
+          log.debug("qwen serve: {}", redactor.redact(line));
           Matcher m = LISTENING.matcher(line);
           if (!listening.isDone() && m.find()) {
             listening.complete(m.group(1));

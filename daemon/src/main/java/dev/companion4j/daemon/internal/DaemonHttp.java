@@ -26,8 +26,8 @@ import tools.jackson.databind.JsonNode;
 /**
  * JSON requests to the daemon over {@code java.net.http}: the bearer token and client id go in
  * headers, redirects are not followed (they could carry the token elsewhere), and an error answer
- * becomes a {@link DaemonException} with the daemon's own message (the token cut out, should the
- * daemon echo it).
+ * becomes a {@link DaemonException} with the daemon's own message. The token is cut out of every
+ * answer and error, should the daemon echo it (see {@link TokenRedactor}).
  *
  * <p>Bodies are read as streams, up to a size limit and within the request's time limit, so a
  * daemon that sends without end or stops mid-body costs neither the heap nor a thread.
@@ -40,6 +40,7 @@ public final class DaemonHttp {
 
   private final URI baseUrl;
   private final String token;
+  private final TokenRedactor redactor;
   private final Duration requestTimeout;
   private final int maxResponseBytes;
   private final ScheduledExecutorService timer;
@@ -59,6 +60,7 @@ public final class DaemonHttp {
       ScheduledExecutorService timer) {
     this.baseUrl = baseUrl;
     this.token = token;
+    this.redactor = TokenRedactor.of(token);
     this.requestTimeout = requestTimeout;
     this.maxResponseBytes = maxResponseBytes;
     this.timer = timer;
@@ -72,6 +74,12 @@ public final class DaemonHttp {
 
   public URI baseUrl() {
     return baseUrl;
+  }
+
+  /** The address's host and port only, for messages a user reads. */
+  public String displayAddress() {
+    int port = baseUrl.getPort() > 0 ? baseUrl.getPort() : "https".equalsIgnoreCase(baseUrl.getScheme()) ? 443 : 80;
+    return baseUrl.getHost() + ":" + port;
   }
 
   /** Encodes one path segment (session ids, workspace paths). */
@@ -149,7 +157,8 @@ public final class DaemonHttp {
       return null;
     }
     try {
-      return Json.MAPPER.readTree(text);
+      // Everything the daemon says may end up in front of a user: without the token.
+      return redactor.redact(Json.MAPPER.readTree(text));
     } catch (JacksonException e) {
       throw new DaemonException(
           route + ": the daemon answered with something other than JSON", status, null, null);
@@ -265,16 +274,21 @@ public final class DaemonHttp {
     return new String(error.bytes(), StandardCharsets.UTF_8);
   }
 
-  /** The text with the token replaced, for anything that came from the daemon. */
+  /** The text without the token in any of its common forms, for anything that came from the daemon. */
   public String redact(String text) {
-    return token == null || text == null ? text : text.replace(token, "[token]");
+    return redactor.redact(text);
+  }
+
+  /** What cuts the token out of the daemon's text and JSON. */
+  public TokenRedactor redactor() {
+    return redactor;
   }
 
   /** The exception for a daemon that did not answer. */
   public DaemonException unreachable(String route, IOException e) {
     String why = e instanceof HttpTimeoutException ? "no answer in time" : describe(e);
     return new DaemonException(
-        route + ": cannot reach the daemon at " + baseUrl + " (" + why + ")", 0, null, e);
+        route + ": cannot reach the daemon at " + displayAddress() + " (" + why + ")", 0, null, e);
   }
 
   private static String describe(IOException e) {

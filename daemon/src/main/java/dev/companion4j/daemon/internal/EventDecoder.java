@@ -49,17 +49,18 @@ public final class EventDecoder {
    * @param sseEvent the frame's {@code event:} name, used when the data is not an envelope
    * @param data the frame's data
    * @param sessionId the subscribed session, used when the payload does not name one
+   * @param redactor cuts the token out of everything the frame says
    */
-  public static DaemonEvent decode(String sseEvent, String data, String sessionId) {
+  public static DaemonEvent decode(String sseEvent, String data, String sessionId, TokenRedactor redactor) {
     JsonNode envelope;
     try {
-      envelope = Json.MAPPER.readTree(data);
+      envelope = redactor.redact(Json.MAPPER.readTree(data));
     } catch (JacksonException e) {
-      return new Unknown(new EventMeta(0, sessionId, null, null, 0), sseEvent, data);
+      return new Unknown(new EventMeta(0, sessionId, null, null, 0), redactor.redact(sseEvent), redactor.redact(data));
     }
     String type = text(envelope, "type");
     if (envelope == null || !envelope.isObject() || type == null) {
-      return new Unknown(new EventMeta(0, sessionId, null, null, 0), sseEvent, data);
+      return new Unknown(new EventMeta(0, sessionId, null, null, 0), redactor.redact(sseEvent), redactor.redact(data));
     }
     JsonNode payload = envelope.path("data");
     String payloadSession = text(payload, "sessionId");
@@ -82,7 +83,7 @@ public final class EventDecoder {
         "session_update".equals(type) && text(payload.path("update"), "sessionUpdate") != null
             ? type + "/" + text(payload.path("update"), "sessionUpdate")
             : type;
-    return new Unknown(meta, unknownType, data);
+    return new Unknown(meta, unknownType, redactor.redact(data));
   }
 
   private static DaemonEvent typed(String type, JsonNode p, EventMeta meta) {

@@ -388,7 +388,7 @@ public final class EventStream implements AutoCloseable {
   }
 
   private boolean handle(String sseEvent, String data) {
-    DaemonEvent event = EventDecoder.decode(sseEvent, data, sessionId);
+    DaemonEvent event = EventDecoder.decode(sseEvent, data, sessionId, http.redactor());
     long id = event.meta().id();
     if (id > 0) {
       if (id <= lastEventId) {

@@ -22,7 +22,7 @@ class EventDecoderTest {
   private static final String SESSION = "70842cd2-9011-49a1-b63a-c97beaa2d7fc";
 
   private static DaemonEvent decode(String data) {
-    return EventDecoder.decode("x", data, SESSION);
+    return EventDecoder.decode("x", data, SESSION, TokenRedactor.of(null));
   }
 
   @Test

@@ -96,6 +96,7 @@ public final class ChatTopComponent extends TopComponent {
     choices.add(sessions);
     choices.add(new JLabel("Model:"));
     model.setEditable(true);
+    model.setRenderer(PlainText.renderer());
     model.setPrototypeDisplayValue("a-long-model-name-of-some-provider");
     model.setToolTipText("The model of this session; type another one's id to switch (empty: the daemon's default)");
     choices.add(model);
@@ -186,7 +187,7 @@ public final class ChatTopComponent extends TopComponent {
       for (SessionSummary s : list) {
         String title = s.displayName() == null || s.displayName().isBlank() ? s.sessionId() : s.displayName();
         String attached = s.clientCount() > 0 ? " \u00b7 " + s.clientCount() + " attached" : "";
-        JMenuItem item = new JMenuItem(title + attached + (s.sessionId().equals(current) ? " (this one)" : ""));
+        JMenuItem item = PlainText.menuItem(title + attached + (s.sessionId().equals(current) ? " (this one)" : ""));
         item.setName("companion4j.chat.session:" + s.sessionId());
         item.setEnabled(!s.sessionId().equals(current));
         item.addActionListener(e -> ChatService.getDefault().attach(s.sessionId()));
@@ -339,16 +340,18 @@ public final class ChatTopComponent extends TopComponent {
     if (!p.diffs().isEmpty()) {
       JTabbedPane changes = new JTabbedPane();
       for (FileDiff diff : p.diffs()) {
-        changes.addTab(String.valueOf(Path.of(diff.path()).getFileName()), diffView(diff));
+        String name = String.valueOf(Path.of(diff.path()).getFileName());
+        changes.addTab(name, diffView(diff));
+        changes.setTabComponentAt(changes.getTabCount() - 1, PlainText.label(name));
       }
       changes.setPreferredSize(new Dimension(600, 260));
       card.add(changes, BorderLayout.CENTER);
     } else if (!p.locations().isEmpty()) {
-      card.add(new JLabel(String.join(", ", p.locations())), BorderLayout.CENTER);
+      card.add(PlainText.label(String.join(", ", p.locations())), BorderLayout.CENTER);
     }
     JPanel answers = new JPanel(new FlowLayout(FlowLayout.LEFT));
     for (PermissionOption option : p.options()) {
-      JButton answer = named(new JButton(option.name()), "companion4j.chat.option:" + option.optionId());
+      JButton answer = named(PlainText.button(option.name()), "companion4j.chat.option:" + option.optionId());
       answer.putClientProperty("kind", option.kind());
       answer.addActionListener(e -> {
         // One answer per request: the card goes once the daemon has it.

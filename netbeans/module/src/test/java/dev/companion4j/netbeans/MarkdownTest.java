@@ -28,6 +28,19 @@ class MarkdownTest {
   }
 
   @Test
+  void noCssComesFromAMessage() {
+    String html = Markdown.toHtml("<style>body { display: none }</style>\n\n<p style=\"color: red\">x</p>\n\n"
+        + "```css\nbody {}\n```\n\n<link rel=\"stylesheet\" href=\"http://example.invalid/x.css\">");
+
+    assertThat(html).doesNotContain("<style", " style=\"", " class=\"", "<link", "<p style").contains("&lt;style&gt;", "<pre><code>");
+  }
+
+  @Test
+  void aMessageCannotLinkToTheWindowsOwnActions() {
+    assertThat(Markdown.toHtml("[open the thought](thought:e1) <thought:e2>")).doesNotContain("href=\"thought:");
+  }
+
+  @Test
   void linksKeepOnlySafeSchemes() {
     assertThat(Markdown.toHtml("[click](javascript:alert(1)) [docs](https://example.invalid/docs)"))
         .doesNotContain("javascript:")
