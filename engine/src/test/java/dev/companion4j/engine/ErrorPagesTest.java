@@ -11,8 +11,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -25,23 +23,17 @@ import tools.jackson.databind.json.JsonMapper;
 class ErrorPagesTest {
   private static final JsonMapper JSON = JsonMapper.shared();
 
-  @TempDir Path temp;
-  CompanionFixture fixture;
-
-  @BeforeEach
-  void start() throws Exception {
-    fixture = CompanionFixture.start(temp);
-  }
-
-  @AfterEach
-  void stop() {
-    fixture.close();
-  }
-
   @Test
-  void requestsJettyRefusesBeforeAnyRouteGetShortJson() throws Exception {
-    String host = "Host: 127.0.0.1:" + fixture.companion().port() + "\r\n";
-    String auth = "Authorization: Bearer " + fixture.companion().authToken() + "\r\n";
+  void requestsJettyRefusesBeforeAnyRouteGetShortJson(@TempDir Path temp) throws Exception {
+    try (CompanionFixture fixture = CompanionFixture.start(temp)) {
+      refusedAsShortJson(fixture.companion().port(), fixture.companion().authToken());
+      assertThat(fixture.client().client.listTools().tools()).as("still serving").hasSize(2);
+    }
+  }
+
+  private static void refusedAsShortJson(int port, String token) throws Exception {
+    String host = "Host: 127.0.0.1:" + port + "\r\n";
+    String auth = "Authorization: Bearer " + token + "\r\n";
     Map<String, byte[]> requests = new LinkedHashMap<>();
     requests.put("bad request line", ascii("GARBAGE\r\n\r\n"));
     requests.put("no version", ascii("GET /editor/state\r\n" + host + "\r\n"));
@@ -64,7 +56,7 @@ class ErrorPagesTest {
     requests.put("the root", ascii("GET / HTTP/1.1\r\n" + host + auth + "\r\n"));
 
     for (Map.Entry<String, byte[]> request : requests.entrySet()) {
-      String answer = exchange(request.getValue());
+      String answer = exchange(port, request.getValue());
       String what = request.getKey() + ":\n" + answer;
       int split = answer.indexOf("\r\n\r\n");
       assertThat(split).as(what).isPositive();
@@ -77,7 +69,6 @@ class ErrorPagesTest {
       assertThat(json.size()).as(what).isEqualTo(1);
       assertThat(json.path("error").asString()).as(what).isNotBlank().hasSizeLessThan(200);
     }
-    assertThat(fixture.client().client.listTools().tools()).as("still serving").hasSize(2);
   }
 
   private static byte[] ascii(String text) {
@@ -85,8 +76,8 @@ class ErrorPagesTest {
   }
 
   /** Sends {@code request} and reads the answer: its head and as much body as it declares. */
-  private String exchange(byte[] request) throws IOException {
-    try (Socket socket = new Socket("127.0.0.1", fixture.companion().port())) {
+  private static String exchange(int port, byte[] request) throws IOException {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(10_000);
       socket.getOutputStream().write(request);
       socket.getOutputStream().flush();
