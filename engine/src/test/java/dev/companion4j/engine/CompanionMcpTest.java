@@ -254,6 +254,7 @@ class CompanionMcpTest {
         "{\"name\":\"openDiff\",\"arguments\":true}",
         "{\"name\":7,\"arguments\":{}}",
         "{\"arguments\":{}}",
+        "{\"name\":\"openDiff\",\"arguments\":{},\"_meta\":5}",
         "[\"openDiff\"]");
     int id = 100;
     for (String params : badParams) {

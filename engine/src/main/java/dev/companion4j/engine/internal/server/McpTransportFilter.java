@@ -222,7 +222,7 @@ public final class McpTransportFilter extends HttpFilter {
 
   /**
    * What is wrong with a {@code tools/call} request's params, or null. The SDK cannot read
-   * arguments that are not an object and would answer nothing at all.
+   * arguments or {@code _meta} that are not an object and would answer nothing at all.
    */
   private static String invalidToolCall(JsonNode message) {
     if (!"tools/call".equals(message.path("method").asString(null)) || message.get("id") == null) {
@@ -235,11 +235,17 @@ public final class McpTransportFilter extends HttpFilter {
     if (!params.path("name").isString()) {
       return "params.name must be the tool's name, a string";
     }
-    JsonNode arguments = params.get("arguments");
-    if (arguments != null && !arguments.isNull() && !arguments.isObject()) {
+    if (!objectOrAbsent(params.get("arguments"))) {
       return "params.arguments must be an object of named arguments, such as {\"filePath\": \"/abs/file\"}";
     }
+    if (!objectOrAbsent(params.get("_meta"))) {
+      return "params._meta must be an object";
+    }
     return null;
+  }
+
+  private static boolean objectOrAbsent(JsonNode node) {
+    return node == null || node.isNull() || node.isObject();
   }
 
   private static void rpcError(HttpServletResponse response, int status, int code, String message)
