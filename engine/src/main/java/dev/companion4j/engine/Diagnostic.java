@@ -27,12 +27,8 @@ public record Diagnostic(TextRange range, Severity severity, String message, Str
     if (message == null || message.isBlank()) {
       throw new IllegalArgumentException("a diagnostic needs a message");
     }
-    message = cut(message, MAX_MESSAGE_CHARS);
-    source = source == null ? null : cut(source, MAX_SOURCE_CHARS);
-  }
-
-  private static String cut(String text, int max) {
-    return text.length() <= max ? text : text.substring(0, max) + "…";
+    message = Texts.cut(message, MAX_MESSAGE_CHARS, "…");
+    source = source == null ? null : Texts.cut(source, MAX_SOURCE_CHARS, "…");
   }
 
   /** The severities every editor maps its own onto, most severe first. */

@@ -65,9 +65,7 @@ public sealed interface EditorEvent {
     public SelectionChanged {
       requirePath(path, "path");
       Objects.requireNonNull(text, "text");
-      if (text.length() > IdeContext.MAX_SELECTED_CHARS) {
-        text = text.substring(0, IdeContext.MAX_SELECTED_CHARS) + IdeContext.TRUNCATION_MARK;
-      }
+      text = Texts.cut(text, IdeContext.MAX_SELECTED_CHARS, IdeContext.TRUNCATION_MARK);
     }
 
     /** A selection whose place the editor does not tell. */

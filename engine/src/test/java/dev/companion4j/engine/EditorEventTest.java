@@ -42,6 +42,9 @@ class EditorEventTest {
     String kept = new EditorEvent.SelectionChanged(Path.of("/ws/a"), huge).text();
 
     assertThat(kept).hasSize(IdeContext.MAX_SELECTED_CHARS + IdeContext.TRUNCATION_MARK.length()).endsWith(IdeContext.TRUNCATION_MARK);
+    String emoji = "a".repeat(IdeContext.MAX_SELECTED_CHARS - 1) + "\uD83D\uDE00";
+    assertThat(new EditorEvent.SelectionChanged(Path.of("/ws/a"), emoji).text())
+        .as("a surrogate pair is not split").isEqualTo("a".repeat(IdeContext.MAX_SELECTED_CHARS - 1) + IdeContext.TRUNCATION_MARK);
     String exact = "b".repeat(IdeContext.MAX_SELECTED_CHARS);
     assertThat(new EditorEvent.SelectionChanged(Path.of("/ws/a"), exact).text()).isSameAs(exact);
   }

@@ -254,7 +254,8 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
         case "close" -> new EditorEvent.FileClosed(absolutePath(body, "path"));
         case "delete" -> new EditorEvent.FileDeleted(absolutePath(body, "path"));
         case "rename" -> new EditorEvent.FileRenamed(absolutePath(body, "from"), absolutePath(body, "to"));
-        case "cursor" -> new EditorEvent.CursorMoved(absolutePath(body, "path"), HttpBodies.position(body, "line"), HttpBodies.position(body, "character"));
+        case "cursor" -> new EditorEvent.CursorMoved(
+            absolutePath(body, "path"), HttpBodies.position(body, "line"), HttpBodies.position(body, "character"));
         case "selection" -> new EditorEvent.SelectionChanged(
             absolutePath(body, "path"), requireString(body, "text"), body.has("range") ? range(body.get("range")) : null);
         case "diagnostics" -> new EditorEvent.DiagnosticsChanged(absolutePath(body, "path"), diagnostics(body));
