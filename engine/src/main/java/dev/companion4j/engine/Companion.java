@@ -216,23 +216,25 @@ public final class Companion implements AutoCloseable {
     if (!path.isAbsolute()) {
       throw new IllegalArgumentException("the path must be absolute: " + file);
     }
-    Path normal = path.normalize();
-    if (!WorkspacePaths.inside(normal, roots)) {
-      throw new IllegalArgumentException(file + " is outside the workspace (" + workspacePath() + "); only files inside it are opened");
-    }
-    Path real;
+    WorkspacePaths.Place place;
     try {
-      real = normal.toRealPath();
-    } catch (IOException e) {
+      place = WorkspacePaths.resolve(path, roots);
+    } catch (WorkspacePaths.RefusedException e) {
+      throw new IllegalArgumentException(switch (e.why()) {
+        case OUTSIDE -> file + " is outside the workspace (" + workspacePath() + "); only files inside it are opened";
+        case LEADS_OUTSIDE -> file + " leads outside the workspace through a symbolic link; only files inside it are opened";
+        case DANGLING_LINK -> "no such file: " + file + " passes through a symbolic link that leads nowhere";
+        case AMBIGUOUS_DOT_DOT -> file + " has '..' after a symbolic link, so it names another file than it reads as; give it without '..'";
+        case UNRESOLVABLE -> "no such file: a part of " + file + " is not a folder, or may not be read";
+      });
+    }
+    if (!place.exists()) {
       throw new IllegalArgumentException("no such file: " + file);
     }
-    if (!WorkspacePaths.inside(real, WorkspacePaths.real(roots))) {
-      throw new IllegalArgumentException(file + " leads outside the workspace through a symbolic link; only files inside it are opened");
-    }
-    if (!Files.isRegularFile(real)) {
+    if (!Files.isRegularFile(place.real())) {
       throw new IllegalArgumentException("not a file: " + file);
     }
-    return normal;
+    return place.normal();
   }
 
   /** Starts building a companion for {@code host}. */

@@ -1,45 +1,52 @@
 package dev.companion4j.engine;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 
-/** Something the user did in the editor that changes what the CLIs should know. */
+/**
+ * Something the user did in the editor that changes what the CLIs should know. Every string is
+ * bounded: a path longer than {@link #MAX_PATH_BYTES} names no file and is refused; text is cut
+ * (a selection here, a diagnostic's message and source in {@link Diagnostic}).
+ */
 public sealed interface EditorEvent {
+  /** The longest path an event may name, in UTF-8 bytes: Linux's {@code PATH_MAX}. */
+  int MAX_PATH_BYTES = 4096;
 
   /** A file editor got the focus (or was opened). */
   record FileFocused(Path path) implements EditorEvent {
     public FileFocused {
-      Objects.requireNonNull(path, "path");
+      requirePath(path, "path");
     }
   }
 
   /** A file's editor was closed. */
   record FileClosed(Path path) implements EditorEvent {
     public FileClosed {
-      Objects.requireNonNull(path, "path");
+      requirePath(path, "path");
     }
   }
 
   /** A file was deleted from disk. */
   record FileDeleted(Path path) implements EditorEvent {
     public FileDeleted {
-      Objects.requireNonNull(path, "path");
+      requirePath(path, "path");
     }
   }
 
   /** A file was renamed or moved; its place in the list is kept. */
   record FileRenamed(Path from, Path to) implements EditorEvent {
     public FileRenamed {
-      Objects.requireNonNull(from, "from");
-      Objects.requireNonNull(to, "to");
+      requirePath(from, "from");
+      requirePath(to, "to");
     }
   }
 
   /** The caret moved; line and character are 1-based. Focuses the file if it was not. */
   record CursorMoved(Path path, int line, int character) implements EditorEvent {
     public CursorMoved {
-      Objects.requireNonNull(path, "path");
+      requirePath(path, "path");
       if (line < 1 || character < 1) {
         throw new IllegalArgumentException(
             "line and character are 1-based, got " + line + ":" + character);
@@ -50,12 +57,15 @@ public sealed interface EditorEvent {
   /**
    * The selection changed; an empty text means nothing is selected. Focuses the file.
    *
+   * @param text what is selected, cut as the CLIs cut it: past {@link IdeContext#MAX_SELECTED_CHARS}
+   *     characters, with {@link IdeContext#TRUNCATION_MARK} appended
    * @param range where the selection is, or null when the editor does not say
    */
   record SelectionChanged(Path path, String text, TextRange range) implements EditorEvent {
     public SelectionChanged {
-      Objects.requireNonNull(path, "path");
+      requirePath(path, "path");
       Objects.requireNonNull(text, "text");
+      text = Texts.cut(text, IdeContext.MAX_SELECTED_CHARS, IdeContext.TRUNCATION_MARK);
     }
 
     /** A selection whose place the editor does not tell. */
@@ -70,7 +80,7 @@ public sealed interface EditorEvent {
    */
   record DiagnosticsChanged(Path path, List<Diagnostic> diagnostics) implements EditorEvent {
     public DiagnosticsChanged {
-      Objects.requireNonNull(path, "path");
+      requirePath(path, "path");
       diagnostics = List.copyOf(diagnostics);
     }
   }
@@ -78,10 +88,18 @@ public sealed interface EditorEvent {
   /** A file's editor got changes not saved yet ({@code dirty}), or was saved or reverted. */
   record DirtyChanged(Path path, boolean dirty) implements EditorEvent {
     public DirtyChanged {
-      Objects.requireNonNull(path, "path");
+      requirePath(path, "path");
     }
   }
 
   /** The user granted or withdrew trust in the workspace. */
   record TrustChanged(boolean trusted) implements EditorEvent {}
+
+  /** Refuses a null path, or one no file can have; the message does not repeat it. */
+  private static void requirePath(Path path, String name) {
+    Objects.requireNonNull(path, name);
+    if (path.toString().getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
+      throw new IllegalArgumentException(name + " is longer than " + MAX_PATH_BYTES + " bytes (PATH_MAX)");
+    }
+  }
 }

@@ -21,9 +21,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** The engine's MCP face, seen through the official MCP Java SDK client on loopback. */
 class CompanionMcpTest {
+  private static final JsonMapper JSON = JsonMapper.shared();
   @TempDir Path temp;
   Path workspace;
   RecordingHost host;
@@ -239,6 +242,48 @@ class CompanionMcpTest {
     assertThat(notAnObject.body()).contains("-32600");
     assertThat(oversize.statusCode()).isEqualTo(413);
     assertThat(client.client.listTools().tools()).hasSize(2);
+  }
+
+  @Test
+  void aToolCallWhoseArgumentsAreNoObjectGetsAnInvalidParamsAnswer() throws Exception {
+    String session = RawMcp.initialize(companion.port(), companion.authToken());
+    List<String> badParams = List.of(
+        "{\"name\":\"openDiff\",\"arguments\":[\"/etc/passwd\",\"x\"]}",
+        "{\"name\":\"openDiff\",\"arguments\":\"filePath=/etc/passwd\"}",
+        "{\"name\":\"closeDiff\",\"arguments\":42}",
+        "{\"name\":\"openDiff\",\"arguments\":true}",
+        "{\"name\":7,\"arguments\":{}}",
+        "{\"arguments\":{}}",
+        "{\"name\":\"openDiff\",\"arguments\":{},\"_meta\":5}",
+        "[\"openDiff\"]");
+    int id = 100;
+    for (String params : badParams) {
+      id++;
+      HttpResponse<String> answer = RawMcp.post(companion.port(), companion.authToken(), session,
+          "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":" + params + "}");
+
+      assertThat(answer.body()).as(params).isNotBlank();
+      JsonNode rpc = JSON.readTree(answer.body());
+      assertThat(rpc.path("id").asInt()).as(params).isEqualTo(id);
+      assertThat(rpc.path("error").path("code").asInt()).as(answer.body()).isEqualTo(-32602);
+      assertThat(rpc.path("error").path("message").asString()).as(params).startsWith("Invalid params: ")
+          .doesNotContain("Exception", "jackson", "java.");
+    }
+    assertThat(host.shown).isEmpty();
+    HttpResponse<String> fine = RawMcp.post(companion.port(), companion.authToken(), session,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"closeDiff\",\"arguments\":null}}");
+    assertThat(fine.body()).as("no arguments at all is the tool's to refuse").contains("filePath is required");
+  }
+
+  @Test
+  void aHostThatFailsUnexpectedlyIsReportedInOurWordsNotItsException() {
+    host.crashWith = new IllegalStateException("java.lang.NullPointerException: Cannot invoke \"Object.toString()\" because \"x\" is null");
+    Path file = workspace.resolve("crash.txt");
+
+    String error = errorOf("openDiff", Map.of("filePath", file.toString(), "newContent", "x"));
+
+    assertThat(error).isEqualTo("The editor failed to show the diff for " + file + "; its log says why");
+    assertThat(companion.pendingDiffs()).isEmpty();
   }
 
   @Test

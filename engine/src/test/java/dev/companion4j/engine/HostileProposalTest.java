@@ -107,6 +107,71 @@ class HostileProposalTest {
   }
 
   @Test
+  void aLinkedDirectoryAnywhereOnThePathCannotLeadOut() throws Exception {
+    Path outside = Files.createDirectories(temp.resolve("outside"));
+    Files.writeString(outside.resolve("secret"), "private key material");
+    Path deep = Files.createDirectories(outside.resolve("a/b"));
+    Files.writeString(outside.resolve("a/secret"), "private key material too");
+    Path ws = fixture.workspace();
+    Files.createSymbolicLink(ws.resolve("dirlink"), outside);
+    Files.createSymbolicLink(ws.resolve("proclink"), Path.of("/proc"));
+    Files.createSymbolicLink(ws.resolve("inner"), deep);
+    Files.createSymbolicLink(ws.resolve("dangling"), temp.resolve("not-yet"));
+    Files.writeString(ws.resolve("secret"), "inside, where the path seems to lead");
+
+    // The CLIs send absolute paths; each of these is one inside the workspace as written.
+    List<String> leadingOut = List.of(
+        ws + "/dirlink/secret",
+        ws + "/proclink/self/environ",
+        ws + "/dirlink/new-dir/new.txt",
+        ws + "/inner/../secret",
+        ws + "/inner/../new.txt");
+    for (String path : leadingOut) {
+      assertThat(errorOf(Map.of("filePath", path, "newContent", "x")))
+          .isEqualTo("filePath resolves to a place outside every workspace root: " + path);
+    }
+    String throughDangling = ws + "/dangling/new.txt";
+    assertThat(errorOf(Map.of("filePath", throughDangling, "newContent", "x")))
+        .isEqualTo("filePath passes through a symbolic link that leads nowhere: " + throughDangling);
+    assertThat(fixture.host().shown).isEmpty();
+    assertThat(fixture.companion().pendingDiffs()).isEmpty();
+  }
+
+  @Test
+  void dotDotAfterALinkWithinTheWorkspaceIsRefusedAsAmbiguous() throws Exception {
+    Path ws = fixture.workspace();
+    Path deep = Files.createDirectories(ws.resolve("sub/deep"));
+    Files.writeString(ws.resolve("sub/x.txt"), "where the kernel leads");
+    Files.writeString(ws.resolve("x.txt"), "where the text reads");
+    Files.createSymbolicLink(ws.resolve("inner"), deep);
+    String path = ws + "/inner/../x.txt";
+
+    assertThat(errorOf(Map.of("filePath", path, "newContent", "x")))
+        .isEqualTo("filePath has '..' after a symbolic link, so it names another file than it reads as; "
+            + "give it without '..': " + path);
+    assertThat(fixture.host().shown).isEmpty();
+  }
+
+  @Test
+  void linkedDirectoriesAndDotDotWithinTheWorkspaceStillWork() throws Exception {
+    Path ws = fixture.workspace();
+    Path real = Files.createDirectories(ws.resolve("real-dir"));
+    Files.writeString(real.resolve("f.txt"), "through the link");
+    Files.createSymbolicLink(ws.resolve("alias-dir"), real);
+    Files.writeString(ws.resolve("top.txt"), "plain dot-dot");
+
+    McpSchema.CallToolResult viaLink = fixture.client().call("openDiff",
+        Map.of("filePath", ws + "/alias-dir/f.txt", "newContent", "new"));
+    McpSchema.CallToolResult newUnderLink = fixture.client().call("openDiff",
+        Map.of("filePath", ws + "/alias-dir/more/g.txt", "newContent", "new"));
+    McpSchema.CallToolResult dotDot = fixture.client().call("openDiff",
+        Map.of("filePath", ws + "/real-dir/../top.txt", "newContent", "new"));
+
+    assertThat(List.of(viaLink, newUnderLink, dotDot)).allSatisfy(r -> assertThat(r.isError()).as(r.toString()).isNotEqualTo(true));
+    assertThat(fixture.host().shown).extracting(PendingDiff::originalContent).containsExactly("through the link", "", "plain dot-dot");
+  }
+
+  @Test
   void aSymlinkWithinTheWorkspaceStillWorks() throws Exception {
     Path target = Files.writeString(fixture.workspace().resolve("target.txt"), "inside");
     Path link = Files.createSymbolicLink(fixture.workspace().resolve("alias.txt"), target);

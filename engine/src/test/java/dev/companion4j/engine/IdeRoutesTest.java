@@ -128,6 +128,68 @@ class IdeRoutesTest {
   }
 
   @Test
+  void openingRefusesWhatLeadsOutThroughALinkedDirectoryAsProposalsDo(@TempDir Path temp) throws Exception {
+    try (CompanionFixture f = CompanionFixture.start(temp, Set.of(HostFeature.OPEN_FILE))) {
+      Path ws = f.workspace();
+      Path outside = Files.createDirectories(temp.resolve("outside/a/b"));
+      Files.writeString(temp.resolve("outside/secret"), "no\n");
+      Files.writeString(temp.resolve("outside/a/x.txt"), "no\n");
+      Files.writeString(ws.resolve("x.txt"), "inside\n");
+      Files.createSymbolicLink(ws.resolve("dirlink"), temp.resolve("outside"));
+      Files.createSymbolicLink(ws.resolve("proclink"), Path.of("/proc"));
+      Files.createSymbolicLink(ws.resolve("inner"), outside);
+
+      for (String path : List.of(ws + "/dirlink/secret", ws + "/proclink/self/environ", ws + "/inner/../x.txt")) {
+        HttpResponse<String> refused = send(f, "POST", "/ide/open", "{\"path\":\"" + path + "\"}");
+        assertThat(refused.statusCode()).as(path).isEqualTo(400);
+        assertThat(refused.body()).as(path).contains("leads outside the workspace through a symbolic link");
+      }
+      assertThat(f.host().opened).isEmpty();
+    }
+  }
+
+  @Test
+  void positionsBeyondAnIntOrNotWholeAreRefusedWithTheReason(@TempDir Path temp) throws Exception {
+    try (CompanionFixture f = CompanionFixture.start(temp, Set.of(HostFeature.OPEN_FILE))) {
+      Path a = Files.writeString(f.workspace().resolve("A.java"), "class A {}\n");
+      for (String number : List.of("18446744073709551617", "123456789012345678901234567890", "9223372036854775808",
+          "2147483648", "-1", "-18446744073709551617", "1.5", "1e3", "1.0")) {
+        for (String field : List.of("line", "character")) {
+          String line = field.equals("line") ? "" : "\"line\":1,";
+          String body = "{\"path\":\"" + a + "\"," + line + "\"" + field + "\":" + number + "}";
+          HttpResponse<String> answer = send(f, "POST", "/ide/open", body);
+          assertThat(answer.statusCode()).as(body).isEqualTo(400);
+          assertThat(answer.body()).as(body).contains(field + " must be a whole number from 1");
+        }
+      }
+      assertThat(f.host().opened).isEmpty();
+    }
+  }
+
+  @Test
+  void diagnosticsWithHugeSourcesAreCappedAndTheRouteKeepsAnswering(@TempDir Path temp) throws Exception {
+    try (CompanionFixture f = CompanionFixture.start(temp)) {
+      String huge = "s".repeat(3 * 1024 * 1024);
+      String hugeMessage = "m".repeat(3 * 1024 * 1024);
+      for (int i = 0; i < 150; i++) {
+        f.companion().editorEvent(new EditorEvent.DiagnosticsChanged(f.workspace().resolve("F" + i + ".java"), List.of(
+            new Diagnostic(TextRange.at(1, 1), Diagnostic.Severity.ERROR, hugeMessage, huge))));
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> f.companion().diagnostics().size() == 150);
+
+      HttpResponse<String> all = send(f, "GET", "/ide/diagnostics", null);
+      assertThat(all.statusCode()).isEqualTo(200);
+      JsonNode files = JSON.readTree(all.body()).path("files");
+      assertThat(files).hasSize(150);
+      for (JsonNode file : files) {
+        JsonNode d = file.path("diagnostics").get(0);
+        assertThat(d.path("source").asString()).hasSize(Diagnostic.MAX_SOURCE_CHARS + 1).endsWith("…");
+        assertThat(d.path("message").asString()).hasSize(Diagnostic.MAX_MESSAGE_CHARS + 1).endsWith("…");
+      }
+    }
+  }
+
+  @Test
   void aHostThatCannotOpenFilesSaysSo(@TempDir Path temp) throws Exception {
     try (CompanionFixture f = CompanionFixture.start(temp)) {
       Path a = Files.writeString(f.workspace().resolve("A.java"), "class A {}\n");

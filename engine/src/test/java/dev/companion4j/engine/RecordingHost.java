@@ -17,6 +17,8 @@ final class RecordingHost implements CompanionHost {
   final List<String> threads = new CopyOnWriteArrayList<>();
   volatile List<Path> roots;
   volatile String refuseWith;
+  /** Thrown by {@link #showDiff}, as a host with a bug would. */
+  volatile RuntimeException crashWith;
   volatile String editedText;
   /** Read once, when the companion is built. */
   volatile Set<HostFeature> features = Set.of();
@@ -43,6 +45,9 @@ final class RecordingHost implements CompanionHost {
     threads.add(Thread.currentThread().getName());
     if (refuseWith != null) {
       throw new DiffViewException(refuseWith);
+    }
+    if (crashWith != null) {
+      throw crashWith;
     }
     shown.add(diff);
     reviews.put(diff.id(), review);

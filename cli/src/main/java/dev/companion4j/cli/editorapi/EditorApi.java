@@ -241,28 +241,54 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     return body;
   }
 
+  /**
+   * The event {@code body} describes. Its bounds are the engine's: a path past PATH_MAX is refused
+   * there, long text is cut there.
+   */
   private static EditorEvent parseEvent(JsonNode body) throws BadRequest {
     String type = requireText(body, "type");
+    EditorEvent event;
     try {
-      return switch (type) {
-        case "focus" -> new EditorEvent.FileFocused(fileOnDisk(body));
+      event = switch (type) {
+        case "focus" -> new EditorEvent.FileFocused(absolutePath(body, "path"));
         case "close" -> new EditorEvent.FileClosed(absolutePath(body, "path"));
         case "delete" -> new EditorEvent.FileDeleted(absolutePath(body, "path"));
         case "rename" -> new EditorEvent.FileRenamed(absolutePath(body, "from"), absolutePath(body, "to"));
-        case "cursor" -> new EditorEvent.CursorMoved(fileOnDisk(body), position(body, "line"), position(body, "character"));
+        case "cursor" -> new EditorEvent.CursorMoved(
+            absolutePath(body, "path"), HttpBodies.position(body, "line"), HttpBodies.position(body, "character"));
         case "selection" -> new EditorEvent.SelectionChanged(
-            fileOnDisk(body), requireString(body, "text"), body.has("range") ? range(body.get("range")) : null);
+            absolutePath(body, "path"), requireString(body, "text"), body.has("range") ? range(body.get("range")) : null);
         case "diagnostics" -> new EditorEvent.DiagnosticsChanged(absolutePath(body, "path"), diagnostics(body));
         case "dirty" -> new EditorEvent.DirtyChanged(absolutePath(body, "path"), requireBoolean(body, "dirty"));
-        case "trust" -> {
-          yield new EditorEvent.TrustChanged(requireBoolean(body, "trusted"));
-        }
-        default -> throw new BadRequest("unknown event type '" + type
+        case "trust" -> new EditorEvent.TrustChanged(requireBoolean(body, "trusted"));
+        default -> throw new BadRequest("unknown event type '" + shown(type)
             + "'; expected focus, close, delete, rename, cursor, selection, diagnostics, dirty or trust");
       };
     } catch (IllegalArgumentException e) {
       throw new BadRequest(e.getMessage());
     }
+    requireOnDisk(event);
+    return event;
+  }
+
+  /** Focus, cursor and selection name a file the CLIs will read: a mistyped path is refused, not ignored. */
+  private static void requireOnDisk(EditorEvent event) throws BadRequest {
+    Path path = null;
+    if (event instanceof EditorEvent.FileFocused focus) {
+      path = focus.path();
+    } else if (event instanceof EditorEvent.CursorMoved cursor) {
+      path = cursor.path();
+    } else if (event instanceof EditorEvent.SelectionChanged selection) {
+      path = selection.path();
+    }
+    if (path != null && !Files.isRegularFile(path)) {
+      throw new BadRequest("not a file on disk: " + path);
+    }
+  }
+
+  /** {@code text} as an error message repeats it: a request's own text may be megabytes long. */
+  private static String shown(String text) {
+    return text.length() <= 200 ? text : text.substring(0, 200) + "…";
   }
 
   private static boolean requireBoolean(JsonNode body, String field) throws BadRequest {
@@ -310,19 +336,11 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       throw new BadRequest("range must be {startLine, startCharacter, endLine, endCharacter}, 1-based");
     }
     try {
-      return new TextRange(position(range, "startLine"), position(range, "startCharacter"),
-          position(range, "endLine"), position(range, "endCharacter"));
+      return new TextRange(HttpBodies.position(range, "startLine"), HttpBodies.position(range, "startCharacter"),
+          HttpBodies.position(range, "endLine"), HttpBodies.position(range, "endCharacter"));
     } catch (BadRequest | IllegalArgumentException e) {
       throw new BadRequest("range: " + e.getMessage());
     }
-  }
-
-  private static Path fileOnDisk(JsonNode body) throws BadRequest {
-    Path path = absolutePath(body, "path");
-    if (!Files.isRegularFile(path)) {
-      throw new BadRequest("not a file on disk: " + path);
-    }
-    return path;
   }
 
   private static Path absolutePath(JsonNode body, String field) throws BadRequest {
@@ -334,17 +352,9 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       throw new BadRequest(field + " is not a valid path");
     }
     if (!path.isAbsolute()) {
-      throw new BadRequest(field + " must be an absolute path, got " + text);
+      throw new BadRequest(field + " must be an absolute path, got " + shown(text));
     }
     return path.normalize();
-  }
-
-  private static int position(JsonNode body, String field) throws BadRequest {
-    JsonNode value = body.get(field);
-    if (value == null || !value.isIntegralNumber() || value.asLong() < 1 || value.asLong() > Integer.MAX_VALUE) {
-      throw new BadRequest(field + " must be a whole number from 1 (positions are 1-based)");
-    }
-    return value.asInt();
   }
 
   private static String requireText(JsonNode body, String field) throws BadRequest {

@@ -78,6 +78,49 @@ class EditorApiIT {
   }
 
   @Test
+  void numbersBeyondTheirRangeGetAReasonNeverAFailure() {
+    String file = env.file("numbers.txt", "x").toString();
+    List<String> bad = List.of("18446744073709551617", "123456789012345678901234567890", "2147483648", "-1", "1.5", "1e2");
+    for (String n : bad) {
+      assertRefused(companion.post("/editor/events",
+          "{\"type\":\"cursor\",\"path\":\"" + file + "\",\"line\":" + n + ",\"character\":1}"), 400, "line must be a whole number from 1");
+      assertRefused(companion.post("/editor/events", "{\"type\":\"selection\",\"path\":\"" + file
+          + "\",\"text\":\"x\",\"range\":{\"startLine\":1,\"startCharacter\":1,\"endLine\":" + n + ",\"endCharacter\":1}}"), 400,
+          "range: endLine must be a whole number from 1");
+      assertRefused(companion.post("/ide/open", "{\"path\":\"" + file + "\",\"line\":" + n + "}"), 400, "line must be a whole number from 1");
+    }
+    assertThat(companion.stderr()).as("no stack trace of the JSON library").doesNotContain("tools.jackson");
+  }
+
+  @Test
+  void everyStringOfAnEventIsBoundedSoHugeDiagnosticsCannotFillTheHeap() throws Exception {
+    // A heap this small is what 150 such events filled before their sources were cut.
+    try (CompanionProcess small = CompanionProcess.start(env, Map.of("JAVA_TOOL_OPTIONS", "-Xmx256m"))) {
+      String source = "s".repeat(3 * 1024 * 1024);
+      for (int i = 0; i < 150; i++) {
+        HttpResponse<String> sent = small.post("/editor/events", Map.of("type", "diagnostics",
+            "path", env.workspace().resolve("Huge" + i + ".java").toString(),
+            "diagnostics", List.of(Map.of("range", range(1, 1, 1, 2), "severity", "error", "message", "broken", "source", source))));
+        assertThat(sent.statusCode()).as("event " + i + ": " + sent.body()).isEqualTo(204);
+      }
+      await().atMost(WAIT).until(() -> CompanionProcess.JSON.readTree(small.get("/ide/diagnostics").body()).path("files").size() == 150);
+
+      HttpResponse<String> all = small.get("/ide/diagnostics");
+      assertThat(all.statusCode()).isEqualTo(200);
+      for (JsonNode file : CompanionProcess.JSON.readTree(all.body()).path("files")) {
+        assertThat(file.path("diagnostics").path(0).path("source").asString()).hasSize(201).endsWith("…");
+      }
+      String tooLong = "/" + "p".repeat(4096);
+      assertRefused(small.post("/editor/events", Map.of("type", "close", "path", tooLong)), 400, "path is longer than 4096 bytes (PATH_MAX)");
+      assertRefused(small.post("/editor/events", Map.of("type", "rename", "from", "/a", "to", tooLong)), 400, "to is longer than 4096 bytes");
+      assertRefused(small.post("/editor/events", Map.of("type", "relative" + "x".repeat(100_000))), 400, "unknown event type");
+      assertThat(small.post("/editor/events", Map.of("type", "relative" + "x".repeat(100_000))).body()).hasSizeLessThan(1000);
+      assertThat(small.get("/editor/state").statusCode()).isEqualTo(200);
+      assertThat(small.stderr()).doesNotContain("OutOfMemoryError");
+    }
+  }
+
+  @Test
   void answeringAnUnknownOrMalformedIdIsRefused() {
     assertRefused(companion.post("/editor/diffs/0123456789abcdef/accept", ""), 404, "no diff 0123456789abcdef is known");
     assertRefused(companion.post("/editor/diffs/0123456789abcdef/reject", ""), 404, "no diff 0123456789abcdef is known");

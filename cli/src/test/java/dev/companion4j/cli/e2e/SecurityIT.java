@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -177,6 +178,29 @@ class SecurityIT {
       }
       assertThat(companion.get("/editor/diffs").body()).as("still pending, answered by nobody").contains("proposed secret");
       assertThat(cli.call("status").path("status").asString()).isEqualTo("connected");
+    }
+  }
+
+  @Test
+  void requestsRefusedBeforeAnyRouteAreShortJsonNotTheServersPage() throws Exception {
+    String auth = "Bearer " + companion.token();
+    List<RawHttp.Response> answers = new ArrayList<>();
+    answers.add(RawHttp.send(companion.port(), "NOT A", "/editor/state", headers(ownHost(), auth, null), null));
+    for (String path : List.of("/%zz", "/editor/%2e%2e/state", "/%2e%2e/", "/editor%2fstate", "/review/\u00e9\u00ff", "/review/%00", "/no/such/route")) {
+      answers.add(RawHttp.send(companion.port(), "GET", path, headers(ownHost(), auth, null), null));
+    }
+    answers.add(RawHttp.send(companion.port(), "GET", "/editor/state", headers("[::1", auth, null), null));
+    answers.add(RawHttp.send(companion.port(), "GET", "/editor/state", headers("127.0.0.1:99999999", auth, null), null));
+    Map<String, String> big = headers(ownHost(), auth, null);
+    big.put("X-Big", "a".repeat(64 * 1024));
+    answers.add(RawHttp.send(companion.port(), "GET", "/editor/state", big, null));
+
+    for (RawHttp.Response r : answers) {
+      String what = r.head() + "\n\n" + r.body();
+      assertThat(r.status()).as(what).isBetween(400, 599);
+      assertThat(r.head().toLowerCase(Locale.ROOT)).as(what).contains("content-type: application/json");
+      assertThat(r.body().toLowerCase(Locale.ROOT)).as(what).doesNotContain("<html", "jetty", "exception", "at org.");
+      assertThat(CompanionProcess.JSON.readTree(r.body()).path("error").asString()).as(what).isNotBlank();
     }
   }
 

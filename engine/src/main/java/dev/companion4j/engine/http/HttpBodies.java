@@ -53,6 +53,18 @@ public final class HttpBodies {
     }
   }
 
+  /**
+   * The 1-based position in {@code body}'s {@code field}: a whole number from 1 that fits an int.
+   * Anything else (absent, a string, a fraction, beyond 32 bits however many digits) is refused.
+   */
+  public static int position(JsonNode body, String field) throws BadRequest {
+    JsonNode value = body.get(field);
+    if (value == null || !value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 1) {
+      throw new BadRequest(field + " must be a whole number from 1 (positions are 1-based)");
+    }
+    return value.intValue();
+  }
+
   /** Reads the whole body, refusing more than {@code limit} bytes whatever the headers claim. */
   public static byte[] read(HttpServletRequest request, int limit) throws IOException {
     if (request.getContentLengthLong() > limit) {

@@ -110,7 +110,7 @@ public final class ContextTracker {
               s.timestamp,
               isActive,
               isActive ? s.cursor : null,
-              isActive ? truncate(s.selection) : null));
+              isActive ? s.selection : null));
     }
     return new IdeContext(open, trusted);
   }
@@ -135,7 +135,7 @@ public final class ContextTracker {
               e.getKey().toString(),
               isActive,
               isActive ? s.cursor : null,
-              isActive ? truncate(s.selection) : null,
+              isActive ? s.selection : null,
               isActive ? s.selectionRange : null,
               dirty.contains(e.getKey())));
         });
@@ -212,13 +212,6 @@ public final class ContextTracker {
           .map(Map.Entry::getKey)
           .ifPresent(files::remove);
     }
-  }
-
-  private static String truncate(String selection) {
-    if (selection == null || selection.length() <= IdeContext.MAX_SELECTED_CHARS) {
-      return selection;
-    }
-    return selection.substring(0, IdeContext.MAX_SELECTED_CHARS) + IdeContext.TRUNCATION_MARK;
   }
 
   private static final class FileState {

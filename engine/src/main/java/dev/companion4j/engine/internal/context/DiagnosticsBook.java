@@ -20,8 +20,11 @@ import java.util.function.Consumer;
 public final class DiagnosticsBook {
   /** Files with diagnostics beyond this lose the longest unchanged ones; no workspace needs more. */
   static final int MAX_FILES = 2000;
-  /** Longer messages are cut: a diagnostic is a line in a list, not a document. */
-  static final int MAX_MESSAGE_CHARS = 2000;
+  /**
+   * All kept text together, in characters; beyond it the longest unchanged files go too. Each
+   * string is capped, but 2000 files of 500 capped diagnostics would still fill a heap.
+   */
+  static final long MAX_CHARS = 32L * 1024 * 1024;
 
   private static final Comparator<Diagnostic> MOST_SEVERE_FIRST =
       Comparator.comparing(Diagnostic::severity)
@@ -32,6 +35,7 @@ public final class DiagnosticsBook {
   private final Consumer<FileDiagnostics> changed;
   private volatile Map<Path, FileDiagnostics> snapshot = Map.of();
   private volatile boolean reported;
+  private long chars;
 
   /** @param changed told of each file whose list changed, on the engine thread */
   public DiagnosticsBook(Consumer<FileDiagnostics> changed) {
@@ -56,7 +60,7 @@ public final class DiagnosticsBook {
       Path from = e.from().toAbsolutePath().normalize();
       Path to = e.to().toAbsolutePath().normalize();
       for (Path old : files.keySet().stream().filter(p -> p.startsWith(from)).toList()) {
-        FileDiagnostics kept = files.remove(old);
+        FileDiagnostics kept = remove(old);
         Path now = to.resolve(from.relativize(old));
         FileDiagnostics moved = new FileDiagnostics(now.toString(), kept.diagnostics(), kept.total());
         news.add(FileDiagnostics.none(old.toString()));
@@ -88,13 +92,13 @@ public final class DiagnosticsBook {
   private void replace(Path path, List<Diagnostic> reportedNow, List<FileDiagnostics> news) {
     FileDiagnostics now = new FileDiagnostics(
         path.toString(),
-        reportedNow.stream().sorted(MOST_SEVERE_FIRST).limit(FileDiagnostics.MAX_KEPT).map(DiagnosticsBook::bounded).toList(),
+        reportedNow.stream().sorted(MOST_SEVERE_FIRST).limit(FileDiagnostics.MAX_KEPT).toList(),
         reportedNow.size());
     FileDiagnostics before = files.get(path);
     if (now.equals(before) || (before == null && now.total() == 0)) {
       return;
     }
-    files.remove(path);
+    remove(path);
     news.add(now);
     if (now.total() > 0) {
       put(path, now, news);
@@ -102,10 +106,11 @@ public final class DiagnosticsBook {
   }
 
   private void put(Path path, FileDiagnostics diagnostics, List<FileDiagnostics> news) {
-    files.put(path, diagnostics);
-    while (files.size() > MAX_FILES) {
+    FileDiagnostics replaced = files.put(path, diagnostics);
+    chars += weight(diagnostics) - (replaced == null ? 0 : weight(replaced));
+    while (files.size() > MAX_FILES || chars > MAX_CHARS) {
       Path oldest = files.keySet().iterator().next();
-      files.remove(oldest);
+      remove(oldest);
       news.add(FileDiagnostics.none(oldest.toString()));
     }
   }
@@ -113,15 +118,22 @@ public final class DiagnosticsBook {
   private void removeUnder(Path raw, List<FileDiagnostics> news) {
     Path path = raw.toAbsolutePath().normalize();
     for (Path gone : files.keySet().stream().filter(p -> p.startsWith(path)).toList()) {
-      files.remove(gone);
+      remove(gone);
       news.add(FileDiagnostics.none(gone.toString()));
     }
   }
 
-  private static Diagnostic bounded(Diagnostic d) {
-    if (d.message().length() <= MAX_MESSAGE_CHARS) {
-      return d;
+  private FileDiagnostics remove(Path path) {
+    FileDiagnostics gone = files.remove(path);
+    if (gone != null) {
+      chars -= weight(gone);
     }
-    return new Diagnostic(d.range(), d.severity(), d.message().substring(0, MAX_MESSAGE_CHARS) + "…", d.source());
+    return gone;
+  }
+
+  private static long weight(FileDiagnostics file) {
+    return file.path().length() + file.diagnostics().stream()
+        .mapToLong(d -> d.message().length() + (d.source() == null ? 0 : d.source().length()))
+        .sum();
   }
 }

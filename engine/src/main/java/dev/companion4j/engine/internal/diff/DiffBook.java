@@ -9,7 +9,6 @@ import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.DiffViewException;
 import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.internal.io.WorkspacePaths;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -117,9 +116,9 @@ public final class DiffBook {
    */
   public CompletableFuture<PendingDiff> open(String sessionId, String filePath, String newContent)
       throws DiffRequestException {
-    Path path = validatePath(filePath);
-    String original = files.readOriginal(path, filePath, realRoots());
-    PendingDiff diff = new PendingDiff(DiffId.random(), filePath, path, original, newContent, clock.instant(), sessionId);
+    WorkspacePaths.Place place = place(filePath);
+    String original = place.exists() ? files.readOriginal(place.real(), filePath) : "";
+    PendingDiff diff = new PendingDiff(DiffId.random(), filePath, place.normal(), original, newContent, clock.instant(), sessionId);
     Entry entry = new Entry(diff);
     CompletableFuture<PendingDiff> shown = new CompletableFuture<>();
     Entry replaced;
@@ -303,9 +302,12 @@ public final class DiffBook {
         }
       }
       if (stillPending) {
-        String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        shown.completeExceptionally(
-            new DiffRequestException("The editor could not show the diff for " + diff.filePath() + ": " + reason));
+        shown.completeExceptionally(new DiffRequestException(e instanceof DiffViewException refused && refused.getMessage() != null
+            ? "The editor could not show the diff for " + diff.filePath() + ": " + refused.getMessage()
+            : "The editor failed to show the diff for " + diff.filePath() + "; its log says why"));
+        if (!(e instanceof DiffViewException)) {
+          log.warn("The editor failed to show the diff for {}", diff.filePath(), e);
+        }
       } else {
         // It was answered while being shown; that answer is the CLI's outcome.
         shown.complete(diff);
@@ -340,7 +342,30 @@ public final class DiffBook {
     }
   }
 
-  private Path validatePath(String filePath) throws DiffRequestException {
+  /** Where a proposal's path leads; it must stay inside the roots all the way, every link followed. */
+  private WorkspacePaths.Place place(String filePath) throws DiffRequestException {
+    try {
+      return WorkspacePaths.resolve(absolute(filePath), roots.get());
+    } catch (WorkspacePaths.RefusedException e) {
+      throw new DiffRequestException(switch (e.why()) {
+        case OUTSIDE -> "filePath is outside every workspace root: ";
+        case LEADS_OUTSIDE -> "filePath resolves to a place outside every workspace root: ";
+        case DANGLING_LINK -> "filePath passes through a symbolic link that leads nowhere: ";
+        case AMBIGUOUS_DOT_DOT -> "filePath has '..' after a symbolic link, so it names another file than it reads as; "
+            + "give it without '..': ";
+        case UNRESOLVABLE -> "filePath cannot be followed: a part of it is not a folder, or may not be read: ";
+      } + filePath);
+    }
+  }
+
+  /** A path a CLI may close: inside the roots as written; where it leads was checked when it was proposed. */
+  private void validatePath(String filePath) throws DiffRequestException {
+    if (!WorkspacePaths.inside(absolute(filePath).normalize(), roots.get())) {
+      throw new DiffRequestException("filePath is outside every workspace root: " + filePath);
+    }
+  }
+
+  private static Path absolute(String filePath) throws DiffRequestException {
     if (filePath == null || filePath.isBlank()) {
       throw new DiffRequestException("filePath is required");
     }
@@ -353,14 +378,6 @@ public final class DiffBook {
     if (!path.isAbsolute()) {
       throw new DiffRequestException("filePath must be absolute: " + filePath);
     }
-    Path normal = path.normalize();
-    if (!WorkspacePaths.inside(normal, roots.get())) {
-      throw new DiffRequestException("filePath is outside every workspace root: " + filePath);
-    }
-    return normal;
-  }
-
-  private List<Path> realRoots() {
-    return WorkspacePaths.real(roots.get());
+    return path;
   }
 }

@@ -3,21 +3,22 @@ package dev.companion4j.engine.internal.diff;
 import dev.companion4j.engine.internal.diff.DiffBook.DiffRequestException;
 import dev.companion4j.engine.internal.io.BoundedReads;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
-import java.util.List;
 
 /**
  * Reads the current text of a file a CLI proposes to change, trusting nothing about it: only a
- * regular file, whose real location lies inside a workspace root, of at most {@link
+ * regular file (its path already resolved and checked by {@code WorkspacePaths}), of at most {@link
  * #MAX_FILE_BYTES}, read on a small pool of its own ({@link BoundedReads}) within {@link
  * #READ_DEADLINE}. A FIFO swapped in after the checks, or a stalled network mount, costs one pool
  * thread, never the request's.
@@ -32,38 +33,26 @@ final class ReviewedFiles {
   private final BoundedReads readers = new BoundedReads("companion4j-file-read", 4);
 
   /**
-   * The file's text, or "" when it does not exist yet.
+   * The file's text.
    *
-   * @param realRoots the workspace roots with symlinks resolved
+   * @param real where the path leads, every link resolved and checked against the roots
+   * @param filePath the path as the CLI sent it, for messages
    * @throws DiffRequestException with a message for the CLI when the file cannot be reviewed
    */
-  String readOriginal(Path path, String filePath, List<Path> realRoots) throws DiffRequestException {
-    BasicFileAttributes link;
+  String readOriginal(Path real, String filePath) throws DiffRequestException {
+    BasicFileAttributes attrs;
     try {
-      link = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-    } catch (NoSuchFileException e) {
-      requireInside(nearestExisting(path.getParent()), filePath, realRoots);
-      return "";
+      // Not following links: a link swapped in since the path was resolved is not read through.
+      attrs = Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     } catch (IOException e) {
-      throw new DiffRequestException("The file cannot be read: " + filePath + " (" + e.getMessage() + ")");
+      throw cannotRead(filePath, e);
     }
-    Path real = path;
-    BasicFileAttributes attrs = link;
-    if (link.isSymbolicLink()) {
-      try {
-        real = path.toRealPath();
-        attrs = Files.readAttributes(real, BasicFileAttributes.class);
-      } catch (IOException e) {
-        throw new DiffRequestException("filePath is a symbolic link that leads nowhere readable: " + filePath);
-      }
-    }
-    requireInside(real, filePath, realRoots);
     if (attrs.isDirectory()) {
       throw new DiffRequestException("filePath names a directory, not a file: " + filePath);
     }
     if (!attrs.isRegularFile()) {
       throw new DiffRequestException(
-          "filePath is not a regular file (a pipe, socket or device) and cannot be diffed: " + filePath);
+          "filePath is not a regular file (a pipe, socket, device or a link swapped in) and cannot be diffed: " + filePath);
     }
     if (attrs.size() > MAX_FILE_BYTES) {
       throw tooLarge(filePath);
@@ -77,7 +66,7 @@ final class ReviewedFiles {
     } catch (BoundedReads.TooLarge e) {
       throw tooLarge(filePath);
     } catch (IOException e) {
-      throw new DiffRequestException("The file cannot be read: " + filePath + " (" + e.getMessage() + ")");
+      throw cannotRead(filePath, e);
     }
   }
 
@@ -99,21 +88,18 @@ final class ReviewedFiles {
         "The file is larger than " + MAX_FILE_BYTES / (1024 * 1024) + " MiB, the most the editor reviews: " + filePath);
   }
 
-  /** A symlink inside the workspace must not show a file outside it. */
-  private static void requireInside(Path real, String filePath, List<Path> realRoots) throws DiffRequestException {
-    if (real != null && realRoots.stream().noneMatch(real::startsWith)) {
-      throw new DiffRequestException("filePath resolves to a place outside every workspace root: " + filePath);
+  /** In words of our own: the JDK's message names the path and an errno, not what to do. */
+  private static DiffRequestException cannotRead(String filePath, IOException e) {
+    String why;
+    if (e instanceof AccessDeniedException) {
+      why = "it may not be read";
+    } else if (e instanceof FileSystemException) {
+      why = "the system refused to read it";
+    } else if (e instanceof InterruptedIOException) {
+      why = "the companion is stopping";
+    } else {
+      why = "it was not read within " + READ_DEADLINE.toSeconds() + " s";
     }
-  }
-
-  private static Path nearestExisting(Path dir) {
-    for (Path d = dir; d != null; d = d.getParent()) {
-      try {
-        return d.toRealPath();
-      } catch (IOException e) {
-        // Not there (yet): a new file may create its folders; check the nearest one that exists.
-      }
-    }
-    return null;
+    return new DiffRequestException("The file cannot be read (" + why + "): " + filePath);
   }
 }

@@ -147,6 +147,8 @@ public final class CompanionServer {
     }
     context.setErrorHandler(new JsonErrorHandler());
     jetty.setHandler(context);
+    // Requests refused before the context (a bad request line, URI or Host) get the server's.
+    jetty.setErrorHandler(new JsonErrorHandler());
     jetty.start();
   }
 

@@ -12,9 +12,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The {@code openDiff} and {@code closeDiff} tools; both CLIs enable diffing only when both exist. */
 public final class DiffTools {
+  private static final Logger log = LoggerFactory.getLogger(DiffTools.class);
+
   private DiffTools() {}
 
   public static List<SyncToolSpecification> specifications(DiffBook diffs) {
@@ -92,7 +96,9 @@ public final class DiffTools {
       if (e.getCause() instanceof DiffRequestException refused) {
         throw refused;
       }
-      throw new DiffRequestException("The editor failed: " + e.getCause());
+      // Only our own refusals reach the model; anything else is a failure it cannot fix.
+      log.warn("A diff step failed", e.getCause());
+      throw new DiffRequestException("The editor failed to answer; the companion's log says why");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new DiffRequestException("The companion is shutting down");

@@ -18,6 +18,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import tools.jackson.core.JacksonException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -27,6 +29,7 @@ import tools.jackson.databind.JsonNode;
  */
 public final class IdeRoutes extends HttpServlet {
   private static final long serialVersionUID = 1L;
+  private static final Logger log = LoggerFactory.getLogger(IdeRoutes.class);
   public static final String PATH_SPEC = "/ide/*";
   private static final int MAX_BODY_BYTES = 64 * 1024;
   private static final long OPEN_BOUND_SECONDS = 5;
@@ -81,11 +84,17 @@ public final class IdeRoutes extends HttpServlet {
       HttpBodies.json(resp, 200, Map.of("message", message));
     } catch (UnsupportedOperationException e) {
       HttpBodies.error(resp, 501, e.getMessage());
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | HttpBodies.BadRequest e) {
       HttpBodies.error(resp, 400, e.getMessage());
     } catch (ExecutionException e) {
-      String why = e.getCause() instanceof HostActionException refused ? refused.getMessage()
-          : companion.ideInfo().displayName() + " failed to open the file: " + e.getCause();
+      String why;
+      if (e.getCause() instanceof HostActionException refused) {
+        why = refused.getMessage();
+      } else {
+        // The host's exception is for its log, not for the model that asked.
+        log.warn("{} failed to open a file", companion.ideInfo().displayName(), e.getCause());
+        why = companion.ideInfo().displayName() + " failed to open the file; its log says why";
+      }
       HttpBodies.error(resp, 503, why);
     } catch (TimeoutException e) {
       HttpBodies.error(resp, 504, companion.ideInfo().displayName() + " did not open the file within " + OPEN_BOUND_SECONDS + " s");
@@ -118,15 +127,10 @@ public final class IdeRoutes extends HttpServlet {
     }
   }
 
-  private static int position(JsonNode body, String field) {
+  /** A position left out (or null) is 0, for none. */
+  private static int position(JsonNode body, String field) throws HttpBodies.BadRequest {
     JsonNode value = body.get(field);
-    if (value == null || value.isNull()) {
-      return 0;
-    }
-    if (!value.isIntegralNumber() || value.asLong() < 1 || value.asLong() > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(field + " must be a whole number from 1 (positions are 1-based)");
-    }
-    return value.asInt();
+    return value == null || value.isNull() ? 0 : HttpBodies.position(body, field);
   }
 
   private static String route(HttpServletRequest req) {

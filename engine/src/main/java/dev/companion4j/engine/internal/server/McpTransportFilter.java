@@ -140,6 +140,12 @@ public final class McpTransportFilter extends HttpFilter {
       unknownSession(response);
       return;
     }
+    String badCall = invalidToolCall(message);
+    if (badCall != null) {
+      // A JSON-RPC error for the request, not a transport failure: the caller matches it by id.
+      rpcError(response, 200, message.get("id"), -32602, "Invalid params: " + badCall);
+      return;
+    }
     if (initialize != null) {
       sessions.initializingFrom(peer(request));
     }
@@ -214,11 +220,44 @@ public final class McpTransportFilter extends HttpFilter {
     return null;
   }
 
+  /**
+   * What is wrong with a {@code tools/call} request's params, or null. The SDK cannot read
+   * arguments or {@code _meta} that are not an object and would answer nothing at all.
+   */
+  private static String invalidToolCall(JsonNode message) {
+    if (!"tools/call".equals(message.path("method").asString(null)) || message.get("id") == null) {
+      return null;
+    }
+    JsonNode params = message.get("params");
+    if (params == null || !params.isObject()) {
+      return "tools/call needs params {\"name\": the tool, \"arguments\": {…}}";
+    }
+    if (!params.path("name").isString()) {
+      return "params.name must be the tool's name, a string";
+    }
+    if (!objectOrAbsent(params.get("arguments"))) {
+      return "params.arguments must be an object of named arguments, such as {\"filePath\": \"/abs/file\"}";
+    }
+    if (!objectOrAbsent(params.get("_meta"))) {
+      return "params._meta must be an object";
+    }
+    return null;
+  }
+
+  private static boolean objectOrAbsent(JsonNode node) {
+    return node == null || node.isNull() || node.isObject();
+  }
+
   private static void rpcError(HttpServletResponse response, int status, int code, String message)
+      throws IOException {
+    rpcError(response, status, null, code, message);
+  }
+
+  private static void rpcError(HttpServletResponse response, int status, JsonNode id, int code, String message)
       throws IOException {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("jsonrpc", "2.0");
-    body.put("id", null);
+    body.put("id", id);
     body.put("error", Map.of("code", code, "message", message));
     HttpBodies.json(response, status, body);
   }

@@ -29,7 +29,7 @@ class DiagnosticsBookTest {
   void keepsTheMostSevereFirstCapsTheListAndCountsWhatItLeftOut() {
     List<Diagnostic> many = new ArrayList<>();
     IntStream.rangeClosed(1, FileDiagnostics.MAX_KEPT + 10).forEach(i -> many.add(at(i, Severity.HINT, "hint " + i)));
-    many.add(at(900, Severity.ERROR, "x".repeat(DiagnosticsBook.MAX_MESSAGE_CHARS + 5)));
+    many.add(at(900, Severity.ERROR, "x".repeat(Diagnostic.MAX_MESSAGE_CHARS + 5)));
     many.add(at(3, Severity.WARNING, "warn"));
 
     book.apply(new EditorEvent.DiagnosticsChanged(p("a"), many));
@@ -38,7 +38,7 @@ class DiagnosticsBookTest {
     assertThat(a.total()).isEqualTo(FileDiagnostics.MAX_KEPT + 12);
     assertThat(a.diagnostics()).hasSize(FileDiagnostics.MAX_KEPT);
     assertThat(a.diagnostics().get(0).severity()).isEqualTo(Severity.ERROR);
-    assertThat(a.diagnostics().get(0).message()).hasSize(DiagnosticsBook.MAX_MESSAGE_CHARS + 1).endsWith("…");
+    assertThat(a.diagnostics().get(0).message()).hasSize(Diagnostic.MAX_MESSAGE_CHARS + 1).endsWith("…");
     assertThat(a.diagnostics().get(1).message()).isEqualTo("warn");
     assertThat(a.diagnostics().get(2).range().startLine()).as("then by position").isEqualTo(1);
     assertThat(book.reported()).isTrue();
@@ -74,5 +74,22 @@ class DiagnosticsBookTest {
     assertThat(book.snapshot()).isEmpty();
     assertThat(heard).filteredOn(d -> d.total() == 0).extracting(FileDiagnostics::path)
         .contains("/ws/src/a", "/ws/src/b", "/ws/lib/a", "/ws/lib/b", "/ws/c");
+  }
+
+  @Test
+  void allTheTextKeptIsBoundedAndTheLongestUnchangedFilesGoFirst() {
+    List<Diagnostic> full = IntStream.rangeClosed(1, FileDiagnostics.MAX_KEPT)
+        .mapToObj(i -> at(i, Severity.ERROR, "m".repeat(Diagnostic.MAX_MESSAGE_CHARS))).toList();
+    long perFile = (long) FileDiagnostics.MAX_KEPT * Diagnostic.MAX_MESSAGE_CHARS;
+    int files = (int) (DiagnosticsBook.MAX_CHARS / perFile) + 5;
+
+    for (int i = 0; i < files; i++) {
+      book.apply(new EditorEvent.DiagnosticsChanged(p("f" + i), full));
+    }
+
+    assertThat(book.snapshot().values().stream().mapToLong(f -> f.diagnostics().size() * (long) Diagnostic.MAX_MESSAGE_CHARS).sum())
+        .isLessThanOrEqualTo(DiagnosticsBook.MAX_CHARS);
+    assertThat(book.snapshot()).doesNotContainKey(p("f0")).containsKey(p("f" + (files - 1)));
+    assertThat(heard).filteredOn(d -> d.total() == 0).extracting(FileDiagnostics::path).contains("/ws/f0");
   }
 }
