@@ -326,19 +326,19 @@ failed on the network.  Return the network process, or nil."
         (condition-case err
             (let* ((request (companion4j--request-bytes companion method route body))
                    (process
-                   (make-network-process
-                    :name "companion4j request" :buffer buffer
-                    :host (plist-get companion :host) :service (plist-get companion :port)
-                    :coding 'binary :noquery t
-                    :sentinel
-                    (lambda (process _event)
-                      (unless (or done (process-live-p process))
-                        (setq done t)
-                        (let ((response (companion4j--parse-response buffer)))
-                          (kill-buffer buffer)
-                          (unless (car response)
-                            (setq companion4j--companion nil))
-                          (funcall callback response)))))))
+                    (make-network-process
+                     :name "companion4j request" :buffer buffer
+                     :host (plist-get companion :host) :service (plist-get companion :port)
+                     :coding 'binary :noquery t
+                     :sentinel
+                     (lambda (process _event)
+                       (unless (or done (process-live-p process))
+                         (setq done t)
+                         (let ((response (companion4j--parse-response buffer)))
+                           (kill-buffer buffer)
+                           (unless (car response)
+                             (setq companion4j--companion nil))
+                           (funcall callback response)))))))
               (process-send-string process request)
               process)
           (error

@@ -337,7 +337,7 @@ function! s:Follow() abort
       let s:autostarted = 1
       call s:Launch()
     endif
-    " Nothing runs yet: look again for a lock file now and then (no process).
+    " None runs, or none proved itself: look again now and then.
     call s:Retry(2000)
     return
   endif

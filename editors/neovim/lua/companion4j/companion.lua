@@ -277,13 +277,11 @@ end
 
 -- The variables a terminal may take from GET /editor/terminal (Companion.terminalEnvironment)
 -- and the form of each value; any other name (NODE_OPTIONS, say) would run what it names.
+local PORT, TEXT = '^%d%d?%d?%d?%d?$', '^[^%z\1-\31\127]*$'
 local TERMINAL = {
-  QWEN_CODE_IDE_SERVER_PORT = '^%d%d?%d?%d?%d?$',
-  GEMINI_CLI_IDE_SERVER_PORT = '^%d%d?%d?%d?%d?$',
-  QWEN_CODE_IDE_WORKSPACE_PATH = '^[^%z\1-\31\127]*$',
-  GEMINI_CLI_IDE_WORKSPACE_PATH = '^[^%z\1-\31\127]*$',
-  GEMINI_CLI_IDE_AUTH_TOKEN = '^[^%z\1-\31\127]*$',
-  REMOTE_CONTAINERS = '^[^%z\1-\31\127]*$',
+  QWEN_CODE_IDE_SERVER_PORT = PORT, GEMINI_CLI_IDE_SERVER_PORT = PORT,
+  QWEN_CODE_IDE_WORKSPACE_PATH = TEXT, GEMINI_CLI_IDE_WORKSPACE_PATH = TEXT,
+  GEMINI_CLI_IDE_AUTH_TOKEN = TEXT, REMOTE_CONTAINERS = TEXT,
 }
 
 --- The IDE's variables from the JSON text of GET /editor/terminal, and the names of those

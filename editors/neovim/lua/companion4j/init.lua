@@ -14,6 +14,7 @@ local RETRY_MS = 2000
 local state = {
   started = false,
   job = nil, -- the curl following the event stream
+  proving = false, -- a companion is being asked to prove itself
   connected = false,
   clients = {}, -- id -> label of each connected CLI
   starting = false, -- a companion started by autostart or :Companion4jStart

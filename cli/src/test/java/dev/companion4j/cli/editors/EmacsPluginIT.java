@@ -258,6 +258,28 @@ class EmacsPluginIT {
   }
 
   @Test
+  void anEditorWhoseCompanionWasKilledNeverFollowsTheNextOwnerOfItsPort() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("killed"));
+    variables = new LinkedHashMap<>(env.variables());
+    installPackage(env);
+    CompanionProcess crashed = CompanionProcess.start(env);
+    try {
+      startEmacs(env);
+      await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 0 CLIs"));
+      crashed.kill();
+      // Another user binds the freed port; the editor's retry re-reads the lock the crash left.
+      try (PortSquatter squatter = PortSquatter.listeningOn(env, crashed.port())) {
+        String gone = "the companion on port " + crashed.port() + " is gone (its process " + crashed.pid() + " ended)";
+        await().atMost(WAIT).until(() -> emacs.screen().contains("C4J gone") || !squatter.requests().isEmpty());
+        assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
+        assertThat(emacsclient("(companion4j-status)")).contains(gone);
+      }
+    } finally {
+      crashed.close();
+    }
+  }
+
+  @Test
   void malformedIdsPathsAndTerminalVariablesFromTheCompanionAreRefused() throws Exception {
     Path log = temp.resolve("batch.log");
     String out = batch("""

@@ -241,6 +241,30 @@ class NeovimPluginIT {
   }
 
   @Test
+  void anEditorWhoseCompanionWasKilledNeverFollowsTheNextOwnerOfItsPort() throws Exception {
+    CliEnvironment killed = CliEnvironment.in(temp.resolve("killed"));
+    killed.file("README.md", "# readme\n");
+    install(killed.home());
+    CompanionProcess crashed = CompanionProcess.start(killed);
+    try {
+      startNeovim(killed, "README.md");
+      awaitScreen("C4J 0 CLIs");
+      crashed.kill();
+      // Another user binds the freed port; the editor's retry re-reads the lock the crash left.
+      try (PortSquatter squatter = PortSquatter.listeningOn(killed, crashed.port())) {
+        String gone = "the companion on port " + crashed.port() + " is gone (its process " + crashed.pid() + " ended)";
+        await().atMost(WAIT).until(() -> terminal.screen().contains(gone) || !squatter.requests().isEmpty());
+        keys("ohello<Esc>");
+        assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
+        awaitScreen("C4J gone");
+        assertThat(lua("return require('companion4j').status()")).startsWith(gone);
+      }
+    } finally {
+      crashed.close();
+    }
+  }
+
+  @Test
   void onlyTheIdesVariablesOfTheirFormReachATerminalAndMalformedIdsAndPathsAreRefused() throws Exception {
     env.file("README.md", "# readme\n");
     startNeovim("README.md");

@@ -258,6 +258,29 @@ class VimPluginIT {
   }
 
   @Test
+  void anEditorWhoseCompanionWasKilledNeverFollowsTheNextOwnerOfItsPort() throws Exception {
+    CliEnvironment killed = CliEnvironment.in(temp.resolve("killed"));
+    killed.file("README.md", "# readme\n");
+    install(killed.home());
+    CompanionProcess crashed = CompanionProcess.start(killed);
+    try (Tmux other = Tmux.start(List.of(VIM.toString(), "README.md"), killed.workspace(), ConnectedClis.terminalVariables(killed))) {
+      await().atMost(WAIT).until(() -> other.screen().contains("C4J 0 CLIs"));
+      crashed.kill();
+      // Another user binds the freed port; the editor's retry re-reads the lock the crash left.
+      try (PortSquatter squatter = PortSquatter.listeningOn(killed, crashed.port())) {
+        String gone = "the companion on port " + crashed.port() + " is gone (its process " + crashed.pid() + " ended)";
+        await().atMost(WAIT).until(() -> other.screen().contains(gone) || !squatter.requests().isEmpty());
+        other.type("ohello");
+        other.press("Escape");
+        assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
+        await().atMost(WAIT).until(() -> other.screen().contains("C4J gone"));
+      }
+    } finally {
+      crashed.close();
+    }
+  }
+
+  @Test
   void aDiffIdOrPathFromTheStreamThatCouldAddToCurlsConfigOrACommandIsRefused() throws Exception {
     Path pwned = temp.resolve("pwned");
     // What a stream's diffOpened would carry: an id whose lines would become curl options when

@@ -52,8 +52,26 @@ public final class PortSquatter implements AutoCloseable {
    * JVM), as when the pid was reused: only the proof can tell.
    */
   public static PortSquatter plantedIn(CliEnvironment env) {
+    PortSquatter squatter = listeningOn(env, 0);
+    int port = squatter.port();
     try {
-      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+      Path lock = env.qwenHome().resolve("ide").resolve(port + ".lock");
+      Files.createDirectories(lock.getParent());
+      Files.writeString(lock, CompanionProcess.JSON.writeValueAsString(Map.of(
+          "port", port, "workspacePath", squatter.workspace, "authToken", TOKEN,
+          "ppid", ProcessHandle.current().pid(),
+          "ideInfo", Map.of("name", "companion4j", "displayName", "Companion4J"))));
+    } catch (IOException e) {
+      squatter.close();
+      throw new UncheckedIOException(e);
+    }
+    return squatter;
+  }
+
+  /** Listens on loopback {@code port} (0: any free one), e.g. the one a killed companion left. */
+  public static PortSquatter listeningOn(CliEnvironment env, int port) {
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
       server.setExecutor(Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "port-squatter");
         t.setDaemon(true);
@@ -62,13 +80,6 @@ public final class PortSquatter implements AutoCloseable {
       PortSquatter squatter = new PortSquatter(server, env.workspace().toString());
       server.createContext("/", squatter::answer);
       server.start();
-      int port = server.getAddress().getPort();
-      Path lock = env.qwenHome().resolve("ide").resolve(port + ".lock");
-      Files.createDirectories(lock.getParent());
-      Files.writeString(lock, CompanionProcess.JSON.writeValueAsString(Map.of(
-          "port", port, "workspacePath", squatter.workspace, "authToken", TOKEN,
-          "ppid", ProcessHandle.current().pid(),
-          "ideInfo", Map.of("name", "companion4j", "displayName", "Companion4J"))));
       return squatter;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
