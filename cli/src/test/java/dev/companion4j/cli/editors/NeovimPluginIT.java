@@ -265,6 +265,29 @@ class NeovimPluginIT {
   }
 
   @Test
+  void aCompanionNamedByTheEnvironmentProvesItselfToo() throws Exception {
+    CliEnvironment named = CliEnvironment.in(temp.resolve("named"));
+    install(named.home());
+    try (PortSquatter squatter = PortSquatter.listeningOn(named, 0)) {
+      Map<String, String> variables = ConnectedClis.terminalVariables(named);
+      variables.put("COMPANION4J_EDITOR_API", "http://127.0.0.1:" + squatter.port() + "/editor");
+      variables.put("COMPANION4J_TOKEN", PortSquatter.TOKEN);
+      ProcessBuilder pb = new ProcessBuilder(NVIM.toString(), "--headless",
+              "-c", "lua io.stdout:write(require('companion4j').status())", "-c", "qa!")
+          .directory(named.workspace().toFile())
+          .redirectErrorStream(true);
+      pb.environment().clear();
+      pb.environment().putAll(variables);
+      Process nvim = pb.start();
+      String out = new String(nvim.getInputStream().readAllBytes());
+      assertThat(nvim.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(out).contains("the companion on port " + squatter.port() + " is gone (another process holds its port)");
+      assertThat(squatter.requests()).isNotEmpty().noneMatch(PortSquatter.Request::carriesTheToken);
+    }
+  }
+
+  @Test
   void onlyTheIdesVariablesOfTheirFormReachATerminalAndMalformedIdsAndPathsAreRefused() throws Exception {
     env.file("README.md", "# readme\n");
     startNeovim("README.md");
