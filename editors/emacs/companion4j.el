@@ -570,11 +570,21 @@ idle longer than the delay already, e.g. when a timer changed the window."
           (companion4j--start-companion))
         (companion4j--reconnect-later))))))
 
+(defvar companion4j--retry-delay nil
+  "Seconds between tries while the companion a discovery file names is gone.")
+
 (defun companion4j--reconnect-later ()
-  "Try the stream again after `companion4j-reconnect-delay' seconds."
+  "Try the stream again after `companion4j-reconnect-delay' seconds.
+While the port of a discovery file holds a server that fails the proof,
+the delay doubles up to 30 s: a proof waits for its answer, and a server
+that never answers must not keep Emacs waiting."
   (when (and companion4j-mode (null companion4j--reconnect-timer))
+    (setq companion4j--retry-delay
+          (if companion4j--gone
+              (min 30 (* 2 (or companion4j--retry-delay companion4j-reconnect-delay)))
+            companion4j-reconnect-delay))
     (setq companion4j--reconnect-timer
-          (run-with-timer companion4j-reconnect-delay nil #'companion4j--connect))))
+          (run-with-timer companion4j--retry-delay nil #'companion4j--connect))))
 
 (defun companion4j--open-stream (companion)
   "Open the event stream of COMPANION."
