@@ -56,9 +56,17 @@
 ;; (else ~/.qwen/ide/*.lock).  The package takes the newest one whose
 ;; workspace contains `companion4j-directory' (by default the directory Emacs
 ;; started in).  COMPANION4J_EDITOR_API (http://127.0.0.1:<port>/editor) and
-;; COMPANION4J_TOKEN point it at one companion instead.  The token is a
-;; secret: requests go through Emacs's own network processes, so it never
-;; appears in a process's arguments, and it is never shown in a message.
+;; COMPANION4J_TOKEN point it at one companion instead.  Before the token
+;; goes anywhere, the companion's port must prove that it holds it
+;; (GET /ide/proof with a fresh random nonce): a discovery file outlives a
+;; companion that was killed, and another user may then listen on its port.
+;; A file that fails is skipped for the next; when none proves itself, the
+;; package sends nothing, the mode line reads "C4J gone" and
+;; `companion4j-status' says why.  The token is a secret: requests go
+;; through Emacs's own network processes, so it never appears in a
+;; process's arguments, and it is never shown in a message.
+;; `companion4j-run' takes only the IDE's variables from the companion, and
+;; diff ids and paths from it are used only in their documented form.
 ;;
 ;; Reviewing proposed edits
 ;;
@@ -175,16 +183,23 @@ split into the program and its first arguments."
   (let ((dir (expand-file-name "ide" (or (getenv "QWEN_HOME") (expand-file-name "~/.qwen")))))
     (and (file-directory-p dir) (directory-files dir t "\\.lock\\'"))))
 
-(defun companion4j--find ()
-  "The companion serving `companion4j--cwd', as a plist, or nil."
+(defvar companion4j--gone nil
+  "Why the newest companion for the directory failed its proof, or nil.")
+
+(defun companion4j--candidates ()
+  "The companions that may serve `companion4j--cwd', newest first, as plists.
+None is trusted before it proves that it holds its token."
   (let ((api (getenv "COMPANION4J_EDITOR_API"))
         (token (getenv "COMPANION4J_TOKEN")))
     (if (and api token (not (string-empty-p api)) (not (string-empty-p token)))
+        ;; Named by the environment, it can be as stale as a lock: it proves itself too.
         (let ((url (url-generic-parse-url api)))
-          (list :host (url-host url) :port (url-port url)
-                :prefix (string-remove-suffix "/" (car (url-path-and-query url)))
-                :token token))
-      (let ((cwd (companion4j--cwd)) best best-time)
+          (list (list :host "127.0.0.1"
+                      :port (and (member (url-host url) '("127.0.0.1" "localhost"))
+                                 (equal (url-type url) "http") (url-port url))
+                      :prefix (string-remove-suffix "/" (car (url-path-and-query url)))
+                      :token token)))
+      (let ((cwd (companion4j--cwd)) found)
         (dolist (file (companion4j--lock-files))
           (let* ((lock (ignore-errors
                          (companion4j--read-json
@@ -193,17 +208,67 @@ split into the program and its first arguments."
                             (buffer-string)))))
                  (port (alist-get 'port lock))
                  (auth (alist-get 'authToken lock))
+                 (pid (alist-get 'ppid lock))
                  (time (float-time (file-attribute-modification-time (file-attributes file)))))
-            (when (and port auth
-                       (or (null best-time) (> time best-time))
+            (when (and (natnump port) (< 0 port 65536) (stringp auth) (not (string-empty-p auth))
                        (cl-some (lambda (root) (companion4j--inside-p cwd root))
                                 (split-string (or (alist-get 'workspacePath lock) "") ":" t)))
-              (setq best (list :host "127.0.0.1" :port port :prefix "/editor" :token auth :lock file)
-                    best-time time))))
-        best))))
+              (push (list :host "127.0.0.1" :port port :prefix "/editor" :token auth :lock file
+                          :pid (and (natnump pid) pid) :time time)
+                    found))))
+        (sort found (lambda (a b) (> (plist-get a :time) (plist-get b :time))))))))
+
+(defun companion4j--nonce ()
+  "A fresh unpredictable nonce: the hex SHA-256 of 32 random bytes from GnuTLS."
+  (secure-hash 'sha256 'iv-auto 32))
+
+(defun companion4j--prove (candidate)
+  "Nil when CANDIDATE's port proves that it holds its token, else why not.
+Asks GET /ide/proof with a fresh nonce (docs/editor-api.md), sending
+nothing secret."
+  (let ((port (plist-get candidate :port))
+        (pid (plist-get candidate :pid)))
+    (cond
+     ((null port) "its address is not a loopback port")
+     ;; Where /proc shows processes, a lock whose process ended needs no question.
+     ((and pid (file-directory-p "/proc/self") (not (file-directory-p (format "/proc/%d" pid))))
+      (format "its process %d ended" pid))
+     (t
+      (let ((nonce (condition-case nil (companion4j--nonce) (error nil))))
+        (if (null nonce)
+            "no random numbers to ask it with: this Emacs has no GnuTLS"
+          (let* ((companion4j-request-timeout 3)
+                 (response (companion4j--http-sync
+                            "GET" (concat "/ide/proof?nonce=" nonce) nil
+                            (list :host "127.0.0.1" :port port :prefix "" :token nil)))
+                 (proof (and (eql (car response) 200)
+                             (ignore-errors (alist-get 'proof (companion4j--read-json (cdr response)))))))
+            (cond
+             ((null (car response)) "nothing answers on its port")
+             ((equal proof (secure-hash 'sha256 (concat "companion4j-proof:" nonce ":"
+                                                        (plist-get candidate :token))))
+              nil)
+             (t "another process holds its port")))))))))
+
+(defun companion4j--find ()
+  "The companion serving `companion4j--cwd' that proves itself, as a plist, or nil.
+When none does, `companion4j--gone' says why the newest failed."
+  (let (first-failure)
+    (or (cl-loop for candidate in (companion4j--candidates)
+                 for why = (companion4j--prove candidate)
+                 unless why return (progn (setq companion4j--gone nil) candidate)
+                 do (unless first-failure
+                      (setq first-failure (format "the companion on port %s is gone (%s)"
+                                                  (plist-get candidate :port) why))))
+        (progn (setq companion4j--gone first-failure) nil))))
+
+(defun companion4j--no-companion ()
+  "Why no companion is followed, for messages."
+  (or companion4j--gone
+      (format "no companion serves %s" (abbreviate-file-name (companion4j--cwd)))))
 
 (defun companion4j--companion ()
-  "The companion in use, found again when there is none."
+  "The companion in use, found (and proven) again when there is none."
   (or companion4j--companion
       (setq companion4j--companion (companion4j--find))))
 
@@ -221,10 +286,16 @@ split into the program and its first arguments."
 
 (defun companion4j--request-bytes (companion method route body)
   "The HTTP/1.0 request METHOD ROUTE with the JSON BODY for COMPANION."
-  (let ((payload (if body (encode-coding-string (json-encode body) 'utf-8) "")))
-    (concat method " " (plist-get companion :prefix) route " HTTP/1.0\r\n"
+  (let ((payload (if body (encode-coding-string (json-encode body) 'utf-8) ""))
+        (target (concat (plist-get companion :prefix) route)))
+    ;; A space or a line end would end the request line and let the rest pose as headers.
+    (when (string-match-p "[[:cntrl:] \177]" target)
+      (error "Refused a request for %S" target))
+    (concat method " " target " HTTP/1.0\r\n"
             (format "Host: %s:%s\r\n" (plist-get companion :host) (plist-get companion :port))
-            "Authorization: Bearer " (plist-get companion :token) "\r\n"
+            (if (plist-get companion :token)
+                (concat "Authorization: Bearer " (plist-get companion :token) "\r\n")
+              "")
             (if body "Content-Type: application/json\r\n" "")
             (format "Content-Length: %d\r\n\r\n" (length payload))
             payload)))
@@ -248,26 +319,27 @@ failed on the network.  Return the network process, or nil."
   (let ((companion (or companion (companion4j--companion)))
         (callback (or callback #'ignore)))
     (if (null companion)
-        (progn (funcall callback (cons nil "no companion serves this directory")) nil)
+        (progn (funcall callback (cons nil (companion4j--no-companion))) nil)
       (let ((buffer (generate-new-buffer " *companion4j request*"))
             (done nil))
         (with-current-buffer buffer (set-buffer-multibyte nil))
         (condition-case err
-            (let ((process
-                   (make-network-process
-                    :name "companion4j request" :buffer buffer
-                    :host (plist-get companion :host) :service (plist-get companion :port)
-                    :coding 'binary :noquery t
-                    :sentinel
-                    (lambda (process _event)
-                      (unless (or done (process-live-p process))
-                        (setq done t)
-                        (let ((response (companion4j--parse-response buffer)))
-                          (kill-buffer buffer)
-                          (unless (car response)
-                            (setq companion4j--companion nil))
-                          (funcall callback response)))))))
-              (process-send-string process (companion4j--request-bytes companion method route body))
+            (let* ((request (companion4j--request-bytes companion method route body))
+                   (process
+                    (make-network-process
+                     :name "companion4j request" :buffer buffer
+                     :host (plist-get companion :host) :service (plist-get companion :port)
+                     :coding 'binary :noquery t
+                     :sentinel
+                     (lambda (process _event)
+                       (unless (or done (process-live-p process))
+                         (setq done t)
+                         (let ((response (companion4j--parse-response buffer)))
+                           (kill-buffer buffer)
+                           (unless (car response)
+                             (setq companion4j--companion nil))
+                           (funcall callback response)))))))
+              (process-send-string process request)
               process)
           (error
            (kill-buffer buffer)
@@ -302,7 +374,7 @@ failed on the network.  Return the network process, or nil."
 (defun companion4j--send-next ()
   "Send the oldest waiting event, one at a time to keep their order."
   (when (and companion4j--queue (not companion4j--busy))
-    (if (null (companion4j--companion))
+    (if (null companion4j--companion)
         (setq companion4j--queue nil)
       (setq companion4j--busy t)
       (companion4j--http "POST" "/events" (pop companion4j--queue)
@@ -313,8 +385,8 @@ failed on the network.  Return the network process, or nil."
                              (setq companion4j--queue nil)))))))
 
 (defun companion4j--post (event)
-  "Queue EVENT, an alist, for the companion."
-  (when (companion4j--companion)
+  "Queue EVENT, an alist, for the companion followed, if one is."
+  (when companion4j--companion
     (setq companion4j--queue (append companion4j--queue (list event)))
     (companion4j--send-next)))
 
@@ -474,6 +546,7 @@ idle longer than the delay already, e.g. when a timer changed the window."
 (defvar companion4j--clients nil "The connected CLIs: an alist of (ID . LABEL).")
 (defvar companion4j--workspace nil "The companion's workspace roots.")
 (defvar companion4j--started nil "Non-nil once this Emacs started a companion.")
+(defvar companion4j--said-gone nil "The last `companion4j--gone' told the user.")
 
 (defun companion4j--redisplay-mode-line ()
   "Show the new state in every mode line."
@@ -485,6 +558,11 @@ idle longer than the delay already, e.g. when a timer changed the window."
   (when (and companion4j-mode (not (process-live-p companion4j--stream)))
     (setq companion4j--companion nil)
     (let ((companion (companion4j--companion)))
+      (unless (equal companion4j--gone companion4j--said-gone)
+        (setq companion4j--said-gone companion4j--gone)
+        (when companion4j--gone
+          (message "companion4j: %s" companion4j--gone))
+        (companion4j--redisplay-mode-line))
       (cond
        (companion (companion4j--open-stream companion))
        (t
@@ -492,11 +570,21 @@ idle longer than the delay already, e.g. when a timer changed the window."
           (companion4j--start-companion))
         (companion4j--reconnect-later))))))
 
+(defvar companion4j--retry-delay nil
+  "Seconds between tries while the companion a discovery file names is gone.")
+
 (defun companion4j--reconnect-later ()
-  "Try the stream again after `companion4j-reconnect-delay' seconds."
+  "Try the stream again after `companion4j-reconnect-delay' seconds.
+While the port of a discovery file holds a server that fails the proof,
+the delay doubles up to 30 s: a proof waits for its answer, and a server
+that never answers must not keep Emacs waiting."
   (when (and companion4j-mode (null companion4j--reconnect-timer))
+    (setq companion4j--retry-delay
+          (if companion4j--gone
+              (min 30 (* 2 (or companion4j--retry-delay companion4j-reconnect-delay)))
+            companion4j-reconnect-delay))
     (setq companion4j--reconnect-timer
-          (run-with-timer companion4j-reconnect-delay nil #'companion4j--connect))))
+          (run-with-timer companion4j--retry-delay nil #'companion4j--connect))))
 
 (defun companion4j--open-stream (companion)
   "Open the event stream of COMPANION."
@@ -646,7 +734,8 @@ output goes to the buffer \" *companion4j serve*\"."
                      (or (cl-find-if-not #'companion4j--review-window-p (window-list nil 'nomini))
                          (selected-window))
                    (selected-window))))
-    (when path
+    (if (not (companion4j--path-p path))
+        (message "companion4j: refused to open a file that is not an absolute path without control characters")
       (select-window window)
       (find-file path)
       (when line
@@ -708,11 +797,27 @@ the CLI does once you accept."
       (add-hook 'kill-buffer-hook #'companion4j--proposal-killed nil t)
     (remove-hook 'kill-buffer-hook #'companion4j--proposal-killed t)))
 
+(defun companion4j--diff-id-p (id)
+  "Non-nil when ID is a diff id: sixteen hex digits (the engine's DiffId).
+Only such an id goes into a request line or a buffer name."
+  (and (stringp id) (string-match-p "\\`[0-9a-f]\\{16\\}\\'" id)))
+
+(defun companion4j--path-p (path)
+  "Non-nil when PATH is absolute and without control characters."
+  (and (stringp path) (string-prefix-p "/" path) (not (string-match-p "[[:cntrl:]\177]" path))))
+
 (defun companion4j--open-proposal (diff)
   "Show the proposal DIFF (a diff object from the companion) for review."
   (let ((id (alist-get 'id diff))
         (path (alist-get 'filePath diff)))
-    (when (and id path (not (companion4j--proposal id)))
+    (cond
+     ((not (companion4j--diff-id-p id))
+      (message "companion4j: refused a proposal whose id is not sixteen hex digits"))
+     ((not (companion4j--path-p path))
+      (message "companion4j: refused a proposal whose file is not an absolute path without control characters"))
+     ((not (stringp (alist-get 'newContent diff)))
+      (message "companion4j: refused a proposal without its text"))
+     ((not (companion4j--proposal id))
       (let* ((rel (companion4j--relative path))
              (client (or (alist-get 'clientName diff) "The CLI"))
              (buffer (generate-new-buffer (format "*companion4j: %s*" rel)))
@@ -735,7 +840,7 @@ the CLI does once you accept."
         (companion4j--show-proposal proposal)
         (companion4j--redisplay-mode-line)
         (message "companion4j: %s proposes an edit to %s: C-c C-c accepts, C-c C-k rejects"
-                 client rel)))))
+                 client rel))))))
 
 (defun companion4j--original-buffer (proposal)
   "The buffer of PROPOSAL's file, or an empty one when the file is new."
@@ -944,7 +1049,7 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
 (defun companion4j-mode-line ()
   "The companion's state for the mode line: \"C4J off\", \"C4J 2 CLIs\", ...."
   (if (not companion4j--stream-connected)
-      "C4J off"
+      (if companion4j--gone "C4J gone" "C4J off")
     (let ((clients (length companion4j--clients))
           (review (length companion4j--proposals)))
       (concat (format "C4J %d CLI%s" clients (if (= clients 1) "" "s"))
@@ -991,20 +1096,50 @@ of the package: \\[finder-commentary] companion4j."
     (companion4j--start-companion)
     (unless companion4j-mode (companion4j-mode 1))))
 
+(defconst companion4j--terminal-forms
+  '(("QWEN_CODE_IDE_SERVER_PORT" . "\\`[0-9]\\{1,5\\}\\'")
+    ("GEMINI_CLI_IDE_SERVER_PORT" . "\\`[0-9]\\{1,5\\}\\'")
+    ("QWEN_CODE_IDE_WORKSPACE_PATH" . "\\`[^[:cntrl:]\177]*\\'")
+    ("GEMINI_CLI_IDE_WORKSPACE_PATH" . "\\`[^[:cntrl:]\177]*\\'")
+    ("GEMINI_CLI_IDE_AUTH_TOKEN" . "\\`[^[:cntrl:]\177]*\\'")
+    ("REMOTE_CONTAINERS" . "\\`[^[:cntrl:]\177]*\\'"))
+  "The variables a terminal takes from GET /editor/terminal, and the form of each.
+They are the IDE's (Companion.terminalEnvironment); any other name, such as
+NODE_OPTIONS, would run what it names.")
+
+(defun companion4j--terminal-variables (text)
+  "The IDE's variables in the JSON TEXT of GET /editor/terminal.
+A cons (KEPT . DROPPED): KEPT are \"NAME=value\" strings, DROPPED the
+sorted names not the IDE's or not of their form; nil when TEXT is not a
+JSON object."
+  (let ((all (ignore-errors (companion4j--read-json text))) kept dropped)
+    (when (and (consp all) (cl-every #'consp all))
+      (dolist (pair all)
+        (let* ((name (symbol-name (car pair)))
+               (form (cdr (assoc name companion4j--terminal-forms))))
+          (if (and form (stringp (cdr pair)) (string-match-p form (cdr pair)))
+              (push (concat name "=" (cdr pair)) kept)
+            (push (replace-regexp-in-string "[[:cntrl:]\177]" "?" name) dropped))))
+      (cons (nreverse kept) (sort dropped #'string<)))))
+
 ;;;###autoload
 (defun companion4j-run (command)
   "Run COMMAND, a CLI such as \"qwen\", in a terminal connected to the companion.
 The companion's variables go into the terminal's environment, not on
 its command line."
   (interactive (list (read-string "Run CLI: " companion4j-run-command)))
-  (let ((response (companion4j--http-sync "GET" "/terminal")))
+  (let* ((response (companion4j--http-sync "GET" "/terminal"))
+         (variables (and (eql (car response) 200) (companion4j--terminal-variables (cdr response)))))
     (unless (eql (car response) 200)
-      (user-error "companion4j: %s" (companion4j--reason response)))
+      (user-error "companion4j: %s" (if (car response) (companion4j--reason response) (cdr response))))
+    (unless variables
+      (user-error "companion4j: the companion's terminal variables are not a JSON object; nothing was started"))
+    (when (cdr variables)
+      (message "companion4j: ignored terminal variables that are not the IDE's: %s"
+               (string-join (cdr variables) ", ")))
     (require 'term)
     (let* ((words (split-string-and-unquote command))
-           (variables (mapcar (lambda (v) (format "%s=%s" (car v) (cdr v)))
-                              (companion4j--read-json (cdr response))))
-           (process-environment (append variables process-environment))
+           (process-environment (append (car variables) process-environment))
            (default-directory (file-name-as-directory (companion4j--cwd)))
            (buffer (get-buffer-create (generate-new-buffer-name (format "*companion4j %s*" (car words))))))
       (with-current-buffer buffer
@@ -1019,7 +1154,7 @@ its command line."
   (interactive)
   (let ((companion (companion4j--companion)))
     (if (null companion)
-        (message "companion4j: no companion serves %s" (abbreviate-file-name (companion4j--cwd)))
+        (message "companion4j: %s" (companion4j--no-companion))
       (message "companion4j: %s, workspace %s, %s; CLIs: %s; proposals open: %s"
                (companion4j--address companion)
                (string-join (or companion4j--workspace (list (companion4j--cwd))) ":")

@@ -5,8 +5,13 @@ scriptencoding utf-8
 let s:save_cpo = &cpoptions
 set cpoptions&vim
 
-" The companion followed now: {api, token, workspace}, or {} when none.
+" The companion followed now, once it proved that it holds its token:
+" {api, token, workspace}, or {} when none.
 let s:conn = {}
+" Why the newest companion for the directory failed its proof, while none is followed.
+let s:gone = ''
+" The proof under way: {candidates, first_failure}, or {} when none is.
+let s:proving = {}
 " The curl job that reads the event stream, and the event being read.
 let s:stream = v:null
 let s:event = ''
@@ -32,6 +37,7 @@ let s:autostarted = 0
 let s:last_selection = ''
 let s:deferred = []
 let s:defer_timer = -1
+let s:said_gone = ''
 
 let s:WHY = {
       \ 'accepted': 'accepted',
@@ -75,42 +81,141 @@ endfunction
 
 " ---- finding the companion -------------------------------------------------
 
-" The companion for the current directory: the newest lock file whose
-" workspace contains it, unless $COMPANION4J_EDITOR_API and $COMPANION4J_TOKEN
-" name one.
-function! s:Find() abort
+" The companions that may serve the current directory, newest first: the lock
+" files whose workspace contains it, unless $COMPANION4J_EDITOR_API and
+" $COMPANION4J_TOKEN name one. None is trusted before it proves itself.
+function! s:Candidates() abort
   if !empty($COMPANION4J_EDITOR_API) && !empty($COMPANION4J_TOKEN)
-    return {'api': substitute($COMPANION4J_EDITOR_API, '/\+$', '', ''),
-          \ 'token': $COMPANION4J_TOKEN, 'workspace': getcwd()}
+    " Named by the environment, it can be as stale as a lock: it proves itself too.
+    let api = substitute($COMPANION4J_EDITOR_API, '/\+$', '', '')
+    let port = matchstr(api, '^http://\%(127\.0\.0\.1\|localhost\):\zs\d\{1,5}\ze/editor$')
+    return [{'api': api, 'port': str2nr(port), 'token': $COMPANION4J_TOKEN, 'workspace': getcwd(), 'pid': 0}]
   endif
   let dir = (empty($QWEN_HOME) ? expand('~/.qwen') : $QWEN_HOME) . '/ide'
   let cwd = getcwd()
-  let best = {}
-  let best_time = -1
+  let found = []
   for file in glob(dir . '/*.lock', 1, 1)
     try
       let lock = json_decode(join(readfile(file), "\n"))
     catch
       continue
     endtry
-    if type(lock) != v:t_dict || !has_key(lock, 'port') || !has_key(lock, 'authToken')
+    if type(lock) != v:t_dict || type(get(lock, 'port')) != v:t_number
+          \ || type(get(lock, 'authToken')) != v:t_string || empty(lock.authToken)
+          \ || lock.port <= 0 || lock.port > 65535
       continue
     endif
-    let time = getftime(file)
     for root in split(get(lock, 'workspacePath', ''), ':')
       let root = substitute(root, '/\+$', '', '')
-      if !empty(root) && (cwd ==# root || stridx(cwd, root . '/') == 0) && time > best_time
-        let best = {'api': 'http://127.0.0.1:' . lock.port . '/editor',
-              \ 'token': lock.authToken, 'workspace': get(lock, 'workspacePath', '')}
-        let best_time = time
+      if !empty(root) && (cwd ==# root || stridx(cwd, root . '/') == 0)
+        call add(found, {'api': 'http://127.0.0.1:' . lock.port . '/editor', 'port': lock.port,
+              \ 'token': lock.authToken, 'workspace': get(lock, 'workspacePath', ''),
+              \ 'pid': type(get(lock, 'ppid')) == v:t_number ? lock.ppid : 0, 'time': getftime(file)})
+        break
       endif
     endfor
   endfor
-  return best
+  return sort(found, {a, b -> b.time - a.time})
 endfunction
 
+" A value for curl's configuration: backslashes, quotes and line ends escaped,
+" so that no value can end its line and add an option of its own.
 function! s:Quote(text) abort
-  return '"' . escape(a:text, '\"') . '"'
+  let text = escape(a:text, '\"')
+  let text = substitute(text, "\n", '\\n', 'g')
+  let text = substitute(text, "\r", '\\r', 'g')
+  let text = substitute(text, "\t", '\\t', 'g')
+  return '"' . text . '"'
+endfunction
+
+" A fresh unpredictable nonce: 64 hex digits from the system's random source,
+" or '' when there is none.
+function! s:Nonce() abort
+  try
+    let bytes = readblob('/dev/urandom', 0, 32)
+  catch
+    return ''
+  endtry
+  return len(bytes) == 32 ? join(map(blob2list(bytes), 'printf("%02x", v:val)'), '') : ''
+endfunction
+
+" Asks the candidate's port to prove that it holds the candidate's token
+" (docs/editor-api.md), sending nothing secret; calls Done('') when it does,
+" else Done(why).
+function! s:Prove(candidate, Done) abort
+  if a:candidate.port <= 0
+    return a:Done('its address ' . a:candidate.api . ' is not a loopback port')
+  endif
+  " Where /proc shows processes, a lock whose process ended needs no question.
+  if a:candidate.pid > 0 && isdirectory('/proc/self') && !isdirectory('/proc/' . a:candidate.pid)
+    return a:Done('its process ' . a:candidate.pid . ' ended')
+  endif
+  let nonce = s:Nonce()
+  if empty(nonce)
+    return a:Done('no random numbers to ask it with: /dev/urandom cannot be read')
+  endif
+  let context = {'out': [], 'expected': sha256('companion4j-proof:' . nonce . ':' . a:candidate.token), 'Done': a:Done}
+  let job = s:Curl(['url = ' . s:Quote('http://127.0.0.1:' . a:candidate.port . '/ide/proof?nonce=' . nonce),
+        \ 'noproxy = "*"', 'silent', 'connect-timeout = 3', 'max-time = 3', 'write-out = "\n%{http_code}"'],
+        \ {'out_mode': 'raw', 'out_cb': function('s:RequestOutput', [context]),
+        \ 'close_cb': function('s:Proved', [context])})
+  if job is v:null
+    call a:Done('curl cannot run')
+  endif
+endfunction
+
+function! s:Proved(context, channel) abort
+  let out = join(a:context.out, '')
+  let at = strridx(out, "\n")
+  let status = str2nr(strpart(out, at + 1))
+  if status == 0
+    return a:context.Done('nothing answers on its port')
+  endif
+  try
+    let answer = json_decode(strpart(out, 0, at))
+  catch
+    let answer = {}
+  endtry
+  let proved = status == 200 && type(answer) == v:t_dict && get(answer, 'proof', '') is# a:context.expected
+  call a:context.Done(proved ? '' : 'another process holds its port')
+endfunction
+
+" Proves the candidates for the directory, newest first, and calls Done() once
+" one proved itself (s:conn) or none did (s:gone says why).
+function! s:ProveCandidates(Done) abort
+  if !empty(s:proving)
+    return
+  endif
+  let s:proving = {'candidates': s:Candidates(), 'first_failure': '', 'Done': a:Done}
+  call s:ProveNext()
+endfunction
+
+function! s:ProveNext() abort
+  if empty(s:proving.candidates)
+    let [s:gone, Done] = [s:proving.first_failure, s:proving.Done]
+    let s:proving = {}
+    return Done()
+  endif
+  call s:Prove(s:proving.candidates[0], function('s:ProvedOne'))
+endfunction
+
+function! s:ProvedOne(why) abort
+  let candidate = remove(s:proving.candidates, 0)
+  if empty(a:why)
+    let s:conn = {'api': candidate.api, 'token': candidate.token, 'workspace': candidate.workspace}
+    let [s:gone, Done] = ['', s:proving.Done]
+    let s:proving = {}
+    return Done()
+  endif
+  if empty(s:proving.first_failure)
+    let s:proving.first_failure = 'the companion on port ' . candidate.port . ' is gone (' . a:why . ')'
+  endif
+  call s:ProveNext()
+endfunction
+
+" Why no companion is followed, for messages.
+function! s:NoCompanion() abort
+  return empty(s:gone) ? 'no companion serves ' . fnamemodify(getcwd(), ':~') : s:gone
 endfunction
 
 " Starts curl with its configuration on stdin: the token never shows in a
@@ -134,13 +239,14 @@ endfunction
 function! s:Config(conn, route, extra) abort
   return ['url = ' . s:Quote(a:conn.api . a:route),
         \ 'header = ' . s:Quote('Authorization: Bearer ' . a:conn.token),
+        \ 'noproxy = "*"',
         \ 'silent'] + a:extra
 endfunction
 
-" Sends one request and calls back with (status, body); status 0 when no
-" companion answered.
+" Sends one request to the proven companion and calls back with (status,
+" body); status 0 when none is followed or it did not answer.
 function! s:Request(method, route, body, Callback) abort
-  let conn = empty(s:conn) ? s:Find() : s:conn
+  let conn = s:conn
   if empty(conn)
     call a:Callback(0, '')
     return
@@ -172,8 +278,11 @@ function! s:RequestDone(context, channel) abort
   let at = strridx(out, "\n")
   let status = str2nr(strpart(out, at + 1))
   if status == 0 || status == 401
-    " Gone, or restarted with a new port or token: find it again next time.
+    " Gone, or restarted with a new port or token: it proves itself again.
     let s:conn = {}
+    if s:StreamRunning()
+      call job_stop(s:stream)
+    endif
   endif
   call a:context.Callback(status, at < 0 ? '' : strpart(out, 0, at))
 endfunction
@@ -210,13 +319,25 @@ function! s:Connect(...) abort
   if s:StreamRunning() || s:leaving
     return
   endif
-  let s:conn = s:Find()
+  call s:ProveCandidates(function('s:Follow'))
+endfunction
+
+" Follows the events of the companion that proved itself, else looks again soon.
+function! s:Follow() abort
+  redrawstatus!
+  if !empty(s:gone) && s:gone !=# s:said_gone
+    call s:Warn(s:gone)
+  endif
+  let s:said_gone = s:gone
+  if s:StreamRunning() || s:leaving
+    return
+  endif
   if empty(s:conn)
     if s:Option('autostart', 0) && !s:autostarted
       let s:autostarted = 1
       call s:Launch()
     endif
-    " Nothing runs yet: look again for a lock file now and then (no process).
+    " None runs, or none proved itself: look again now and then.
     call s:Retry(2000)
     return
   endif
@@ -306,7 +427,11 @@ function! s:GotDiffs(status, body) abort
   endif
   let pending = {}
   for diff in json_decode(a:body)
-    let pending[diff.id] = diff
+    if type(diff) == v:t_dict && s:IsDiffId(get(diff, 'id'))
+      let pending[diff.id] = diff
+    else
+      call s:Warn('refused a proposal whose id is not sixteen hex digits')
+    endif
   endfor
   for id in keys(s:proposals)
     if !has_key(pending, id) && !s:proposals[id].answering
@@ -433,8 +558,8 @@ function! companion4j#cursor_moved() abort
 endfunction
 
 function! companion4j#dir_changed() abort
-  let found = s:Find()
-  if get(found, 'api', '') !=# get(s:conn, 'api', '')
+  let apis = map(s:Candidates(), 'v:val.api')
+  if empty(s:conn) || index(apis, s:conn.api) < 0
     if s:StreamRunning()
       call job_stop(s:stream)
     else
@@ -512,8 +637,61 @@ function! s:TabOf(id) abort
   return 0
 endfunction
 
+" The variables of GET /editor/terminal that a terminal may take: the IDE's
+" (Companion.terminalEnvironment), each of its form; any other name (say
+" NODE_OPTIONS) would run what it names. [{name: value}, [dropped names]], or
+" [v:null, []] when the text is not a JSON object.
+let s:TERMINAL = {
+      \ 'QWEN_CODE_IDE_SERVER_PORT': '^\d\{1,5}$',
+      \ 'GEMINI_CLI_IDE_SERVER_PORT': '^\d\{1,5}$',
+      \ 'QWEN_CODE_IDE_WORKSPACE_PATH': '^[^[:cntrl:]]*$',
+      \ 'GEMINI_CLI_IDE_WORKSPACE_PATH': '^[^[:cntrl:]]*$',
+      \ 'GEMINI_CLI_IDE_AUTH_TOKEN': '^[^[:cntrl:]]*$',
+      \ 'REMOTE_CONTAINERS': '^[^[:cntrl:]]*$',
+      \ }
+
+function! s:TerminalVariables(body) abort
+  try
+    let all = json_decode(a:body)
+  catch
+    return [v:null, []]
+  endtry
+  if type(all) != v:t_dict
+    return [v:null, []]
+  endif
+  let [env, dropped] = [{}, []]
+  for [name, value] in items(all)
+    if has_key(s:TERMINAL, name) && type(value) == v:t_string && value =~# s:TERMINAL[name]
+      let env[name] = value
+    else
+      call add(dropped, substitute(name, '[[:cntrl:]]', '?', 'g'))
+    endif
+  endfor
+  return [env, sort(dropped)]
+endfunction
+
+" Whether a value from the companion has the form of a diff id, sixteen hex
+" digits (the engine's DiffId), and may go into a URL, a buffer name and curl's
+" configuration.
+function! s:IsDiffId(id) abort
+  return type(a:id) == v:t_string && len(a:id) == 16 && a:id =~# '^[0-9a-f]\{16}$'
+endfunction
+
+" Whether a path from the companion is absolute and free of control characters,
+" fit for an Ex command and a buffer name.
+function! s:IsPath(path) abort
+  return type(a:path) == v:t_string && a:path =~# '^/' && a:path !~# '[[:cntrl:]]'
+endfunction
+
 " A new tab: the file on the left, the proposal on the right, as a diff.
 function! s:Open(diff) abort
+  if !s:IsDiffId(get(a:diff, 'id'))
+    return s:Warn('refused a proposal whose id is not sixteen hex digits')
+  elseif !s:IsPath(get(a:diff, 'filePath'))
+    return s:Warn('refused a proposal whose file is not an absolute path without control characters')
+  elseif type(get(a:diff, 'newContent')) != v:t_string
+    return s:Warn('refused a proposal without its text')
+  endif
   if has_key(s:proposals, a:diff.id)
     return
   endif
@@ -750,7 +928,7 @@ endfunction
 
 function! s:GotReview(status, body) abort
   if a:status == 0
-    return s:Warn('no companion serves ' . fnamemodify(getcwd(), ':~'))
+    return s:Warn(s:NoCompanion())
   elseif a:status != 200
     return s:Warn(s:Reason(a:status, a:body))
   endif
@@ -780,6 +958,9 @@ endfunction
 
 " The model asked to show a place: open it in a window for files, out of any review.
 function! s:OpenFile(place) abort
+  if !s:IsPath(get(a:place, 'path'))
+    return s:Warn('refused to open a file that is not an absolute path without control characters')
+  endif
   if exists('t:companion4j_review')
     for tab in range(1, tabpagenr('$'))
       if empty(gettabvar(tab, 'companion4j_review', ''))
@@ -819,9 +1000,8 @@ endfunction
 " ---- starting a companion, running a CLI, status -----------------------------
 
 function! companion4j#start() abort
-  let found = s:Find()
-  if !empty(found)
-    call s:Say('a companion already serves ' . fnamemodify(getcwd(), ':~') . ' at ' . found.api)
+  if !empty(s:conn)
+    call s:Say('a companion already serves ' . fnamemodify(getcwd(), ':~') . ' at ' . s:conn.api)
     call s:Connect()
     return
   endif
@@ -850,12 +1030,13 @@ endfunction
 
 function! s:WaitForLock(timer) abort
   let s:start_tries -= 1
-  if !empty(s:Find())
+  if !empty(s:conn)
     call timer_stop(a:timer)
+    call s:Say('the companion is running')
+  elseif !empty(s:Candidates()) && empty(s:proving) && !s:StreamRunning()
     call timer_stop(s:retry_timer)
     let s:retry_timer = -1
     call s:Connect()
-    call s:Say('the companion is running')
   elseif s:start_tries <= 0
     call timer_stop(a:timer)
     call s:Warn('the companion did not start within 30 s')
@@ -875,11 +1056,18 @@ endfunction
 
 function! s:RunWith(command, status, body) abort
   if a:status == 0
-    return s:Warn('no companion serves ' . fnamemodify(getcwd(), ':~') . '; :Companion4jStart starts one')
+    return s:Warn(s:NoCompanion() . '; :Companion4jStart starts one')
   elseif a:status != 200
     return s:Warn(s:Reason(a:status, a:body))
   endif
-  let options = {'env': json_decode(a:body), 'term_name': join(a:command)}
+  let [env, dropped] = s:TerminalVariables(a:body)
+  if type(env) != v:t_dict
+    return s:Warn('the companion\'s terminal variables are not a JSON object; nothing was started')
+  endif
+  if !empty(dropped)
+    call s:Warn('ignored terminal variables that are not the IDE\'s: ' . join(dropped, ', '))
+  endif
+  let options = {'env': env, 'term_name': join(a:command)}
   if s:Option('run_vertical', 0)
     let options.vertical = 1
   endif
@@ -887,9 +1075,9 @@ function! s:RunWith(command, status, body) abort
 endfunction
 
 function! companion4j#status() abort
-  let conn = empty(s:conn) ? s:Find() : s:conn
+  let conn = s:conn
   if empty(conn)
-    echo 'companion4j: no companion serves ' . fnamemodify(getcwd(), ':~')
+    echo 'companion4j: ' . s:NoCompanion()
           \ . (s:Option('autostart', 0) ? '' : ' (:Companion4jStart starts one)')
     return
   endif
@@ -905,7 +1093,7 @@ endfunction
 " For 'statusline': C4J off, C4J 2 CLIs, C4J 1 CLI · 1 to review.
 function! companion4j#statusline() abort
   if !s:connected
-    return 'C4J off'
+    return empty(s:gone) ? 'C4J off' : 'C4J gone'
   endif
   let clients = len(s:clients)
   let text = 'C4J ' . clients . (clients == 1 ? ' CLI' : ' CLIs')

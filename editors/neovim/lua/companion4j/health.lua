@@ -24,9 +24,14 @@ function M.check()
   if vim.g.loaded_companion4j == nil then
     warn('plugin/companion4j.lua was not loaded: is editors/neovim on the runtimepath?')
   end
-  local c = require('companion4j.companion').find()
+  local companion = require('companion4j.companion')
+  local c = companion.find()
   if c then
-    ok('a companion serves ' .. vim.fn.getcwd() .. ': ' .. c.api)
+    ok('a companion serves ' .. vim.fn.getcwd() .. ': ' .. c.api .. ', and proved that it holds its token')
+  elseif companion.gone() then
+    err(companion.gone() .. '; the plugin sends it nothing', {
+      'Start the companion again: `companion4j serve` in the project, or :Companion4jStart',
+    })
   elseif config.autostart then
     warn('no companion serves ' .. vim.fn.getcwd() .. ' yet; autostart runs ' .. config.command)
   else

@@ -14,6 +14,7 @@ local RETRY_MS = 2000
 local state = {
   started = false,
   job = nil, -- the curl following the event stream
+  proving = false, -- a companion is being asked to prove itself
   connected = false,
   clients = {}, -- id -> label of each connected CLI
   starting = false, -- a companion started by autostart or :Companion4jStart
@@ -37,6 +38,9 @@ end
 
 --- Where an openFile event asks to go: a window outside the review tabs.
 local function open_file(place)
+  if not companion.is_path(place.path) then
+    return notify('refused to open a file that is not an absolute path without control characters', vim.log.levels.ERROR)
+  end
   if review.in_review_tab() then
     for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
       vim.api.nvim_set_current_tabpage(tab)
@@ -96,7 +100,10 @@ end
 
 local handlers = {
   diffOpened = function(d)
-    if config.values.open_diffs then
+    local refused = review.refused(d)
+    if refused then
+      notify(refused, vim.log.levels.ERROR)
+    elseif config.values.open_diffs then
       show_when_possible(d)
     else
       notify((d.clientName or 'a CLI') .. ' proposes an edit to ' .. vim.fn.fnamemodify(d.filePath, ':~:.') .. ': :Companion4jReview')
@@ -114,6 +121,32 @@ local handlers = {
 
 local follow
 
+-- The event being read from the stream, and its data lines.
+local event, data = nil, {}
+
+local function on_line(line)
+  if not state.connected then
+    state.connected = true
+    event, data = nil, {}
+    refresh_state()
+  end
+  if line == '' then
+    local handler = event and handlers[event]
+    if handler and #data > 0 then
+      local ok, payload = pcall(vim.json.decode, table.concat(data, '\n'))
+      if ok and type(payload) == 'table' then
+        handler(payload)
+        redraw_status()
+      end
+    end
+    event, data = nil, {}
+  elseif line:sub(1, 6) == 'event:' then
+    event = vim.trim(line:sub(7))
+  elseif line:sub(1, 5) == 'data:' then
+    table.insert(data, (line:sub(6):gsub('^ ', '')))
+  end
+end
+
 local function on_stream_end()
   local was = state.connected
   state.job, state.connected = nil, false
@@ -125,40 +158,35 @@ local function on_stream_end()
   vim.defer_fn(follow, RETRY_MS)
 end
 
--- Follows the companion's event stream, and keeps looking for a companion
+-- Says once why no companion is followed, when the one a lock names failed its proof.
+local said_gone
+local function say_gone()
+  local why = companion.gone()
+  if why and why ~= said_gone then
+    notify(why, vim.log.levels.WARN)
+  end
+  said_gone = why
+  redraw_status()
+end
+
+-- Follows the proven companion's event stream, and keeps looking for a companion
 -- (it may restart with a new port and token) while none is followed.
 follow = function()
-  if state.job then
+  if state.job or state.proving then
     return
   end
-  local event, data = nil, {}
-  local job = companion.stream(function(line)
-    if not state.connected then
-      state.connected = true
-      refresh_state()
+  state.proving = true
+  companion.connect(function(c)
+    state.proving = false
+    say_gone()
+    local job = c and companion.stream(on_line, vim.schedule_wrap(on_stream_end))
+    if job then
+      state.job = job
+      state.starting = false
+    else
+      vim.defer_fn(follow, RETRY_MS)
     end
-    if line == '' then
-      local handler = event and handlers[event]
-      if handler and #data > 0 then
-        local ok, payload = pcall(vim.json.decode, table.concat(data, '\n'))
-        if ok then
-          handler(payload)
-          redraw_status()
-        end
-      end
-      event, data = nil, {}
-    elseif line:sub(1, 6) == 'event:' then
-      event = vim.trim(line:sub(7))
-    elseif line:sub(1, 5) == 'data:' then
-      table.insert(data, (line:sub(6):gsub('^ ', '')))
-    end
-  end, vim.schedule_wrap(on_stream_end))
-  if job then
-    state.job = job
-    state.starting = false
-  else
-    vim.defer_fn(follow, RETRY_MS)
-  end
+  end)
 end
 
 --- Starts `companion4j serve` for the working directory, in the background.
@@ -194,7 +222,7 @@ end
 --- For the statusline: "C4J off", "C4J 2 CLIs", "C4J 1 CLI · 1 to review".
 function M.statusline()
   if not state.connected then
-    return state.starting and 'C4J starting' or 'C4J off'
+    return state.starting and 'C4J starting' or (companion.gone() and 'C4J gone' or 'C4J off')
   end
   local clis = count(state.clients)
   local text = 'C4J ' .. clis .. (clis == 1 and ' CLI' or ' CLIs')
@@ -235,7 +263,8 @@ end
 function M.status()
   local c = companion.find()
   if not c then
-    return 'no companion serves ' .. vim.fn.getcwd() .. '; start one with :Companion4jStart or `companion4j serve`'
+    return (companion.gone() or ('no companion serves ' .. vim.fn.getcwd()))
+      .. '; start one with :Companion4jStart or `companion4j serve`'
   end
   local lines = {
     'companion: ' .. c.api .. (state.connected and '' or ' (not followed yet)'),
@@ -266,10 +295,17 @@ function M.run(args)
   if status ~= 200 then
     return notify(companion.reason(status, body) .. '; start one with :Companion4jStart', vim.log.levels.WARN)
   end
+  local env, dropped = companion.terminal_variables(body)
+  if not env then
+    return notify('the companion\'s terminal variables are not a JSON object; nothing was started', vim.log.levels.ERROR)
+  end
+  if #dropped > 0 then
+    notify('ignored terminal variables that are not the IDE\'s: ' .. table.concat(dropped, ', '), vim.log.levels.WARN)
+  end
   vim.cmd(config.values.terminal_split)
   vim.cmd('enew')
   -- The variables (the token among them) go into the environment, never the arguments.
-  vim.fn.termopen(args, { env = vim.json.decode(body) })
+  vim.fn.termopen(args, { env = env })
   vim.cmd('startinsert')
 end
 

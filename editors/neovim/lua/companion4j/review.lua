@@ -157,8 +157,24 @@ local function split_lines(text)
   return lines, eol
 end
 
+--- Why a diff object from the companion cannot be shown, or nil: its id reaches a buffer
+--- name and curl's config, its path a buffer name and Ex commands.
+function M.refused(diff)
+  if not companion.is_diff_id(diff.id) then
+    return 'refused a proposal whose id is not sixteen hex digits'
+  elseif not companion.is_path(diff.filePath) then
+    return 'refused a proposal whose file is not an absolute path without control characters'
+  elseif type(diff.newContent) ~= 'string' then
+    return 'refused a proposal without its text'
+  end
+end
+
 --- Opens a proposal (a diff object of the editor API) in a tab of its own.
 function M.show(diff)
+  local refused = M.refused(diff)
+  if refused then
+    return notify(refused, vim.log.levels.ERROR)
+  end
   if open[diff.id] or ended[diff.id] then
     return
   end
@@ -218,6 +234,9 @@ end
 
 --- A diffClosed event: the proposal ended elsewhere (the CLI, another editor).
 function M.closed(event)
+  if not companion.is_diff_id(event.id) then
+    return
+  end
   ended[event.id] = true
   local p = open[event.id]
   if p then
@@ -234,7 +253,7 @@ end
 function M.sync(pending, show)
   local ids = {}
   for _, d in ipairs(pending) do
-    ids[d.id] = true
+    ids[tostring(d.id)] = true
     if show then
       M.show(d)
     end

@@ -6,6 +6,7 @@ import static dev.companion4j.cli.editors.ConnectedClis.cursor;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.PortSquatter;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
@@ -228,6 +229,86 @@ class EmacsPluginIT {
     emacs.type("./fake-cli.sh");
     emacs.press("Enter");
     await().atMost(WAIT).until(() -> emacs.screen().contains("port=" + companion.port() + " gemini=" + companion.port()));
+  }
+
+  @Test
+  void aServerOnADeadCompanionsPortIsSentNoTokenAndTheCompanionIsSaidGone() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("squatted"));
+    Path cli = env.file("fake-cli.sh", "#!/bin/sh\necho \"node=[$NODE_OPTIONS]\"\nexec sleep 60\n");
+    cli.toFile().setExecutable(true);
+    variables = new LinkedHashMap<>(env.variables());
+    installPackage(env);
+    try (PortSquatter squatter = PortSquatter.plantedIn(env)) {
+      startEmacs(env);
+      await().atMost(WAIT).until(() -> !squatter.requests().isEmpty());
+      String run = emacsclient("(condition-case e (progn (companion4j-run \"./fake-cli.sh\") \"started\")"
+          + " (error (error-message-string e)))");
+      String gone = "the companion on port " + squatter.port() + " is gone (another process holds its port)";
+
+      assertThat(squatter.requests()).as("what the squatter received").noneMatch(PortSquatter.Request::carriesTheToken);
+      assertThat(squatter.wasChallenged()).isTrue();
+      assertThat(run).contains(gone);
+      assertThat(emacsclient("(companion4j-status)")).contains(gone);
+      await().atMost(WAIT).until(() -> emacs.screen().contains("C4J gone"));
+      assertThat(emacs.screen()).doesNotContain("node=[");
+      assertThat(proposalFiles()).isEmpty();
+      assertThat(emacsclient("(mapcar #'buffer-name (buffer-list))")).doesNotContain("planted");
+      assertThat(squatter.requests()).noneMatch(PortSquatter.Request::carriesTheToken);
+    }
+  }
+
+  @Test
+  void anEditorWhoseCompanionWasKilledNeverFollowsTheNextOwnerOfItsPort() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("killed"));
+    variables = new LinkedHashMap<>(env.variables());
+    installPackage(env);
+    CompanionProcess crashed = CompanionProcess.start(env);
+    try {
+      startEmacs(env);
+      await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 0 CLIs"));
+      crashed.kill();
+      // Another user binds the freed port; the editor's retry re-reads the lock the crash left.
+      try (PortSquatter squatter = PortSquatter.listeningOn(env, crashed.port())) {
+        String gone = "the companion on port " + crashed.port() + " is gone (its process " + crashed.pid() + " ended)";
+        await().atMost(WAIT).until(() -> emacs.screen().contains("C4J gone") || !squatter.requests().isEmpty());
+        assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
+        assertThat(emacsclient("(companion4j-status)")).contains(gone);
+      }
+    } finally {
+      crashed.close();
+    }
+  }
+
+  @Test
+  void malformedIdsPathsAndTerminalVariablesFromTheCompanionAreRefused() throws Exception {
+    Path log = temp.resolve("batch.log");
+    String out = batch("""
+        (progn
+          (companion4j--open-proposal
+           '((id . "0123456789abcdef/reject HTTP/1.0\r\nX-Injected: 1\r\n\r\nGET /x") (filePath . "/tmp/a.txt") (newContent . "x")))
+          (companion4j--open-proposal '((id . "0123456789abcdef") (filePath . "/tmp/a\nb.txt") (newContent . "x")))
+          (companion4j--open-file '((path . "/tmp/a\rb.txt")))
+          (princ (format "open:%d\n" (length (companion4j-proposals))))
+          (princ (format "kept:%S\n" (companion4j--terminal-variables
+            "{\\"NODE_OPTIONS\\":\\"--require /tmp/evil.js\\",\\"QWEN_CODE_IDE_SERVER_PORT\\":\\"41233\\",\\"GEMINI_CLI_IDE_SERVER_PORT\\":\\"4\\\\n1\\",\\"GEMINI_CLI_IDE_WORKSPACE_PATH\\":\\"/w\\"}"))))
+        """, log);
+    assertThat(out).contains(
+        "refused a proposal whose id is not sixteen hex digits",
+        "refused a proposal whose file is not an absolute path without control characters",
+        "refused to open a file that is not an absolute path without control characters",
+        "open:0",
+        "kept:((\"QWEN_CODE_IDE_SERVER_PORT=41233\" \"GEMINI_CLI_IDE_WORKSPACE_PATH=/w\") \"GEMINI_CLI_IDE_SERVER_PORT\" \"NODE_OPTIONS\")");
+  }
+
+  /** Evaluates {@code expression} in {@code emacs --batch} with the package loaded; its output. */
+  private static String batch(String expression, Path log) throws Exception {
+    Path source = TestPeers.repoRoot().resolve("editors/emacs/companion4j.el");
+    Process emacs = new ProcessBuilder(EMACS.toString(), "--batch", "-Q", "-l", source.toString(), "--eval", expression)
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
+    assertThat(emacs.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    return Files.readString(log);
   }
 
   /** Installs the package into the private HOME as its Commentary says for Emacs 28, offline. */

@@ -6,6 +6,7 @@ import static dev.companion4j.cli.editors.ConnectedClis.cursor;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.PortSquatter;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
@@ -212,6 +213,104 @@ class NeovimPluginIT {
     } finally {
       stopCompanionsOf(locks);
     }
+  }
+
+  @Test
+  void aServerOnADeadCompanionsPortIsSentNoTokenAndTheCompanionIsSaidGone() throws Exception {
+    CliEnvironment squatted = CliEnvironment.in(temp.resolve("squatted"));
+    squatted.file("README.md", "# readme\n");
+    Path cli = squatted.file("fake-cli.sh", "#!/bin/sh\necho \"node=[$NODE_OPTIONS]\"\nexec sleep 60\n");
+    cli.toFile().setExecutable(true);
+    install(squatted.home());
+    try (PortSquatter squatter = PortSquatter.plantedIn(squatted)) {
+      startNeovim(squatted, "README.md");
+      await().atMost(WAIT).until(() -> !squatter.requests().isEmpty());
+      keys("ohello<Esc>");
+      keys(":Companion4jRun ./fake-cli.sh<CR>");
+      String gone = "the companion on port " + squatter.port() + " is gone (another process holds its port)";
+      await().atMost(WAIT).until(() -> terminal.screen().contains(gone) || terminal.screen().contains("node=["));
+
+      assertThat(squatter.requests()).as("what the squatter received").noneMatch(PortSquatter.Request::carriesTheToken);
+      assertThat(squatter.wasChallenged()).isTrue();
+      assertThat(terminal.screen()).doesNotContain("node=[").contains("C4J gone");
+      assertThat(lua("return require('companion4j').status()")).startsWith(gone);
+      assertThat(lua("return #require('companion4j').proposals()")).isEqualTo("0");
+      assertThat(lua("return vim.api.nvim_buf_get_name(0)")).isEqualTo(squatted.workspace().resolve("README.md").toString());
+      assertThat(squatter.requests()).noneMatch(PortSquatter.Request::carriesTheToken);
+    }
+  }
+
+  @Test
+  void anEditorWhoseCompanionWasKilledNeverFollowsTheNextOwnerOfItsPort() throws Exception {
+    CliEnvironment killed = CliEnvironment.in(temp.resolve("killed"));
+    killed.file("README.md", "# readme\n");
+    install(killed.home());
+    CompanionProcess crashed = CompanionProcess.start(killed);
+    try {
+      startNeovim(killed, "README.md");
+      awaitScreen("C4J 0 CLIs");
+      crashed.kill();
+      // Another user binds the freed port; the editor's retry re-reads the lock the crash left.
+      try (PortSquatter squatter = PortSquatter.listeningOn(killed, crashed.port())) {
+        String gone = "the companion on port " + crashed.port() + " is gone (its process " + crashed.pid() + " ended)";
+        await().atMost(WAIT).until(() -> terminal.screen().contains(gone) || !squatter.requests().isEmpty());
+        keys("ohello<Esc>");
+        assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
+        awaitScreen("C4J gone");
+        assertThat(lua("return require('companion4j').status()")).startsWith(gone);
+      }
+    } finally {
+      crashed.close();
+    }
+  }
+
+  @Test
+  void aCompanionNamedByTheEnvironmentProvesItselfToo() throws Exception {
+    CliEnvironment named = CliEnvironment.in(temp.resolve("named"));
+    install(named.home());
+    try (PortSquatter squatter = PortSquatter.listeningOn(named, 0)) {
+      Map<String, String> variables = ConnectedClis.terminalVariables(named);
+      variables.put("COMPANION4J_EDITOR_API", "http://127.0.0.1:" + squatter.port() + "/editor");
+      variables.put("COMPANION4J_TOKEN", PortSquatter.TOKEN);
+      ProcessBuilder pb = new ProcessBuilder(NVIM.toString(), "--headless",
+              "-c", "lua io.stdout:write(require('companion4j').status())", "-c", "qa!")
+          .directory(named.workspace().toFile())
+          .redirectErrorStream(true);
+      pb.environment().clear();
+      pb.environment().putAll(variables);
+      Process nvim = pb.start();
+      String out = new String(nvim.getInputStream().readAllBytes());
+      assertThat(nvim.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(out).contains("the companion on port " + squatter.port() + " is gone (another process holds its port)");
+      assertThat(squatter.requests()).isNotEmpty().noneMatch(PortSquatter.Request::carriesTheToken);
+    }
+  }
+
+  @Test
+  void onlyTheIdesVariablesOfTheirFormReachATerminalAndMalformedIdsAndPathsAreRefused() throws Exception {
+    env.file("README.md", "# readme\n");
+    startNeovim("README.md");
+    awaitScreen("C4J 2 CLIs");
+    String filter = "return vim.inspect({require('companion4j.companion').terminal_variables("
+        + "'{\"NODE_OPTIONS\":\"--require /tmp/evil.js\",\"LD_PRELOAD\":\"/tmp/evil.so\",\"QWEN_CODE_IDE_SERVER_PORT\":\"41233\","
+        + "\"GEMINI_CLI_IDE_SERVER_PORT\":\"41233\\\\nX=1\",\"GEMINI_CLI_IDE_WORKSPACE_PATH\":\"/w\"}')}, {newline = ' ', indent = ''})";
+    assertThat(lua(filter)).isEqualTo("{ { GEMINI_CLI_IDE_WORKSPACE_PATH = \"/w\", QWEN_CODE_IDE_SERVER_PORT = \"41233\" },"
+        + " { \"GEMINI_CLI_IDE_SERVER_PORT\", \"LD_PRELOAD\", \"NODE_OPTIONS\" } }");
+
+    Path pwned = temp.resolve("pwned");
+    Path notes = env.file("notes.txt", "alpha\n");
+    // What a stream's diffOpened would carry, handled on the main loop as the stream's events
+    // are: an id that would add lines to curl's config, a path that would end an Ex command.
+    lua("vim.schedule(function() require('companion4j.review').show({id = '0123456789abcdef\\noutput = " + pwned + "\\nurl = http://127.0.0.1:1/',"
+        + " filePath = '" + notes + "', newContent = 'beta\\n', change = 'modified'}) end)");
+    awaitScreen("refused a proposal whose id is not sixteen hex digits");
+    lua("vim.schedule(function() require('companion4j.review').show({id = '0123456789abcdef', filePath = '" + notes + "\\n!touch " + pwned + "',"
+        + " newContent = 'beta\\n', change = 'modified'}) end)");
+    awaitScreen("refused a proposal whose file is not an absolute path without control characters");
+    assertThat(lua("return #require('companion4j').proposals()")).isEqualTo("0");
+    assertThat(lua("return #vim.api.nvim_list_tabpages()")).isEqualTo("1");
+    assertThat(pwned).doesNotExist();
   }
 
   private static final String MAIN = """

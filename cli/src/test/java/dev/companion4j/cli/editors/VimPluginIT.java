@@ -6,6 +6,7 @@ import static dev.companion4j.cli.editors.ConnectedClis.cursor;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.PortSquatter;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
@@ -226,6 +227,97 @@ class VimPluginIT {
 
     String screen = awaitScreen("QWEN_CODE_IDE_SERVER_PORT=" + companion.port());
     assertThat(screen).contains("GEMINI_CLI_IDE_SERVER_PORT=" + companion.port(), "env [finished]");
+  }
+
+  @Test
+  void aServerOnADeadCompanionsPortIsSentNoTokenAndTheCompanionIsSaidGone() throws Exception {
+    CliEnvironment squatted = CliEnvironment.in(temp.resolve("squatted"));
+    squatted.file("README.md", "# readme\n");
+    install(squatted.home());
+    try (PortSquatter squatter = PortSquatter.plantedIn(squatted);
+        Tmux other = Tmux.start(List.of(VIM.toString(), "README.md"), squatted.workspace(), ConnectedClis.terminalVariables(squatted))) {
+      await().atMost(WAIT).until(() -> !squatter.requests().isEmpty());
+      other.type("ohello");
+      other.press("Escape");
+      other.type(":Companion4jRun env");
+      other.press("Enter");
+      String gone = "the companion on port " + squatter.port() + " is gone (another process holds its port)";
+      await().atMost(WAIT).until(() -> other.screen().contains(gone) || other.screen().contains("NODE_OPTIONS="));
+
+      assertThat(squatter.requests()).as("what the squatter received").noneMatch(PortSquatter.Request::carriesTheToken);
+      assertThat(squatter.wasChallenged()).isTrue();
+      assertThat(other.screen()).doesNotContain("NODE_OPTIONS=").contains("C4J gone");
+      other.type(":Companion4jStatus");
+      other.press("Enter");
+      await().atMost(WAIT).until(() -> other.screen().contains("companion4j: " + gone));
+      other.type(":echo 'open:' . len(companion4j#proposals()) . ':' . expand('%')");
+      other.press("Enter");
+      await().atMost(WAIT).until(() -> other.screen().contains("open:0:README.md"));
+      assertThat(squatter.requests()).noneMatch(PortSquatter.Request::carriesTheToken);
+    }
+  }
+
+  @Test
+  void anEditorWhoseCompanionWasKilledNeverFollowsTheNextOwnerOfItsPort() throws Exception {
+    CliEnvironment killed = CliEnvironment.in(temp.resolve("killed"));
+    killed.file("README.md", "# readme\n");
+    install(killed.home());
+    CompanionProcess crashed = CompanionProcess.start(killed);
+    try (Tmux other = Tmux.start(List.of(VIM.toString(), "README.md"), killed.workspace(), ConnectedClis.terminalVariables(killed))) {
+      await().atMost(WAIT).until(() -> other.screen().contains("C4J 0 CLIs"));
+      crashed.kill();
+      // Another user binds the freed port; the editor's retry re-reads the lock the crash left.
+      try (PortSquatter squatter = PortSquatter.listeningOn(killed, crashed.port())) {
+        String gone = "the companion on port " + crashed.port() + " is gone (its process " + crashed.pid() + " ended)";
+        await().atMost(WAIT).until(() -> other.screen().contains(gone) || !squatter.requests().isEmpty());
+        other.type("ohello");
+        other.press("Escape");
+        assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
+        await().atMost(WAIT).until(() -> other.screen().contains("C4J gone"));
+      }
+    } finally {
+      crashed.close();
+    }
+  }
+
+  @Test
+  void aDiffIdOrPathFromTheStreamThatCouldAddToCurlsConfigOrACommandIsRefused() throws Exception {
+    Path pwned = temp.resolve("pwned");
+    // What a stream's diffOpened would carry: an id whose lines would become curl options when
+    // the proposal is answered, and a path that would end an Ex command.
+    String id = "0123456789abcdef\\noutput = " + pwned + "\\nurl = http://127.0.0.1:" + companion.port() + "/editor/state";
+    dispatch("diffOpened", "{\"id\":\"" + id + "\",\"filePath\":\"" + greeter + "\",\"newContent\":\"x\",\"change\":\"modified\"}");
+    awaitScreen("refused a proposal whose id is not sixteen hex digits");
+    command("Companion4jReject");
+    awaitScreen("no proposal here");
+    dispatch("diffOpened", "{\"id\":\"0123456789abcdef\",\"filePath\":\"" + greeter + "\\n!touch " + pwned
+        + "\",\"newContent\":\"x\",\"change\":\"modified\"}");
+    awaitScreen("refused a proposal whose file is not an absolute path without control characters");
+    query("'proposed:' . len(companion4j#proposals()) . ',tabs:' . tabpagenr('$')");
+    awaitScreen("proposed:0,tabs:1");
+    assertThat(pwned).doesNotExist();
+
+    // curl's config: every value quoted with its line ends escaped.
+    query("'quoted:' . " + script("Quote") + "(\"a\\nb\\rc\\\\d\\\"e\")");
+    awaitScreen("quoted:\"a\\nb\\rc\\\\d\\\"e\"");
+  }
+
+  @Test
+  void onlyTheIdesVariablesOfTheirFormReachATerminal() throws Exception {
+    // Dictionaries print in no fixed order: the kept variables as sorted pairs.
+    query("'kept:' . string(map(" + script("TerminalVariables") + "('{\"NODE_OPTIONS\":\"--require /tmp/evil.js\","
+        + "\"QWEN_CODE_IDE_SERVER_PORT\":\"41233\",\"GEMINI_CLI_IDE_SERVER_PORT\":\"4\\n1\",\"REMOTE_CONTAINERS\":\"true\"}'), {_, v -> type(v) == v:t_dict ? sort(items(v)) : v}))");
+    awaitScreen("kept:[[['QWEN_CODE_IDE_SERVER_PORT', '41233'], ['REMOTE_CONTAINERS', 'true']], ['GEMINI_CLI_IDE_SERVER_PORT', 'NODE_OPTIONS']]");
+  }
+
+  /** Hands the plugin one event as if its stream had carried it. */
+  private void dispatch(String event, String json) throws IOException {
+    command("call " + script("Dispatch") + "('" + event + "', '" + json.replace("'", "''") + "')");
+  }
+
+  /** An expression naming the plugin's script-local function {@code name}. */
+  private static String script(String name) {
+    return "function('<SNR>' . getscriptinfo({'name': 'autoload/companion4j.vim'})[0].sid . '_" + name + "')";
   }
 
   private void command(String command) throws IOException {
