@@ -122,11 +122,11 @@ final class StdioGuard {
     }
     JsonNode id = message.path("id");
     boolean request = message.isObject() && message.has("method") && message.has("id");
-    String refusal = refusal(message);
+    Refusal refusal = refusal(message);
     if (refusal != null) {
       // A notification is never answered (JSON-RPC), a wrong one neither.
       if (request || !message.isObject() || !message.has("method")) {
-        answer(id.isValueNode() ? id : null, refusal.startsWith("Invalid params") ? INVALID_PARAMS : INVALID_REQUEST, refusal);
+        answer(id.isValueNode() ? id : null, refusal.code(), refusal.text());
       }
       return null;
     }
@@ -146,31 +146,34 @@ final class StdioGuard {
   }
 
   /** Why {@code message} is refused, in words for whoever sent it; null when the SDK may have it. */
-  private static String refusal(JsonNode message) {
+  private static Refusal refusal(JsonNode message) {
     if (!message.isObject() || !(message.has("method") || message.has("result") || message.has("error"))) {
-      return "Invalid Request: a JSON-RPC 2.0 message is an object with a \"method\" (a request or a notification) "
-          + "or with a \"result\" or an \"error\" (a response).";
+      return new Refusal(INVALID_REQUEST, "Invalid Request: a JSON-RPC 2.0 message is an object with a \"method\" "
+          + "(a request or a notification) or with a \"result\" or an \"error\" (a response).");
     }
     if (message.has("method") && !message.get("method").isString()) {
-      return "Invalid Request: \"method\" must be a string, e.g. \"tools/call\".";
+      return new Refusal(INVALID_REQUEST, "Invalid Request: \"method\" must be a string, e.g. \"tools/call\".");
     }
     JsonNode params = message.path("params");
     if (!params.isMissingNode() && !params.isNull() && !params.isObject()) {
-      return "Invalid params: \"params\" must be an object.";
+      return new Refusal(INVALID_PARAMS, "Invalid params: \"params\" must be an object.");
     }
     if (message.path("method").asString("").equals("tools/call")) {
       JsonNode arguments = params.path("arguments");
       if (!params.path("name").isString()) {
-        return "Invalid params: tools/call takes {\"name\": \"<tool>\", \"arguments\": {…}}; \"name\" must be the tool's name "
-            + "as tools/list gives it.";
+        return new Refusal(INVALID_PARAMS, "Invalid params: tools/call takes {\"name\": \"<tool>\", \"arguments\": {…}}; "
+            + "\"name\" must be the tool's name as tools/list gives it.");
       }
       if (!arguments.isMissingNode() && !arguments.isNull() && !arguments.isObject()) {
-        return "Invalid params: \"arguments\" must be an object of the tool's arguments by name, e.g. "
-            + "{\"path\": \"src/Main.java\"}, or left out for a tool that takes none.";
+        return new Refusal(INVALID_PARAMS, "Invalid params: \"arguments\" must be an object of the tool's arguments by "
+            + "name, e.g. {\"path\": \"src/Main.java\"}, or left out for a tool that takes none.");
       }
     }
     return null;
   }
+
+  /** A message refused here: its JSON-RPC error code and what to send instead. */
+  private record Refusal(int code, String text) {}
 
   private void answer(JsonNode id, int code, String text) throws IOException {
     Map<String, Object> error = new LinkedHashMap<>();
