@@ -18,7 +18,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -136,18 +135,8 @@ class CommandLineIT {
   void statusCallsALockStaleWhenItsPidLivesButItsPortCannotProveTheToken() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp);
     Process unrelated = new ProcessBuilder("sleep", "120").start();
+    // Holds the port and never answers: the connection succeeds (the backlog takes it), the proof cannot.
     try (ServerSocket squatter = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      Thread answerer = new Thread(() -> {
-        while (!squatter.isClosed()) {
-          try (Socket s = squatter.accept()) {
-            s.getInputStream().readNBytes(1);
-          } catch (IOException closed) {
-            // The test is over.
-          }
-        }
-      });
-      answerer.setDaemon(true);
-      answerer.start();
       // A companion that died: its pid is now an unrelated process's, its port another program's.
       new DiscoveryFiles(DiscoveryLocations.fromEnvironment(env.variables()), EnumSet.allOf(DiscoveryTarget.class), unrelated.pid())
           .write(squatter.getLocalPort(), env.workspace().toString(), "the dead companion's token", new IdeInfo("vim", "Vim"));
