@@ -13,7 +13,8 @@ import java.util.Optional;
  * @param workspacePath the workspace roots, joined with the path separator
  * @param ideName the IDE's display name, if the file names one
  * @param pid the process that owns the companion, if known
- * @param alive whether that process is running and the port accepts connections
+ * @param alive whether that process is running and the server on its port proves it holds the
+ *     file's token ({@link CompanionProof})
  */
 public record DiscoveredCompanion(
     Path file,

@@ -3,8 +3,6 @@ package dev.companion4j.engine.discovery;
 import dev.companion4j.engine.internal.io.BoundedReads;
 import java.io.File;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -13,16 +11,19 @@ import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -38,7 +39,8 @@ import tools.jackson.databind.json.JsonMapper;
 public final class DiscoveryScanner {
   private static final Logger log = LoggerFactory.getLogger(DiscoveryScanner.class);
   private static final JsonMapper JSON = JsonMapper.shared();
-  private static final int CONNECT_TIMEOUT_MILLIS = 300;
+  /** A companion answers its proof at once; a server that does not within this is no companion. */
+  private static final Duration PROOF_TIMEOUT = Duration.ofSeconds(2);
   /** A discovery file holds a few hundred bytes. */
   static final int MAX_FILE_BYTES = 64 * 1024;
   private static final Duration READ_DEADLINE = Duration.ofSeconds(2);
@@ -51,35 +53,65 @@ public final class DiscoveryScanner {
     this.locations = locations;
   }
 
-  /** Every readable discovery file of this user's in every location, of any companion. */
-  public List<DiscoveredCompanion> scan() {
-    return scan(true);
-  }
-
   /**
-   * The companions of running processes whose workspace holds {@code dir}, as the CLIs match it
-   * (each root and {@code dir} resolved to their real paths), the most recently written file first
-   * and each companion once. Ports are not probed: the caller's own request is the probe, and a
-   * companion may have written its file a moment before it serves.
+   * The companions serving {@code dir} (its workspace holds {@code dir} as the CLIs match it, each
+   * root and {@code dir} resolved to their real paths), the most recently written file first and
+   * each companion once. Each one proved it holds its file's token ({@link CompanionProof}): a
+   * process that merely reuses a dead companion's pid, with whatever now holds its port, is left
+   * out, and its token never leaves this process. A companion that wrote its file a moment before
+   * it serves is left out too until it answers.
    */
   public List<CompanionAddress> serving(Path dir) {
-    Path real = realPath(dir);
-    return reachable().stream().filter(a -> holds(a.workspacePath(), real)).toList();
+    return proven(servingCandidates(dir)).toList();
   }
 
   /**
-   * The companions of running processes whose token this user can read, the most recently
-   * written file first and each companion once. Ports are not probed.
+   * The first of {@link #serving}, proving the candidates one at a time and only until one passes:
+   * a client that uses one companion pays one proof when the newest file is live.
+   */
+  public Optional<CompanionAddress> newestServing(Path dir) {
+    return proven(servingCandidates(dir)).findFirst();
+  }
+
+  /**
+   * The companions of running processes whose token this user can read and that prove they hold
+   * it, the most recently written file first and each companion once.
    */
   public List<CompanionAddress> reachable() {
-    Map<Integer, CompanionAddress> byPort = new LinkedHashMap<>();
-    scanWithTokens(false).stream()
+    return proven(candidates()).toList();
+  }
+
+  private Stream<CompanionAddress> servingCandidates(Path dir) {
+    Path real = realPath(dir);
+    return candidates().filter(a -> holds(a.workspacePath(), real));
+  }
+
+  /**
+   * Every file of a running process with a token, newest first; one per port and token (a
+   * companion writes a file per CLI generation, all with its token), not yet proven.
+   */
+  private Stream<CompanionAddress> candidates() {
+    Set<String> seen = new HashSet<>();
+    return scanWithTokens().stream()
         .filter(f -> f.companion().alive() && !f.token().isEmpty())
         .sorted(Comparator.comparing((Found f) -> modified(f.companion().file())).reversed())
-        .forEach(f -> byPort.putIfAbsent(f.companion().port(), new CompanionAddress(
-            f.companion().port(), f.token(), f.companion().workspacePath(),
-            f.companion().ideName().orElse(""), f.companion().file())));
-    return List.copyOf(byPort.values());
+        .filter(f -> seen.add(f.companion().port() + " " + f.token()))
+        .map(f -> new CompanionAddress(f.companion().port(), f.token(), f.companion().workspacePath(),
+            f.companion().ideName().orElse(""), f.companion().file()));
+  }
+
+  /**
+   * The candidates that prove they hold their token, lazily, each port once: a stale file of a
+   * reused pid does not hide the live companion on the same port.
+   */
+  private static Stream<CompanionAddress> proven(Stream<CompanionAddress> candidates) {
+    Set<Integer> ports = new HashSet<>();
+    return candidates.filter(a -> !ports.contains(a.port()) && proves(a.port(), a.authToken()))
+        .filter(a -> ports.add(a.port()));
+  }
+
+  private static boolean proves(int port, String token) {
+    return CompanionProof.holdsToken(port, token, PROOF_TIMEOUT);
   }
 
   private static boolean holds(String workspacePath, Path dir) {
@@ -110,12 +142,24 @@ public final class DiscoveryScanner {
   /** A file's companion and the token it holds, which {@link DiscoveredCompanion} does not keep. */
   private record Found(DiscoveredCompanion companion, String token) {}
 
-  /** With {@code probePorts} false, {@code alive} only says whether the owning process runs. */
-  private List<DiscoveredCompanion> scan(boolean probePorts) {
-    return scanWithTokens(probePorts).stream().map(Found::companion).toList();
+  /**
+   * Every readable discovery file of this user's in every location, of any companion; {@code
+   * alive} when its process runs and the server on its port proves it holds the file's token.
+   */
+  public List<DiscoveredCompanion> scan() {
+    Map<String, Boolean> proofs = new HashMap<>();
+    List<DiscoveredCompanion> found = new ArrayList<>();
+    for (Found f : scanWithTokens()) {
+      DiscoveredCompanion c = f.companion();
+      boolean alive = c.alive() && !f.token().isEmpty()
+          && proofs.computeIfAbsent(c.port() + " " + f.token(), k -> proves(c.port(), f.token()));
+      found.add(new DiscoveredCompanion(c.file(), c.kind(), c.port(), c.workspacePath(), c.ideName(), c.pid(), alive));
+    }
+    return found;
   }
 
-  private List<Found> scanWithTokens(boolean probePorts) {
+  /** The files with their tokens; {@code alive} here only says whether the owning process runs. */
+  private List<Found> scanWithTokens() {
     List<Found> found = new ArrayList<>();
     for (DiscoveryFileKind kind : DiscoveryFileKind.values()) {
       Path dir = kind.dir(locations);
@@ -131,7 +175,7 @@ public final class DiscoveryScanner {
         for (Path file : files) {
           Matcher m = kind.match(file.getFileName().toString());
           if (m.matches()) {
-            read(file, kind, m, probePorts).ifPresent(found::add);
+            read(file, kind, m).ifPresent(found::add);
           }
         }
       } catch (IOException e) {
@@ -149,7 +193,8 @@ public final class DiscoveryScanner {
    */
   public List<Path> removeStale() {
     List<Path> removed = new ArrayList<>();
-    for (DiscoveredCompanion c : scan(false)) {
+    for (Found f : scanWithTokens()) {
+      DiscoveredCompanion c = f.companion();
       if (c.pid().isEmpty() || c.alive()) {
         continue;
       }
@@ -192,8 +237,7 @@ public final class DiscoveryScanner {
     });
   }
 
-  private Optional<Found> read(
-      Path file, DiscoveryFileKind kind, Matcher name, boolean probePort) {
+  private Optional<Found> read(Path file, DiscoveryFileKind kind, Matcher name) {
     try {
       JsonNode json = JSON.readTree(readBounded(file));
       int port = json.path("port").asInt(-1);
@@ -204,8 +248,7 @@ public final class DiscoveryScanner {
       OptionalLong pid = json.path("ppid").isNumber() ? OptionalLong.of(json.path("ppid").asLong()) : kind.pidFromName(name);
       Optional<Long> owner = pid.isPresent() ? Optional.of(pid.getAsLong()) : Optional.empty();
       JsonNode ideName = json.path("ideInfo").path("displayName");
-      boolean alive =
-          owner.map(DiscoveryScanner::processAlive).orElse(true) && (!probePort || accepts(port));
+      boolean alive = owner.map(DiscoveryScanner::processAlive).orElse(true);
       return Optional.of(new Found(
           new DiscoveredCompanion(
               file,
@@ -240,14 +283,5 @@ public final class DiscoveryScanner {
 
   static boolean processAlive(long pid) {
     return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-  }
-
-  private static boolean accepts(int port) {
-    try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress("127.0.0.1", port), CONNECT_TIMEOUT_MILLIS);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 }

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.companion4j.engine.IdeInfo;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -127,5 +130,31 @@ class DiscoveryScannerTest {
     assertThat(new DiscoveryScanner(locations()).scan()).extracting(DiscoveredCompanion::file).doesNotContain(foreign);
     assertThat(new DiscoveryScanner(locations()).removeStale()).hasSize(files.size() - 1).doesNotContain(foreign);
     assertThat(foreign).exists();
+  }
+
+  @Test
+  void aLiveProcessesLockWhosePortCannotProveTheTokenIsNeitherServingNorAlive() throws Exception {
+    try (ServerSocket squatter = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread answerer = new Thread(() -> {
+        while (!squatter.isClosed()) {
+          try (Socket s = squatter.accept()) {
+            s.getInputStream().readNBytes(1);
+          } catch (IOException closed) {
+            // The test is over.
+          }
+        }
+      });
+      answerer.setDaemon(true);
+      answerer.start();
+      // A companion that died: its pid is now another live process's (this JVM), its port another program's.
+      new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), ProcessHandle.current().pid())
+          .write(squatter.getLocalPort(), temp.toString(), "stale token", IDE);
+      DiscoveryScanner scanner = new DiscoveryScanner(locations());
+
+      assertThat(scanner.serving(temp)).isEmpty();
+      assertThat(scanner.newestServing(temp)).isEmpty();
+      assertThat(scanner.reachable()).isEmpty();
+      assertThat(scanner.scan()).hasSize(DiscoveryFileKind.values().length).noneMatch(DiscoveredCompanion::alive);
+    }
   }
 }

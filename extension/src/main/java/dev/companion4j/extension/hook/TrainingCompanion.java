@@ -2,6 +2,7 @@ package dev.companion4j.extension.hook;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.companion4j.engine.CompanionStatus;
+import dev.companion4j.engine.discovery.CompanionProof;
 import dev.companion4j.extension.io.Directories;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -43,6 +44,17 @@ final class TrainingCompanion implements AutoCloseable {
       exchange.sendResponseHeaders(200, status.length);
       try (OutputStream out = exchange.getResponseBody()) {
         out.write(status);
+      }
+    });
+    // Clients prove a companion before they send its token: the stand-in holds the file's.
+    server.createContext(CompanionProof.PATH, exchange -> {
+      String query = exchange.getRequestURI().getRawQuery();
+      String nonce = query == null ? "" : query.replaceFirst("^nonce=", "");
+      byte[] proof = (CompanionProof.isNonce(nonce) ? "{\"proof\":\"" + CompanionProof.answer(nonce, "train") + "\"}" : "{}")
+          .getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(200, proof.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(proof);
       }
     });
     server.start();

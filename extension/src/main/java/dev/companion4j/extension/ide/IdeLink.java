@@ -12,7 +12,6 @@ import java.net.Proxy;
 import java.net.URI;
 import java.net.URL;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -20,8 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The extension's way to the companion that serves a workspace: found through the discovery files
- * (this user's only), asked over loopback with the token the file holds. The token goes into the
- * request's header and nowhere else.
+ * (this user's only), proven to hold the token its file names, then asked over loopback with that
+ * token. The token goes into the request's header and nowhere else.
  */
 public final class IdeLink {
   private static final JsonMapper JSON =
@@ -34,25 +33,18 @@ public final class IdeLink {
     this.scanner = new DiscoveryScanner(locations);
   }
 
-  /** The companions serving {@code workspace}, the most recently started first. */
-  public List<CompanionAddress> serving(Path workspace) {
-    return scanner.serving(workspace);
-  }
-
-  /** The status of the first companion serving {@code workspace} that answers, if any does. */
+  /** The status of the newest companion serving {@code workspace}, if one proves itself and answers. */
   public Optional<CompanionStatus> status(Path workspace) {
-    for (CompanionAddress companion : serving(workspace)) {
-      try {
-        return Optional.of(status(companion));
-      } catch (IOException e) {
-        // A companion that stopped since its file was read: try the next.
-      }
+    Optional<CompanionAddress> companion = scanner.newestServing(workspace);
+    try {
+      return companion.isPresent() ? Optional.of(status(companion.get())) : Optional.empty();
+    } catch (IOException e) {
+      // It stopped since it proved itself: as good as none.
+      return Optional.empty();
     }
-    return Optional.empty();
   }
 
-  /** Asks {@code companion} for its status. */
-  public CompanionStatus status(CompanionAddress companion) throws IOException {
+  private static CompanionStatus status(CompanionAddress companion) throws IOException {
     Answer answer = send(companion, "GET", CompanionStatus.PATH, null);
     if (answer.status() != 200) {
       throw new IOException("the companion on port " + companion.port() + " answered " + answer.status());
@@ -61,20 +53,19 @@ public final class IdeLink {
   }
 
   /**
-   * Sends a request to the first companion serving {@code workspace} that answers.
+   * Sends a request to the newest companion serving {@code workspace}. Only a companion that proved
+   * it holds its discovery file's token gets the token ({@link DiscoveryScanner#newestServing}).
    *
    * @param body sent as JSON, or null for none
-   * @return its answer, or empty when no companion serves the workspace
+   * @return its answer, or empty when no companion serves the workspace or it stopped meanwhile
    */
   public Optional<Answer> ask(Path workspace, String method, String path, Object body) {
-    for (CompanionAddress companion : serving(workspace)) {
-      try {
-        return Optional.of(send(companion, method, path, body));
-      } catch (IOException e) {
-        // A companion that stopped since its file was read: try the next.
-      }
+    Optional<CompanionAddress> companion = scanner.newestServing(workspace);
+    try {
+      return companion.isPresent() ? Optional.of(send(companion.get(), method, path, body)) : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
     }
-    return Optional.empty();
   }
 
   /**

@@ -50,7 +50,7 @@ final class IdeTools {
     if (path != null) {
       Optional<String> resolved = resolve(path);
       if (resolved.isEmpty()) {
-        return error("Not a valid path: " + path);
+        return error("Not a valid path: " + path + "; name a file absolute or relative to the workspace.");
       }
       file = resolved.get();
     }
@@ -126,6 +126,9 @@ final class IdeTools {
     if (asked.isEmpty()) {
       return noCompanion();
     }
+    if (asked.get().status() != 200) {
+      return error(asked.get().error());
+    }
     OpenEditorsReport report = asked.get().as(OpenEditorsReport.class);
     if (report.editors().isEmpty()) {
       return answer("No files are open in the editor.", report);
@@ -182,14 +185,12 @@ final class IdeTools {
 
   CallToolResult open(String path, int line, int column) {
     if (path == null) {
-      return error("path is required: the file to show, absolute or relative to the workspace.");
-    }
-    if (line < 0 || column < 0) {
-      return error("line and column are whole numbers from 1.");
+      return error("\"path\" is required: the file to show, absolute or relative to the workspace. Call it as: "
+          + "open_file {\"path\": \"src/Main.java\", \"line\": 12, \"column\": 5}.");
     }
     Optional<String> file = resolve(path);
     if (file.isEmpty()) {
-      return error("Not a valid path: " + path);
+      return error("Not a valid path: " + path + "; name a file absolute or relative to the workspace.");
     }
     Map<String, Object> place = new LinkedHashMap<>();
     place.put("path", file.get());

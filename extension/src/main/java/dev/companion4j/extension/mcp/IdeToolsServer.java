@@ -8,11 +8,15 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -25,6 +29,7 @@ public final class IdeToolsServer {
   public static final List<String> TOOL_NAMES =
       List.of("ide_status", "get_diagnostics", "get_open_editors", "get_selection", "open_file", "get_pending_diffs");
 
+  private static final Logger log = LoggerFactory.getLogger(IdeToolsServer.class);
   private static final JsonMapper JSON = JsonMapper.shared();
   private static final Map<String, Object> NO_ARGUMENTS = Map.of("type", "object", "properties", Map.of());
 
@@ -36,20 +41,33 @@ public final class IdeToolsServer {
     this.version = version;
   }
 
-  /** Serves on this process's stdin and stdout until the CLI closes stdin. */
+  /** Serves on this process's stdin and stdout until the CLI closes stdin or ends. */
   public void serveStdio() throws InterruptedException {
-    CountDownLatch closed = new CountDownLatch(1);
-    StdioServerTransportProvider transport = new StdioServerTransportProvider(new JacksonMcpJsonMapper(JSON));
-    McpSyncServer server = McpServer.sync(transport)
+    CountDownLatch stop = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "companion4j-mcp-exit"));
+    // A CLI that is killed cannot stop its servers: outlive it by nothing.
+    ProcessHandle.current().parent().ifPresent(cli -> cli.onExit().thenRun(stop::countDown));
+    serve(System.in, System.out, stop);
+  }
+
+  /**
+   * Serves on {@code in} and {@code out} until {@code in} ends or {@code stop} is counted down. A
+   * line the SDK's transport cannot take (which would end its reading) is answered with a JSON-RPC
+   * error instead ({@link StdioGuard}).
+   */
+  void serve(InputStream in, OutputStream out, CountDownLatch stop) throws InterruptedException {
+    JacksonMcpJsonMapper sdkJson = new JacksonMcpJsonMapper(JSON);
+    StdioGuard guard = new StdioGuard(in, out, JSON, sdkJson);
+    guard.ended().thenRun(stop::countDown);
+    McpSyncServer server = McpServer.sync(new StdioServerTransportProvider(sdkJson, guard.in(), guard.out()))
         .serverInfo("companion4j", version)
         .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+        // The tools check their arguments themselves and say in their own words how to call them.
+        .validateToolInputs(false)
         .tools(tools())
         .build();
-    Runtime.getRuntime().addShutdownHook(new Thread(closed::countDown, "companion4j-mcp-exit"));
-    // A CLI that is killed cannot stop its servers: outlive it by nothing.
-    ProcessHandle.current().parent().ifPresent(cli -> cli.onExit().thenRun(closed::countDown));
     try {
-      closed.await();
+      stop.await();
     } finally {
       server.closeGracefully();
     }
@@ -66,21 +84,22 @@ public final class IdeToolsServer {
             "Which editor serves this workspace through Companion4J: its workspace roots, the active file with "
                 + "cursor and selection, the other open files, what the editor offers, the connected CLIs and the "
                 + "diffs waiting for the user's review.",
-            NO_ARGUMENTS, args -> ide.status()),
+            NO_ARGUMENTS, "{}", args -> ide.status()),
         tool("get_diagnostics",
             "The errors and warnings the user's editor shows (compiler, linter) for one file, or for every open "
                 + "file when no path is given; most severe first, with line and column. Use it before fixing "
                 + "\"the errors\" the user means, and after an edit to check it compiles in the editor.",
             schema(Map.of("path", Map.of("type", "string",
                 "description", "The file, absolute or relative to the workspace; leave out for all open files"))),
-            args -> ide.diagnostics(text(args, "path"))),
+            "{\"path\": \"src/Main.java\"} or {}",
+            args -> ide.diagnostics(text(args, "path", "the file, absolute or relative to the workspace"))),
         tool("get_open_editors",
             "The files open in the user's editor, newest first: which is active, its cursor and selection, and which "
                 + "have changes not saved yet (their text on disk is older than what the user sees).",
-            NO_ARGUMENTS, args -> ide.openEditors()),
+            NO_ARGUMENTS, "{}", args -> ide.openEditors()),
         tool("get_selection",
             "The text selected in the user's active editor, with the file and the selection's lines and columns.",
-            NO_ARGUMENTS, args -> ide.selection()),
+            NO_ARGUMENTS, "{}", args -> ide.selection()),
         tool("open_file",
             "Shows the user a place in a file in their editor: opens it and puts the cursor at the line and column. "
                 + "Only files inside the workspace.",
@@ -89,19 +108,39 @@ public final class IdeToolsServer {
                 "line", Map.of("type", "integer", "minimum", 1, "description", "1-based line; leave out to just open the file"),
                 "column", Map.of("type", "integer", "minimum", 1, "description", "1-based column on that line")),
                 "path"),
-            args -> ide.open(text(args, "path"), number(args, "line"), number(args, "column"))),
+            "{\"path\": \"src/Main.java\", \"line\": 12, \"column\": 5}",
+            args -> ide.open(text(args, "path", "the file, absolute or relative to the workspace"),
+                number(args, "line"), number(args, "column"))),
         tool("get_pending_diffs",
             "The edits proposed to the user's editor that wait for their review (accept, edit or reject), with the "
                 + "file, the proposing CLI and since when.",
-            NO_ARGUMENTS, args -> ide.pendingDiffs()));
+            NO_ARGUMENTS, "{}", args -> ide.pendingDiffs()));
   }
 
-  private static SyncToolSpecification tool(
-      String name, String description, Map<String, Object> schema, Function<Map<String, Object>, CallToolResult> handler) {
+  /**
+   * A tool whose every failure reaches the model in words that say how to call it, as {@code
+   * example} shows: a wrong argument, and anything unforeseen, never as a library's message.
+   */
+  private static SyncToolSpecification tool(String name, String description, Map<String, Object> schema, String example,
+      Function<Map<String, Object>, CallToolResult> handler) {
     return SyncToolSpecification.builder()
         .tool(McpSchema.Tool.builder().name(name).description(description).inputSchema(schema).build())
-        .callHandler((exchange, request) -> handler.apply(request.arguments() == null ? Map.of() : request.arguments()))
+        .callHandler((exchange, request) -> {
+          try {
+            return handler.apply(request.arguments() == null ? Map.of() : request.arguments());
+          } catch (BadArgument e) {
+            return failure(e.getMessage() + " Call it as: " + name + " " + example + ".");
+          } catch (RuntimeException e) {
+            log.warn("{} failed", name, e);
+            return failure(name + " failed: the companion's answer was not what this extension expects. Check that the "
+                + "editor's Companion4J and this extension are the same version; `companion4j status` lists the companions.");
+          }
+        })
         .build();
+  }
+
+  private static CallToolResult failure(String text) {
+    return CallToolResult.builder().addTextContent(text).isError(true).build();
   }
 
   private static Map<String, Object> schema(Map<String, Object> properties, String... required) {
@@ -110,22 +149,41 @@ public final class IdeToolsServer {
         : Map.of("type", "object", "properties", properties, "required", List.of(required));
   }
 
-  private static String text(Map<String, Object> args, String name) {
-    return args.get(name) instanceof String s && !s.isBlank() ? s : null;
+  /** A text argument; null when left out or blank. */
+  private static String text(Map<String, Object> args, String name, String what) {
+    Object value = args.get(name);
+    if (value == null) {
+      return null;
+    }
+    if (value instanceof String s) {
+      return s.isBlank() ? null : s;
+    }
+    throw new BadArgument("\"" + name + "\" must be a string: " + what + ".");
   }
 
-  /** A whole number the model sent, also as a numeric string; 0 when absent; -1 when unusable. */
+  /** A whole number from 1 the model sent, also as a numeric string; 0 when left out. */
   private static int number(Map<String, Object> args, String name) {
     Object value = args.get(name);
     if (value == null) {
       return 0;
     }
+    long n;
     try {
-      long n = value instanceof Number num && num.doubleValue() == Math.rint(num.doubleValue())
-          ? num.longValue() : Long.parseLong(value.toString().trim());
-      return n >= 1 && n <= Integer.MAX_VALUE ? (int) n : -1;
+      n = value instanceof Number num && num.doubleValue() == Math.rint(num.doubleValue())
+          ? num.longValue() : value instanceof String s ? Long.parseLong(s.trim()) : -1;
     } catch (NumberFormatException e) {
-      return -1;
+      n = -1;
+    }
+    if (n < 1 || n > Integer.MAX_VALUE) {
+      throw new BadArgument("\"" + name + "\" must be a whole number from 1 (lines and columns count from 1), or left out.");
+    }
+    return (int) n;
+  }
+
+  /** An argument the model got wrong; its message says what was wrong. */
+  private static final class BadArgument extends RuntimeException {
+    BadArgument(String message) {
+      super(message, null, false, false);
     }
   }
 }
