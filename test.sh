@@ -33,7 +33,7 @@ fi
 # The version matrix runs the oldest supported release of each CLI besides the pinned newest
 # (CliVersion.inCi); scripts/cli-matrix.sh installs and runs them all. Only their IdeClient runs:
 # no install scripts.
-for release in qwen-0.1.3 gemini-0.10.0; do
+for release in qwen-0.1.3 gemini-0.8.2; do
   (cd "test-peers/versions/$release" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error)
 done
 

@@ -23,7 +23,13 @@ record CliVersion(Cli cli, String version, boolean inCi, Map<Check, String> limi
   private static final String PID_WITHOUT_PORT = "without `QWEN_CODE_IDE_SERVER_PORT` it reads only the file named"
       + " after the pid it takes for the IDE (its shell's grandparent)";
 
-  /** Qwen Code and Gemini CLI, oldest first: each Qwen line named in the issue, Gemini every ten minors. */
+  private static final String VS_CODE_ONLY = "knows an IDE only in VS Code's terminal (`TERM_PROGRAM=vscode`), whatever"
+      + " its discovery file says; telling it so would make newer releases too behave as in VS Code's terminal";
+
+  /**
+   * Qwen Code and Gemini CLI, oldest first: each Qwen line named in the issue, Gemini every ten
+   * minors and the 0.6 to 0.9 releases published (0.9 was not).
+   */
   static final List<CliVersion> ALL = List.of(
       new CliVersion(Cli.QWEN, "0.1.3", true, Map.of(Check.VARIABLES, PID_ONLY, Check.ELSEWHERE, PID_ONLY)),
       new CliVersion(Cli.QWEN, "0.5.2", false, Map.of(Check.ELSEWHERE, PID_WITHOUT_PORT)),
@@ -34,7 +40,10 @@ record CliVersion(Cli cli, String version, boolean inCi, Map<Check, String> limi
       new CliVersion(Cli.GEMINI, "0.1.13", false, Map.of(Check.LOADS, "no IDE client: its IDE mode adds the IDE as a"
           + " plain MCP server at `localhost:$GEMINI_CLI_IDE_SERVER_PORT` that it calls without a token, and only in"
           + " VS Code's terminal (`TERM_PROGRAM=vscode`); a companion that requires its token cannot serve it")),
-      new CliVersion(Cli.GEMINI, "0.10.0", true, Map.of(Check.VARIABLES, PID_ONLY, Check.ELSEWHERE, PID_ONLY)),
+      new CliVersion(Cli.GEMINI, "0.6.1", false, Map.of(Check.BESIDE, VS_CODE_ONLY, Check.RUN, VS_CODE_ONLY,
+          Check.VARIABLES, VS_CODE_ONLY, Check.ELSEWHERE, VS_CODE_ONLY)),
+      new CliVersion(Cli.GEMINI, "0.8.2", true, Map.of(Check.VARIABLES, PID_ONLY, Check.ELSEWHERE, PID_ONLY)),
+      new CliVersion(Cli.GEMINI, "0.10.0", false, Map.of(Check.VARIABLES, PID_ONLY, Check.ELSEWHERE, PID_ONLY)),
       new CliVersion(Cli.GEMINI, "0.20.2", false, Map.of(Check.VARIABLES, PID_ONLY, Check.ELSEWHERE, PID_ONLY)),
       new CliVersion(Cli.GEMINI, "0.30.1", false, Map.of(Check.VARIABLES, PID_ONLY, Check.ELSEWHERE, PID_ONLY)),
       new CliVersion(Cli.GEMINI, "0.40.1", false, Map.of()),
@@ -73,8 +82,9 @@ record CliVersion(Cli cli, String version, boolean inCi, Map<Check, String> limi
     return (cli == Cli.QWEN ? "qwen-" : "gemini-") + version;
   }
 
+  /** Whether it connects at all: the diff checks run on the connection made beside the companion. */
   boolean supported() {
-    return !limits.containsKey(Check.LOADS);
+    return !limits.containsKey(Check.LOADS) && !limits.containsKey(Check.BESIDE);
   }
 
   @Override
