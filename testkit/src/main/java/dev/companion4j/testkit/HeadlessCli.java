@@ -64,6 +64,12 @@ public final class HeadlessCli {
     this.state = env.home().getParent().resolve("state");
     Files.createDirectories(state);
     writeSettings("");
+    if (kind == Kind.GEMINI) {
+      // Headless, Gemini CLI 0.61 refuses an untrusted folder ("not running in a trusted
+      // directory"): the workspace is trusted as the CLI's own trust question records it.
+      Files.writeString(env.home().resolve(".gemini/trustedFolders.json"),
+          JSON.writeValueAsString(Map.of(env.workspace().toString(), "TRUST_FOLDER")));
+    }
   }
 
   /**
@@ -97,7 +103,6 @@ public final class HeadlessCli {
     Map<String, String> vars = new LinkedHashMap<>(env.variables());
     vars.put("COMPANION4J_STATE", state.toString());
     vars.put("GEMINI_CLI_HOME", env.home().toString());
-    vars.put("GEMINI_CLI_TRUST_WORKSPACE", "true");
     vars.put("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
     if (kind == Kind.QWEN) {
       vars.put("OPENAI_API_KEY", "sk-fake");
@@ -119,7 +124,9 @@ public final class HeadlessCli {
     List<String> command = new ArrayList<>(companion4j);
     command.addAll(List.of("extension", "install", "--cli", kind.runtime, "--cli-command", kind.executable().toString()));
     command.addAll(List.of(args));
-    return run(command, Map.of());
+    // The installer does not answer Gemini CLI's trust question for the folder it stages the
+    // extension in and would wait for an answer, so for the install alone the variable trusts every folder.
+    return run(command, Map.of("GEMINI_CLI_TRUST_WORKSPACE", "true"));
   }
 
   /** One headless turn with every tool approved. */

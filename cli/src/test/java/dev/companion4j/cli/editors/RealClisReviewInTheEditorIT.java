@@ -165,10 +165,14 @@ class RealClisReviewInTheEditorIT {
     env.file("README.md", "# project\n");
     NeovimPluginIT.install(env.home(), "{}");
     model = new FakeModelServer();
-    // Gemini CLI's account (the fake model's), and no folder-trust question, its own first-run step.
+    // Gemini CLI's account (the fake model's); folder trust stays on, its default, and this folder
+    // is one the user trusted before, as the CLI's trust question records it: answered in Neovim's
+    // terminal, the restarted CLI was seen not to offer to connect (FirstFiveMinutesIT answers it).
     Files.createDirectories(env.home().resolve(".gemini"));
     Files.writeString(env.home().resolve(".gemini/settings.json"),
-        "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"},\"folderTrust\":{\"enabled\":false}}}");
+        "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
+    Files.writeString(env.home().resolve(".gemini/trustedFolders.json"),
+        "{\"" + env.workspace() + "\":\"TRUST_FOLDER\"}");
     // `npm install -g @google/gemini-cli`: the pinned CLI as a command on the PATH.
     Path bin = Files.createDirectories(temp.resolve("bin"));
     HeadlessCli.Kind.GEMINI.installAsCommand(bin);

@@ -154,14 +154,15 @@ class FirstFiveMinutesIT {
     assertThat(readme).contains("npm install -g @google/gemini-cli").contains("~/companion4j/companion4j run -- qwen");
     HeadlessCli.Kind.GEMINI.installAsCommand(bin);
     Files.createDirectories(home.resolve(".gemini"));
-    // Its account (the fake model's), and no folder-trust question, which is Gemini CLI's own first-run step.
-    Files.writeString(home.resolve(".gemini/settings.json"),
-        "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"},\"folderTrust\":{\"enabled\":false}}}");
+    // Its account (the fake model's); folder trust stays on, as a new user has it.
+    Files.writeString(home.resolve(".gemini/settings.json"), "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
     Map<String, String> env = userEnvironment();
     env.put("GEMINI_API_KEY", "fake");
     env.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
 
     try (Tmux terminal = Tmux.start(List.of(clone.resolve("companion4j").toString(), "run", "--", "gemini"), project, env)) {
+      assertThat(readme).contains("Do you trust the files in this folder?");
+      CliTerminal.trustTheFolder(terminal, WAIT);
       connect(terminal, "Gemini CLI");
       browser.open(pageAddress(env));
       onPage(terminal, () -> browser.waitFor("#clients li.client", "Gemini CLI 0.61.0 (pts/"));

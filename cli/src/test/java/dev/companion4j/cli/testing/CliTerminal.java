@@ -16,6 +16,10 @@ public final class CliTerminal {
   private static final Duration RETYPE_AFTER = Duration.ofSeconds(5);
   /** The placeholder both CLIs show in an empty input box. */
   private static final String EMPTY_INPUT = "Type your message";
+  /** How long a dialog stays unchanged on the screen before it counts as the one to answer. */
+  private static final Duration SETTLED = Duration.ofSeconds(2);
+  /** The start of both CLIs' offer to connect an IDE. */
+  private static final String OFFER = "Do you want to connect";
 
   private CliTerminal() {}
 
@@ -25,9 +29,39 @@ public final class CliTerminal {
    */
   public static void declineTheOfferAndEnableIde(Tmux terminal, Duration wait) throws Exception {
     terminal.press("Escape");
-    await().atMost(wait).untilAsserted(() -> assertThat(terminal.screen()).doesNotContain("Do you want to connect"));
+    await().atMost(wait).untilAsserted(() -> assertThat(terminal.screen()).doesNotContain(OFFER));
     Thread.sleep(AFTER_ESCAPE.toMillis());
     enter(terminal, "/ide enable", wait);
+  }
+
+  /**
+   * Gemini CLI's first start in a folder it does not trust yet, with folder trust on (its default):
+   * No to the offer to connect, then "Trust folder" (Enter, the preselected answer) to its trust
+   * question. Which of the two it shows first depends on how soon it found the IDE, and the offer
+   * may replace the question on the screen: each is answered once it has stayed there a while.
+   * The CLI then restarts, and offers to connect again.
+   */
+  public static void trustTheFolder(Tmux terminal, Duration wait) throws Exception {
+    String question = "Do you trust the files in this folder?";
+    String restarting = "Gemini CLI is restarting to apply the trust changes";
+    long deadline = System.nanoTime() + wait.toNanos();
+    String shown = "";
+    long shownSince = System.nanoTime();
+    while (!terminal.screen().contains(restarting)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the CLI never took the answer to its trust question:\n" + terminal.screen());
+      }
+      String visible = terminal.visibleScreen();
+      String dialog = visible.contains(OFFER) ? OFFER : visible.contains(question) ? question : "";
+      if (!dialog.equals(shown)) {
+        shown = dialog;
+        shownSince = System.nanoTime();
+      } else if (!dialog.isEmpty() && System.nanoTime() - shownSince > SETTLED.toNanos()) {
+        terminal.press(dialog.equals(OFFER) ? "Escape" : "Enter");
+        shown = "";
+      }
+      Thread.sleep(200);
+    }
   }
 
   /**

@@ -24,10 +24,12 @@ public final class Tmux implements AutoCloseable {
   private static final Pattern EXITED = Pattern.compile("\\[exited with status (\\d+)]");
 
   private final Path socketDir;
-  private final String session = "chat";
+  /** The session, or one window of it ({@link #window}). */
+  private final String session;
 
-  private Tmux(Path socketDir) {
+  private Tmux(Path socketDir, String session) {
     this.socketDir = socketDir;
+    this.session = session;
   }
 
   /** Starts the command (one shell word per element) in a 160x50 terminal. */
@@ -46,15 +48,29 @@ public final class Tmux implements AutoCloseable {
   }
 
   private static Tmux start(List<String> command, List<String> prefix) throws IOException {
-    Tmux t = new Tmux(Files.createTempDirectory("companion4j-tmux-"));
+    Tmux t = new Tmux(Files.createTempDirectory("companion4j-tmux-"), "chat");
+    t.tmux("-f", "/dev/null", "new-session", "-d", "-s", t.session, "-x", "160", "-y", "50", shellLine(command, prefix));
+    return t;
+  }
+
+  /**
+   * Starts the command in a new window of this terminal's tmux server, in {@code cwd} with exactly
+   * {@code env}, as a user opens a second window; closing the window leaves the server running.
+   */
+  public Tmux window(String name, List<String> command, Path cwd, Map<String, String> env) throws IOException {
+    List<String> prefix = new ArrayList<>(List.of("env", "-i", "-C", cwd.toString()));
+    env.forEach((k, v) -> prefix.add(k + "=" + v));
+    tmux("new-window", "-d", "-t", session, "-n", name, shellLine(command, prefix));
+    return new Tmux(socketDir, session + ":" + name);
+  }
+
+  private static String shellLine(List<String> command, List<String> prefix) {
     // The trap keeps sh waiting through Ctrl-C, which the program handles itself.
     StringBuilder line = new StringBuilder("trap : INT; ");
     for (String word : concat(prefix, command)) {
       line.append('\'').append(word.replace("'", "'\\''")).append("' ");
     }
-    line.append("; echo \"[exited with status $?]\"; exec sleep 86400");
-    t.tmux("-f", "/dev/null", "new-session", "-d", "-s", t.session, "-x", "160", "-y", "50", line.toString());
-    return t;
+    return line.append("; echo \"[exited with status $?]\"; exec sleep 86400").toString();
   }
 
   private static List<String> concat(List<String> a, List<String> b) {
@@ -78,6 +94,11 @@ public final class Tmux implements AutoCloseable {
     return tmux("capture-pane", "-p", "-J", "-t", session, "-S", "-5000");
   }
 
+  /** The visible screen alone, wrapped lines joined. */
+  public String visibleScreen() throws IOException {
+    return tmux("capture-pane", "-p", "-J", "-t", session);
+  }
+
   /**
    * The visible screen with its colours as terminal escape sequences, for a screenshot: see
    * {@code scripts/screenshot-terminal.sh}.
@@ -95,6 +116,14 @@ public final class Tmux implements AutoCloseable {
   /** Ends the terminal and whatever still runs in it. */
   @Override
   public void close() {
+    if (session.contains(":")) {
+      try {
+        tmux("kill-window", "-t", session);
+      } catch (IOException e) {
+        // The window or its server is already gone.
+      }
+      return;
+    }
     try {
       tmux("kill-server");
     } catch (IOException e) {
