@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -49,17 +48,9 @@ class TwoProjectsOneTmuxServerIT {
     Files.writeString(home.resolve(".gemini/settings.json"), "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
 
     try (FakeModelServer model = new FakeModelServer()) {
-      Map<String, String> env = new LinkedHashMap<>();
-      env.put("HOME", home.toString());
-      env.put("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-      env.put("TMPDIR", temp.resolve("tmp").toString());
-      env.put("TERM", "xterm-256color");
-      env.put("LANG", "C.UTF-8");
+      Map<String, String> env = CliTerminal.userEnvironment(home, bin, temp.resolve("tmp"), model);
       // Test machines run in containers (/.dockerenv): Gemini CLI would dial host.docker.internal.
       env.put("SSH_CONNECTION", "127.0.0.1 1 127.0.0.1 2");
-      env.put("OPENAI_API_KEY", "sk-fake");
-      env.put("OPENAI_BASE_URL", model.baseUrl());
-      env.put("OPENAI_MODEL", "fake-model");
       env.put("GEMINI_API_KEY", "fake");
       env.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
 

@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -180,21 +179,12 @@ class FirstFiveMinutesIT {
     }
   }
 
-  /** What a user's terminal has: their home, the PATH with the installed CLIs, a terminal type. */
+  /** What a user's terminal has, with this machine's caches, so that the first build downloads nothing. */
   private Map<String, String> userEnvironment() {
-    Map<String, String> env = new LinkedHashMap<>();
-    env.put("HOME", home.toString());
-    env.put("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
-    env.put("TMPDIR", temp.resolve("tmp").toString());
-    env.put("TERM", "xterm-256color");
-    env.put("LANG", "C.UTF-8");
-    // This machine's caches, so that the first build downloads nothing.
+    Map<String, String> env = CliTerminal.userEnvironment(home, bin, temp.resolve("tmp"), model);
     env.put("MAVEN_OPTS", "-Dmaven.repo.local=" + System.getProperty("maven.repo.local",
         Path.of(System.getProperty("user.home"), ".m2", "repository").toString()));
     env.put("npm_config_cache", Path.of(System.getProperty("user.home"), ".npm").toString());
-    env.put("OPENAI_API_KEY", "sk-fake");
-    env.put("OPENAI_BASE_URL", model.baseUrl());
-    env.put("OPENAI_MODEL", "fake-model");
     return env;
   }
 

@@ -3,7 +3,11 @@ package dev.companion4j.cli.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.testkit.FakeModelServer;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /** Typing into a real CLI's TUI (Qwen Code, Gemini CLI) in a terminal, as a user does. */
 public final class CliTerminal {
@@ -22,6 +26,23 @@ public final class CliTerminal {
   private static final String OFFER = "Do you want to connect";
 
   private CliTerminal() {}
+
+  /**
+   * What a user's terminal has: their home, the PATH with the installed CLIs, a terminal type, and
+   * Qwen Code's account at the fake model (a real user has their own).
+   */
+  public static Map<String, String> userEnvironment(Path home, Path bin, Path tmpDir, FakeModelServer model) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("HOME", home.toString());
+    env.put("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+    env.put("TMPDIR", tmpDir.toString());
+    env.put("TERM", "xterm-256color");
+    env.put("LANG", "C.UTF-8");
+    env.put("OPENAI_API_KEY", "sk-fake");
+    env.put("OPENAI_BASE_URL", model.baseUrl());
+    env.put("OPENAI_MODEL", "fake-model");
+    return env;
+  }
 
   /**
    * The README's step 4, once the CLI offers to connect the companion: No (Escape), since its Yes
