@@ -166,6 +166,25 @@ class ReleaseArchiveIT {
 
   @Test
   @Order(3)
+  void emacsInstallsThePackageTarballWithPackageInstallFile() throws Exception {
+    Path tarball;
+    try (Stream<Path> files = Files.list(unpacked.resolve("editors/emacs"))) {
+      tarball = files.filter(f -> f.getFileName().toString().matches("companion4j-[0-9.]+\\.tar")).findFirst().orElseThrow();
+    }
+    String elisp = "(progn (require 'package) (package-initialize) (package-install-file \"" + tarball + "\"))";
+    JarCommand install = JarCommand.run(List.of("emacs", "--batch", "--eval", elisp), system(), env.home(), temp);
+    assertThat(install.exitCode()).as(install.stderr()).isZero();
+
+    // A later Emacs finds it among the installed packages, as after a restart.
+    String later = "(progn (require 'package) (package-initialize) (require 'companion4j)"
+        + " (princ (format \"%s %s\" (package-installed-p 'companion4j) (fboundp 'companion4j-mode))))";
+    JarCommand use = JarCommand.run(List.of("emacs", "--batch", "--eval", later), system(), env.home(), temp);
+    assertThat(use.exitCode()).as(use.stderr()).isZero();
+    assertThat(use.stdout()).isEqualTo("t t");
+  }
+
+  @Test
+  @Order(4)
   void uninstallRemovesTheCommandAndItsFiles() throws Exception {
     JarCommand uninstall = JarCommand.run(List.of(unpacked.resolve("install.sh").toString(), "--uninstall"), system(), env.home(), temp);
 
