@@ -28,12 +28,17 @@ case $prefix in
 esac
 home=$prefix/share/companion4j/$version
 link=$prefix/bin/companion4j
+# The installed version, under a name that outlives upgrades: editors load their plugins through it.
+current=$prefix/share/companion4j/current
 
 if $uninstall; then
   # Only a link into this version's files is ours to remove.
   if [ -L "$link" ] && [ "$(readlink "$link")" = "$home/bin/companion4j" ]; then
     rm -f "$link"
     echo "Removed $link"
+  fi
+  if [ -L "$current" ] && [ "$(readlink "$current")" = "$version" ]; then
+    rm -f "$current"
   fi
   if [ -d "$home" ]; then
     rm -rf "$home"
@@ -58,7 +63,8 @@ if [ "$src" != "$home" ]; then
 fi
 mkdir -p "$prefix/bin"
 ln -sfn "$home/bin/companion4j" "$link"
-echo "Installed Companion4J $version in $home"
+ln -sfn "$version" "$current"
+echo "Installed Companion4J $version in $home (also $current)"
 echo "The companion4j command: $link"
 case ":$PATH:" in
   *":$prefix/bin:"*) ;;

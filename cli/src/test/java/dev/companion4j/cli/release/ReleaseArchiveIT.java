@@ -96,6 +96,7 @@ class ReleaseArchiveIT {
     command = env.home().resolve(".local/bin/companion4j");
     assertThat(command).isSymbolicLink();
     assertThat(command.toRealPath()).isEqualTo(installed.resolve("bin/companion4j"));
+    assertThat(env.home().resolve(".local/share/companion4j/current").toRealPath()).isEqualTo(installed.toRealPath());
     assertThat(install.stdout()).contains("Installed Companion4J " + version, env.home() + "/.local/bin is not on your PATH");
   }
 
