@@ -36,8 +36,9 @@ import tools.jackson.databind.JsonNode;
  * The release archive as a user meets it: built by {@code scripts/release.sh}, unpacked into a
  * fresh home, installed with its {@code install.sh}, and run with nothing on the PATH but the
  * system's directories, the installed {@code companion4j} and the CLI: the real Qwen Code TUI
- * (against the fake model on loopback) has an edit reviewed through the editor API. Then the
- * archive's {@code install.sh --uninstall} removes it.
+ * (against the fake model on loopback) has an edit reviewed through the editor API, and the next
+ * one in Neovim with the plugin from the installed tree. Emacs installs the package tarball. Then
+ * the archive's {@code install.sh --uninstall} removes it.
  *
  * <p>The archive is built from the jar {@code mvn package} made, without the NetBeans module, which
  * the reactor builds after this module.
@@ -160,9 +161,39 @@ class ReleaseArchiveIT {
         assertThat(Review.accept(companion, diff.path("id").asString(), "hello from the archive\n").statusCode()).isEqualTo(204);
 
         await().atMost(WAIT).until(() -> Files.exists(hello) && Files.readString(hello).equals("hello from the archive\n"));
+
+        reviewInNeovimFromTheInstalledTree(qwen, terminal);
       }
     }
     assertThat(calls).as("the companion ran none of java, mvn, node, npm from its PATH").doesNotExist();
+  }
+
+  /** The README's Neovim step, a package from {@code ~/.local/share/companion4j/current}: the next edit is reviewed there. */
+  private void reviewInNeovimFromTheInstalledTree(Tmux qwen, Map<String, String> terminal) throws Exception {
+    Path notes = env.file("notes.txt", "alpha\n");
+    Path pack = Files.createDirectories(env.home().resolve(".local/share/nvim/site/pack/companion4j/start"));
+    Files.createSymbolicLink(pack.resolve("companion4j"), env.home().resolve(".local/share/companion4j/current/editors/neovim"));
+    Path init = Files.createDirectories(env.home().resolve(".config/nvim")).resolve("init.lua");
+    Files.writeString(init, """
+        require('companion4j').setup()
+        vim.o.statusline = '%f %m%=%{v:lua.require("companion4j").statusline()} '
+        """);
+    try (Tmux nvim = Tmux.start(List.of("/usr/bin/nvim", "notes.txt"), env.workspace(), terminal)) {
+      CliTerminal.awaitScreen(nvim, "C4J 1 CLI", WAIT);
+      CliTerminal.awaitScreen(qwen, "Type your message", WAIT);
+      // Qwen Code overwrites only a file it has read in the session.
+      CliTerminal.enter(qwen, "rewrite notes.txt [[call read_file {\"file_path\":\"" + notes + "\"}]] [[write " + notes + "]]", WAIT);
+      try {
+        CliTerminal.awaitScreen(nvim, "proposes an edit to notes.txt: :w accepts, :q rejects", WAIT);
+      } catch (AssertionError | ConditionTimeoutException e) {
+        throw new AssertionError("no proposal in Neovim; Qwen Code's terminal:\n" + qwen.screen(), e);
+      }
+      nvim.type("Goby hand");
+      nvim.press("Escape");
+      nvim.type(":w");
+      nvim.press("Enter");
+      await().atMost(WAIT).until(() -> Files.readString(notes).equals(FakeModelServer.FILE_CONTENT + "by hand\n"));
+    }
   }
 
   @Test
