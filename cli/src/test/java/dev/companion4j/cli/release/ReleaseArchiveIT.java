@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
@@ -225,6 +226,33 @@ class ReleaseArchiveIT {
     assertThat(command).doesNotExist();
     assertThat(env.home().resolve(".local/share/companion4j")).doesNotExist();
     assertThat(env.home().resolve(".local/bin")).isEmptyDirectory();
+  }
+
+  @Test
+  @Order(5)
+  void theNoarchZipServesOnTheJavaOnPath() throws Exception {
+    Path zip = archive.resolveSibling(archive.getFileName().toString().replace("-linux-x64.tar.gz", "-noarch.zip"));
+    Path elsewhere = Files.createDirectories(temp.resolve("noarch"));
+    JarCommand unzip = JarCommand.run(List.of("unzip", "-q", zip.toString()), system(), elsewhere, temp);
+    assertThat(unzip.exitCode()).as(unzip.stderr()).isZero();
+    Path launcher;
+    try (Stream<Path> files = Files.list(elsewhere)) {
+      launcher = files.findFirst().orElseThrow().resolve("bin/companion4j");
+    }
+    assertThat(launcher.resolveSibling("../runtime")).doesNotExist();
+    // The JDK running this test: 17 or later, like any the zip is for.
+    Path java = Path.of(ProcessHandle.current().info().command().orElseThrow()).toRealPath();
+    Map<String, String> vars = new LinkedHashMap<>(env.variables());
+    vars.put("PATH", java.getParent() + ":/usr/bin:/bin");
+
+    try (CompanionProcess companion = CompanionProcess.start(List.of(launcher.toString(), "serve"), env, vars)) {
+      ProcessHandle.Info jvm = ProcessHandle.of(companion.pid()).orElseThrow().info();
+      assertThat(jvm.command()).contains(java.toString());
+      assertThat(String.join(" ", jvm.arguments().orElseThrow()))
+          .as("with the class cache its first start recorded in the user's cache")
+          .containsPattern("-XX:(AOTCache|SharedArchiveFile)=" + Pattern.quote(env.home() + "/.cache/companion4j/"));
+      assertThat(companion.get("/review/").statusCode()).isEqualTo(200);
+    }
   }
 
   /** A shell of the user's, in the fresh home: only the system's directories on the PATH. */
