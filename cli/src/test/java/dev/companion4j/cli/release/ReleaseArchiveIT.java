@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.companion4j.cli.testing.CliTerminal;
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.JarCommand;
+import dev.companion4j.cli.testing.ReadmeSettings;
 import dev.companion4j.cli.testing.Review;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliEnvironment;
@@ -126,14 +127,8 @@ class ReleaseArchiveIT {
       assertThat(page.statusCode()).as("the review page, served from the jar").isEqualTo(200);
       assertThat(page.body()).contains("<script");
 
-      Files.createDirectories(env.qwenHome());
-      // The approval mode the README asks for, and the fake model's account.
-      Files.writeString(env.qwenHome().resolve("settings.json"), """
-          {"tools": {"approvalMode": "default"},
-           "security": {"auth": {"selectedType": "openai"}},
-           "model": {"name": "fake-model"},
-           "ui": {"enableFollowupSuggestions": false}}
-          """);
+      // The settings the archive's README asks for.
+      ReadmeSettings.writeQwenSettings(Files.readString(unpacked.resolve("README.md")), env.qwenHome());
       // `npm install -g @qwen-code/qwen-code`: the pinned CLI as a command in a directory of its own.
       Path clis = Files.createDirectories(temp.resolve("clis"));
       HeadlessCli.Kind.QWEN.installAsCommand(clis);
