@@ -19,7 +19,8 @@ while (($#)); do
     --skip-build) build=false; shift ;;
     --without-netbeans) netbeans=false; shift ;;
     --out) out="$(mkdir -p "$2" && cd "$2" && pwd)"; shift 2 ;;
-    *) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "release: unknown option $1 (--help lists them)" >&2; exit 2 ;;
   esac
 done
 say() { echo "release: $*" >&2; }
