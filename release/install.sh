@@ -11,6 +11,10 @@ usage() {
 }
 src=$(cd "$(dirname "$0")" && pwd)
 version=$(cat "$src/VERSION")
+# The version names the folder that --uninstall removes: it must be one plain name.
+case $version in
+  ''|.|..|*/*) echo "install.sh: $src/VERSION does not hold a version" >&2; exit 1 ;;
+esac
 prefix=${HOME:?HOME is not set}/.local
 uninstall=false
 while [ $# -gt 0 ]; do
@@ -60,6 +64,11 @@ if [ "$src" != "$home" ]; then
   cp -pR "$src/." "$home.new/"
   rm -rf "$home"
   mv "$home.new" "$home"
+fi
+# A first start records the class cache where the archive brought none (a runtime before JDK 25,
+# or the noarch zip's, which records it in the user's cache), while the folder is writable.
+if ! "$home/bin/companion4j" --version >/dev/null; then
+  echo "install.sh: companion4j does not start yet (see above); installed all the same" >&2
 fi
 mkdir -p "$prefix/bin"
 ln -sfn "$home/bin/companion4j" "$link"

@@ -116,10 +116,14 @@ link=(--add-modules "$modules" --strip-debug --no-man-pages --no-header-files --
 if (( feature >= 21 )); then link+=(--compress zip-9); else link+=(--compress=2); fi
 # Before JDK 25 the launcher's class-data archive builds on the runtime's default one.
 if (( feature < 25 )); then link+=(--generate-cds-archive); fi
-"$jdk/bin/jlink" "${link[@]}"
-# The class cache for this runtime and jar, recorded by the launcher's own first start.
-"$tree/bin/companion4j" --version >/dev/null
-[[ -f "$tree/lib/companion4j.aot" || -f "$tree/lib/companion4j.jsa" ]] || { say "the launcher recorded no class cache"; exit 1; }
+"$jdk/bin/jlink" "${link[@]}" >&2
+# The class cache for this runtime and jar, recorded by the launcher's own first start. From JDK 25
+# on it names the jar by its path relative to the runtime, so it holds wherever the tree is
+# unpacked; an older runtime's names the build's path, and install.sh records one at install.
+if (( feature >= 25 )); then
+  "$tree/bin/companion4j" --version >/dev/null
+  [[ -f "$tree/lib/companion4j.aot" ]] || { say "the launcher recorded no class cache"; exit 1; }
+fi
 tar -C "$work" --owner=0 --group=0 -czf "$out/$name-linux-x64.tar.gz" "$name"
 
 ls -l "$out/$name-linux-x64.tar.gz" "$out/$name-noarch.zip" >&2
