@@ -49,6 +49,12 @@ if $uninstall; then
     echo "Removed $home"
   fi
   rmdir "$prefix/share/companion4j" 2>/dev/null || true
+  # The class caches the noarch launcher recorded; any install left records its own again.
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/companion4j
+  if [ -d "$cache" ]; then
+    rm -rf "$cache"
+    echo "Removed $cache"
+  fi
   echo "Companion4J $version is uninstalled."
   exit 0
 fi

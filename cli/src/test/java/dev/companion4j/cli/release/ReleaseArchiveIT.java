@@ -39,8 +39,9 @@ import tools.jackson.databind.JsonNode;
  * fresh home, installed with its {@code install.sh}, and run with nothing on the PATH but the
  * system's directories, the installed {@code companion4j} and the CLI: the real Qwen Code TUI
  * (against the fake model on loopback) has an edit reviewed through the editor API, and the next
- * one in Neovim with the plugin from the installed tree. Emacs installs the package tarball. Then
- * the archive's {@code install.sh --uninstall} removes it.
+ * one in Neovim with the plugin from the installed tree. Emacs installs the package tarball, and
+ * the noarch zip serves on the Java on the PATH. Then the archive's {@code install.sh --uninstall}
+ * removes it all.
  *
  * <p>The archive is built from the jar {@code mvn package} made, without the NetBeans module, which
  * the reactor builds after this module.
@@ -214,18 +215,6 @@ class ReleaseArchiveIT {
 
   @Test
   @Order(4)
-  void uninstallRemovesTheCommandAndItsFiles() throws Exception {
-    JarCommand uninstall = JarCommand.run(List.of(unpacked.resolve("install.sh").toString(), "--uninstall"), system(), env.home(), temp);
-
-    assertThat(uninstall.exitCode()).as(uninstall.stderr()).isZero();
-    assertThat(uninstall.stdout()).contains("Removed " + command, "Removed " + installed);
-    assertThat(command).doesNotExist();
-    assertThat(env.home().resolve(".local/share/companion4j")).doesNotExist();
-    assertThat(env.home().resolve(".local/bin")).isEmptyDirectory();
-  }
-
-  @Test
-  @Order(5)
   void theNoarchZipServesOnTheJavaOnPath() throws Exception {
     Path zip = archive.resolveSibling(archive.getFileName().toString().replace("-linux-x64.tar.gz", "-noarch.zip"));
     Path elsewhere = Files.createDirectories(temp.resolve("noarch"));
@@ -249,6 +238,19 @@ class ReleaseArchiveIT {
           .containsPattern("-XX:(AOTCache|SharedArchiveFile)=" + Pattern.quote(env.home() + "/.cache/companion4j/"));
       assertThat(companion.get("/review/").statusCode()).isEqualTo(200);
     }
+  }
+
+  @Test
+  @Order(5)
+  void uninstallRemovesTheCommandItsFilesAndItsCaches() throws Exception {
+    JarCommand uninstall = JarCommand.run(List.of(unpacked.resolve("install.sh").toString(), "--uninstall"), system(), env.home(), temp);
+
+    assertThat(uninstall.exitCode()).as(uninstall.stderr()).isZero();
+    assertThat(uninstall.stdout()).contains("Removed " + command, "Removed " + installed);
+    assertThat(command).doesNotExist();
+    assertThat(env.home().resolve(".local/share/companion4j")).doesNotExist();
+    assertThat(env.home().resolve(".local/bin")).isEmptyDirectory();
+    assertThat(env.home().resolve(".cache/companion4j")).as("the noarch launcher's class caches").doesNotExist();
   }
 
   /** A shell of the user's, in the fresh home: only the system's directories on the PATH. */
