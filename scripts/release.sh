@@ -41,7 +41,7 @@ fi
 if $netbeans; then
   [[ -f "$nbm" ]] || { say "no $nbm: run without --skip-build"; exit 1; }
   # The update-centre catalog, with the .nbm beside it (the catalog names it relatively).
-  (cd "$repo" && mvn -B -ntp -q -pl netbeans/module org.apache.netbeans.utilities:nbm-maven-plugin:14.4:autoupdate) >&2
+  (cd "$repo" && mvn -B -ntp -q -pl netbeans/module nbm:autoupdate) >&2
 fi
 
 # The newest JDK with jlink.
