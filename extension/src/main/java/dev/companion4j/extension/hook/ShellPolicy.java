@@ -40,6 +40,8 @@ public final class ShellPolicy {
   private static final Set<String> INTERPRETERS = Set.of("python", "python3", "perl", "ruby", "node", "php", "lua", "tclsh");
   private static final Set<String> KEYWORDS = Set.of("!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done",
       "while", "until", "esac", "time", "coproc");
+  /** The git subcommands whose options decide whether they destroy work. */
+  private static final Set<String> GIT_DESTRUCTIVE = Set.of("reset", "checkout", "restore", "switch", "clean", "stash", "push", "branch");
   /** Harmless sinks of a redirection. */
   private static final Set<String> DEVICES = Set.of("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty");
 
@@ -206,36 +208,41 @@ public final class ShellPolicy {
       }
       case "truncate" -> broken.add("truncation");
       case "cp" -> {
-        if (args.stream().anyMatch(a -> a.text().equals("/dev/null") || a.text().equals("/dev/zero"))) {
+        if (any(texts(args), "/dev/(null|zero)")) {
           broken.add("truncation");
         }
       }
       case "shred", "wipefs", "mke2fs" -> broken.add("wiping");
       case "dd" -> {
-        if (args.stream().anyMatch(a -> a.unknown() || a.text().startsWith("of="))) {
-          broken.add(args.stream().anyMatch(a -> a.text().startsWith("of=")) ? "wiping" : "unknown command");
+        if (any(texts(args), "of=.*")) {
+          broken.add("wiping");
+        } else if (!known(args)) {
+          broken.add("unknown command");
         }
       }
       case "sed" -> sed(args, broken);
       case "perl" -> {
-        if (args.stream().anyMatch(a -> a.text().matches("-[a-zA-Z]*i.*") && !a.text().startsWith("--"))) {
+        if (any(texts(args), "-[a-zA-Z]*i.*")) {
           broken.add("in-place edit");
         }
         interpreter(args, context, broken);
       }
       case "chmod", "chown", "chgrp" -> {
-        if (args.stream().anyMatch(a -> a.text().equals("--recursive") || a.text().matches("-[a-zA-Z]*R[a-zA-Z]*"))) {
+        if (any(texts(args), "--recursive|-[a-zA-Z]*R[a-zA-Z]*")) {
           broken.add("recursive permissions");
         }
       }
       case "rsync" -> {
-        if (args.stream().anyMatch(a -> a.text().startsWith("--delete") || a.text().startsWith("--remove-source-files"))) {
+        if (any(texts(args), "--delete.*|--remove-source-files")) {
           broken.add("rsync --delete");
         }
       }
       case "tee" -> {
-        if (args.stream().anyMatch(a -> !a.text().startsWith("-") && !DEVICES.contains(a.text()))) {
-          broken.add("tee");
+        for (ShellSyntax.Word a : args) {
+          if (!a.text().startsWith("-") && !DEVICES.contains(a.text())) {
+            broken.add("tee");
+            break;
+          }
         }
       }
       default -> {
@@ -259,7 +266,7 @@ public final class ShellPolicy {
           "--chdir", "--prompt", "--host", "--role", "--type", "--other-user", "--close-from", "--command-timeout");
       case "env" -> {
         valued = Set.of("-u", "--unset", "-C", "--chdir");
-        if (args.stream().anyMatch(a -> a.text().equals("-S") || a.text().startsWith("--split-string") || a.text().matches("-[a-zA-Z]*S.*"))) {
+        if (any(texts(args), "-[a-zA-Z]*S.*|--split-string.*")) {
           broken.add("unknown command");
           return null;
         }
@@ -342,9 +349,16 @@ public final class ShellPolicy {
 
   /** An interpreter given no program but a pipe or a redirection runs what arrives there. */
   private static void interpreter(List<ShellSyntax.Word> args, ShellSyntax.Command context, List<String> broken) {
-    boolean program = args.stream().anyMatch(a -> !a.text().startsWith("-") || a.text().matches("-[a-zA-Z]*[cemE]"));
-    boolean fed = context.piped() || context.redirects().stream().anyMatch(r -> r.operator().startsWith("<"));
-    if ((!program && fed) || args.stream().anyMatch(a -> a.unknown() && !a.text().startsWith("-"))) {
+    boolean program = any(texts(args), "(?!-).*|-[a-zA-Z]*[cemE]");
+    boolean fed = context.piped();
+    for (ShellSyntax.Redirect r : context.redirects()) {
+      fed |= r.operator().startsWith("<");
+    }
+    boolean unknownProgram = false;
+    for (ShellSyntax.Word a : args) {
+      unknownProgram |= a.unknown() && !a.text().startsWith("-");
+    }
+    if ((!program && fed) || unknownProgram) {
       broken.add("shell input");
     }
   }
@@ -405,7 +419,7 @@ public final class ShellPolicy {
     }
     String sub = args.get(i).text();
     List<ShellSyntax.Word> rest = args.subList(i + 1, args.size());
-    if (rest.stream().anyMatch(ShellSyntax.Word::unknown) && Set.of("reset", "checkout", "restore", "switch", "clean", "stash", "push", "branch").contains(sub)) {
+    if (!known(rest) && GIT_DESTRUCTIVE.contains(sub)) {
       broken.add("unknown command");
     }
     List<String> opts = new ArrayList<>();
@@ -422,33 +436,33 @@ public final class ShellPolicy {
     }
     switch (sub) {
       case "reset" -> {
-        if (opts.stream().anyMatch(o -> o.length() >= 4 && "--hard".startsWith(o))) {
+        if (any(opts, "--ha|--har|--hard")) {
           broken.add("git reset --hard");
         }
       }
       case "checkout" -> {
-        boolean branch = opts.stream().anyMatch(o -> o.equals("-b") || o.equals("-B") || o.equals("--orphan"));
-        boolean force = opts.stream().anyMatch(o -> o.equals("--force") || o.matches("-[a-zA-Z]*f[a-zA-Z]*"));
-        boolean paths = dashdash || operands.stream().anyMatch(o -> o.equals(".") || o.endsWith("/") || o.matches(".*[*?\\[].*") || o.startsWith(":"));
+        boolean branch = any(opts, "-b|-B|--orphan");
+        boolean force = any(opts, "--force|-[a-zA-Z]*f[a-zA-Z]*");
+        boolean paths = dashdash || any(operands, "\\.|.*/|.*[*?\\[].*|:.*");
         if (force || (paths && !branch)) {
           broken.add("git discard");
         }
       }
       case "restore" -> {
-        boolean staged = opts.stream().anyMatch(o -> o.equals("--staged") || o.matches("-[a-zA-Z]*S[a-zA-Z]*"));
-        boolean worktree = opts.stream().anyMatch(o -> o.equals("--worktree") || o.matches("-[a-zA-Z]*W[a-zA-Z]*"));
+        boolean staged = any(opts, "--staged|-[a-zA-Z]*S[a-zA-Z]*");
+        boolean worktree = any(opts, "--worktree|-[a-zA-Z]*W[a-zA-Z]*");
         if (!staged || worktree) {
           broken.add("git discard");
         }
       }
       case "switch" -> {
-        if (opts.stream().anyMatch(o -> o.equals("--discard-changes") || o.equals("--force") || o.equals("-f"))) {
+        if (any(opts, "--discard-changes|--force|-f")) {
           broken.add("git discard");
         }
       }
       case "clean" -> {
-        boolean force = opts.stream().anyMatch(o -> o.equals("--force") || o.matches("-[a-zA-Z]*f[a-zA-Z]*"));
-        boolean dryRun = opts.stream().anyMatch(o -> o.equals("--dry-run") || o.matches("-[a-zA-Z]*n[a-zA-Z]*"));
+        boolean force = any(opts, "--force|-[a-zA-Z]*f[a-zA-Z]*");
+        boolean dryRun = any(opts, "--dry-run|-[a-zA-Z]*n[a-zA-Z]*");
         if (force && !dryRun) {
           broken.add("git clean -f");
         }
@@ -459,14 +473,13 @@ public final class ShellPolicy {
         }
       }
       case "push" -> {
-        if (opts.stream().anyMatch(o -> o.startsWith("--force") || o.equals("--mirror") || o.equals("--delete") || o.matches("-[a-zA-Z]*[fd][a-zA-Z]*"))
-            || operands.stream().anyMatch(o -> o.startsWith("+") || o.startsWith(":"))) {
+        if (any(opts, "--force.*|--mirror|--delete|-[a-zA-Z]*[fd][a-zA-Z]*") || any(operands, "[+:].*")) {
           broken.add("git history");
         }
       }
       case "branch" -> {
-        boolean delete = opts.stream().anyMatch(o -> o.equals("--delete") || o.matches("-[a-zA-Z]*[dD][a-zA-Z]*"));
-        boolean force = opts.stream().anyMatch(o -> o.equals("--force") || o.matches("-[a-zA-Z]*[Df][a-zA-Z]*"));
+        boolean delete = any(opts, "--delete|-[a-zA-Z]*[dD][a-zA-Z]*");
+        boolean force = any(opts, "--force|-[a-zA-Z]*[Df][a-zA-Z]*");
         if (delete && force) {
           broken.add("git history");
         }
@@ -534,7 +547,30 @@ public final class ShellPolicy {
   }
 
   private static boolean known(List<ShellSyntax.Word> words) {
-    return words.stream().noneMatch(ShellSyntax.Word::unknown);
+    for (ShellSyntax.Word w : words) {
+      if (w.unknown()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Plain loops, no lambdas: each would bootstrap a call site on a path run at every shell call. */
+  private static boolean any(List<String> texts, String regex) {
+    for (String t : texts) {
+      if (t.matches(regex)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static List<String> texts(List<ShellSyntax.Word> words) {
+    List<String> texts = new ArrayList<>(words.size());
+    for (ShellSyntax.Word w : words) {
+      texts.add(w.text());
+    }
+    return texts;
   }
 
   private static String join(List<ShellSyntax.Word> words) {

@@ -170,7 +170,7 @@ final class ShellSyntax {
 
   /** At {@code >} or {@code <}: a number just before it names the descriptor, not a word. */
   private void redirectHere() {
-    if (inWord && !unknown && word.chars().allMatch(Character::isDigit)) {
+    if (inWord && !unknown && word.toString().matches("[0-9]+")) {
       word.setLength(0);
       inWord = false;
     } else {
