@@ -187,8 +187,38 @@ public final class HookMain {
     if (rule == null) {
       return HookAnswer.NOTHING;
     }
+    if (rule.decision() == ShellPolicy.Decision.ASK && !dialect.refusesAsksItCannotPut() && headless(StartedCompanions.cliProcess())) {
+      return new HookAnswer(HookAnswer.Decision.DENY, rule.message() + " No one can answer in a headless run, so it is refused.", null, null);
+    }
     HookAnswer.Decision decision = rule.decision() == ShellPolicy.Decision.DENY ? HookAnswer.Decision.DENY : HookAnswer.Decision.ASK;
     return new HookAnswer(decision, rule.message(), null, null);
+  }
+
+  /**
+   * Whether {@code cli} runs without anyone to answer a question: given a prompt ({@code -p}) and
+   * not {@code -i}, or without a terminal on its input, as the CLIs tell headless runs; also when
+   * there is no telling.
+   */
+  static boolean headless(Optional<ProcessHandle> cli) {
+    if (cli.isEmpty()) {
+      return true;
+    }
+    boolean prompt = false;
+    for (String a : cli.get().info().arguments().orElse(new String[0])) {
+      if (a.equals("-i") || a.startsWith("--prompt-interactive")) {
+        return false;
+      }
+      prompt |= a.equals("-p") || a.equals("--prompt") || a.startsWith("--prompt=");
+    }
+    if (prompt) {
+      return true;
+    }
+    try {
+      String input = Files.readSymbolicLink(Path.of("/proc", Long.toString(cli.get().pid()), "fd", "0")).toString();
+      return !(input.startsWith("/dev/pts/") || input.startsWith("/dev/tty"));
+    } catch (IOException | UnsupportedOperationException e) {
+      return true;
+    }
   }
 
   private HookAnswer sessionStart(HookInput in) throws IOException, InterruptedException {

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -103,6 +104,27 @@ class HookMainTest {
     // A session-start that fails must not block the CLI: exit 1 is the CLIs' non-blocking error.
     Outcome start = guard("qwen", "session-start", new ByteArrayInputStream("not json".getBytes(StandardCharsets.UTF_8)), Duration.ofSeconds(10));
     assertThat(start.exitCode()).isEqualTo(1);
+  }
+
+  /**
+   * Gemini CLI waits forever on a hook's "ask" in a headless run, so the hook must know one: a
+   * CLI given a prompt, or with no terminal on its input, is headless; one given -i is not.
+   */
+  @Test
+  void aCliGivenAPromptOrNoTerminalIsHeadlessAndOneAskedToStayInteractiveIsNot() throws Exception {
+    Process prompted = new ProcessBuilder("sh", "-c", "sleep 30", "-p").start();
+    Process interactive = new ProcessBuilder("sh", "-c", "sleep 30", "-i").start();
+    Process piped = new ProcessBuilder("sleep", "30").start();
+    try {
+      assertThat(HookMain.headless(Optional.of(prompted.toHandle()))).isTrue();
+      assertThat(HookMain.headless(Optional.of(piped.toHandle()))).isTrue();
+      assertThat(HookMain.headless(Optional.empty())).isTrue();
+      assertThat(HookMain.headless(Optional.of(interactive.toHandle()))).isFalse();
+    } finally {
+      prompted.destroy();
+      interactive.destroy();
+      piped.destroy();
+    }
   }
 
   private record Outcome(int exitCode, String out, String err) {}
