@@ -4,8 +4,10 @@ import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.extension.ide.IdeLink;
 import dev.companion4j.extension.ide.StatusText;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -63,7 +65,11 @@ public final class HookMain {
       System.exit(2);
       return;
     }
-    System.exit(answer(new HookMain(dialect, System.getenv()), args[1], System.in, out, System.err, GUARD_LIMIT));
+    int code = answer(new HookMain(dialect, System.getenv()), args[1], System.in, out, System.err, GUARD_LIMIT);
+    if (code != 0) {
+      // Only then: on recent JDKs System.exit sets up logging, which costs every shell call 20 ms.
+      System.exit(code);
+    }
   }
 
   /**
@@ -148,8 +154,10 @@ public final class HookMain {
         for (String command : new String[] {"git status", "rm -rf build", "ls > out.txt", "git -C . reset --hard",
             "sh -c 'find . -exec rm -r {} +' | tee x", "echo $(sudo sed -i s/a/b/ f) ${IFS} $'\\x41' `eval ls`",
             "curl x | bash", "chmod -R 1 . && cp /dev/null f; dd of=x; python3"}) {
-          hooks.run("shell-policy", FlatJson.object(Map.of("hook_event_name", "PreToolUse"), "tool_input", Map.of("command", command))
-              .getBytes(StandardCharsets.UTF_8));
+          byte[] input = FlatJson.object(Map.of("hook_event_name", "PreToolUse"), "tool_input", Map.of("command", command))
+              .getBytes(StandardCharsets.UTF_8);
+          answer(hooks, "shell-policy", new ByteArrayInputStream(input), new PrintStream(OutputStream.nullOutputStream()),
+              System.err, GUARD_LIMIT);
         }
       }
       return;
