@@ -50,7 +50,7 @@ class ExtensionGeneratorTest {
         .startsWith("{\n  \"hooks\" : {")
         .contains("\"${extensionPath}${/}bin/companion4j\\\" hook gemini subagent-stop")
         .contains("\"AfterTool\"", "\"matcher\" : \"invoke_agent\"", "\"timeout\" : 10000")
-        .contains("\"matcher\" : \"run_shell_command\"", "\"${extensionPath}${/}bin/companion4j\\\" hook gemini shell-policy")
+        .contains("\"matcher\" : \"^run_shell_command$\"", "\"${extensionPath}${/}bin/companion4j\\\" hook gemini shell-policy")
         .doesNotContain("PreToolUse", "SubagentStop");
     assertThat(gemini.get("agents/test_writer.md"))
         .startsWith("---\nkind: local\nname: test_writer\n")
