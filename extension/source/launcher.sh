@@ -41,9 +41,13 @@ if [ "${1:-}" = hook ]; then
   # Start small: a hook's work is a few milliseconds.
   set -- -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
   if [ -z "$guard" ]; then exec "$java" "$@"; fi
-  # No exec for the guard: a Java that is missing, cannot start or dies still ends in a refusal.
+  # No exec for the guard: a Java that is missing, cannot start or dies still ends in a refusal,
+  # and one that has not answered after 8 s (the CLIs wait 10) is stopped and refused.
+  limit=
+  if command -v timeout >/dev/null 2>&1; then limit="timeout 8"; fi
   rc=0
-  "$java" "$@" || rc=$?
+  $limit "$java" "$@" || rc=$?
+  if [ "$rc" -eq 124 ]; then refuse "no answer within 8 s"; fi
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ]; then refuse "Java exited with $rc"; fi
   exit "$rc"
 fi

@@ -31,7 +31,7 @@ final class StartedCompanions {
   private static final Duration START_BOUND = Duration.ofSeconds(20);
   private static final Duration STOP_BOUND = Duration.ofSeconds(5);
 
-  private static final Set<String> SHELLS = Set.of("sh", "bash", "dash", "zsh", "setsid", "java", "env");
+  private static final Set<String> SHELLS = Set.of("sh", "bash", "dash", "zsh", "setsid", "java", "env", "timeout");
 
   private final Path base;
   private final Path dir;
@@ -102,7 +102,7 @@ final class StartedCompanions {
     return status;
   }
 
-  /** The CLI that runs this hook: the nearest ancestor that is not a shell or this launcher's Java. */
+  /** The CLI that runs this hook: the nearest ancestor that is not a shell, nor the launcher's Java or its timeout. */
   static Optional<ProcessHandle> cliProcess() {
     Optional<ProcessHandle> p = ProcessHandle.current().parent();
     while (p.isPresent()) {
