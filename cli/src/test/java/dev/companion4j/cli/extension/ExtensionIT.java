@@ -34,9 +34,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The Companion4J extension installed with {@code companion4j extension install} into the real
- * Qwen Code 0.24.4 and Gemini CLI 0.61.0, each in a private home and talking to a fake model on
- * loopback that calls the tools under test; what the model received is asserted.
+ * The Companion4J extension installed with {@code companion4j extension install}, without a
+ * terminal, into the real Qwen Code 0.24.4 and Gemini CLI 0.61.0 at their default settings (Gemini
+ * CLI's folder trust on), each in a private home and talking to a fake model on loopback that
+ * calls the tools under test; what the model received is asserted.
  */
 class ExtensionIT {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -51,9 +52,12 @@ class ExtensionIT {
     HeadlessCli cli = INSTALLED.get(kind);
     if (cli == null) {
       cli = new HeadlessCli(kind, CliEnvironment.in(root.resolve(kind.runtime)), new FakeModelServer());
-      HeadlessCli.Result install = cli.install(CompanionProcess.command());
+      HeadlessCli.Result install = ExtensionInstallIT.installWithoutTerminal(cli, cli.variables());
       assertThat(install.exitCode()).as(install.stdout() + install.stderr()).isZero();
       assertThat(install.stdout()).contains("Staged the", "extensions install", "installed a copy of the extension 'companion4j'");
+      if (kind == Kind.GEMINI) {
+        ExtensionInstallIT.assertTrustedOnlyTheStagedFolder(cli, cli.state);
+      }
       INSTALLED.put(kind, cli);
     }
     return cli;

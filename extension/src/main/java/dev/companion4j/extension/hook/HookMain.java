@@ -328,7 +328,7 @@ public final class HookMain {
     if (extension != null) {
       files.add(Path.of(extension, ".env"));
     }
-    files.add(dialect.linkedSettings(env, env.getOrDefault("HOME", System.getProperty("user.home"))));
+    files.add(dialect.linkedSettings(env, DiscoveryLocations.home(env).toString()));
     return files;
   }
 }

@@ -1,6 +1,7 @@
 package dev.companion4j.extension.hook;
 
 import dev.companion4j.engine.CompanionStatus;
+import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.extension.ide.IdeLink;
 import dev.companion4j.extension.io.Directories;
 import java.io.File;
@@ -45,7 +46,7 @@ final class StartedCompanions {
   static StartedCompanions forUser(Map<String, String> env) {
     String state = env.get("COMPANION4J_STATE");
     return new StartedCompanions(state != null ? Path.of(state)
-        : Path.of(env.getOrDefault("HOME", System.getProperty("user.home")), ".companion4j"));
+        : DiscoveryLocations.home(env).resolve(".companion4j"));
   }
 
   /** The sessions directory, created or tightened to this user alone with the state directory above it. */
