@@ -129,6 +129,7 @@ local function on_line(line)
     state.connected = true
     event, data = nil, {}
     refresh_state()
+    context.report_diagnostics(vim.api.nvim_get_current_buf())
   end
   if line == '' then
     local handler = event and handlers[event]

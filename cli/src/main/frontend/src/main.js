@@ -202,7 +202,7 @@ function renderDiagnostics() {
   $('diagnostics-count').textContent = String(total);
   if (!state.features.includes('diagnostics')) {
     box.replaceChildren(el('p', { class: 'empty' },
-      'The editor does not report diagnostics. NetBeans does; other editors need a plugin that sends them.'));
+      'No editor has reported diagnostics yet. NetBeans and the Neovim and Emacs plugins report them (Emacs from Flymake or Flycheck).'));
     return;
   }
   if (!files.length) {

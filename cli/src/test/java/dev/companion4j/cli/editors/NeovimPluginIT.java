@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CliTerminal;
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.EventTap;
 import dev.companion4j.cli.testing.PortSquatter;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
@@ -107,6 +108,18 @@ class NeovimPluginIT {
       JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
       assertThat(state.path("diagnostics").toString()).contains("beta is unused", "\"severity\":\"warning\"");
     });
+  }
+
+  @Test
+  void aNeovimWithoutProblemsSaysOnConnectingThatItReportsDiagnostics() throws Exception {
+    Path notes = env.file("notes.txt", "alpha\n");
+    try (EventTap page = EventTap.asReviewPage(companion)) {
+      startNeovim("notes.txt");
+      // No language server has said anything: the list is empty, and that is a report too.
+      page.await("diagnostics", d -> d.path("path").asString().equals(notes.toString()) && d.path("total").asInt() == 0);
+    }
+    JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
+    assertThat(state.path("features").toString()).contains("\"diagnostics\"");
   }
 
   @Test
