@@ -99,6 +99,11 @@ class CommandLineIT {
           .contains("http://127.0.0.1:" + companion.port() + "/review/")
           .containsPattern("\\(pid \\d+\\)")
           .doesNotContain(companion.token());
+      // The columns line up under their headings, however long the workspace's path.
+      String header = status.stdout().lines().filter(l -> l.startsWith("PORT")).findFirst().orElseThrow();
+      assertThat(rows.get(0).indexOf(env.workspace().toString())).isEqualTo(header.indexOf("WORKSPACE"));
+      assertThat(rows.get(0).indexOf("http://")).isEqualTo(header.indexOf("REVIEW PAGE"));
+      assertThat(rows.get(0).substring(header.indexOf("CLIS") - 1)).matches(" [^ ].*\\(pid \\d+\\)");
 
       JarCommand withToken = run(env.variables(), "status", "--show-token");
       assertThat(withToken.stdout()).contains("/review/#token=" + companion.token());
