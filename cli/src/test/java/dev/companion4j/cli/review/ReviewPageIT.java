@@ -132,6 +132,24 @@ class ReviewPageIT {
   }
 
   @Test
+  void howLongAgoAProposalCameKeepsCounting() {
+    openLivePage();
+    Path file = env.file("src/Waiting.java", ORIGINAL);
+    propose(file, PROPOSED);
+    try {
+      browser.waitFor(item(file), "seconds ago");
+      String listed = browser.text(item(file) + " .meta");
+      String shown = browser.text("#review-meta");
+      // Well within a minute: the text moves on while the proposal waits, with no event from the companion.
+      await().atMost(Duration.ofSeconds(15)).until(() -> !browser.text(item(file) + " .meta").equals(listed));
+      await().atMost(Duration.ofSeconds(15)).until(() -> !browser.text("#review-meta").equals(shown));
+      assertThat(browser.text(item(file) + " .meta")).containsPattern("\\d+ seconds ago");
+    } finally {
+      closeQuietly(file);
+    }
+  }
+
+  @Test
   void editingTheProposedSideAndAcceptingGivesTheCliTheEditedText() {
     openLivePage();
     Path file = env.file("src/Edited.java", ORIGINAL);
