@@ -1,9 +1,11 @@
 package dev.companion4j.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.JarCommand;
+import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
@@ -80,6 +82,22 @@ class CommandLineIT {
           .startsWith("companion4j: cannot run " + cli + ": not found on PATH; install ")
           .contains("npm install -g @" + (cli.equals("qwen") ? "qwen-code/qwen-code" : "google/gemini-cli"));
       assertThat(run.stdout()).doesNotContainIgnoringCase("usage");
+    }
+  }
+
+  @Test
+  void runAtATerminalNamesThePageAndHowToFindItAgainOnceTheClisScreenCoversIt() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp);
+    List<String> command = CompanionProcess.command("run", "--", "sh", "-c", "echo cli started; exec sleep 60");
+    try (Tmux terminal = Tmux.start(command, env.workspace(), env.variables())) {
+      await().atMost(ANSWER_BOUND).until(() -> terminal.screen().contains("cli started"));
+      String line = terminal.screen().lines().filter(l -> l.startsWith("Review page: ")).findFirst().orElseThrow();
+      assertThat(line).contains("/review/#token=");
+      assertThat(terminal.screen()).contains("To open the page again: `companion4j open` in this folder");
+
+      // What the line says works from another terminal in the folder, and from the CLI's shell escape.
+      JarCommand open = JarCommand.run(env.variables(), env.workspace(), temp, "open", "--print");
+      assertThat(open.stdout().strip()).isEqualTo(line.substring("Review page: ".length()).strip());
     }
   }
 
