@@ -198,7 +198,7 @@ function M.start()
   -- Not detached: the companion stops when Neovim quits, as an editor's own companion does.
   local ok, job = pcall(vim.fn.jobstart, { config.values.command, 'serve', '--workspace', vim.fn.getcwd() })
   if not ok or job <= 0 then
-    return notify('cannot run ' .. config.values.command .. '; set the command option to the companion4j launcher', vim.log.levels.ERROR)
+    return notify('cannot run ' .. config.values.command .. '; put it on PATH or set the command option (:checkhealth companion4j)', vim.log.levels.ERROR)
   end
   state.starting = true
   redraw_status()

@@ -259,6 +259,27 @@ class NeovimPluginIT {
   }
 
   @Test
+  void checkhealthSaysHowToPutTheLauncherOnThePath() throws Exception {
+    CliEnvironment bare = CliEnvironment.in(temp.resolve("bare"));
+    install(bare.home());
+    Path report = temp.resolve("health.txt");
+    ProcessBuilder pb = new ProcessBuilder(NVIM.toString(), "--headless",
+            "-c", "checkhealth companion4j", "-c", "write! " + report, "-c", "qa!")
+        .directory(bare.workspace().toFile())
+        .redirectErrorStream(true);
+    pb.environment().clear();
+    pb.environment().putAll(ConnectedClis.terminalVariables(bare));
+    Process nvim = pb.start();
+    String out = new String(nvim.getInputStream().readAllBytes());
+    assertThat(nvim.waitFor(30, TimeUnit.SECONDS)).as(out).isTrue();
+
+    assertThat(Files.readString(report))
+        .contains("`companion4j` is not on PATH")
+        .contains("install.sh", "~/.local/bin")
+        .contains("command = '/path/to/companion4j'");
+  }
+
+  @Test
   void autostartStartsACompanionWhenNoneServesTheDirectory() throws Exception {
     CliEnvironment alone = CliEnvironment.in(temp.resolve("alone"));
     alone.file("README.md", "# readme\n");
