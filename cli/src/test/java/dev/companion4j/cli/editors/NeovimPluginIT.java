@@ -231,6 +231,7 @@ class NeovimPluginIT {
       awaitScreen("C4J 0 CLIs");
       keys(":Companion4jRun gemini<CR>");
       // Gemini CLI runs as a launcher and the CLI it relaunches (again after a trust change).
+      await().atMost(WAIT).until(() -> !lua("return vim.b.terminal_job_id or 0").equals("0"));
       ProcessHandle launcher = ProcessHandle.of(Long.parseLong(lua("return vim.fn.jobpid(vim.b.terminal_job_id)"))).orElseThrow();
       started.add(launcher);
       CliTerminal.awaitScreen(terminal, "Do you want to connect Companion4J to Gemini CLI?", CLI_START);
