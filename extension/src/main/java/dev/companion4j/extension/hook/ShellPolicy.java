@@ -276,6 +276,11 @@ public final class ShellPolicy {
       case "ionice" -> valued = Set.of("-c", "-n", "-p", "-P", "-u", "--class", "--classdata");
       case "stdbuf" -> valued = Set.of("-i", "-o", "-e");
       case "timeout" -> valued = Set.of("-s", "-k", "--signal", "--kill-after");
+      case "watch" -> valued = Set.of("-n", "--interval", "-q", "--equexit");
+      case "strace", "ltrace" -> valued = Set.of("-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-I", "-O", "-P", "-S", "-X");
+      case "taskset" -> valued = Set.of();
+      case "parallel" -> valued = Set.of("-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout", "--joblog", "--results",
+          "-a", "--arg-file", "-d", "--delimiter", "-n", "--max-args", "--tmpdir", "--workdir");
       case "xargs" -> valued = Set.of("-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file",
           "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines", "--replace", "--eof", "--process-slot-var");
       default -> {
@@ -300,7 +305,8 @@ public final class ShellPolicy {
         break;
       }
     }
-    if (name.equals("timeout") && i < args.size()) {
+    // Their first operand is a duration or a CPU mask, not the command.
+    if ((name.equals("timeout") || name.equals("taskset")) && i < args.size()) {
       i++;
     }
     return i < args.size() ? args.subList(i, args.size()) : null;
