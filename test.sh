@@ -8,11 +8,12 @@ cd "$(dirname "$0")"
 # Debian packages the tests drive: Node for the real CLIs, ps (the CLIs walk the
 # process tree), tmux (terminal chat), Xvfb (NetBeans GUI tests), Chromium (review
 # page), Neovim, Vim and Emacs (editor plugins), unshare and mount (the version matrix gives old
-# CLIs a hosts file of their own), ip and nsenter (the remote test's network namespace).
+# CLIs a hosts file of their own), ip and nsenter (the remote test's network namespace), zip and
+# unzip (the release archive's test).
 declare -A wanted=(
   [node]=nodejs [npm]=npm [ps]=procps [tmux]=tmux [xvfb-run]=xvfb [xauth]=xauth
   [chromium]=chromium [nvim]=neovim [vim]=vim [emacs]=emacs-nox [curl]=curl
-  [unshare]=util-linux [mount]=mount [ip]=iproute2 [nsenter]=util-linux
+  [unshare]=util-linux [mount]=mount [ip]=iproute2 [nsenter]=util-linux [zip]=zip [unzip]=unzip
 )
 missing=()
 for cmd in "${!wanted[@]}"; do

@@ -708,7 +708,7 @@ output goes to the buffer \" *companion4j serve*\"."
   (let* ((words (split-string-and-unquote companion4j-command))
          (program (executable-find (car words))))
     (if (null program)
-        (message "companion4j: cannot start a companion: %s is not on the PATH" (car words))
+        (message "companion4j: cannot start a companion: %s is not on the PATH; put it there or set `companion4j-command'" (car words))
       (setq companion4j--started t)
       (let ((default-directory (file-name-as-directory (companion4j--cwd))))
         (make-process :name "companion4j serve"

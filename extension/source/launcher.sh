@@ -7,7 +7,16 @@ self=$0
 if [ -L "$self" ]; then self=$(readlink -f "$self"); fi
 ext=${self%/bin/*}
 lib=$ext/lib
+# The shell policy guards: whatever keeps it from answering refuses the command (exit 2, the form
+# both CLIs block on), never lets it through as their exit 1 or a timeout would.
+guard=
+if [ "${1:-}" = hook ] && [ "${3:-}" = shell-policy ]; then guard=1; fi
+refuse() {
+  echo "The Companion4J shell policy refused this command: it could not check it ($1)." >&2
+  exit 2
+}
 if [ ! -f "$lib/companion4j.jar" ]; then
+  if [ -n "$guard" ]; then refuse "the extension has no lib/companion4j.jar"; fi
   echo "companion4j: this extension has no lib/companion4j.jar; install it with: companion4j extension install" >&2
   exit 1
 fi
@@ -30,6 +39,16 @@ if [ "${1:-}" = hook ]; then
     set -- -XX:SharedArchiveFile="$cache.jsa" "$@"
   fi
   # Start small: a hook's work is a few milliseconds.
-  exec "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
+  set -- -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
+  if [ -z "$guard" ]; then exec "$java" "$@"; fi
+  # No exec for the guard: a Java that is missing, cannot start or dies still ends in a refusal,
+  # and one that has not answered after 8 s (the CLIs wait 10) is stopped and refused.
+  limit=
+  if command -v timeout >/dev/null 2>&1; then limit="timeout 8"; fi
+  rc=0
+  $limit "$java" "$@" || rc=$?
+  if [ "$rc" -eq 124 ]; then refuse "no answer within 8 s"; fi
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ]; then refuse "Java exited with $rc"; fi
+  exit "$rc"
 fi
 exec "$java" -jar "$lib/companion4j.jar" "$@"

@@ -1014,7 +1014,7 @@ function! s:Launch() abort
   let command = s:Option('command', 'companion4j')
   let command = type(command) == v:t_list ? copy(command) : split(command)
   if empty(command) || !executable(command[0])
-    return s:Warn('cannot run ' . string(command) . '; set g:companion4j_command')
+    return s:Warn('cannot run ' . string(command) . '; put companion4j on PATH or set g:companion4j_command')
   endif
   try
     call job_start(command + ['serve', '--workspace', getcwd()],

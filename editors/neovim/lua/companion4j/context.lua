@@ -92,9 +92,11 @@ end
 
 local severities = { 'error', 'warning', 'information', 'hint' }
 
-local function report_diagnostics(buf)
+--- Sends buf's whole diagnostics list, an empty one too: it tells the companion that this editor
+--- reports diagnostics, so a file without problems is "no errors" rather than "not reported".
+function M.report_diagnostics(buf)
   local path = M.file_of(buf)
-  if not path then
+  if not config.values.diagnostics or not path then
     return
   end
   local list = {}
@@ -123,6 +125,7 @@ function M.attach(group)
       local path = M.file_of(args.buf)
       if path then
         M.post({ type = 'focus', path = path })
+        M.report_diagnostics(args.buf)
       end
     end,
   })
@@ -152,14 +155,12 @@ function M.attach(group)
       end
     end,
   })
-  if config.values.diagnostics then
-    vim.api.nvim_create_autocmd('DiagnosticChanged', {
-      group = group,
-      callback = function(args)
-        report_diagnostics(args.buf)
-      end,
-    })
-  end
+  vim.api.nvim_create_autocmd('DiagnosticChanged', {
+    group = group,
+    callback = function(args)
+      M.report_diagnostics(args.buf)
+    end,
+  })
   local path = M.file_of(0)
   if path then
     M.post({ type = 'focus', path = path })

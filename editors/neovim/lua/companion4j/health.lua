@@ -41,8 +41,10 @@ function M.check()
     })
   end
   if vim.fn.executable(config.command) == 0 then
-    warn('the launcher `' .. config.command .. '` is not on PATH; :Companion4jStart and autostart need it', {
-      'Set command = "/path/to/companion4j" in setup{}',
+    warn('`' .. config.command .. '` is not on PATH, so :Companion4jStart and autostart cannot start a companion', {
+      'Put it on PATH: a release\'s install.sh links it into ~/.local/bin; from a clone, '
+        .. '`ln -s /path/to/clone/companion4j ~/.local/bin/companion4j`',
+      "Or name it in setup{}: command = '/path/to/companion4j'",
     })
   end
   local status = require('companion4j').statusline()

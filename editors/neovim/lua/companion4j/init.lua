@@ -129,6 +129,7 @@ local function on_line(line)
     state.connected = true
     event, data = nil, {}
     refresh_state()
+    context.report_diagnostics(vim.api.nvim_get_current_buf())
   end
   if line == '' then
     local handler = event and handlers[event]
@@ -197,7 +198,7 @@ function M.start()
   -- Not detached: the companion stops when Neovim quits, as an editor's own companion does.
   local ok, job = pcall(vim.fn.jobstart, { config.values.command, 'serve', '--workspace', vim.fn.getcwd() })
   if not ok or job <= 0 then
-    return notify('cannot run ' .. config.values.command .. '; set the command option to the companion4j launcher', vim.log.levels.ERROR)
+    return notify('cannot run ' .. config.values.command .. '; put it on PATH or set the command option (:checkhealth companion4j)', vim.log.levels.ERROR)
   end
   state.starting = true
   redraw_status()
@@ -283,6 +284,20 @@ function M.status()
   return table.concat(lines, '\n')
 end
 
+-- The terminals :Companion4jRun started and still running: job id -> pid.
+local terminals = {}
+
+-- Quitting Neovim hangs up only a terminal's session leader, and a CLI may outlive that: Gemini
+-- CLI's launcher ignores SIGHUP and the CLI it relaunched never hears it. So the whole process
+-- group is hung up, as a shell hangs up its jobs when its terminal closes.
+local function hang_up_terminals()
+  for job, pid in pairs(terminals) do
+    if vim.fn.jobwait({ job }, 0)[1] == -1 then
+      (vim.uv or vim.loop).kill(-pid, 'sighup')
+    end
+  end
+end
+
 --- Starts a CLI in a terminal window with the variables that connect it to the companion.
 function M.run(args)
   if #args == 0 then
@@ -305,7 +320,19 @@ function M.run(args)
   vim.cmd(config.values.terminal_split)
   vim.cmd('enew')
   -- The variables (the token among them) go into the environment, never the arguments.
-  vim.fn.termopen(args, { env = env })
+  local job = vim.fn.termopen(args, {
+    env = env,
+    on_exit = function(id)
+      terminals[id] = nil
+    end,
+  })
+  if job > 0 then
+    terminals[job] = vim.fn.jobpid(job)
+    vim.api.nvim_create_autocmd('VimLeavePre', {
+      group = vim.api.nvim_create_augroup('companion4j_terminals', { clear = true }),
+      callback = hang_up_terminals,
+    })
+  end
   vim.cmd('startinsert')
 end
 

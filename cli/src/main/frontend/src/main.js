@@ -107,9 +107,22 @@ function ago(time) {
   return relativeFormat.format(Math.round(seconds / 3600), 'hour');
 }
 
+/** How long ago `time` was, as text the clock below keeps current. */
+function agoText(time) {
+  return el('span', { class: 'ago', dataset: { time } }, ago(time));
+}
+
+/** The time of day and how long ago, as nodes to append. */
 function when(time) {
   const date = new Date(time);
-  return Number.isNaN(date.getTime()) ? '' : `${timeFormat.format(date)} (${ago(time)})`;
+  return Number.isNaN(date.getTime()) ? [] : [`${timeFormat.format(date)} (`, agoText(time), ')'];
+}
+
+/** How often "… seconds ago" moves on; only those texts change, nothing is rebuilt. */
+const AGO_TICK_MS = 10_000;
+
+function tickAgo() {
+  for (const span of document.querySelectorAll('span.ago')) span.textContent = ago(span.dataset.time);
 }
 
 /** How the user tells a CLI apart: program, version, terminal and process when the companion knows them. */
@@ -147,7 +160,7 @@ function renderDiffList() {
         },
         el('span', { class: 'name' }, baseName(rel), changeBadge(d)),
         dirName(rel) ? el('span', { class: 'dir' }, dirName(rel)) : null,
-        el('span', { class: 'meta' }, `${clientLabel(d)} · ${ago(d.openedAt)}`),
+        el('span', { class: 'meta' }, `${clientLabel(d)} · `, agoText(d.openedAt)),
       );
       return el('li', { dataset: { file: d.filePath, id: d.id } }, item);
     }),
@@ -168,7 +181,7 @@ function renderConnection() {
             'li',
             { class: 'client', dataset: { client: c.id } },
             el('strong', {}, nameOf(c)),
-            el('span', { class: 'meta' }, ` since ${when(c.connectedAt)}`),
+            el('span', { class: 'meta' }, ' since ', ...when(c.connectedAt)),
           ),
         )
       : [el('li', { class: 'empty' }, 'No CLI connected. Start qwen or gemini inside the workspace.')]),
@@ -202,7 +215,7 @@ function renderDiagnostics() {
   $('diagnostics-count').textContent = String(total);
   if (!state.features.includes('diagnostics')) {
     box.replaceChildren(el('p', { class: 'empty' },
-      'The editor does not report diagnostics. NetBeans does; other editors need a plugin that sends them.'));
+      'No editor has reported diagnostics yet. NetBeans and the Neovim and Emacs plugins report them (Emacs from Flymake or Flycheck).'));
     return;
   }
   if (!files.length) {
@@ -286,7 +299,7 @@ function renderReview() {
     $('review-path').title = diff.filePath;
     $('label-current').textContent = diff.change === 'new' ? 'Current file (does not exist yet)' : 'Current file';
   }
-  $('review-meta').textContent = `Proposed by ${clientLabel(diff)} · ${when(diff.openedAt)}`;
+  $('review-meta').replaceChildren(`Proposed by ${clientLabel(diff)} · `, ...when(diff.openedAt));
   updateActions();
 }
 
@@ -556,7 +569,7 @@ function start() {
   $('reject').addEventListener('click', () => resolve(false));
   $('retry-now').addEventListener('click', () => retryNow());
   document.addEventListener('keydown', onKey, true);
-  setInterval(() => state.live && render(), 30_000);
+  setInterval(tickAgo, AGO_TICK_MS);
   if (!token) {
     gate(
       'This page needs its access token',

@@ -24,11 +24,27 @@ final class ReviewPages {
    * owner-only discovery files.
    */
   static void announce(Companion companion, boolean open) {
+    announce(companion, open, false);
+  }
+
+  /**
+   * The same, before a CLI takes the terminal: its screen covers the line (Qwen Code clears the
+   * scrollback too), so the line says how to find the page again.
+   */
+  static void announceBeforeCli(Companion companion, boolean open) {
+    announce(companion, open, true);
+  }
+
+  private static void announce(Companion companion, boolean open, boolean beforeCli) {
     String url = ReviewPage.pageUrl(companion.port(), companion.authToken());
     if (open) {
       ReviewPage.open(url);
     } else if (System.console() != null) {
       System.err.println("Review page: " + url);
+      if (beforeCli) {
+        System.err.println("The CLI's screen will cover this. To open the page again: `companion4j open` in this folder,"
+            + " from another terminal or the CLI's shell (`!companion4j open`).");
+      }
     } else {
       System.err.println("Review page: " + address(companion.port()) + " (it needs its token: run `companion4j open` in the"
           + " workspace, or start with --open)");

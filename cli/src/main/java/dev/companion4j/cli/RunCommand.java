@@ -71,8 +71,7 @@ final class RunCommand implements Callable<Integer> {
       if (child == null) {
         return NOT_FOUND;
       }
-      // Once the CLI runs, its screen covers this line; `companion4j open` finds the page again.
-      ReviewPages.announce(companion, options.open);
+      ReviewPages.announceBeforeCli(companion, options.open);
       return waitFor(child);
     }
   }

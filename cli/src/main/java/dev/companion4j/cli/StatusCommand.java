@@ -4,6 +4,7 @@ import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryScanner;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,26 +43,45 @@ final class StatusCommand implements Callable<Integer> {
           + ", " + locations.geminiDir() + " or " + locations.tmpDir() + ". Start one with: companion4j serve");
       return 0;
     }
-    String format = "%-6s %-6s %-8s %-14s %-30s %-38s %s%n";
-    System.out.printf(format, "PORT", "STATE", "PID", "IDE", "WORKSPACE", "REVIEW PAGE", "CLIS");
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("PORT", "STATE", "PID", "IDE", "WORKSPACE", "REVIEW PAGE", "CLIS"));
     boolean pages = false;
     for (RunningCompanions.Entry e : entries) {
       pages |= e.reviewPage();
-      System.out.printf(
-          format,
-          e.companion().port(),
+      rows.add(List.of(
+          String.valueOf(e.companion().port()),
           e.companion().alive() ? "alive" : "stale",
           e.companion().pid().map(String::valueOf).orElse("-"),
           e.companion().ideName().orElse("-"),
           e.companion().workspacePath().isEmpty() ? "(none)" : e.companion().workspacePath(),
           page(e),
-          e.clients().map(c -> c.isEmpty() ? "none" : String.join("; ", c)).orElse("-"));
+          e.clients().map(c -> c.isEmpty() ? "none" : String.join("; ", c)).orElse("-")));
     }
+    table(rows).forEach(System.out::println);
     if (pages && !showToken) {
       System.out.println();
       System.out.println("A page needs its token: `companion4j open` in the workspace opens it, `status --show-token` shows it.");
     }
     return 0;
+  }
+
+  /** The rows as lines, each column as wide as its widest cell and one space apart; the last unpadded. */
+  static List<String> table(List<List<String>> rows) {
+    int[] widths = new int[rows.get(0).size()];
+    for (List<String> row : rows) {
+      for (int i = 0; i < row.size(); i++) {
+        widths[i] = Math.max(widths[i], row.get(i).length());
+      }
+    }
+    List<String> lines = new ArrayList<>();
+    for (List<String> row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < row.size() - 1; i++) {
+        line.append(row.get(i)).append(" ".repeat(widths[i] - row.get(i).length() + 1));
+      }
+      lines.add(line.append(row.get(row.size() - 1)).toString());
+    }
+    return lines;
   }
 
   private String page(RunningCompanions.Entry e) {

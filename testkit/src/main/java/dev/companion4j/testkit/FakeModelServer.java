@@ -21,6 +21,9 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.StreamWriteConstraints;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -74,7 +77,10 @@ public final class FakeModelServer implements AutoCloseable {
   /** What {@code [[write]]} writes. */
   public static final String FILE_CONTENT = "written by the fake model\n";
 
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  /** Deeper than Jackson's default (500): a test may have the model send a deeply nested argument, as a hostile one would. */
+  private static final JsonMapper JSON = JsonMapper.builder(JsonFactory.builder()
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(2_000).build())
+      .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(2_000).build()).build()).build();
   private static final Pattern COUNT = Pattern.compile("\\[\\[count (\\d+)(?: gate (\\d+))?]]");
   private static final Pattern STEP =
       Pattern.compile("\\[\\[(?:write (\\S+)|call ([^\\s\\]]+)(?:\\s+(\\{.*?}))?\\s*)]]", Pattern.DOTALL);
@@ -142,7 +148,7 @@ public final class FakeModelServer implements AutoCloseable {
       if (!parsed.isObject()) {
         throw new IllegalArgumentException("Arguments of " + tool + " are not a JSON object: " + arguments);
       }
-      return new Call(tool, parsed.toString());
+      return new Call(tool, JSON.writeValueAsString(parsed));
     }
 
     /** A text answer. */
@@ -286,7 +292,7 @@ public final class FakeModelServer implements AutoCloseable {
     JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
     Request request = received(exchange, target.substring(0, colon), body);
     if (method.equals("countTokens")) {
-      send(exchange, 200, JSON.createObjectNode().put("totalTokens", Math.max(1, body.toString().length() / 4)));
+      send(exchange, 200, JSON.createObjectNode().put("totalTokens", Math.max(1, JSON.writeValueAsString(body).length() / 4)));
       return;
     }
     if (method.equals("generateContent")) {
@@ -474,7 +480,7 @@ public final class FakeModelServer implements AutoCloseable {
   }
 
   private static void send(HttpExchange exchange, int status, JsonNode json) throws IOException {
-    byte[] body = json.toString().getBytes(StandardCharsets.UTF_8);
+    byte[] body = JSON.writeValueAsBytes(json);
     exchange.getResponseHeaders().add("Content-Type", "application/json");
     exchange.sendResponseHeaders(status, body.length);
     try (OutputStream out = exchange.getResponseBody()) {
@@ -620,7 +626,7 @@ public final class FakeModelServer implements AutoCloseable {
       if (part != null) {
         parts.add(part);
       }
-      write("data: " + geminiResponse(parts, finishReason) + "\n\n");
+      write("data: " + JSON.writeValueAsString(geminiResponse(parts, finishReason)) + "\n\n");
     }
   }
 

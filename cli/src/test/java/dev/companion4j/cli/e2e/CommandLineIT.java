@@ -1,9 +1,11 @@
 package dev.companion4j.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.JarCommand;
+import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
@@ -84,6 +86,22 @@ class CommandLineIT {
   }
 
   @Test
+  void runAtATerminalNamesThePageAndHowToFindItAgainOnceTheClisScreenCoversIt() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp);
+    List<String> command = CompanionProcess.command("run", "--", "sh", "-c", "echo cli started; exec sleep 60");
+    try (Tmux terminal = Tmux.start(command, env.workspace(), env.variables())) {
+      await().atMost(ANSWER_BOUND).until(() -> terminal.screen().contains("cli started"));
+      String line = terminal.screen().lines().filter(l -> l.startsWith("Review page: ")).findFirst().orElseThrow();
+      assertThat(line).contains("/review/#token=");
+      assertThat(terminal.screen()).contains("To open the page again: `companion4j open` in this folder");
+
+      // What the line says works from another terminal in the folder, and from the CLI's shell escape.
+      JarCommand open = JarCommand.run(env.variables(), env.workspace(), temp, "open", "--print");
+      assertThat(open.stdout().strip()).isEqualTo(line.substring("Review page: ".length()).strip());
+    }
+  }
+
+  @Test
   void statusShowsOneRowPerCompanionWithItsPageAndItsClisAndTheTokenOnlyOnRequest() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp);
     try (CompanionProcess companion = CompanionProcess.start(env);
@@ -99,6 +117,11 @@ class CommandLineIT {
           .contains("http://127.0.0.1:" + companion.port() + "/review/")
           .containsPattern("\\(pid \\d+\\)")
           .doesNotContain(companion.token());
+      // The columns line up under their headings, however long the workspace's path.
+      String header = status.stdout().lines().filter(l -> l.startsWith("PORT")).findFirst().orElseThrow();
+      assertThat(rows.get(0).indexOf(env.workspace().toString())).isEqualTo(header.indexOf("WORKSPACE"));
+      assertThat(rows.get(0).indexOf("http://")).isEqualTo(header.indexOf("REVIEW PAGE"));
+      assertThat(rows.get(0).substring(header.indexOf("CLIS") - 1)).matches(" [^ ].*\\(pid \\d+\\)");
 
       JarCommand withToken = run(env.variables(), "status", "--show-token");
       assertThat(withToken.stdout()).contains("/review/#token=" + companion.token());

@@ -5,17 +5,21 @@ import static dev.companion4j.cli.editors.ConnectedClis.active;
 import static dev.companion4j.cli.editors.ConnectedClis.cursor;
 import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.cli.testing.CliTerminal;
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.EventTap;
 import dev.companion4j.cli.testing.PortSquatter;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.HeadlessCli;
 import dev.companion4j.testkit.McpTapClient;
 import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +40,8 @@ import tools.jackson.databind.JsonNode;
 class NeovimPluginIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final Path NVIM = Path.of("/usr/bin/nvim");
+  /** How long a real CLI's TUI may take to start and connect. */
+  private static final Duration CLI_START = Duration.ofSeconds(90);
 
   @TempDir Path temp;
   private CliEnvironment env;
@@ -102,6 +108,18 @@ class NeovimPluginIT {
       JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
       assertThat(state.path("diagnostics").toString()).contains("beta is unused", "\"severity\":\"warning\"");
     });
+  }
+
+  @Test
+  void aNeovimWithoutProblemsSaysOnConnectingThatItReportsDiagnostics() throws Exception {
+    Path notes = env.file("notes.txt", "alpha\n");
+    try (EventTap page = EventTap.asReviewPage(companion)) {
+      startNeovim("notes.txt");
+      // No language server has said anything: the list is empty, and that is a report too.
+      page.await("diagnostics", d -> d.path("path").asString().equals(notes.toString()) && d.path("total").asInt() == 0);
+    }
+    JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
+    assertThat(state.path("features").toString()).contains("\"diagnostics\"");
   }
 
   @Test
@@ -192,6 +210,74 @@ class NeovimPluginIT {
     keys(":Companion4jRun ./fake-cli.sh<CR>");
     awaitScreen("port=" + companion.port() + " gemini=" + companion.port());
     assertThat(lua("return vim.bo.buftype")).isEqualTo("terminal");
+  }
+
+  @Test
+  void aCliStartedWithRunEndsWhenNeovimQuits() throws Exception {
+    CliEnvironment quitting = CliEnvironment.in(temp.resolve("quitting"));
+    quitting.file("README.md", "# readme\n");
+    install(quitting.home());
+    // Gemini CLI's account: an API key, as a user who set one up has (no model is asked here).
+    Files.createDirectories(quitting.home().resolve(".gemini"));
+    Files.writeString(quitting.home().resolve(".gemini/settings.json"), "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
+    Path bin = Files.createDirectories(temp.resolve("bin"));
+    HeadlessCli.Kind.GEMINI.installAsCommand(bin);
+    Map<String, String> variables = ConnectedClis.terminalVariables(quitting);
+    variables.put("PATH", bin + ":" + variables.get("PATH"));
+    variables.put("GEMINI_API_KEY", "fake");
+    List<ProcessHandle> started = new ArrayList<>();
+    try (CompanionProcess own = CompanionProcess.start(quitting)) {
+      startNeovim(quitting, "README.md", variables);
+      awaitScreen("C4J 0 CLIs");
+      keys(":Companion4jRun gemini<CR>");
+      // Gemini CLI runs as a launcher and the CLI it relaunches (again after a trust change).
+      await().atMost(WAIT).until(() -> !lua("return vim.b.terminal_job_id or 0").equals("0"));
+      ProcessHandle launcher = ProcessHandle.of(Long.parseLong(lua("return vim.fn.jobpid(vim.b.terminal_job_id)"))).orElseThrow();
+      started.add(launcher);
+      CliTerminal.awaitScreen(terminal, "Do you want to connect Companion4J to Gemini CLI?", CLI_START);
+      terminal.press("Escape");
+      // Gemini CLI's folder trust, on by default: the user trusts the project, and the CLI
+      // restarts and offers to connect again.
+      CliTerminal.awaitScreen(terminal, "Do you trust the files in this folder?", CLI_START);
+      terminal.press("Enter");
+      CliTerminal.awaitScreen(terminal, "Do you want to connect Companion4J to Gemini CLI?", CLI_START);
+      CliTerminal.declineTheOfferAndEnableIde(terminal, CLI_START);
+      CliTerminal.awaitScreen(terminal, "C4J 1 CLI", CLI_START);
+      long pid = CompanionProcess.JSON.readTree(own.get("/editor/state").body()).path("clients").path(0).path("pid").asLong();
+      ProcessHandle relaunched = ProcessHandle.of(pid).orElseThrow();
+      assertThat(relaunched.parent()).contains(launcher);
+
+      keys("<C-\\><C-n>:qa!<CR>");
+      await().atMost(WAIT).until(() -> terminal.exitStatus() != null);
+      await().atMost(WAIT).untilAsserted(() -> assertThat(List.of(launcher, relaunched)).noneMatch(ProcessHandle::isAlive));
+      await().atMost(WAIT).until(() -> CompanionProcess.JSON.readTree(own.get("/editor/state").body()).path("clients").isEmpty());
+    } finally {
+      for (ProcessHandle launcher : started) {
+        launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+        launcher.destroyForcibly();
+      }
+    }
+  }
+
+  @Test
+  void checkhealthSaysHowToPutTheLauncherOnThePath() throws Exception {
+    CliEnvironment bare = CliEnvironment.in(temp.resolve("bare"));
+    install(bare.home());
+    Path report = temp.resolve("health.txt");
+    ProcessBuilder pb = new ProcessBuilder(NVIM.toString(), "--headless",
+            "-c", "checkhealth companion4j", "-c", "write! " + report, "-c", "qa!")
+        .directory(bare.workspace().toFile())
+        .redirectErrorStream(true);
+    pb.environment().clear();
+    pb.environment().putAll(ConnectedClis.terminalVariables(bare));
+    Process nvim = pb.start();
+    String out = new String(nvim.getInputStream().readAllBytes());
+    assertThat(nvim.waitFor(30, TimeUnit.SECONDS)).as(out).isTrue();
+
+    assertThat(Files.readString(report))
+        .contains("`companion4j` is not on PATH")
+        .contains("install.sh", "~/.local/bin")
+        .contains("command = '/path/to/companion4j'");
   }
 
   @Test
@@ -356,9 +442,12 @@ class NeovimPluginIT {
   }
 
   private void startNeovim(CliEnvironment in, String file) throws IOException {
+    startNeovim(in, file, ConnectedClis.terminalVariables(in));
+  }
+
+  private void startNeovim(CliEnvironment in, String file, Map<String, String> variables) throws IOException {
     socket = temp.resolve("nvim.sock");
-    terminal = Tmux.start(List.of(NVIM.toString(), "--listen", socket.toString(), file), in.workspace(),
-        ConnectedClis.terminalVariables(in));
+    terminal = Tmux.start(List.of(NVIM.toString(), "--listen", socket.toString(), file), in.workspace(), variables);
     await().atMost(WAIT).until(() -> Files.exists(socket));
   }
 

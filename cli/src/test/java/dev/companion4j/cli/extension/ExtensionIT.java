@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.EventTap;
+import dev.companion4j.extension.hook.ShellPolicy;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.FakeModelServer.Reply;
@@ -30,11 +31,13 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The Companion4J extension installed with {@code companion4j extension install} into the real
- * Qwen Code 0.24.4 and Gemini CLI 0.61.0, each in a private home and talking to a fake model on
- * loopback that calls the tools under test; what the model received is asserted.
+ * The Companion4J extension installed with {@code companion4j extension install}, without a
+ * terminal, into the real Qwen Code 0.24.4 and Gemini CLI 0.61.0 at their default settings (Gemini
+ * CLI's folder trust on), each in a private home and talking to a fake model on loopback that
+ * calls the tools under test; what the model received is asserted.
  */
 class ExtensionIT {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -49,9 +52,12 @@ class ExtensionIT {
     HeadlessCli cli = INSTALLED.get(kind);
     if (cli == null) {
       cli = new HeadlessCli(kind, CliEnvironment.in(root.resolve(kind.runtime)), new FakeModelServer());
-      HeadlessCli.Result install = cli.install(CompanionProcess.command());
+      HeadlessCli.Result install = ExtensionInstallIT.installWithoutTerminal(cli, cli.variables());
       assertThat(install.exitCode()).as(install.stdout() + install.stderr()).isZero();
       assertThat(install.stdout()).contains("Staged the", "extensions install", "installed a copy of the extension 'companion4j'");
+      if (kind == Kind.GEMINI) {
+        ExtensionInstallIT.assertTrustedOnlyTheStagedFolder(cli, cli.state);
+      }
       INSTALLED.put(kind, cli);
     }
     return cli;
@@ -188,6 +194,73 @@ class ExtensionIT {
     assertThat(toolResult(cli, before)).contains("On branch").doesNotContain("Companion4J policy");
   }
 
+  /**
+   * An extra argument nested past Jackson's default limit (500) once made the hook fail with exit 1,
+   * which Qwen Code reads as "go on": it ran {@code rm -rf}. Now 600 levels get the policy's
+   * decision. And a guard that cannot run at all (its jar gone) refuses with exit 2, which each
+   * CLI blocks on.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void rmRfWithADeeplyNestedExtraArgumentOrAGuardThatCannotRunIsRefusedUnderYolo(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    Path victim = cli.env.file("victim/keep.txt", "keep me\n").getParent();
+    int before = cli.model.requests().size();
+    HeadlessCli.Result run = cli.prompt("Tidy up " + shell("rm -rf victim", 600), Map.of());
+    assertThat(run.exitCode()).as(run.stderr()).isZero();
+    assertThat(victim.resolve("keep.txt")).exists();
+    assertThat(cli.toolResults(before)).as(run.stdout() + run.stderr()).singleElement().asString()
+        .contains(ShellPolicy.bundled().check("rm -rf victim").message());
+
+    Path jar = installedExtension(cli).resolve("lib/companion4j.jar");
+    Path aside = jar.resolveSibling("companion4j.jar.aside");
+    Files.move(jar, aside);
+    try {
+      before = cli.model.requests().size();
+      run = cli.prompt("Tidy up " + shell("rm -rf victim", 0), Map.of());
+      assertThat(victim.resolve("keep.txt")).exists();
+      assertThat(cli.toolResults(before)).as(run.stdout() + run.stderr()).singleElement().asString()
+          .contains("The Companion4J shell policy refused this command: it could not check it (the extension has no lib/companion4j.jar)");
+    } finally {
+      Files.move(aside, jar);
+    }
+  }
+
+  /**
+   * Destructive spellings and harmless look-alikes from the policy's corpus, in one session of
+   * each CLI under {@code --yolo}: each gets the decision the one policy gives, and the folder the
+   * destructive ones aim at stays.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void bothClisGiveEachSpellingThePoliciesDecisionUnderYolo(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    Path victim = cli.env.file("victim/keep.txt", "keep me\n").getParent();
+    new ProcessBuilder("git", "init", "-q").directory(cli.env.workspace().toFile()).inheritIO().start().waitFor();
+    List<String> commands = List.of(
+        "rm -r -f victim", "r''m -rf victim", "rm${IFS}-rf${IFS}victim", "rm\t-rf victim", "sh -c 'rm -rf victim'",
+        "find victim -delete", "git -C . clean -f -d", "$(echo rm) -rf victim", "echo cm0gLXJmIHZpY3RpbQ== | base64 -d | sh",
+        "echo \"rm -rf victim\"", "ls -rf victim", "git status --short");
+    int before = cli.model.requests().size();
+    StringBuilder prompt = new StringBuilder("Tidy up");
+    commands.forEach(c -> prompt.append(' ').append(shell(c, 0)));
+    HeadlessCli.Result run = cli.prompt(prompt.toString(), Map.of());
+    assertThat(run.exitCode()).as(run.stderr()).isZero();
+
+    List<String> results = cli.toolResults(before);
+    assertThat(results).as(run.stdout() + run.stderr()).hasSize(commands.size());
+    for (int i = 0; i < commands.size(); i++) {
+      ShellPolicy.Rule rule = ShellPolicy.bundled().check(commands.get(i));
+      if (rule == null) {
+        assertThat(results.get(i)).as(commands.get(i)).doesNotContain("Companion4J");
+      } else {
+        assertThat(results.get(i)).as(commands.get(i) + " (" + rule.decision() + ")").contains(rule.message());
+      }
+    }
+    assertThat(results.get(commands.indexOf("ls -rf victim"))).contains("keep.txt");
+    assertThat(victim.resolve("keep.txt")).exists();
+  }
+
   @Test
   void qwenAgentsGetQwenToolNamesAndAnAnswerWithoutHandOffIsSentBackOnce() throws Exception {
     HeadlessCli cli = installed(Kind.QWEN);
@@ -249,6 +322,20 @@ class ExtensionIT {
     } finally {
       cli.model.clearScripts();
     }
+  }
+
+  /** Where the CLI keeps its installed copy of the extension. */
+  private static Path installedExtension(HeadlessCli cli) {
+    return cli.env.home().resolve(cli.kind == Kind.QWEN ? ".qwen" : ".gemini").resolve("extensions/companion4j");
+  }
+
+  /** The fake model's directive for a shell call, with an extra argument nested {@code depth} arrays deep. */
+  private static String shell(String command, int depth) {
+    String args = JsonMapper.shared().writeValueAsString(Map.of("command", command));
+    if (depth > 0) {
+      args = args.substring(0, args.length() - 1) + ",\"x\":" + "[".repeat(depth) + "]".repeat(depth) + "}";
+    }
+    return "[[call run_shell_command " + args + "]]";
   }
 
   /** The fake model's directive for calling one of the extension's IDE tools. */

@@ -132,6 +132,24 @@ class ReviewPageIT {
   }
 
   @Test
+  void howLongAgoAProposalCameKeepsCounting() {
+    openLivePage();
+    Path file = env.file("src/Waiting.java", ORIGINAL);
+    propose(file, PROPOSED);
+    try {
+      browser.waitFor(item(file), "seconds ago");
+      String listed = browser.text(item(file) + " .meta");
+      String shown = browser.text("#review-meta");
+      // Well within a minute: the text moves on while the proposal waits, with no event from the companion.
+      await().atMost(Duration.ofSeconds(15)).until(() -> !browser.text(item(file) + " .meta").equals(listed));
+      await().atMost(Duration.ofSeconds(15)).until(() -> !browser.text("#review-meta").equals(shown));
+      assertThat(browser.text(item(file) + " .meta")).containsPattern("\\d+ seconds ago");
+    } finally {
+      closeQuietly(file);
+    }
+  }
+
+  @Test
   void editingTheProposedSideAndAcceptingGivesTheCliTheEditedText() {
     openLivePage();
     Path file = env.file("src/Edited.java", ORIGINAL);
@@ -328,8 +346,12 @@ class ReviewPageIT {
   @Test
   void theDiagnosticsPanelShowsWhatTheEditorReportsAsItChanges() {
     Path file = env.file("src/Broken.java", ORIGINAL);
+    Path clean = env.file("src/Clean.java", ORIGINAL);
     openLivePage();
-    browser.waitFor("#diagnostics", "does not report diagnostics");
+    browser.waitFor("#diagnostics", "No editor has reported diagnostics yet.");
+    // An editor's first report, for a file without problems, is news too.
+    companion.event(Map.of("type", "diagnostics", "path", clean.toString(), "diagnostics", List.of()));
+    browser.waitFor("#diagnostics", "No problems in the open files.");
 
     companion.event(Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of(
         Map.of("range", Map.of("startLine", 3, "startCharacter", 12, "endLine", 3, "endCharacter", 19),

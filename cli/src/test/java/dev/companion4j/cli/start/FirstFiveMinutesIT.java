@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.companion4j.cli.testing.BrowserDriver;
 import dev.companion4j.cli.testing.CliTerminal;
 import dev.companion4j.cli.testing.JarCommand;
+import dev.companion4j.cli.testing.ReadmeSettings;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli;
@@ -17,8 +18,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -27,8 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The README's start, as a new user follows it: a fresh clone of this repository, a home of their
@@ -47,7 +44,6 @@ class FirstFiveMinutesIT {
   /** Only stops a hung build from hanging the suite; nothing here measures speed. */
   private static final Duration FIRST_BUILD = Duration.ofMinutes(12);
   private static final Duration WAIT = Duration.ofSeconds(90);
-  private static final Pattern JSON_BLOCK = Pattern.compile("```json\\n(.*?)```", Pattern.DOTALL);
 
   @TempDir static Path temp;
   private Path clone;
@@ -91,16 +87,7 @@ class FirstFiveMinutesIT {
     assertThat(readme).contains("npm install -g @qwen-code/qwen-code");
     HeadlessCli.Kind.QWEN.installAsCommand(bin);
     // Step 2: the README's settings, with the fake model's (a real user has their own account).
-    Matcher settings = JSON_BLOCK.matcher(readme);
-    assertThat(settings.find()).as("the README's settings block").isTrue();
-    ObjectNode qwenSettings = (ObjectNode) JsonMapper.shared().readTree(settings.group(1));
-    assertThat(qwenSettings.path("tools").path("approvalMode").asString()).isEqualTo("default");
-    qwenSettings.putObject("security").putObject("auth").put("selectedType", "openai");
-    qwenSettings.putObject("model").put("name", "fake-model");
-    // Follow-up suggestions are extra model requests; they would only add noise to the fake model's script.
-    qwenSettings.putObject("ui").put("enableFollowupSuggestions", false);
-    Files.createDirectories(home.resolve(".qwen"));
-    Files.writeString(home.resolve(".qwen/settings.json"), qwenSettings.toString());
+    ReadmeSettings.writeQwenSettings(readme, home.resolve(".qwen"));
 
     // Step 3: the companion, first build included.
     assertThat(readme).contains("~/companion4j/companion4j serve --open");

@@ -65,6 +65,11 @@ public final class CompanionProcess implements AutoCloseable {
   public static CompanionProcess start(CliEnvironment env, Map<String, String> variables, String... extraArgs) {
     List<String> command = command("serve", "--workspace", env.workspace().toString());
     command.addAll(List.of(extraArgs));
+    return start(command, env, variables);
+  }
+
+  /** {@code command}, a {@code serve} started another way (an installed release), in {@code env}'s workspace. */
+  public static CompanionProcess start(List<String> command, CliEnvironment env, Map<String, String> variables) {
     ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile());
     pb.environment().clear();
     pb.environment().putAll(env.variables());

@@ -22,6 +22,12 @@ public record JarCommand(int exitCode, String stdout, String stderr) {
 
   /** The same for a whole command line, e.g. a clone's {@code companion4j} launcher and its arguments. */
   public static JarCommand run(List<String> command, Map<String, String> env, Path cwd, Path outputDir) throws Exception {
+    return run(command, env, cwd, outputDir, HANG_GUARD);
+  }
+
+  /** The same, for a command that may take longer than a minute, such as a build. */
+  public static JarCommand run(List<String> command, Map<String, String> env, Path cwd, Path outputDir, Duration hangGuard)
+      throws Exception {
     Path out = Files.createTempFile(outputDir, "stdout", ".txt");
     Path err = Files.createTempFile(outputDir, "stderr", ".txt");
     ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile())
@@ -31,7 +37,7 @@ public record JarCommand(int exitCode, String stdout, String stderr) {
     pb.environment().clear();
     pb.environment().putAll(env);
     Process p = pb.start();
-    if (!p.waitFor(HANG_GUARD.toSeconds(), TimeUnit.SECONDS)) {
+    if (!p.waitFor(hangGuard.toSeconds(), TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
       throw new AssertionError(String.join(" ", command) + " did not return; stderr:\n" + Files.readString(err));
     }

@@ -30,13 +30,22 @@ public record DiscoveryLocations(Path tmpDir, Path qwenHome) {
     if (qwenHome != null && !qwenHome.isBlank()) {
       qwen = Path.of(qwenHome);
     } else {
-      String home = env.get("HOME");
-      if (home == null || home.isBlank()) {
-        home = System.getProperty("user.home");
-      }
-      qwen = home == null || home.isBlank() ? tmp.resolve(".qwen") : Path.of(home, ".qwen");
+      qwen = home(env).resolve(".qwen");
     }
     return new DiscoveryLocations(tmp, qwen.toAbsolutePath().normalize());
+  }
+
+  /**
+   * The user's home as the CLIs see it: {@code HOME} from {@code env}, else the JVM's
+   * {@code user.home} (from the password database, which a changed {@code HOME} does not move).
+   * Every directory of the user's that Companion4J reads or writes is found from here.
+   */
+  public static Path home(Map<String, String> env) {
+    String home = env.get("HOME");
+    if (home == null || home.isBlank()) {
+      home = System.getProperty("user.home");
+    }
+    return Path.of(home).toAbsolutePath().normalize();
   }
 
   private static Path nodeTmpDir(Map<String, String> env) {

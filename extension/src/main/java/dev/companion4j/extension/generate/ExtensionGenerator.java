@@ -138,8 +138,7 @@ public final class ExtensionGenerator {
     Map<String, ArrayNode> byEvent = new LinkedHashMap<>();
     for (JsonNode binding : readJson("hooks.json").path("hooks")) {
       RuntimeConfig.Event event = runtime.hooks().events().get(binding.path("event").asString());
-      String unless = binding.path("unlessFeature").asString(null);
-      if (event == null || (unless != null && runtime.has(unless))) {
+      if (event == null) {
         continue;
       }
       ObjectNode entry = JSON.createObjectNode();
@@ -191,18 +190,27 @@ public final class ExtensionGenerator {
     return TOML.writeValueAsString(out);
   }
 
+  /**
+   * Gemini CLI's policy rules, a second layer behind the shell-policy hook that runs there too:
+   * deny rules only, for the rules that carry a pattern. The engine matches {@code commandRegex}
+   * right after {@code "command":"} in the JSON of the tool's arguments, where a tab or a newline
+   * reads {@code \t} or {@code \n}: the patterns say so themselves.
+   */
   private String policies(RuntimeConfig runtime) {
     List<Map<String, Object>> rules = new ArrayList<>();
     for (JsonNode rule : readJson("shell-policy.json").path("rules")) {
-      boolean deny = rule.path("decision").asString().equals("deny");
+      if (!rule.has("pattern")) {
+        continue;
+      }
+      if (!rule.path("decision").asString().equals("deny")) {
+        throw new IllegalArgumentException("a pattern on an ask rule: Gemini CLI would ask where the hook lets a command through");
+      }
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("toolName", runtime.tool("run_shell_command"));
-      r.put("commandRegex", ".*" + rule.path("pattern").asString());
-      r.put("decision", deny ? "deny" : "ask_user");
-      r.put("priority", deny ? runtime.policies().denyPriority() : runtime.policies().askPriority());
-      if (deny) {
-        r.put("denyMessage", rule.path("message").asString());
-      }
+      r.put("commandRegex", rule.path("pattern").asString());
+      r.put("decision", "deny");
+      r.put("priority", runtime.policies().denyPriority());
+      r.put("denyMessage", rule.path("message").asString());
       rules.add(r);
     }
     return "# Generated from extension/source/shell-policy.json: edit that file, not this one.\n"

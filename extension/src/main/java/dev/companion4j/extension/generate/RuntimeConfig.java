@@ -77,5 +77,5 @@ public record RuntimeConfig(
   public record Event(String event, String matcher, boolean matchAgents) {}
 
   /** @param file the policy file, relative to the extension */
-  public record Policies(String file, int denyPriority, int askPriority) {}
+  public record Policies(String file, int denyPriority) {}
 }

@@ -8,6 +8,7 @@ import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.StreamReadConstraints;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.util.JsonRecyclerPools;
 
@@ -17,35 +18,52 @@ import tools.jackson.core.util.JsonRecyclerPools;
  * and setting up a data-binding mapper would cost more than all the rest of the hook.
  */
 final class FlatJson {
+  /**
+   * Nesting a hook's input may have: a model may put deep values in a tool call's extra
+   * arguments, and Jackson's default (500) would make the hook fail on them.
+   */
+  static final int MAX_NESTING = 10_000;
+  /** Scalars deeper than this are skipped, not collected: no handler reads them. */
+  private static final int KEPT_DEPTH = 16;
+
   /** A hook parses a document or two and exits: buffer recycling would only cost its set-up. */
-  private static final JsonFactory FACTORY =
-      JsonFactory.builder().recyclerPool(JsonRecyclerPools.nonRecyclingPool()).build();
+  private static final JsonFactory FACTORY = JsonFactory.builder()
+      .recyclerPool(JsonRecyclerPools.nonRecyclingPool())
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
+      .build();
 
   private FlatJson() {}
 
-  /** Every scalar of {@code json} by its dotted path, as text; array elements are numbered from 0. */
+  /**
+   * Every scalar of {@code json} down to {@value #KEPT_DEPTH} levels by its dotted path, as text;
+   * array elements are numbered from 0. Throws on anything that is not JSON in UTF-8 or nests
+   * deeper than {@link #MAX_NESTING}.
+   */
   static Map<String, String> read(byte[] json) {
     Map<String, String> flat = new LinkedHashMap<>();
     try (JsonParser p = FACTORY.createParser(ObjectReadContext.empty(), json)) {
       if (p.nextToken() != null) {
-        value(p, "", flat);
+        value(p, "", 0, flat);
       }
     }
     return flat;
   }
 
-  private static void value(JsonParser p, String path, Map<String, String> flat) {
+  private static void value(JsonParser p, String path, int depth, Map<String, String> flat) {
     JsonToken t = p.currentToken();
-    if (t == JsonToken.START_OBJECT) {
+    if (depth >= KEPT_DEPTH && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
+      // Iterative: a deep value costs no stack.
+      p.skipChildren();
+    } else if (t == JsonToken.START_OBJECT) {
       while (p.nextToken() == JsonToken.PROPERTY_NAME) {
         String name = p.currentName();
         p.nextToken();
-        value(p, path.isEmpty() ? name : path + "." + name, flat);
+        value(p, path.isEmpty() ? name : path + "." + name, depth + 1, flat);
       }
     } else if (t == JsonToken.START_ARRAY) {
       int i = 0;
       while (p.nextToken() != JsonToken.END_ARRAY) {
-        value(p, path.isEmpty() ? Integer.toString(i) : path + "." + i, flat);
+        value(p, path.isEmpty() ? Integer.toString(i) : path + "." + i, depth + 1, flat);
         i++;
       }
     } else {

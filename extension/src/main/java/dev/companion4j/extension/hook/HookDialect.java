@@ -46,6 +46,12 @@ interface HookDialect {
    */
   boolean reportsRepeatedStop();
 
+  /**
+   * Whether the CLI refuses by itself a hook's "ask" that no one can answer (a headless run). Where
+   * it does not, the hook must refuse in its place: Gemini CLI 0.61 waits forever for the answer.
+   */
+  boolean refusesAsksItCannotPut();
+
   /** Where this CLI keeps the settings of the extension when it is linked rather than copied. */
   Path linkedSettings(Map<String, String> env, String home);
 
@@ -84,6 +90,11 @@ interface HookDialect {
 
     @Override
     public boolean reportsRepeatedStop() {
+      return true;
+    }
+
+    @Override
+    public boolean refusesAsksItCannotPut() {
       return true;
     }
 
@@ -130,6 +141,11 @@ interface HookDialect {
 
     @Override
     public boolean reportsRepeatedStop() {
+      return false;
+    }
+
+    @Override
+    public boolean refusesAsksItCannotPut() {
       return false;
     }
 

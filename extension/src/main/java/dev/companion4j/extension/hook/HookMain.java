@@ -4,11 +4,15 @@ import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.extension.ide.IdeLink;
 import dev.companion4j.extension.ide.StatusText;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +27,13 @@ import java.util.Optional;
 public final class HookMain {
   private static final String AUTOSTART = "COMPANION4J_AUTOSTART";
   private static final String STATUS_HEADER = "IDE status (Companion4J):\n";
+  /**
+   * How long the shell policy may take before it refuses: well within the 10 s the CLIs give the
+   * hook (source/hooks.json), so that the refusal, not their timeout, decides.
+   */
+  static final Duration GUARD_LIMIT = Duration.ofSeconds(5);
+  /** The largest input a hook reads: far above any real tool call, below what would exhaust its heap. */
+  private static final int MAX_INPUT = 64 << 20;
   private final HookDialect dialect;
   private final Map<String, String> env;
 
@@ -46,19 +57,82 @@ public final class HookMain {
       System.err.println("usage: companion4j hook <qwen|gemini> <session-start|session-end|subagent-start|subagent-stop|shell-policy>");
       System.exit(2);
     }
+    HookDialect dialect;
     try {
-      HookDialect dialect = HookDialect.of(args[0]);
-      String answer = new HookMain(dialect, System.getenv()).run(args[1], System.in.readAllBytes());
-      if (!answer.isEmpty()) {
-        out.println(answer);
-      }
+      dialect = HookDialect.of(args[0]);
     } catch (IllegalArgumentException e) {
       System.err.println("companion4j hook: " + e.getMessage());
       System.exit(2);
-    } catch (Exception e) {
-      // A hook that fails must not end the CLI's session: the CLIs log exit 1 and go on.
-      System.err.println("companion4j hook " + args[1] + " failed: " + e);
-      System.exit(1);
+      return;
+    }
+    int code = answer(new HookMain(dialect, System.getenv()), args[1], System.in, out, System.err, GUARD_LIMIT);
+    if (code != 0) {
+      // Only then: on recent JDKs System.exit sets up logging, which costs every shell call 20 ms.
+      System.exit(code);
+    }
+  }
+
+  /**
+   * Runs {@code handler} on {@code stdin} and writes its answer; the exit code for the CLI.
+   * A guard ({@code shell-policy}) that cannot decide (unreadable input, any failure, or no
+   * answer within {@code guardLimit}) refuses with exit 2 and its reason on stderr, the one form
+   * both CLIs block on: they read exit 1 and a hook's timeout as "go on". Other hooks fail with
+   * exit 1, which must not end the CLI's session.
+   */
+  static int answer(HookMain hooks, String handler, InputStream stdin, PrintStream out, PrintStream err, Duration guardLimit) {
+    boolean guard = handler.equals("shell-policy");
+    Run run = new Run(hooks, handler, stdin);
+    run.start();
+    try {
+      run.join(guard ? guardLimit.toMillis() : 0);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    String failure = run.isAlive() ? "it did not decide within " + guardLimit.toMillis() + " ms"
+        : run.failure != null ? String.valueOf(run.failure) : null;
+    if (failure == null) {
+      if (!run.answer.isEmpty()) {
+        out.println(run.answer);
+      }
+      return 0;
+    }
+    if (guard) {
+      err.println("The Companion4J shell policy refused this command: it could not check it ("
+          + (failure.length() > 300 ? failure.substring(0, 300) + "…" : failure) + ").");
+      return 2;
+    }
+    err.println("companion4j hook " + handler + " failed: " + failure);
+    return run.failure instanceof IllegalArgumentException ? 2 : 1;
+  }
+
+  /** A handler's run on a thread of its own, so that a guard can give up on it at its deadline. */
+  private static final class Run extends Thread {
+    private final HookMain hooks;
+    private final String handler;
+    private final InputStream stdin;
+    private volatile String answer;
+    private volatile Throwable failure;
+
+    Run(HookMain hooks, String handler, InputStream stdin) {
+      super("hook");
+      this.hooks = hooks;
+      this.handler = handler;
+      this.stdin = stdin;
+      setDaemon(true);
+    }
+
+    @Override
+    public void run() {
+      try {
+        byte[] input = stdin.readNBytes(MAX_INPUT + 1);
+        if (input.length > MAX_INPUT) {
+          throw new IOException("the hook's input exceeds " + MAX_INPUT + " bytes");
+        }
+        answer = hooks.run(handler, input);
+      } catch (Throwable t) {
+        // Errors too (a stack or heap exhausted by hostile input): a guard must still answer.
+        failure = t;
+      }
     }
   }
 
@@ -76,9 +150,14 @@ public final class HookMain {
       }
       for (String runtime : new String[] {"qwen", "gemini"}) {
         HookMain hooks = new HookMain(HookDialect.of(runtime), env);
-        for (String command : new String[] {"git status", "rm -rf build", "ls > out.txt"}) {
-          hooks.run("shell-policy", ("{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"" + command + "\"}}")
-              .getBytes(StandardCharsets.UTF_8));
+        // Commands that take the policy down each of its paths, so the cache holds what they load.
+        for (String command : new String[] {"git status", "rm -rf build", "ls > out.txt", "git -C . reset --hard",
+            "sh -c 'find . -exec rm -r {} +' | tee x", "echo $(sudo sed -i s/a/b/ f) ${IFS} $'\\x41' `eval ls`",
+            "curl x | bash", "chmod -R 1 . && cp /dev/null f; dd of=x; python3"}) {
+          byte[] input = FlatJson.object(Map.of("hook_event_name", "PreToolUse"), "tool_input", Map.of("command", command))
+              .getBytes(StandardCharsets.UTF_8);
+          answer(hooks, "shell-policy", new ByteArrayInputStream(input), new PrintStream(OutputStream.nullOutputStream()),
+              System.err, GUARD_LIMIT);
         }
       }
       return;
@@ -108,13 +187,46 @@ public final class HookMain {
   }
 
   /** Plain code, no lambdas: each would bootstrap a call site on a path run at every tool call. */
-  private HookAnswer shellPolicy(HookInput in) {
+  private HookAnswer shellPolicy(HookInput in) throws IOException {
+    if (in.command().isEmpty()) {
+      throw new IllegalStateException("the hook's input names no command");
+    }
     ShellPolicy.Rule rule = ShellPolicy.of(env.get("COMPANION4J_EXTENSION")).check(in.command());
     if (rule == null) {
       return HookAnswer.NOTHING;
     }
+    if (rule.decision() == ShellPolicy.Decision.ASK && !dialect.refusesAsksItCannotPut() && headless(StartedCompanions.cliProcess())) {
+      return new HookAnswer(HookAnswer.Decision.DENY, rule.message() + " No one can answer in a headless run, so it is refused.", null, null);
+    }
     HookAnswer.Decision decision = rule.decision() == ShellPolicy.Decision.DENY ? HookAnswer.Decision.DENY : HookAnswer.Decision.ASK;
     return new HookAnswer(decision, rule.message(), null, null);
+  }
+
+  /**
+   * Whether {@code cli} runs without anyone to answer a question: given a prompt ({@code -p}) and
+   * not {@code -i}, or without a terminal on its input, as the CLIs tell headless runs; also when
+   * there is no telling.
+   */
+  static boolean headless(Optional<ProcessHandle> cli) {
+    if (cli.isEmpty()) {
+      return true;
+    }
+    boolean prompt = false;
+    for (String a : cli.get().info().arguments().orElse(new String[0])) {
+      if (a.equals("-i") || a.startsWith("--prompt-interactive")) {
+        return false;
+      }
+      prompt |= a.equals("-p") || a.equals("--prompt") || a.startsWith("--prompt=");
+    }
+    if (prompt) {
+      return true;
+    }
+    try {
+      String input = Files.readSymbolicLink(Path.of("/proc", Long.toString(cli.get().pid()), "fd", "0")).toString();
+      return !(input.startsWith("/dev/pts/") || input.startsWith("/dev/tty"));
+    } catch (IOException | UnsupportedOperationException e) {
+      return true;
+    }
   }
 
   private HookAnswer sessionStart(HookInput in) throws IOException, InterruptedException {
@@ -216,7 +328,7 @@ public final class HookMain {
     if (extension != null) {
       files.add(Path.of(extension, ".env"));
     }
-    files.add(dialect.linkedSettings(env, env.getOrDefault("HOME", System.getProperty("user.home"))));
+    files.add(dialect.linkedSettings(env, DiscoveryLocations.home(env).toString()));
     return files;
   }
 }

@@ -1,43 +1,58 @@
 package dev.companion4j.extension.hook;
 
 import dev.companion4j.engine.CompanionStatus;
+import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.extension.ide.IdeLink;
 import dev.companion4j.extension.io.Directories;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The headless companions the SessionStart hook started, one record per CLI session in an
  * owner-only directory, so that the SessionEnd hook stops exactly those and never a process that
- * merely reused the pid.
+ * merely reused the pid. A record is trusted only where no one else could have written it: the
+ * state directories are tightened (or refused) before use, and a record in a place others may
+ * write, or one that is a link, is ignored.
  */
 final class StartedCompanions {
   private static final Duration START_BOUND = Duration.ofSeconds(20);
   private static final Duration STOP_BOUND = Duration.ofSeconds(5);
 
-  private static final java.util.Set<String> SHELLS = java.util.Set.of("sh", "bash", "dash", "zsh", "setsid", "java", "env");
+  private static final Set<String> SHELLS = Set.of("sh", "bash", "dash", "zsh", "setsid", "java", "env", "timeout");
 
+  private final Path base;
   private final Path dir;
 
-  StartedCompanions(Path dir) {
-    this.dir = dir;
+  private StartedCompanions(Path base) {
+    this.base = base;
+    this.dir = base.resolve("sessions");
   }
 
-  /** {@code ~/.companion4j/sessions}, or under {@code COMPANION4J_STATE} when {@code env} sets it. */
+  /** {@code $HOME/.companion4j/sessions}, or under {@code COMPANION4J_STATE} when {@code env} sets it. */
   static StartedCompanions forUser(Map<String, String> env) {
     String state = env.get("COMPANION4J_STATE");
-    Path base = state != null ? Path.of(state) : Path.of(System.getProperty("user.home"), ".companion4j");
-    return new StartedCompanions(base.resolve("sessions"));
+    return new StartedCompanions(state != null ? Path.of(state)
+        : DiscoveryLocations.home(env).resolve(".companion4j"));
+  }
+
+  /** The sessions directory, created or tightened to this user alone with the state directory above it. */
+  private Path ownDirectory() throws IOException {
+    Directories.createOwnerOnly(base);
+    return Directories.createOwnerOnly(dir);
   }
 
   /**
@@ -48,7 +63,11 @@ final class StartedCompanions {
    */
   Optional<CompanionStatus> start(String sessionId, Path launcher, Path workspace, IdeLink ide)
       throws IOException, InterruptedException {
-    Directories.createOwnerOnly(dir);
+    ownDirectory();
+    // Created here without following a link: a link planted while the directory was open to others is refused.
+    Path log = dir.resolve(safe(sessionId) + ".log");
+    Files.newByteChannel(log, Set.of(StandardOpenOption.CREATE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS),
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))).close();
     List<String> command = new ArrayList<>();
     if (new File("/usr/bin/setsid").canExecute()) {
       // A session of its own: the CLI's terminal signals and a hook's timeout must not reach it.
@@ -64,7 +83,7 @@ final class StartedCompanions {
     Process process = new ProcessBuilder(command)
         .directory(workspace.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(safe(sessionId) + ".log").toFile()))
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .redirectErrorStream(true)
         .start();
     // setsid and the launcher both exec: the pid is the companion's own.
@@ -79,11 +98,12 @@ final class StartedCompanions {
       status = ide.status(workspace);
     }
     Instant started = companion.info().startInstant().orElse(Instant.EPOCH);
-    Files.writeString(record(sessionId), companion.pid() + " " + started.toEpochMilli() + "\n", StandardCharsets.UTF_8);
+    Files.writeString(record(sessionId), companion.pid() + " " + started.toEpochMilli() + "\n", StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
     return status;
   }
 
-  /** The CLI that runs this hook: the nearest ancestor that is not a shell or this launcher's Java. */
+  /** The CLI that runs this hook: the nearest ancestor that is not a shell, nor the launcher's Java or its timeout. */
   static Optional<ProcessHandle> cliProcess() {
     Optional<ProcessHandle> p = ProcessHandle.current().parent();
     while (p.isPresent()) {
@@ -96,10 +116,16 @@ final class StartedCompanions {
     return Optional.empty();
   }
 
-  /** Stops the companion this session's start hook started, if it did; true when one was stopped. */
+  /**
+   * Stops the companion this session's start hook started, if it did; true when one was stopped.
+   * A record another user could have written names no process to stop.
+   */
   boolean stop(String sessionId) throws IOException {
     Path record = record(sessionId);
-    if (!Files.exists(record)) {
+    if (!Files.exists(record, LinkOption.NOFOLLOW_LINKS)) {
+      return false;
+    }
+    if (!Directories.isPrivate(base) || !Directories.isPrivate(dir) || !Directories.isPrivate(record)) {
       return false;
     }
     String[] fields = Files.readString(record, StandardCharsets.UTF_8).trim().split(" ");
@@ -123,8 +149,7 @@ final class StartedCompanions {
 
   /** The mark that an agent's missing hand-off was sent back once in this session. */
   Path handOffMark(String sessionId, String agent) throws IOException {
-    Directories.createOwnerOnly(dir);
-    return dir.resolve(safe(sessionId) + "." + agent + ".retried");
+    return ownDirectory().resolve(safe(sessionId) + "." + agent + ".retried");
   }
 
   private Path record(String sessionId) {

@@ -16,7 +16,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -60,10 +59,16 @@ public final class ExtensionInstaller {
    * @param cliCommand how to run it, e.g. {@code qwen} or a path
    * @param link whether the CLI links the staged directory instead of copying it
    * @param stateDir the user's own directory for staged extensions
+   * @param atTerminal whether a person answers the CLI's questions; otherwise the installer gives
+   *     consent and defaults and ends at once on a question it does not know
    */
-  public record Request(Cli cli, List<String> cliCommand, boolean link, Path stateDir) {
+  public record Request(Cli cli, List<String> cliCommand, boolean link, Path stateDir, boolean atTerminal) {
     public Request {
       cliCommand = List.copyOf(cliCommand);
+    }
+
+    Path stage() {
+      return stateDir.resolve("extensions").resolve(cli.runtime);
     }
   }
 
@@ -75,18 +80,53 @@ public final class ExtensionInstaller {
 
   /** Installs; returns the CLI's exit status (0 when it took the extension). */
   public int install(Request request) throws IOException, InterruptedException {
-    Path stage = request.stateDir().resolve("extensions").resolve(request.cli().runtime);
+    Path stage = request.stage();
     prepare(request.cli(), stage, HookCache.java(), runningJar());
 
     // A second install replaces the first: the CLIs refuse to install over an extension.
-    run(request, List.of("extensions", "uninstall", NAME), List.of(), true);
-    int status = run(request, installArguments(request, stage), prompts(request, stage), false);
+    CliRun.quiet(request.cliCommand(), List.of("extensions", "uninstall", NAME));
+    List<String> command = new ArrayList<>(request.cliCommand());
+    command.addAll(installArguments(request, stage));
+    out.println("Running: " + String.join(" ", command));
+    // In the staged folder: Gemini CLI trusts the folder it runs in along with the source it was asked to trust.
+    int status;
+    if (request.atTerminal()) {
+      out.println("Answer " + request.cli().displayName + "'s questions below.");
+      status = CliRun.atTerminal(command, stage, out);
+    } else {
+      status = new CliRun(out, request.cli().displayName, command, stage, prompts(request, stage)).run();
+    }
     if (status == 0) {
       out.println(request.cli().displayName + " " + (request.link() ? "links" : "installed a copy of")
           + " the extension '" + NAME + "'" + (request.link() ? " to " + stage : "")
           + ". Check with: " + String.join(" ", request.cliCommand()) + " extensions list");
-    } else {
+    } else if (status != CliRun.STOPPED) {
       out.println(request.cli().displayName + " refused the extension (exit " + status + "); its output is above.");
+    }
+    return status;
+  }
+
+  /**
+   * Has the CLI uninstall the extension with its own {@code extensions uninstall}, then removes
+   * what {@link #install} staged; returns the CLI's exit status.
+   */
+  public int uninstall(Request request) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(request.cliCommand());
+    command.addAll(List.of("extensions", "uninstall", NAME));
+    out.println("Running: " + String.join(" ", command));
+    Path here = Path.of("").toAbsolutePath();
+    int status = request.atTerminal()
+        ? CliRun.atTerminal(command, here, out)
+        : new CliRun(out, request.cli().displayName, command, here, List.of()).run();
+    Path stage = request.stage();
+    if (Files.exists(stage)) {
+      Directories.deleteRecursively(stage);
+      out.println("Removed the staged extension " + stage);
+    }
+    if (status == 0) {
+      out.println(request.cli().displayName + " no longer has the extension '" + NAME + "'.");
+    } else if (status != CliRun.STOPPED) {
+      out.println(request.cli().displayName + " did not uninstall the extension (exit " + status + "); its output is above.");
     }
     return status;
   }
@@ -127,103 +167,45 @@ public final class ExtensionInstaller {
   }
 
   /**
-   * The CLI's own command. Qwen Code's {@code link} has no {@code --consent} and asks on stdin;
-   * Gemini CLI's {@code install} can skip the settings, whose defaults the extension works with.
+   * The CLI's own command. Without a person, consent is given by flag where the CLI has one (Qwen
+   * Code's {@code link} has none and asks on stdin), and Gemini CLI skips the settings, whose
+   * defaults the extension works with; at a terminal the person answers the CLI's own questions.
    */
   private static List<String> installArguments(Request request, Path stage) {
     List<String> args = new ArrayList<>(List.of("extensions", request.link() ? "link" : "install", stage.toString()));
-    if (request.cli() == Cli.GEMINI || !request.link()) {
+    if (!request.atTerminal() && (request.cli() == Cli.GEMINI || !request.link())) {
       args.add("--consent");
     }
-    if (request.cli() == Cli.GEMINI && !request.link()) {
+    if (!request.atTerminal() && request.cli() == Cli.GEMINI && !request.link()) {
       args.add("--skip-settings");
     }
     return args;
   }
 
   /**
-   * What the CLI asks on the way, and the answer: consent where no flag gives it, and the default
-   * for each setting of the staged manifest, which the CLIs ask for by name.
+   * What the CLI asks on the way without a person, and the answer: Gemini CLI's folder trust for
+   * the folder staged here (its answer records that folder alone as trusted), consent where no
+   * flag gives it, and the default for each setting of the staged manifest, asked for by name.
    */
-  private static List<Prompt> prompts(Request request, Path stage) throws IOException {
-    List<Prompt> prompts = new ArrayList<>();
+  private static List<CliRun.Prompt> prompts(Request request, Path stage) throws IOException {
+    List<CliRun.Prompt> prompts = new ArrayList<>();
+    if (request.cli() == Cli.GEMINI) {
+      prompts.add(new CliRun.Prompt("The extension source at \"" + stage + "\" is not trusted.",
+          "Do you want to trust this folder and continue with the installation? [y/N]", "y",
+          "Answered yes: Gemini CLI now trusts " + stage + ", the folder this installer staged, and no other."));
+    }
     if (request.cli() == Cli.QWEN && request.link()) {
-      prompts.add(new Prompt("[Y/n]", "y"));
+      prompts.add(new CliRun.Prompt("", "[Y/n]", "y", "Answered yes: consent to link the extension."));
+    }
+    if (request.cli() == Cli.GEMINI && !request.link()) {
+      return prompts; // --skip-settings
     }
     JsonNode manifest = JsonMapper.shared().readTree(stage.resolve(request.cli().runtime + "-extension.json").toFile());
     for (JsonNode setting : manifest.path("settings")) {
-      prompts.add(new Prompt(setting.path("name").asString(), ""));
+      String name = setting.path("name").asString();
+      prompts.add(new CliRun.Prompt("", name, "", "Answered the setting '" + name + "' with its default."));
     }
     return prompts;
-  }
-
-  /** A question the CLI prints, answered once when its text appears in the output. */
-  private record Prompt(String text, String answer) {}
-
-  private int run(Request request, List<String> args, List<Prompt> prompts, boolean quiet) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(request.cliCommand());
-    command.addAll(args);
-    if (!quiet) {
-      out.println("Running: " + String.join(" ", command));
-    }
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    StringBuilder output = new StringBuilder();
-    Thread reader = new Thread(() -> {
-      try (InputStream in = p.getInputStream()) {
-        byte[] buffer = new byte[4096];
-        for (int n; (n = in.read(buffer)) > 0; ) {
-          synchronized (output) {
-            output.append(new String(buffer, 0, n, StandardCharsets.UTF_8));
-            output.notifyAll();
-          }
-        }
-      } catch (IOException ended) {
-        // The CLI is gone; what it said is kept.
-      }
-    }, "companion4j-install-output");
-    reader.start();
-    try (var stdin = p.getOutputStream()) {
-      int from = 0;
-      for (Prompt prompt : prompts) {
-        // A CLI reads its answers line by line as it asks: an answer sent early would be swallowed.
-        int at = awaitText(output, prompt.text(), from, p);
-        if (at < 0) {
-          break;
-        }
-        stdin.write((prompt.answer() + "\n").getBytes(StandardCharsets.UTF_8));
-        stdin.flush();
-        from = at + prompt.text().length();
-      }
-    } catch (IOException closedEarly) {
-      // The CLI stopped reading: nothing more to answer.
-    }
-    if (!p.waitFor(CLI_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException(String.join(" ", command) + " did not finish within " + CLI_TIMEOUT_SECONDS + " s");
-    }
-    reader.join();
-    if (!quiet) {
-      output.toString().lines().map(line -> line.replaceAll("\u001B(\\[[0-9;?]*[A-Za-z]|[78])", "")).filter(line -> !line.isBlank())
-          .forEach(line -> out.println("  " + line));
-    }
-    return p.exitValue();
-  }
-
-  /** Where {@code text} appears in {@code output} after {@code from}, or -1 once the process ended without it. */
-  private static int awaitText(StringBuilder output, String text, int from, Process p) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLI_TIMEOUT_SECONDS);
-    synchronized (output) {
-      while (true) {
-        int at = output.indexOf(text, from);
-        if (at >= 0) {
-          return at;
-        }
-        if (!p.isAlive() || System.nanoTime() > deadline) {
-          return -1;
-        }
-        output.wait(200);
-      }
-    }
   }
 
   /** The jar (or classes directory) this code runs from. */

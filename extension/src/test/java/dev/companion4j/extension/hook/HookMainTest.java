@@ -2,13 +2,23 @@ package dev.companion4j.extension.hook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The hook runner's decisions as each CLI reads them; the CLIs themselves are in ExtensionIT. */
 class HookMainTest {
@@ -38,6 +48,100 @@ class HookMainTest {
         .startsWith("{\"decision\":\"deny\",\"reason\":\"Recursive forced deletion");
     assertThat(run("qwen", "shell-policy", "{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"git status\"}}"))
         .isEmpty();
+  }
+
+  @Test
+  void anExtraArgumentNestedFarDeeperThanJacksonsDefaultStillGetsTheDecision() throws Exception {
+    String nested = "[".repeat(600) + "]".repeat(600);
+    for (String runtime : new String[] {"qwen", "gemini"}) {
+      assertThat(run(runtime, "shell-policy", "{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"rm -rf victim\",\"x\":"
+          + nested + "}}")).startsWith("{\"decision\":\"deny\"");
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"not json", "{\"tool_input\":{\"command\":\"ls\"", "{\"tool_input\":{}}", "[]", ""})
+  void theShellPolicyDeniesWhatItCannotRead(String stdin) throws Exception {
+    for (String runtime : new String[] {"qwen", "gemini"}) {
+      assertDeniedByTheGuard(guard(runtime, "shell-policy", new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), Duration.ofSeconds(10)));
+    }
+  }
+
+  @Test
+  void theShellPolicyDeniesInvalidUtf8AndNestingBeyondItsBound() throws Exception {
+    byte[] utf8 = "{\"tool_input\":{\"command\":\"ls \u00ff\"}}".getBytes(StandardCharsets.ISO_8859_1);
+    assertDeniedByTheGuard(guard("qwen", "shell-policy", new ByteArrayInputStream(utf8), Duration.ofSeconds(10)));
+    String deep = "{\"tool_input\":{\"command\":\"ls\",\"x\":" + "[".repeat(200_000) + "]".repeat(200_000) + "}}";
+    assertDeniedByTheGuard(guard("qwen", "shell-policy", new ByteArrayInputStream(deep.getBytes(StandardCharsets.UTF_8)), Duration.ofSeconds(10)));
+  }
+
+  @Test
+  void theShellPolicyDeniesWhenItCannotDecideInTime() throws Exception {
+    // A writer that never writes nor closes: the hook waits on its stdin until its own deadline.
+    try (PipedOutputStream writer = new PipedOutputStream(); PipedInputStream stalled = new PipedInputStream(writer)) {
+      long start = System.nanoTime();
+      Outcome outcome = guard("gemini", "shell-policy", stalled, Duration.ofMillis(300));
+      assertDeniedByTheGuard(outcome);
+      assertThat(outcome.err()).contains("did not decide within");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void brokenStagedRulesDenyRatherThanLetThrough() throws Exception {
+    Files.createDirectories(dir.resolve("ext/lib"));
+    Files.writeString(dir.resolve("ext/" + ShellPolicy.STAGED), "{\"rules\": [");
+    String stdin = "{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"git status\"}}";
+    assertDeniedByTheGuard(guard("qwen", "shell-policy", new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), Duration.ofSeconds(10)));
+  }
+
+  @Test
+  void theGuardPassesTheDecisionThroughAndOtherHooksStillFailOpen() throws Exception {
+    String stdin = "{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"git status\"}}";
+    Outcome allowed = guard("qwen", "shell-policy", new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), Duration.ofSeconds(10));
+    assertThat(allowed.exitCode()).isZero();
+    assertThat(allowed.out()).isEmpty();
+    // A session-start that fails must not block the CLI: exit 1 is the CLIs' non-blocking error.
+    Outcome start = guard("qwen", "session-start", new ByteArrayInputStream("not json".getBytes(StandardCharsets.UTF_8)), Duration.ofSeconds(10));
+    assertThat(start.exitCode()).isEqualTo(1);
+  }
+
+  /**
+   * Gemini CLI waits forever on a hook's "ask" in a headless run, so the hook must know one: a
+   * CLI given a prompt, or with no terminal on its input, is headless; one given -i is not.
+   */
+  @Test
+  void aCliGivenAPromptOrNoTerminalIsHeadlessAndOneAskedToStayInteractiveIsNot() throws Exception {
+    Process prompted = new ProcessBuilder("sh", "-c", "sleep 30", "-p").start();
+    Process interactive = new ProcessBuilder("sh", "-c", "sleep 30", "-i").start();
+    Process piped = new ProcessBuilder("sleep", "30").start();
+    try {
+      assertThat(HookMain.headless(Optional.of(prompted.toHandle()))).isTrue();
+      assertThat(HookMain.headless(Optional.of(piped.toHandle()))).isTrue();
+      assertThat(HookMain.headless(Optional.empty())).isTrue();
+      assertThat(HookMain.headless(Optional.of(interactive.toHandle()))).isFalse();
+    } finally {
+      prompted.destroy();
+      interactive.destroy();
+      piped.destroy();
+    }
+  }
+
+  private record Outcome(int exitCode, String out, String err) {}
+
+  private Outcome guard(String runtime, String handler, InputStream stdin, Duration limit) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = HookMain.answer(new HookMain(HookDialect.of(runtime), env), handler, stdin,
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), limit);
+    return new Outcome(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Exit 2 with the reason on stderr: the one answer both CLIs treat as blocking whatever else happened. */
+  private static void assertDeniedByTheGuard(Outcome outcome) {
+    assertThat(outcome.exitCode()).as(outcome.toString()).isEqualTo(2);
+    assertThat(outcome.out()).isEmpty();
+    assertThat(outcome.err()).contains("Companion4J shell policy").contains("refused");
   }
 
   @Test

@@ -2,41 +2,57 @@ package dev.companion4j.extension.hook;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
+/**
+ * The shell policy over the corpus ({@code shell-corpus.json}) of destructive spellings (refused
+ * or asked) and harmless look-alikes (let through). The real CLIs run a subset in ExtensionIT.
+ */
 class ShellPolicyTest {
   private final ShellPolicy policy = ShellPolicy.bundled();
 
+  static List<String> deny() {
+    return ShellCorpus.of("deny");
+  }
+
+  static List<String> ask() {
+    return ShellCorpus.of("ask");
+  }
+
+  static List<String> allow() {
+    return ShellCorpus.of("allow");
+  }
+
   @ParameterizedTest
-  @ValueSource(strings = {
-    "rm -rf somedir", "rm -fr somedir", "sudo rm -rf /", "sudo rm -fr build", "cd x && rm -Rf y", "rm -rfv dist",
-    "git reset --hard", "git reset --hard HEAD~1", "git reset -q --hard",
-    "git checkout -- src/A.java", "git checkout HEAD -- .",
-    "git clean -fd", "git clean -df", "git clean -xfd", "git clean -xdf",
-    "cat <<EOF > a.txt", "python - <<'PY'"
-  })
+  @MethodSource("deny")
   void refuses(String command) {
-    assertThat(policy.check(command)).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.DENY);
+    assertThat(policy.check(command)).as(command).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.DENY);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"echo hi | tee out.log", "ls > files.txt", "date >> log.txt", "echo x>y"})
+  @MethodSource("ask")
   void asksFirst(String command) {
-    assertThat(policy.check(command)).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.ASK);
+    assertThat(policy.check(command)).as(command).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.ASK);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-    "git status", "rm file.txt", "rm -r build", "git checkout main", "git checkout -b feature", "git reset HEAD a.txt",
-    "git clean -n", "ls 2>/dev/null", "make 2>&1", "grep -r 'a' src", "cat <<<\"here string\"", "echo '->' ok"
-  })
+  @MethodSource("allow")
   void letsThrough(String command) {
-    assertThat(policy.check(command)).isNull();
+    assertThat(policy.check(command)).as(command).isNull();
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void aDenyWinsOverAnAsk() {
     assertThat(policy.check("rm -rf build > log.txt").name()).isEqualTo("rm -rf");
+    assertThat(policy.check("eval ls; git reset --hard").decision()).isEqualTo(ShellPolicy.Decision.DENY);
+  }
+
+  @Test
+  void aCommandNestedBeyondTheBoundIsAskedNotParsedForever() {
+    String nested = "echo " + "$(".repeat(200) + "ls" + ")".repeat(200);
+    assertThat(policy.check(nested)).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.ASK);
   }
 }

@@ -49,8 +49,13 @@ public final class DiagnosticsBook {
   public void apply(EditorEvent event) {
     List<FileDiagnostics> news = new ArrayList<>();
     if (event instanceof EditorEvent.DiagnosticsChanged e) {
+      Path path = e.path().toAbsolutePath().normalize();
+      replace(path, e.diagnostics(), news);
+      if (!reported && news.isEmpty()) {
+        // The first report tells listeners that the editor reports diagnostics, clean file or not.
+        news.add(FileDiagnostics.none(path.toString()));
+      }
       reported = true;
-      replace(e.path().toAbsolutePath().normalize(), e.diagnostics(), news);
     } else if (event instanceof EditorEvent.FileClosed e) {
       // A closed editor shows no diagnostics; the file's next opening brings them back.
       removeUnder(e.path(), news);

@@ -61,6 +61,16 @@ class DiagnosticsBookTest {
   }
 
   @Test
+  void theFirstReportIsNewsEvenWhenItsFileIsClean() {
+    assertThat(book.reported()).isFalse();
+    book.apply(new EditorEvent.DiagnosticsChanged(p("clean"), List.of()));
+
+    assertThat(book.reported()).isTrue();
+    assertThat(heard).as("listeners learn that the editor reports diagnostics").containsExactly(FileDiagnostics.none("/ws/clean"));
+    assertThat(book.snapshot()).isEmpty();
+  }
+
+  @Test
   void renamesMoveTheListAndClosingOrDeletingAFolderClearsItsFiles() {
     book.apply(new EditorEvent.DiagnosticsChanged(p("src/a"), List.of(at(1, Severity.ERROR, "e"))));
     book.apply(new EditorEvent.DiagnosticsChanged(p("src/b"), List.of(at(1, Severity.ERROR, "e"))));

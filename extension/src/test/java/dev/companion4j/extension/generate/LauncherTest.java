@@ -1,0 +1,100 @@
+package dev.companion4j.extension.generate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The extension's launcher ({@code bin/companion4j}) as the CLIs run it for the shell policy: when
+ * Java cannot answer, it refuses with exit 2 (the form both CLIs block on), never exit 1 or a
+ * timeout, which they read as "go on". A script stands in for Java.
+ */
+class LauncherTest {
+  private static final String INPUT = "{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"rm -rf x\"}}";
+
+  @TempDir Path extension;
+  private Path launcher;
+
+  @BeforeEach
+  void stageTheLauncher() throws IOException {
+    ExtensionGenerator generator = new ExtensionGenerator(Path.of("source").toAbsolutePath());
+    RuntimeConfig qwen = generator.runtimes().stream().filter(r -> r.runtime().equals("qwen")).findFirst().orElseThrow();
+    launcher = extension.resolve(ExtensionGenerator.LAUNCHER);
+    Files.createDirectories(launcher.getParent());
+    Files.write(launcher, generator.generate(qwen).get(ExtensionGenerator.LAUNCHER));
+    launcher.toFile().setExecutable(true);
+    Files.createDirectories(extension.resolve("lib"));
+  }
+
+  private record Run(int exitCode, String out, String err) {}
+
+  private Run hook(String handler) throws Exception {
+    Process p = new ProcessBuilder(launcher.toString(), "hook", "qwen", handler).start();
+    try (var stdin = p.getOutputStream()) {
+      stdin.write(INPUT.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      // A launcher that refuses before reading its input (no jar) closes the pipe first.
+    }
+    boolean answered = p.waitFor(30, TimeUnit.SECONDS);
+    if (!answered) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+    }
+    assertThat(answered).as("the launcher answered").isTrue();
+    return new Run(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+        new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+  }
+
+  /** A stand-in for Java that runs {@code body}. */
+  private void java(String body) throws IOException {
+    Files.writeString(extension.resolve("lib/companion4j.jar"), "");
+    Path java = extension.resolve("fake-java");
+    Files.writeString(java, "#!/bin/sh\n" + body + "\n");
+    java.toFile().setExecutable(true);
+    Files.writeString(extension.resolve("lib/java"), java.toString());
+  }
+
+  @Test
+  void withoutItsJarTheShellPolicyRefusesAndOtherHooksFailOpen() throws Exception {
+    Run policy = hook("shell-policy");
+    assertThat(policy.exitCode()).isEqualTo(2);
+    assertThat(policy.err()).contains("The Companion4J shell policy refused this command: it could not check it (the extension has no lib/companion4j.jar)");
+    assertThat(hook("session-start").exitCode()).isEqualTo(1);
+  }
+
+  @Test
+  void aJavaThatFailsOrCannotStartMakesTheShellPolicyRefuse() throws Exception {
+    java("echo 'Error: Could not create the Java Virtual Machine.' >&2; exit 1");
+    Run failed = hook("shell-policy");
+    assertThat(failed.exitCode()).isEqualTo(2);
+    assertThat(failed.err()).contains("it could not check it (Java exited with 1)");
+
+    Files.writeString(extension.resolve("lib/java"), extension.resolve("no-such-java").toString());
+    Run missing = hook("shell-policy");
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.err()).contains("it could not check it (Java exited with 127)");
+  }
+
+  @Test
+  void aJavaThatHangsIsStoppedAndRefusedBeforeTheClisOwnTimeout() throws Exception {
+    java("exec sleep 60");
+    Run hung = hook("shell-policy");
+    assertThat(hung.exitCode()).isEqualTo(2);
+    assertThat(hung.err()).contains("it could not check it (no answer within 8 s)");
+  }
+
+  @Test
+  void theDecisionOfAWorkingHookPassesThrough() throws Exception {
+    java("cat > /dev/null; echo '{\"decision\":\"deny\",\"reason\":\"r\"}'; exit 0");
+    Run run = hook("shell-policy");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).isEqualTo("{\"decision\":\"deny\",\"reason\":\"r\"}\n");
+  }
+}
