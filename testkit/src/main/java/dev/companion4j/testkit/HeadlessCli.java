@@ -124,9 +124,7 @@ public final class HeadlessCli {
     List<String> command = new ArrayList<>(companion4j);
     command.addAll(List.of("extension", "install", "--cli", kind.runtime, "--cli-command", kind.executable().toString()));
     command.addAll(List.of(args));
-    // The installer does not answer Gemini CLI's trust question for the folder it stages the
-    // extension in and would wait for an answer, so for the install alone the variable trusts every folder.
-    return run(command, Map.of("GEMINI_CLI_TRUST_WORKSPACE", "true"));
+    return run(command, Map.of());
   }
 
   /** One headless turn with every tool approved. */
