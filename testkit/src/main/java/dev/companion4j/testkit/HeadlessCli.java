@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A real Qwen Code or Gemini CLI in a private home, pointed at a fake model on loopback, run the
@@ -64,12 +65,6 @@ public final class HeadlessCli {
     this.state = env.home().getParent().resolve("state");
     Files.createDirectories(state);
     writeSettings("");
-    if (kind == Kind.GEMINI) {
-      // Headless, Gemini CLI 0.61 refuses an untrusted folder ("not running in a trusted
-      // directory"): the workspace is trusted as the CLI's own trust question records it.
-      Files.writeString(env.home().resolve(".gemini/trustedFolders.json"),
-          JSON.writeValueAsString(Map.of(env.workspace().toString(), "TRUST_FOLDER")));
-    }
   }
 
   /**
@@ -129,7 +124,22 @@ public final class HeadlessCli {
 
   /** One headless turn with every tool approved. */
   public Result prompt(String prompt, Map<String, String> extraEnv) throws Exception {
+    if (kind == Kind.GEMINI) {
+      trustTheWorkspace();
+    }
     return run(List.of("node", kind.executable().toString(), "-p", prompt, "--yolo"), extraEnv);
+  }
+
+  /**
+   * Headless, Gemini CLI 0.61 refuses a prompt in a folder that is not trusted ("not running in a
+   * trusted directory") and lists the MCP servers there as disabled: the workspace is trusted as
+   * the CLI's own trust question records it, beside whatever that file already holds.
+   */
+  private void trustTheWorkspace() throws IOException {
+    Path file = env.home().resolve(".gemini/trustedFolders.json");
+    ObjectNode trusted = Files.exists(file) ? (ObjectNode) JSON.readTree(file.toFile()) : JSON.createObjectNode();
+    trusted.put(env.workspace().toString(), "TRUST_FOLDER");
+    Files.writeString(file, JSON.writeValueAsString(trusted));
   }
 
   /**
@@ -146,6 +156,9 @@ public final class HeadlessCli {
 
   /** A subcommand of the CLI, such as {@code extensions list}. */
   public Result cli(String... args) throws Exception {
+    if (kind == Kind.GEMINI) {
+      trustTheWorkspace();
+    }
     List<String> command = new ArrayList<>(List.of("node", kind.executable().toString()));
     command.addAll(List.of(args));
     return run(command, Map.of());
