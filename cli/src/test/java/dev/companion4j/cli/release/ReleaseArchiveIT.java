@@ -185,13 +185,7 @@ class ReleaseArchiveIT {
     try (Tmux gemini = Tmux.start(List.of("gemini"), env.workspace(), terminal);
         BrowserDriver browser = BrowserDriver.start()) {
       CliTerminal.awaitScreen(gemini, "Do you want to connect Companion4J to Gemini CLI?", WAIT);
-      gemini.press("Escape");
-      // Its folder-trust question, as a person answers it: trust the project; the CLI then
-      // restarts and offers to connect again.
-      CliTerminal.awaitScreen(gemini, "Do you trust the files in this folder?", WAIT);
-      gemini.press("Enter");
-      CliTerminal.awaitScreen(gemini, "Do you want to connect Companion4J to Gemini CLI?", WAIT);
-      CliTerminal.declineTheOfferAndEnableIde(gemini, WAIT);
+      CliTerminal.trustTheFolderAndEnableIde(gemini, WAIT);
 
       // `companion4j open` where no browser can be opened prints the page's address.
       JarCommand open = JarCommand.run(List.of(command.toString(), "open"), system(), env.workspace(), temp);

@@ -31,6 +31,19 @@ public final class CliTerminal {
   }
 
   /**
+   * Gemini CLI's first start in a folder at its defaults (folder trust on), once it offers to
+   * connect the companion: No, then the person trusts the folder when asked; the CLI restarts,
+   * offers again, and is answered as in {@link #declineTheOfferAndEnableIde}.
+   */
+  public static void trustTheFolderAndEnableIde(Tmux gemini, Duration wait) throws Exception {
+    gemini.press("Escape");
+    awaitScreen(gemini, "Do you trust the files in this folder?", wait);
+    gemini.press("Enter");
+    awaitScreen(gemini, "Do you want to connect Companion4J to Gemini CLI?", wait);
+    declineTheOfferAndEnableIde(gemini, wait);
+  }
+
+  /**
    * Types a line: the keys, then Enter once they are on the screen. A busy TUI that read the keys
    * together with an Escape before them took them for an escape sequence and dropped them all;
    * while its input box still shows its placeholder, the keys are typed again.
