@@ -40,8 +40,10 @@ fi
 [[ -f "$jar" ]] || { say "no $jar: run without --skip-build"; exit 1; }
 if $netbeans; then
   [[ -f "$nbm" ]] || { say "no $nbm: run without --skip-build"; exit 1; }
-  # The update-centre catalog, with the .nbm beside it (the catalog names it relatively).
-  (cd "$repo" && mvn -B -ntp -q -pl netbeans/module nbm:autoupdate) >&2
+  # The update-centre catalog, with the .nbm beside it (the catalog names it relatively). The goal
+  # lists the .nbm files of every project in its reactor: the module's pom alone, in a fresh folder.
+  rm -rf "$site"
+  (cd "$repo" && mvn -B -ntp -q -f netbeans/module/pom.xml nbm:autoupdate) >&2
 fi
 
 # The newest JDK with jlink.
@@ -101,6 +103,16 @@ tar -C "$work/emacs" --owner=0 --group=0 -cf "$tree/editors/emacs/companion4j-$e
 if $netbeans; then
   mkdir -p "$tree/netbeans"
   cp "$site/updates.xml" "$site/$(basename "$nbm")" "$tree/netbeans/"
+  # The catalog must offer exactly this module, by the .nbm beside it: an update centre that reads
+  # it installs nothing otherwise, and must not offer the test application's fixtures.
+  modules_listed="$(tr '\n' ' ' < "$tree/netbeans/updates.xml" | grep -o '<module [^>]*>' || true)"
+  if [[ "$(grep -c . <<< "$modules_listed")" != 1 ]] \
+      || ! grep -q 'codenamebase="dev.companion4j.netbeans"' <<< "$modules_listed" \
+      || ! grep -Eq "distribution=\"(\./)?$(basename "$nbm")\"" <<< "$modules_listed"; then
+    say "$site/updates.xml does not list the module alone by $(basename "$nbm"):"
+    say "$modules_listed"
+    exit 1
+  fi
 fi
 
 mkdir -p "$out"

@@ -235,13 +235,7 @@ class NeovimPluginIT {
       ProcessHandle launcher = ProcessHandle.of(Long.parseLong(lua("return vim.fn.jobpid(vim.b.terminal_job_id)"))).orElseThrow();
       started.add(launcher);
       CliTerminal.awaitScreen(terminal, "Do you want to connect Companion4J to Gemini CLI?", CLI_START);
-      terminal.press("Escape");
-      // Gemini CLI's folder trust, on by default: the user trusts the project, and the CLI
-      // restarts and offers to connect again.
-      CliTerminal.awaitScreen(terminal, "Do you trust the files in this folder?", CLI_START);
-      terminal.press("Enter");
-      CliTerminal.awaitScreen(terminal, "Do you want to connect Companion4J to Gemini CLI?", CLI_START);
-      CliTerminal.declineTheOfferAndEnableIde(terminal, CLI_START);
+      CliTerminal.trustTheFolderAndEnableIde(terminal, CLI_START);
       CliTerminal.awaitScreen(terminal, "C4J 1 CLI", CLI_START);
       long pid = CompanionProcess.JSON.readTree(own.get("/editor/state").body()).path("clients").path(0).path("pid").asLong();
       ProcessHandle relaunched = ProcessHandle.of(pid).orElseThrow();

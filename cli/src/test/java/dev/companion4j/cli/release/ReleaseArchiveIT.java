@@ -3,6 +3,7 @@ package dev.companion4j.cli.release;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.cli.testing.BrowserDriver;
 import dev.companion4j.cli.testing.CliTerminal;
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.JarCommand;
@@ -39,7 +40,8 @@ import tools.jackson.databind.JsonNode;
  * fresh home, installed with its {@code install.sh}, and run with nothing on the PATH but the
  * system's directories, the installed {@code companion4j} and the CLI: the real Qwen Code TUI
  * (against the fake model on loopback) has an edit reviewed through the editor API, and the next
- * one in Neovim with the plugin from the installed tree. Emacs installs the package tarball, and
+ * one in Neovim with the plugin from the installed tree; the real Gemini CLI, folder trust on,
+ * has the next reviewed on the review page in Chromium. Emacs installs the package tarball, and
  * the noarch zip serves on the Java on the PATH. Then the archive's {@code install.sh --uninstall}
  * removes it all.
  *
@@ -162,8 +164,50 @@ class ReleaseArchiveIT {
 
         reviewInNeovimFromTheInstalledTree(qwen, terminal);
       }
+      geminiCliHasAnEditReviewedOnThePage(clis, terminal);
     }
     assertThat(calls).as("the companion ran none of java, mvn, node, npm from its PATH").doesNotExist();
+  }
+
+  /**
+   * The same companion for Gemini CLI at its defaults, folder trust on: the person trusts the
+   * project when it asks, and reviews its edit on the review page in Chromium.
+   */
+  private void geminiCliHasAnEditReviewedOnThePage(Path clis, Map<String, String> qwenTerminal) throws Exception {
+    HeadlessCli.Kind.GEMINI.installAsCommand(clis);
+    // Its account: an API key (the fake model's), as a user who set one up has.
+    Files.createDirectories(env.home().resolve(".gemini"));
+    Files.writeString(env.home().resolve(".gemini/settings.json"), "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
+    Map<String, String> terminal = new LinkedHashMap<>(qwenTerminal);
+    terminal.put("GEMINI_API_KEY", "fake");
+    terminal.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
+
+    try (Tmux gemini = Tmux.start(List.of("gemini"), env.workspace(), terminal);
+        BrowserDriver browser = BrowserDriver.start()) {
+      CliTerminal.awaitScreen(gemini, "Do you want to connect Companion4J to Gemini CLI?", WAIT);
+      CliTerminal.trustTheFolderAndEnableIde(gemini, WAIT);
+
+      // `companion4j open` where no browser can be opened prints the page's address.
+      JarCommand open = JarCommand.run(List.of(command.toString(), "open"), system(), env.workspace(), temp);
+      assertThat(open.exitCode()).as(open.stderr()).isZero();
+      assertThat(open.stdout()).contains("/review/#token=");
+      browser.open(open.stdout().strip());
+      try {
+        browser.waitFor("#clients li.client", "Gemini CLI 0.61.0 (pts/");
+      } catch (AssertionError e) {
+        throw new AssertionError("Gemini CLI not on the page; its terminal:\n" + gemini.screen(), e);
+      }
+
+      Path hello = env.workspace().resolve("hello-gemini.txt");
+      CliTerminal.enter(gemini, "create hello-gemini.txt [[write " + hello + "]]", WAIT);
+      CliTerminal.awaitScreen(gemini, "Apply this change?", WAIT);
+      browser.waitFor("#diff-list li[data-file=\"" + hello + "\"] .badge.new", "new file");
+      assertThat(hello).as("nothing written before the review").doesNotExist();
+      browser.click("#accept");
+      await().atMost(WAIT).until(() -> Files.exists(hello));
+      assertThat(Files.readString(hello)).isEqualTo(FakeModelServer.FILE_CONTENT);
+      CliTerminal.awaitScreen(gemini, "Accepted", WAIT);
+    }
   }
 
   /** The README's Neovim step, a package from {@code ~/.local/share/companion4j/current}: the next edit is reviewed there. */
@@ -251,6 +295,40 @@ class ReleaseArchiveIT {
     assertThat(env.home().resolve(".local/share/companion4j")).doesNotExist();
     assertThat(env.home().resolve(".local/bin")).isEmptyDirectory();
     assertThat(env.home().resolve(".cache/companion4j")).as("the noarch launcher's class caches").doesNotExist();
+  }
+
+  @Test
+  @Order(6)
+  void theExtensionsJavaOutlivesAnUpgradeAndTheOldVersionsUninstall() throws Exception {
+    JarCommand reinstall = JarCommand.run(List.of(unpacked.resolve("install.sh").toString()), system(), env.home(), temp);
+    assertThat(reinstall.exitCode()).as(reinstall.stderr()).isZero();
+    Map<String, String> shell = system();
+    shell.put("PATH", temp.resolve("clis") + ":" + command.getParent() + ":/usr/bin:/bin");
+    JarCommand extension = JarCommand.run(List.of(command.toString(), "extension", "install", "--cli", "qwen", "--yes"), shell, env.workspace(), temp, WAIT.multipliedBy(2));
+    assertThat(extension.exitCode()).as(extension.stdout() + extension.stderr()).isZero();
+    List<Path> recorded;
+    try (Stream<Path> files = Files.walk(env.home())) {
+      recorded = files.filter(f -> f.endsWith("lib/java") && !f.startsWith(env.home().resolve(".local"))).toList();
+    }
+    assertThat(recorded).as("the staged extension and the CLI's copy").hasSizeGreaterThanOrEqualTo(2);
+    Path java = env.home().resolve(".local/share/companion4j/current/runtime/bin/java");
+    for (Path file : recorded) {
+      assertThat(Files.readString(file).strip()).as(file.toString()).isEqualTo(java.toString());
+    }
+
+    // A later release installed beside it, then this one uninstalled.
+    Path next = env.home().resolve("Downloads/companion4j-next");
+    JarCommand copy = JarCommand.run(List.of("cp", "-pR", unpacked.toString(), next.toString()), system(), env.home(), temp);
+    assertThat(copy.exitCode()).as(copy.stderr()).isZero();
+    Files.writeString(next.resolve("VERSION"), "99.0.0\n");
+    JarCommand upgrade = JarCommand.run(List.of(next.resolve("install.sh").toString()), system(), env.home(), temp);
+    assertThat(upgrade.exitCode()).as(upgrade.stderr()).isZero();
+    JarCommand old = JarCommand.run(List.of(installed.resolve("install.sh").toString(), "--uninstall"), system(), env.home(), temp);
+    assertThat(old.exitCode()).as(old.stderr()).isZero();
+    assertThat(installed).doesNotExist();
+
+    JarCommand runs = JarCommand.run(List.of(java.toString(), "-version"), system(), env.home(), temp);
+    assertThat(runs.exitCode()).as("the recorded Java after the upgrade: " + runs.stderr()).isZero();
   }
 
   /** A shell of the user's, in the fresh home: only the system's directories on the PATH. */

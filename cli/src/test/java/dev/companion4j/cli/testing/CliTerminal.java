@@ -86,6 +86,16 @@ public final class CliTerminal {
   }
 
   /**
+   * {@link #trustTheFolder}, then the restarted CLI's offer answered as in {@link
+   * #declineTheOfferAndEnableIde}.
+   */
+  public static void trustTheFolderAndEnableIde(Tmux gemini, Duration wait) throws Exception {
+    trustTheFolder(gemini, wait);
+    await().atMost(wait).untilAsserted(() -> assertThat(gemini.visibleScreen()).contains(OFFER));
+    declineTheOfferAndEnableIde(gemini, wait);
+  }
+
+  /**
    * Types a line: the keys, then Enter once they are on the screen. A busy TUI that read the keys
    * together with an Escape before them took them for an escape sequence and dropped them all;
    * while its input box still shows its placeholder, the keys are typed again.

@@ -23,12 +23,21 @@ public final class HookCache {
   /** The first release whose AOT cache the launcher uses. */
   private static final int AOT_RELEASE = 25;
   private static final String MAIN = "dev.companion4j.extension.hook.HookMain";
+  /** The system property through which a release's launcher names its Java. */
+  static final String LAUNCHER_JAVA = "companion4j.java";
 
   private HookCache() {}
 
-  /** The Java the extension runs with: the newest JDK of release 25 or later beside this one, else this one. */
+  /**
+   * The Java the extension runs with: the newest JDK of release 25 or later beside this one, else
+   * this one, by the path the launcher names in {@value #LAUNCHER_JAVA} when it does (one that
+   * outlives upgrades; the process's own is the real file, which an upgrade may remove).
+   */
   public static Path java() {
-    Path current = Path.of(ProcessHandle.current().info().command().orElse("java"));
+    String named = System.getProperty(LAUNCHER_JAVA, "");
+    Path current = !named.isEmpty() && Files.isExecutable(Path.of(named))
+        ? Path.of(named)
+        : Path.of(ProcessHandle.current().info().command().orElse("java"));
     if (release(current) >= AOT_RELEASE) {
       return current;
     }
@@ -91,8 +100,9 @@ public final class HookCache {
 
   /** The feature release of the JDK that {@code java} belongs to, from its {@code release} file; 0 when unknown. */
   static int release(Path java) {
-    Path release = java.toAbsolutePath().getParent().getParent().resolve("release");
     try {
+      // A link such as /usr/bin/java names no JDK folder; the file it leads to does.
+      Path release = java.toRealPath().getParent().getParent().resolve("release");
       Optional<String> line = Files.readAllLines(release).stream().filter(l -> l.startsWith("JAVA_VERSION=")).findFirst();
       String v = line.map(l -> l.substring("JAVA_VERSION=".length()).replace("\"", "")).orElse("0");
       return Integer.parseInt(v.split("[.+-]")[0]);
