@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -58,6 +59,10 @@ class ExtensionIT {
       if (kind == Kind.GEMINI) {
         ExtensionInstallIT.assertTrustedOnlyTheStagedFolder(cli, cli.state);
       }
+      // The tests share one workspace and several start companions of their own: a companion a
+      // session started must not linger into the next test (the tests of the linger set their own).
+      Files.writeString(installedExtension(cli).resolve(".env"), "COMPANION4J_LINGER_SECONDS=0\n",
+          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       INSTALLED.put(kind, cli);
     }
     return cli;
@@ -153,12 +158,50 @@ class ExtensionIT {
     }
   }
 
+  /**
+   * The companion the session-start hook starts outlives its session for the linger, so that a
+   * later session of the folder finds it (the CLIs look for an IDE only when they start), and then
+   * stops by itself, leaving no discovery file.
+   */
   @ParameterizedTest
   @EnumSource(Kind.class)
-  void sessionStartStartsACompanionWhenNoneServesAndItStopsWithTheSession(Kind kind) throws Exception {
+  void sessionStartStartsACompanionWhenNoneServesThatALaterSessionFindsAndThatStopsAfterItsLinger(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    Map<String, String> linger = Map.of("COMPANION4J_LINGER_SECONDS", "30");
+    int before = cli.model.requests().size();
+    HeadlessCli.Result run = cli.prompt("hello", linger);
+    assertThat(run.exitCode()).as(run.stderr()).isZero();
+
+    String first = since(cli, before).get(0).body().toString();
+    Matcher started = STARTED_PORT.matcher(first.replace("\\n", "\n"));
+    assertThat(started.find()).as("the model was told a companion was started:\n" + first).isTrue();
+    int port = Integer.parseInt(started.group(1));
+    assertThat(first).contains("it stays after the session while a CLI is connected to it, and 30 s more");
+
+    before = cli.model.requests().size();
+    HeadlessCli.Result later = cli.prompt("hello again", linger);
+    assertThat(later.exitCode()).as(later.stderr()).isZero();
+    String second = since(cli, before).get(0).body().toString();
+    assertThat(second).as("the later session found the same companion")
+        .contains("companion on port " + port).doesNotContain("was started");
+    assertThat(discoveryFilesFor(cli, port)).isNotEmpty();
+
+    // No CLI has been connected since: it stops after its linger and takes its discovery files along.
+    await().atMost(WAIT).until(() -> !accepts(port) && discoveryFilesFor(cli, port).isEmpty());
+    if (kind == Kind.GEMINI) {
+      try (Stream<Path> records = Files.list(cli.state.resolve("sessions"))) {
+        assertThat(records.map(Path::toString)).as("SessionEnd forgot the sessions").noneMatch(f -> f.endsWith(".companion"));
+      }
+    }
+  }
+
+  /** With a linger of 0 the companion stops with the session, as SessionEnd or the CLI's end says. */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void withNoLingerTheCompanionStopsWithTheSession(Kind kind) throws Exception {
     HeadlessCli cli = installed(kind);
     int before = cli.model.requests().size();
-    HeadlessCli.Result run = cli.prompt("hello", Map.of());
+    HeadlessCli.Result run = cli.prompt("hello", Map.of("COMPANION4J_LINGER_SECONDS", "0"));
     assertThat(run.exitCode()).as(run.stderr()).isZero();
 
     String first = since(cli, before).get(0).body().toString();
