@@ -1,6 +1,7 @@
 package dev.companion4j.extension.hook;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
@@ -193,6 +195,36 @@ class HookMainTest {
     Files.writeString(dir.resolve("ext/.env"), "COMPANION4J_AUTOSTART=\n");
     new HookMain(HookDialect.of("qwen"), withoutVariable).run("session-start", stdin.getBytes(StandardCharsets.UTF_8));
     assertThat(marker).exists();
+  }
+
+  @Test
+  void theLingerSettingReachesTheCompanionAndAValueThatIsNoWholeNumberOfSecondsIsRefused() throws Exception {
+    Path workspace = Files.createDirectories(dir.resolve("workspace"));
+    Path arguments = dir.resolve("arguments");
+    Path launcher = dir.resolve("ext/bin/companion4j");
+    Files.createDirectories(launcher.getParent());
+    // Stands in for the real launcher: records its arguments, then fails as a companion that cannot start.
+    Files.writeString(launcher, "#!/bin/sh\necho \"$@\" > '" + arguments + "'\nexit 1\n");
+    launcher.toFile().setExecutable(true);
+    Map<String, String> started = new java.util.HashMap<>(env);
+    started.remove("COMPANION4J_AUTOSTART");
+    started.put("COMPANION4J_LAUNCHER", launcher.toString());
+    String stdin = "{\"hook_event_name\":\"SessionStart\",\"session_id\":\"s\",\"cwd\":\"" + workspace + "\"}";
+
+    new HookMain(HookDialect.of("qwen"), started).run("session-start", stdin.getBytes(StandardCharsets.UTF_8));
+    assertThat(arguments).content().contains("serve --exit-with-pid ").endsWith(" --linger 1800\n");
+
+    Files.writeString(dir.resolve("ext/.env"), "COMPANION4J_LINGER_SECONDS=120\n");
+    new HookMain(HookDialect.of("qwen"), started).run("session-start", stdin.getBytes(StandardCharsets.UTF_8));
+    assertThat(arguments).content().endsWith(" --linger 120\n");
+
+    Files.delete(arguments);
+    for (String bad : List.of("-5", "10m", "PT30M")) {
+      Files.writeString(dir.resolve("ext/.env"), "COMPANION4J_LINGER_SECONDS=" + bad + "\n");
+      assertThatThrownBy(() -> new HookMain(HookDialect.of("qwen"), started).run("session-start", stdin.getBytes(StandardCharsets.UTF_8)))
+          .hasMessage("COMPANION4J_LINGER_SECONDS must be a whole number of seconds from 0, not \"" + bad + "\"");
+      assertThat(arguments).doesNotExist();
+    }
   }
 
   @Test
