@@ -2,13 +2,19 @@ package dev.companion4j.cli;
 
 import dev.companion4j.cli.editorapi.EditorApi;
 import dev.companion4j.engine.Companion;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 import tools.jackson.databind.json.JsonMapper;
@@ -34,8 +40,21 @@ final class ServeCommand implements Callable<Integer> {
       description = "Stop when this process ends (the extension ties a companion it starts to its CLI session).")
   Long exitWithPid;
 
+  @Option(
+      names = "--linger",
+      paramLabel = "SECONDS",
+      defaultValue = "0",
+      description = {
+        "With --exit-with-pid: once that process has ended, stay while a CLI is connected and stop",
+        "when none has been for this long (0: stop with the process)."
+      })
+  long lingerSeconds;
+
   @Override
   public Integer call() throws Exception {
+    if (lingerSeconds < 0) {
+      throw new ParameterException(spec.commandLine(), "--linger must be 0 or more seconds, not " + lingerSeconds);
+    }
     // A spawned daemon serves the first root.
     HeadlessCompanion headless = options.build(spec, roots -> daemon.source(spec, System.getenv(), roots.get(0)));
     Companion companion = headless.companion();
@@ -50,12 +69,29 @@ final class ServeCommand implements Callable<Integer> {
     System.out.flush();
     ReviewPages.announce(companion, options.open);
     if (exitWithPid != null) {
-      ProcessHandle.of(exitWithPid).ifPresentOrElse(
-          owner -> owner.onExit().thenRun(() -> System.exit(0)),
-          () -> System.exit(0));
+      ProcessHandle.of(exitWithPid).map(ProcessHandle::onExit)
+          .orElse(CompletableFuture.completedFuture(null))
+          .thenRun(() -> exitWhenIdle(companion, Duration.ofSeconds(lingerSeconds)));
     }
     stopped.await();
     return 0;
+  }
+
+  /** Exits once no CLI has been connected for {@code linger}; checked every second. */
+  private static void exitWhenIdle(Companion companion, Duration linger) {
+    ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "companion4j-linger");
+      t.setDaemon(true);
+      return t;
+    });
+    long[] idleSince = {System.nanoTime()};
+    clock.scheduleWithFixedDelay(() -> {
+      if (!companion.clients().isEmpty()) {
+        idleSince[0] = System.nanoTime();
+      } else if (System.nanoTime() - idleSince[0] >= linger.toNanos()) {
+        System.exit(0);
+      }
+    }, 0, 1, TimeUnit.SECONDS);
   }
 
   static String readyLine(Companion companion) {

@@ -3,8 +3,10 @@ package dev.companion4j.cli.extension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.cli.testing.CliTerminal;
 import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.cli.testing.EventTap;
+import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.extension.hook.ShellPolicy;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
@@ -17,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -58,6 +61,10 @@ class ExtensionIT {
       if (kind == Kind.GEMINI) {
         ExtensionInstallIT.assertTrustedOnlyTheStagedFolder(cli, cli.state);
       }
+      // The tests share one workspace and several start companions of their own: a companion a
+      // session started must not linger into the next test (the tests of the linger set their own).
+      Files.writeString(installedExtension(cli).resolve(".env"), "COMPANION4J_LINGER_SECONDS=0\n",
+          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       INSTALLED.put(kind, cli);
     }
     return cli;
@@ -153,12 +160,118 @@ class ExtensionIT {
     }
   }
 
+  /**
+   * The companion the session-start hook starts outlives its session for the linger, so that a
+   * later session of the folder finds it (the CLIs look for an IDE only when they start), and then
+   * stops by itself, leaving no discovery file.
+   */
   @ParameterizedTest
   @EnumSource(Kind.class)
-  void sessionStartStartsACompanionWhenNoneServesAndItStopsWithTheSession(Kind kind) throws Exception {
+  void sessionStartStartsACompanionWhenNoneServesThatALaterSessionFindsAndThatStopsAfterItsLinger(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    Map<String, String> linger = Map.of("COMPANION4J_LINGER_SECONDS", "30");
+    int before = cli.model.requests().size();
+    HeadlessCli.Result run = cli.prompt("hello", linger);
+    assertThat(run.exitCode()).as(run.stderr()).isZero();
+
+    String first = since(cli, before).get(0).body().toString();
+    Matcher started = STARTED_PORT.matcher(first.replace("\\n", "\n"));
+    assertThat(started.find()).as("the model was told a companion was started:\n" + first).isTrue();
+    int port = Integer.parseInt(started.group(1));
+    assertThat(first).contains("it stays after the session while a CLI is connected to it, and 30 s more");
+
+    before = cli.model.requests().size();
+    HeadlessCli.Result later = cli.prompt("hello again", linger);
+    assertThat(later.exitCode()).as(later.stderr()).isZero();
+    String second = since(cli, before).get(0).body().toString();
+    assertThat(second).as("the later session found the same companion")
+        .contains("companion on port " + port).doesNotContain("was started");
+    assertThat(discoveryFilesFor(cli, port)).isNotEmpty();
+
+    // No CLI has been connected since: it stops after its linger and takes its discovery files along.
+    await().atMost(WAIT).until(() -> !accepts(port) && discoveryFilesFor(cli, port).isEmpty());
+    if (kind == Kind.GEMINI) {
+      try (Stream<Path> records = Files.list(cli.state.resolve("sessions"))) {
+        assertThat(records.map(Path::toString)).as("SessionEnd forgot the sessions").noneMatch(f -> f.endsWith(".companion"));
+      }
+    }
+  }
+
+  /**
+   * A user at a terminal with no editor open: the first interactive session starts the companion
+   * but is not in IDE mode (each CLI looked for an IDE before its SessionStart hook ran, and never
+   * looks again); the next session finds the companion that lingers, offers to connect, and is.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aLaterInteractiveSessionIsInIdeModeWithTheCompanionTheFirstSessionStarted(Kind kind) throws Exception {
+    HeadlessCli cli = installed(kind);
+    String name = kind == Kind.QWEN ? "Qwen Code" : "Gemini CLI";
+    Map<String, String> env = new java.util.LinkedHashMap<>(cli.variables());
+    // Gemini CLI's folder trust as a user meets it: the trust dialog, answered below.
+    env.remove("GEMINI_CLI_TRUST_WORKSPACE");
+    // Its own linger; the other tests' sessions leave nothing behind (see installed()).
+    env.put("COMPANION4J_LINGER_SECONDS", "120");
+    List<String> command = List.of("node", kind.executable().toString());
+    Path qwenLocks = cli.env.home().resolve(".qwen/ide");
+    Path geminiFiles = cli.env.tmpDir().resolve("gemini/ide");
+    try {
+      try (Tmux first = Tmux.start(command, cli.env.workspace(), env)) {
+        if (kind == Kind.GEMINI) {
+          CliTerminal.awaitScreen(first, "Do you trust the files in this folder?", WAIT);
+          first.press("Enter");
+        }
+        await().atMost(WAIT).until(() -> !companionPorts(geminiFiles).isEmpty());
+        CliTerminal.awaitScreen(first, "Type your message", WAIT);
+        assertThat(first.screen()).doesNotContain("Do you want to connect");
+        CliTerminal.enter(first, "/ide status", WAIT);
+        CliTerminal.awaitScreen(first, "IDE integration is not supported in your current environment", WAIT);
+        CliTerminal.enter(first, "/quit", WAIT);
+        await().atMost(WAIT).until(() -> first.exitStatus() != null);
+      }
+      // A companion names its files after several of its ancestors, all with its one port.
+      List<Integer> ports = companionPorts(geminiFiles);
+      assertThat(ports).as("the companion stays after the session").hasSize(1);
+      int port = ports.get(0);
+
+      try (Tmux later = Tmux.start(command, cli.env.workspace(), env)) {
+        CliTerminal.awaitScreen(later, "Do you want to connect Companion4J to " + name + "?", WAIT);
+        CliTerminal.declineTheOfferAndEnableIde(later, WAIT);
+        CliTerminal.enter(later, "/ide status", WAIT);
+        CliTerminal.awaitScreen(later, "Connected to Companion4J", WAIT);
+        assertThat(companionPorts(geminiFiles)).as("the same companion, no second one").containsExactly(port);
+        assertThat(accepts(port)).isTrue();
+      }
+    } finally {
+      // It would stop after its linger; stopped now, as a user would with the pid `status` shows.
+      for (int port : companionPorts(geminiFiles)) {
+        Path lock = qwenLocks.resolve(port + ".lock");
+        if (Files.exists(lock)) {
+          ProcessHandle.of(JsonMapper.shared().readTree(lock.toFile()).path("ppid").asLong()).ifPresent(ProcessHandle::destroy);
+        }
+      }
+    }
+  }
+
+  /** The ports of the companions announced to Gemini CLI in {@code dir}. */
+  private static List<Integer> companionPorts(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    Pattern name = Pattern.compile("gemini-ide-server-\\d+-(\\d+)\\.json");
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(f -> name.matcher(f.getFileName().toString())).filter(Matcher::matches)
+          .map(m -> Integer.valueOf(m.group(1))).distinct().toList();
+    }
+  }
+
+  /** With a linger of 0 the companion stops with the session, as SessionEnd or the CLI's end says. */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void withNoLingerTheCompanionStopsWithTheSession(Kind kind) throws Exception {
     HeadlessCli cli = installed(kind);
     int before = cli.model.requests().size();
-    HeadlessCli.Result run = cli.prompt("hello", Map.of());
+    HeadlessCli.Result run = cli.prompt("hello", Map.of("COMPANION4J_LINGER_SECONDS", "0"));
     assertThat(run.exitCode()).as(run.stderr()).isZero();
 
     String first = since(cli, before).get(0).body().toString();

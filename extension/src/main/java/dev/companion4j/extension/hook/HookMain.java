@@ -26,6 +26,8 @@ import java.util.Optional;
  */
 public final class HookMain {
   private static final String AUTOSTART = "COMPANION4J_AUTOSTART";
+  private static final String LINGER = "COMPANION4J_LINGER_SECONDS";
+  private static final Duration DEFAULT_LINGER = Duration.ofMinutes(30);
   private static final String STATUS_HEADER = "IDE status (Companion4J):\n";
   /**
    * How long the shell policy may take before it refuses: well within the 10 s the CLIs give the
@@ -235,9 +237,15 @@ public final class HookMain {
     Optional<CompanionStatus> status = ide.status(workspace);
     String header = STATUS_HEADER;
     if (status.isEmpty() && autostart() && env.containsKey("COMPANION4J_LAUNCHER")) {
-      status = StartedCompanions.forUser(env).start(in.sessionId(), Path.of(env.get("COMPANION4J_LAUNCHER")), workspace, ide);
+      Duration linger = linger();
+      status = StartedCompanions.forUser(env).start(in.sessionId(), Path.of(env.get("COMPANION4J_LAUNCHER")), workspace, ide, linger);
       if (status.isPresent()) {
-        header += "A headless Companion4J companion was started for this session; it stops when the session ends.\n";
+        header += "A headless Companion4J companion was started for this session; "
+            + (linger.isZero() ? "it stops when the session ends.\n"
+                : "it stays after the session while a CLI is connected to it, and "
+                    + (linger.toSeconds() % 60 == 0 ? linger.toMinutes() + " min" : linger.toSeconds() + " s")
+                    + " more, so that a CLI started later in this folder is in IDE mode. This session is not:"
+                    + " the CLI looked for an IDE before the companion was there.\n");
       }
     }
     return HookAnswer.context(status.isPresent()
@@ -246,7 +254,12 @@ public final class HookMain {
   }
 
   private HookAnswer sessionEnd(HookInput in) throws IOException {
-    StartedCompanions.forUser(env).stop(in.sessionId());
+    StartedCompanions companions = StartedCompanions.forUser(env);
+    if (linger().isZero()) {
+      companions.stop(in.sessionId());
+    } else {
+      companions.forget(in.sessionId());
+    }
     return HookAnswer.NOTHING;
   }
 
@@ -301,6 +314,30 @@ public final class HookMain {
       value = setting(AUTOSTART);
     }
     return !"false".equalsIgnoreCase(value.trim());
+  }
+
+  /**
+   * How long a companion the hook started stays once its CLI has ended and no CLI is connected:
+   * {@code COMPANION4J_LINGER_SECONDS} (environment, else the extension's {@code .env}), 30 minutes
+   * when unset; a value that is not a whole number of seconds from 0 is refused.
+   */
+  private Duration linger() throws IOException {
+    String value = env.get(LINGER);
+    if (value == null || value.isBlank()) {
+      value = setting(LINGER);
+    }
+    if (value.isBlank()) {
+      return DEFAULT_LINGER;
+    }
+    try {
+      long seconds = Long.parseLong(value.trim());
+      if (seconds >= 0) {
+        return Duration.ofSeconds(seconds);
+      }
+    } catch (NumberFormatException notANumber) {
+      // refused below
+    }
+    throw new IllegalStateException(LINGER + " must be a whole number of seconds from 0, not \"" + value.trim() + "\"");
   }
 
   /** A setting from the first {@code .env} of this extension that names it, or empty. */

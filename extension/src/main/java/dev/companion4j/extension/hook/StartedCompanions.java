@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The headless companions the SessionStart hook started, one record per CLI session in an
- * owner-only directory, so that the SessionEnd hook stops exactly those and never a process that
- * merely reused the pid. A record is trusted only where no one else could have written it: the
+ * owner-only directory, so that the SessionEnd hook stops exactly those (when they do not linger)
+ * and never a process that merely reused the pid. A record is trusted only where no one else could have written it: the
  * state directories are tightened (or refused) before use, and a record in a place others may
  * write, or one that is a link, is ignored.
  */
@@ -61,7 +61,7 @@ final class StartedCompanions {
    *
    * @return its first status; empty when it did not answer within the bound
    */
-  Optional<CompanionStatus> start(String sessionId, Path launcher, Path workspace, IdeLink ide)
+  Optional<CompanionStatus> start(String sessionId, Path launcher, Path workspace, IdeLink ide, Duration linger)
       throws IOException, InterruptedException {
     ownDirectory();
     // Created here without following a link: a link planted while the directory was open to others is refused.
@@ -75,10 +75,13 @@ final class StartedCompanions {
     }
     command.add(launcher.toString());
     command.add("serve");
-    // Not every CLI fires SessionEnd (Qwen Code's headless runs do not): the companion also ends with the CLI.
+    // Not every CLI fires SessionEnd (Qwen Code's headless runs do not): the companion itself watches
+    // the CLI, and stays after it for the linger so that a CLI started later in the folder finds it.
     cliProcess().ifPresent(cli -> {
       command.add("--exit-with-pid");
       command.add(Long.toString(cli.pid()));
+      command.add("--linger");
+      command.add(Long.toString(linger.toSeconds()));
     });
     Process process = new ProcessBuilder(command)
         .directory(workspace.toFile())
@@ -114,6 +117,11 @@ final class StartedCompanions {
       p = p.get().parent();
     }
     return Optional.empty();
+  }
+
+  /** Forgets this session's record: its companion outlives the session and ends by itself. */
+  void forget(String sessionId) throws IOException {
+    Files.deleteIfExists(record(sessionId));
   }
 
   /**

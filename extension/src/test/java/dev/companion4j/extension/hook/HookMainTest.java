@@ -1,6 +1,7 @@
 package dev.companion4j.extension.hook;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
@@ -174,25 +176,58 @@ class HookMainTest {
 
   @Test
   void theStartSettingIsReadFromTheExtensionsSettingsFileSinceTheCliDoesNotPassIt() throws Exception {
-    Path workspace = Files.createDirectories(dir.resolve("workspace"));
-    Path marker = dir.resolve("launched");
-    Path launcher = dir.resolve("ext/bin/companion4j");
-    Files.createDirectories(launcher.getParent());
-    // Stands in for the real launcher: records that it ran, then fails as a companion that cannot start.
-    Files.writeString(launcher, "#!/bin/sh\ntouch '" + marker + "'\nexit 1\n");
-    launcher.toFile().setExecutable(true);
-    Map<String, String> withoutVariable = new java.util.HashMap<>(env);
-    withoutVariable.remove("COMPANION4J_AUTOSTART");
-    withoutVariable.put("COMPANION4J_LAUNCHER", launcher.toString());
-    String stdin = "{\"hook_event_name\":\"SessionStart\",\"session_id\":\"s\",\"cwd\":\"" + workspace + "\"}";
+    Path launched = dir.resolve("launched");
+    Map<String, String> withoutVariable = standInLauncher(launched);
 
     Files.writeString(dir.resolve("ext/.env"), "COMPANION4J_AUTOSTART=false\n");
-    new HookMain(HookDialect.of("qwen"), withoutVariable).run("session-start", stdin.getBytes(StandardCharsets.UTF_8));
-    assertThat(marker).doesNotExist();
+    sessionStart(withoutVariable);
+    assertThat(launched).doesNotExist();
 
     Files.writeString(dir.resolve("ext/.env"), "COMPANION4J_AUTOSTART=\n");
-    new HookMain(HookDialect.of("qwen"), withoutVariable).run("session-start", stdin.getBytes(StandardCharsets.UTF_8));
-    assertThat(marker).exists();
+    sessionStart(withoutVariable);
+    assertThat(launched).exists();
+  }
+
+  @Test
+  void theLingerSettingReachesTheCompanionAndAValueThatIsNoWholeNumberOfSecondsIsRefused() throws Exception {
+    Path arguments = dir.resolve("arguments");
+    Map<String, String> started = standInLauncher(arguments);
+
+    sessionStart(started);
+    assertThat(arguments).content().contains("serve --exit-with-pid ").endsWith(" --linger 1800\n");
+
+    Files.writeString(dir.resolve("ext/.env"), "COMPANION4J_LINGER_SECONDS=120\n");
+    sessionStart(started);
+    assertThat(arguments).content().endsWith(" --linger 120\n");
+
+    Files.delete(arguments);
+    for (String bad : List.of("-5", "10m", "PT30M")) {
+      Files.writeString(dir.resolve("ext/.env"), "COMPANION4J_LINGER_SECONDS=" + bad + "\n");
+      assertThatThrownBy(() -> sessionStart(started))
+          .hasMessage("COMPANION4J_LINGER_SECONDS must be a whole number of seconds from 0, not \"" + bad + "\"");
+      assertThat(arguments).doesNotExist();
+    }
+  }
+
+  /**
+   * The hook's environment with the start setting unset and a stand-in for the real launcher,
+   * which writes its arguments to {@code arguments}, then fails as a companion that cannot start.
+   */
+  private Map<String, String> standInLauncher(Path arguments) throws Exception {
+    Path launcher = dir.resolve("ext/bin/companion4j");
+    Files.createDirectories(launcher.getParent());
+    Files.writeString(launcher, "#!/bin/sh\necho \"$@\" > '" + arguments + "'\nexit 1\n");
+    launcher.toFile().setExecutable(true);
+    Map<String, String> started = new java.util.HashMap<>(env);
+    started.remove("COMPANION4J_AUTOSTART");
+    started.put("COMPANION4J_LAUNCHER", launcher.toString());
+    return started;
+  }
+
+  private void sessionStart(Map<String, String> environment) throws Exception {
+    Path workspace = Files.createDirectories(dir.resolve("workspace"));
+    String stdin = "{\"hook_event_name\":\"SessionStart\",\"session_id\":\"s\",\"cwd\":\"" + workspace + "\"}";
+    new HookMain(HookDialect.of("qwen"), environment).run("session-start", stdin.getBytes(StandardCharsets.UTF_8));
   }
 
   @Test

@@ -78,7 +78,7 @@ class StartedCompanionsTest {
     launcher.toFile().setExecutable(true);
     Path workspace = Files.createDirectories(dir.resolve("workspace"));
 
-    assertThatThrownBy(() -> StartedCompanions.forUser(env).start("s", launcher, workspace, new IdeLink(DiscoveryLocations.fromEnvironment(env))))
+    assertThatThrownBy(() -> StartedCompanions.forUser(env).start("s", launcher, workspace, new IdeLink(DiscoveryLocations.fromEnvironment(env)), Duration.ZERO))
         .isInstanceOf(IOException.class);
     assertThat(target).hasContent("# the user's");
     assertThat(marker).doesNotExist();
