@@ -42,7 +42,7 @@ class ExtensionInstallIT {
   void atATerminalThePersonAnswersTheClisOwnQuestionsAndTheExtensionWorks(Kind kind) throws Exception {
     try (FakeModelServer model = new FakeModelServer()) {
       HeadlessCli cli = new HeadlessCli(kind, CliEnvironment.in(root), model);
-      Map<String, String> env = withoutTrustOverride(cli.variables());
+      Map<String, String> env = cli.variables();
       List<String> command = CompanionProcess.command("extension", "install", "--cli", kind.runtime, "--cli-command", kind.executable().toString());
       List<String> asked = new ArrayList<>();
       try (Tmux terminal = Tmux.start(command, cli.env.workspace(), env)) {
@@ -116,7 +116,7 @@ class ExtensionInstallIT {
   /** {@code companion4j extension install} with no terminal and the CLI's own trust settings. */
   static HeadlessCli.Result installWithoutTerminal(HeadlessCli cli, Map<String, String> env) throws Exception {
     return run(CompanionProcess.command("extension", "install", "--cli", cli.kind.runtime, "--cli-command", cli.kind.executable().toString()),
-        cli, withoutTrustOverride(env));
+        cli, env);
   }
 
   /** Gemini CLI's trusted folders hold the staged folder alone, as the installer said. */
@@ -142,12 +142,6 @@ class ExtensionInstallIT {
   }
 
   /** Gemini CLI's folder trust as it is by default: the test harness's blanket trust removed. */
-  private static Map<String, String> withoutTrustOverride(Map<String, String> env) {
-    Map<String, String> copy = new LinkedHashMap<>(env);
-    copy.remove("GEMINI_CLI_TRUST_WORKSPACE");
-    return copy;
-  }
-
   private static HeadlessCli.Result run(List<String> command, HeadlessCli cli, Map<String, String> env) throws Exception {
     Path out = Files.createTempFile(cli.state, "stdout", ".txt");
     Path err = Files.createTempFile(cli.state, "stderr", ".txt");
