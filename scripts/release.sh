@@ -29,21 +29,24 @@ say() { echo "release: $*" >&2; }
 version="$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$repo/pom.xml" | head -n1)"
 jar="$repo/cli/target/companion4j.jar"
 nbm="$repo/netbeans/module/target/companion4j-netbeans-$version.nbm"
-site="$repo/netbeans/module/target/netbeans_site"
+# The update-centre catalog, with the .nbm beside it (the catalog names it relatively). The goal
+# lists the .nbm files of every project in its reactor, and resolves the module's dependencies: so
+# it runs in the reactor that packages the module and what it needs, and nothing else.
+site="$repo/target/netbeans_site"
 
 if $build; then
-  modules=cli
-  $netbeans && modules=cli,netbeans/module
-  say "building $modules with Maven"
-  (cd "$repo" && mvn -B -ntp -q -DskipTests -pl "$modules" -am package) >&2
+  if $netbeans; then
+    say "building cli and netbeans/module with Maven"
+    rm -rf "$site"
+    (cd "$repo" && mvn -B -ntp -q -DskipTests -pl cli,netbeans/module -am package nbm:autoupdate) >&2
+  else
+    say "building cli with Maven"
+    (cd "$repo" && mvn -B -ntp -q -DskipTests -pl cli -am package) >&2
+  fi
 fi
 [[ -f "$jar" ]] || { say "no $jar: run without --skip-build"; exit 1; }
 if $netbeans; then
-  [[ -f "$nbm" ]] || { say "no $nbm: run without --skip-build"; exit 1; }
-  # The update-centre catalog, with the .nbm beside it (the catalog names it relatively). The goal
-  # lists the .nbm files of every project in its reactor: the module's pom alone, in a fresh folder.
-  rm -rf "$site"
-  (cd "$repo" && mvn -B -ntp -q -f netbeans/module/pom.xml nbm:autoupdate) >&2
+  [[ -f "$nbm" && -f "$site/updates.xml" ]] || { say "no $nbm or $site/updates.xml: run without --skip-build"; exit 1; }
 fi
 
 # The newest JDK with jlink.
