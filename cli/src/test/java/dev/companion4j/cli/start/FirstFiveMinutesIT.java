@@ -101,6 +101,8 @@ class FirstFiveMinutesIT {
     serve.environment().putAll(env);
     Process companion = serve.start();
     await().atMost(FIRST_BUILD).until(() -> Files.readString(out).contains("\"event\":\"ready\"") || !companion.isAlive());
+    // The hint to open the page follows the ready line: it comes once the browser could not start.
+    await().atMost(WAIT).until(() -> Files.readString(err).contains("companion4j open") || !companion.isAlive());
     String build = Files.readString(err);
     assertThat(companion.isAlive()).as(build).isTrue();
     assertThat(build).as("the launcher's output").doesNotContain("\u001b", "npm notice", "npm warn", "npm WARN")
