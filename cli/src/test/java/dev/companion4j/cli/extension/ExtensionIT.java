@@ -208,16 +208,17 @@ class ExtensionIT {
     HeadlessCli cli = installed(kind);
     String name = kind == Kind.QWEN ? "Qwen Code" : "Gemini CLI";
     Map<String, String> env = new java.util.LinkedHashMap<>(cli.variables());
-    // Gemini CLI's folder trust as a user meets it: the trust dialog, answered below.
-    env.remove("GEMINI_CLI_TRUST_WORKSPACE");
     // Its own linger; the other tests' sessions leave nothing behind (see installed()).
     env.put("COMPANION4J_LINGER_SECONDS", "120");
     List<String> command = List.of("node", kind.executable().toString());
     Path qwenLocks = cli.env.home().resolve(".qwen/ide");
     Path geminiFiles = cli.env.tmpDir().resolve("gemini/ide");
     try {
+      // Gemini CLI's folder trust as a user meets it: asked once per folder, and answered here
+      // unless this install's earlier sessions already trusted the shared workspace.
+      boolean asksTrust = kind == Kind.GEMINI && !trusts(cli, cli.env.workspace());
       try (Tmux first = Tmux.start(command, cli.env.workspace(), env)) {
-        if (kind == Kind.GEMINI) {
+        if (asksTrust) {
           CliTerminal.awaitScreen(first, "Do you trust the files in this folder?", WAIT);
           first.press("Enter");
         }
@@ -251,6 +252,12 @@ class ExtensionIT {
         }
       }
     }
+  }
+
+  /** Whether Gemini CLI's trusted folders, as its trust question records them, trust {@code folder}. */
+  private static boolean trusts(HeadlessCli cli, Path folder) throws IOException {
+    Path file = cli.env.home().resolve(".gemini/trustedFolders.json");
+    return Files.exists(file) && JsonMapper.shared().readTree(file.toFile()).path(folder.toString()).asString("").equals("TRUST_FOLDER");
   }
 
   /** The ports of the companions announced to Gemini CLI in {@code dir}. */
