@@ -25,6 +25,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -248,7 +249,11 @@ class ExtensionIT {
       for (int port : companionPorts(geminiFiles)) {
         Path lock = qwenLocks.resolve(port + ".lock");
         if (Files.exists(lock)) {
-          ProcessHandle.of(JsonMapper.shared().readTree(lock.toFile()).path("ppid").asLong()).ifPresent(ProcessHandle::destroy);
+          // Waited for: it removes its files as it exits, and the folder is deleted after the test.
+          Optional<ProcessHandle> companion = ProcessHandle.of(JsonMapper.shared().readTree(lock.toFile()).path("ppid").asLong());
+          if (companion.isPresent() && companion.get().destroy()) {
+            companion.get().onExit().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+          }
         }
       }
     }
