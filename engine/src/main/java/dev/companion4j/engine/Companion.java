@@ -12,6 +12,7 @@ import dev.companion4j.engine.internal.context.DiagnosticsBook;
 import dev.companion4j.engine.internal.diff.DiffBook;
 import dev.companion4j.engine.internal.io.WorkspacePaths;
 import dev.companion4j.engine.internal.loop.EngineLoop;
+import dev.companion4j.engine.internal.loop.Lifecycle;
 import dev.companion4j.engine.internal.server.CompanionServer;
 import dev.companion4j.engine.internal.server.DiffTools;
 import dev.companion4j.engine.internal.server.IdeRoutes;
@@ -93,11 +94,13 @@ public final class Companion implements AutoCloseable {
 
   private volatile IdeContext context;
   private volatile List<OpenEditor> editors = List.of();
+  /** Written on the engine thread only, where the host is asked for them. */
   private volatile List<Path> roots = List.of();
+  private final Lifecycle lifecycle = new Lifecycle();
+  /** Guarded by {@link #lifecycle}, as are the discovery files written for it. */
+  private List<Path> announced;
+  /** Guarded by {@link #lifecycle}. */
   private Thread shutdownHook;
-  private State state = State.NEW;
-
-  private enum State { NEW, RUNNING, STOPPED }
 
   private Companion(Builder b) {
     this.host = b.host;
@@ -248,26 +251,27 @@ public final class Companion implements AutoCloseable {
    *
    * @throws IOException when the server cannot listen or the discovery files cannot be written
    */
-  public synchronized void start() throws IOException {
-    if (state != State.NEW) {
-      throw new IllegalStateException("a companion starts once; build a new one to restart");
-    }
-    state = State.RUNNING;
+  public void start() throws IOException {
+    lifecycle.beginStart();
+    // No lock is held while this waits for the engine thread (see Lifecycle); a stop meanwhile
+    // shows at the next step, and what was begun is undone here.
     try {
       server.open();
-      roots = onEngine(() -> normalise(host.workspaceRoots()));
-      discovery.write(port(), workspacePath(), authToken, ideInfo);
+      readRoots();
+      lifecycle.whileStarting(() -> {
+        announce();
+        shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-cleanup");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+      });
       server.start();
+      lifecycle.started();
     } catch (Exception e) {
       // No companion without its files, and no files without a companion behind them.
-      discovery.removeAll();
+      lifecycle.stop(this::withdrawDiscovery);
       server.stop();
-      state = State.STOPPED;
       engine.shutdown(STOP_BOUND);
       throw e instanceof IOException io ? io : new IOException("Could not start the companion: " + e.getMessage(), e);
     }
-    shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-cleanup");
-    Runtime.getRuntime().addShutdownHook(shutdownHook);
     // Crashed companions' files only mislead the CLIs' scans; cleaning them need not delay start-up,
     // and a planted file in a shared directory must not stall the engine.
     new DiscoveryScanner(settings.locations).removeStaleInBackground(STALE_CLEANUP_DEADLINE);
@@ -280,24 +284,32 @@ public final class Companion implements AutoCloseable {
    * that its pending edits were rejected; the host closes their views and listeners hear of it on
    * the engine thread, which this waits for (a few seconds at most).
    */
-  public synchronized void stop() {
-    if (state != State.RUNNING) {
-      state = State.STOPPED;
-      engine.shutdown(STOP_BOUND);
+  public void stop() {
+    // Only the files are removed under the lock; what waits (Jetty's threads, the engine thread
+    // finishing its queue) waits without it.
+    Lifecycle.State before = lifecycle.stop(this::withdrawDiscovery);
+    if (before == Lifecycle.State.STARTING || before == Lifecycle.State.RUNNING) {
+      diffs.stopAll();
+      sessions.closeAll();
+      server.stop();
+    }
+    engine.shutdown(STOP_BOUND);
+    if (before == Lifecycle.State.RUNNING) {
+      log.info("Companion on port {} stopped", port());
+    }
+  }
+
+  /** Removes the discovery files and their shutdown hook; under the lifecycle's lock. */
+  private void withdrawDiscovery() {
+    discovery.removeAll();
+    if (shutdownHook == null) {
       return;
     }
-    state = State.STOPPED;
-    discovery.removeAll();
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);
     } catch (IllegalStateException shuttingDown) {
       // The hook is running or has run; the files are gone either way.
     }
-    diffs.stopAll();
-    sessions.closeAll();
-    server.stop();
-    engine.shutdown(STOP_BOUND);
-    log.info("Companion on port {} stopped", port());
   }
 
   @Override
@@ -305,8 +317,9 @@ public final class Companion implements AutoCloseable {
     stop();
   }
 
-  public synchronized boolean isRunning() {
-    return state == State.RUNNING;
+  /** Whether it serves; answered at once, whatever the companion is doing meanwhile. */
+  public boolean isRunning() {
+    return lifecycle.isRunning();
   }
 
   /** The loopback port; -1 before {@link #start()}, and the port it served on after a stop. */
@@ -333,7 +346,11 @@ public final class Companion implements AutoCloseable {
 
   /** The roots joined with the OS path separator, as the CLIs expect them. */
   public String workspacePath() {
-    return roots.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
+    return joined(roots);
+  }
+
+  private static String joined(List<Path> paths) {
+    return paths.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
   }
 
   /** The discovery files currently written. */
@@ -373,14 +390,32 @@ public final class Companion implements AutoCloseable {
    * Re-reads the host's workspace roots and rewrites the discovery files; call it when the user
    * opens or closes a project.
    */
-  public synchronized void workspaceChanged() throws IOException {
-    List<Path> now = onEngine(() -> normalise(host.workspaceRoots()));
-    if (state != State.RUNNING || now.equals(roots)) {
-      roots = now;
-      return;
+  public void workspaceChanged() throws IOException {
+    readRoots();
+    lifecycle.whileRunning(this::announce);
+  }
+
+  /** Asks the host for its roots, on the engine thread, which orders concurrent askers. */
+  private void readRoots() throws IOException {
+    try {
+      engine.call(() -> roots = normalise(host.workspaceRoots()));
+    } catch (IOException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException("Could not read the workspace roots: " + e.getMessage(), e);
     }
-    roots = now;
-    discovery.write(port(), workspacePath(), authToken, ideInfo);
+  }
+
+  /**
+   * Writes the discovery files for the newest roots, unless they say so already; under the
+   * lifecycle's lock. Racing changes each write the newest, so the last write is never stale.
+   */
+  private void announce() throws IOException {
+    List<Path> now = roots;
+    if (!now.equals(announced)) {
+      discovery.write(port(), joined(now), authToken, ideInfo);
+      announced = now;
+    }
   }
 
   /** Feeds an editor event; the CLIs hear of it after the debounce. Never blocks. */

@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class EngineLoop implements Executor, EngineScheduler {
   private static final Logger log = LoggerFactory.getLogger(EngineLoop.class);
+
+  /**
+   * The longest anyone waits for the engine thread to have the host answer: reading the roots,
+   * showing or closing a diff, opening a file. The host contract asks for prompt answers; past
+   * this the waiting caller (a CLI's tool call, a route, a lifecycle call) gets an error instead
+   * of hanging with it.
+   */
+  public static final Duration HOST_ANSWER_BOUND = Duration.ofSeconds(5);
 
   private final ScheduledExecutorService thread;
   private volatile Thread owner;
@@ -65,16 +74,25 @@ public final class EngineLoop implements Executor, EngineScheduler {
     }
   }
 
-  /** Runs {@code task} on the engine thread and waits for its result; directly when already on it. */
+  /**
+   * Runs {@code task} on the engine thread and waits for its result, at most {@link
+   * #HOST_ANSWER_BOUND}; directly when already on it.
+   *
+   * @throws TimeoutException when the task has not finished within the bound; it no longer runs
+   *     if it had not started
+   */
   public <T> T call(Callable<T> task) throws Exception {
     if (Thread.currentThread() == owner) {
       return task.call();
     }
     Future<T> result = thread.submit(task);
     try {
-      return result.get();
+      return result.get(HOST_ANSWER_BOUND.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof Exception cause ? cause : e;
+    } catch (TimeoutException e) {
+      result.cancel(false);
+      throw new TimeoutException("the editor did not answer within " + HOST_ANSWER_BOUND.toSeconds() + " s");
     }
   }
 
