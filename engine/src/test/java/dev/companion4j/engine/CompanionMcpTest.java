@@ -17,6 +17,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -172,6 +174,28 @@ class CompanionMcpTest {
 
     assertThat(error).endsWith("no editor window is open");
     assertThat(companion.pendingDiffs()).isEmpty();
+  }
+
+  @Test
+  void aHostTooSlowToShowTheDiffTurnsIntoAToolErrorAndTheProposalIsWithdrawn() {
+    CountDownLatch held = new CountDownLatch(1);
+    host.showHeld = held;
+    Path file = workspace.resolve("slow.txt");
+    try {
+      CompletableFuture<McpSchema.CallToolResult> answer = CompletableFuture.supplyAsync(
+          () -> client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "x")));
+
+      await().atMost(Duration.ofSeconds(15)).until(answer::isDone);
+      assertThat(answer.join().isError()).isTrue();
+      assertThat(text(answer.join())).isEqualTo("The editor did not show the diff for " + file + " within 5 s; the proposal was withdrawn");
+      assertThat(companion.pendingDiffs()).isEmpty();
+    } finally {
+      held.countDown();
+    }
+    // Shown after all, too late: its view closes again, and no outcome can follow.
+    await().atMost(Duration.ofSeconds(10)).until(() -> host.closed.size() == 1);
+    assertThat(host.reviews.get(host.closed.get(0).id()).accept(null)).isInstanceOf(AnswerResult.Ended.class);
+    assertThat(client.received("ide/diffAccepted")).isEmpty();
   }
 
   @Test

@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /** A host that remembers what the engine asked of it; stands in for an editor's windows. */
 final class RecordingHost implements CompanionHost {
@@ -20,6 +22,8 @@ final class RecordingHost implements CompanionHost {
   /** Thrown by {@link #showDiff}, as a host with a bug would. */
   volatile RuntimeException crashWith;
   volatile String editedText;
+  /** While set and not counted down, {@link #showDiff} waits for it: a host slow to show. */
+  volatile CountDownLatch showHeld;
   /** Read once, when the companion is built. */
   volatile Set<HostFeature> features = Set.of();
   /** The places {@link #openFile} was asked to show, as {@code path:line:character}. */
@@ -43,6 +47,14 @@ final class RecordingHost implements CompanionHost {
   @Override
   public void showDiff(PendingDiff diff, DiffReview review) throws DiffViewException {
     threads.add(Thread.currentThread().getName());
+    CountDownLatch held = showHeld;
+    if (held != null) {
+      try {
+        held.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (refuseWith != null) {
       throw new DiffViewException(refuseWith);
     }

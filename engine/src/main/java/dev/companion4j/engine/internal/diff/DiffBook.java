@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -112,7 +113,8 @@ public final class DiffBook {
    * proposal for the same path and has the host show the new one.
    *
    * @return completes once the host has shown it, or exceptionally with a {@link
-   *     DiffRequestException} when it could not
+   *     DiffRequestException} when it could not; cancelling it withdraws the proposal (its CLI
+   *     heard it failed), and a view shown after all is closed again
    */
   public CompletableFuture<PendingDiff> open(String sessionId, String filePath, String newContent)
       throws DiffRequestException {
@@ -121,6 +123,11 @@ public final class DiffBook {
     PendingDiff diff = new PendingDiff(DiffId.random(), filePath, place.normal(), original, newContent, clock.instant(), sessionId);
     Entry entry = new Entry(diff);
     CompletableFuture<PendingDiff> shown = new CompletableFuture<>();
+    shown.whenComplete((d, failure) -> {
+      if (failure instanceof CancellationException) {
+        withdraw(entry);
+      }
+    });
     Entry replaced;
     synchronized (this) {
       replaced = byPath.remove(filePath);
@@ -210,6 +217,14 @@ public final class DiffBook {
       return new AnswerResult.Ended(new DiffOutcome.ClientGone());
     }
     return new AnswerResult.Sent(outcome);
+  }
+
+  /** Ends a proposal whose CLI stopped waiting for it to be shown; it counts as rejected. */
+  private synchronized void withdraw(Entry entry) {
+    if (byId.remove(entry.diff.id(), entry)) {
+      byPath.remove(entry.diff.filePath(), entry);
+      end(entry, new DiffOutcome.Rejected());
+    }
   }
 
   /** A CLI left: its proposals end, and nobody is told, since nobody could hear it. */

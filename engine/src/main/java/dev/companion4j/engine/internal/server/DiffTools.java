@@ -3,6 +3,7 @@ package dev.companion4j.engine.internal.server;
 import dev.companion4j.engine.http.HttpBodies;
 import dev.companion4j.engine.internal.diff.DiffBook;
 import dev.companion4j.engine.internal.diff.DiffBook.DiffRequestException;
+import dev.companion4j.engine.internal.loop.EngineLoop;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -12,6 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,7 +67,7 @@ public final class DiffTools {
     try {
       String filePath = requireString(args, "filePath");
       String newContent = requireString(args, "newContent");
-      await(diffs.open(sessionId, filePath, newContent));
+      await(diffs.open(sessionId, filePath, newContent), "show the diff for " + filePath, "the proposal was withdrawn");
       return CallToolResult.builder().content(List.of()).build();
     } catch (DiffRequestException e) {
       return error(e.getMessage());
@@ -78,7 +81,8 @@ public final class DiffTools {
       if (suppress != null && !(suppress instanceof Boolean)) {
         throw new DiffRequestException("suppressNotification must be a boolean");
       }
-      Optional<String> content = await(diffs.close(sessionId, filePath, Boolean.TRUE.equals(suppress)));
+      Optional<String> content = await(
+          diffs.close(sessionId, filePath, Boolean.TRUE.equals(suppress)), "close the diff for " + filePath, "it is closed for the companion");
       // The CLIs parse this text as JSON, not as the raw content the specs describe.
       Map<String, Object> body = new LinkedHashMap<>();
       body.put("content", content.orElse(null));
@@ -88,10 +92,21 @@ public final class DiffTools {
     }
   }
 
-  /** Waits for the engine thread to have the host show or close the diff; the CLI waits for this answer. */
-  private static <T> T await(CompletableFuture<T> step) throws DiffRequestException {
+  /**
+   * Waits for the engine thread to have the host show or close the diff; the CLI waits for this
+   * answer, at most {@link EngineLoop#HOST_ANSWER_BOUND}. Past it the step is cancelled, which
+   * withdraws a proposal not shown yet, and the CLI hears so.
+   *
+   * @param what what the editor did not do in time, for the CLI
+   * @param after what that means for the diff
+   */
+  private static <T> T await(CompletableFuture<T> step, String what, String after) throws DiffRequestException {
     try {
-      return step.get();
+      return step.get(EngineLoop.HOST_ANSWER_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      step.cancel(false);
+      throw new DiffRequestException(
+          "The editor did not " + what + " within " + EngineLoop.HOST_ANSWER_BOUND.toSeconds() + " s; " + after);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof DiffRequestException refused) {
         throw refused;

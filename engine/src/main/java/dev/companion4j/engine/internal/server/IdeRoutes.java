@@ -6,6 +6,7 @@ import dev.companion4j.engine.HostActionException;
 import dev.companion4j.engine.HostFeature;
 import dev.companion4j.engine.OpenEditorsReport;
 import dev.companion4j.engine.http.HttpBodies;
+import dev.companion4j.engine.internal.loop.EngineLoop;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -32,7 +33,7 @@ public final class IdeRoutes extends HttpServlet {
   private static final Logger log = LoggerFactory.getLogger(IdeRoutes.class);
   public static final String PATH_SPEC = "/ide/*";
   private static final int MAX_BODY_BYTES = 64 * 1024;
-  private static final long OPEN_BOUND_SECONDS = 5;
+  private static final long OPEN_BOUND_SECONDS = EngineLoop.HOST_ANSWER_BOUND.toSeconds();
 
   private final transient Companion companion;
 
