@@ -18,6 +18,7 @@ import dev.companion4j.engine.internal.server.DiffTools;
 import dev.companion4j.engine.internal.server.IdeRoutes;
 import dev.companion4j.engine.internal.server.ProofRoute;
 import dev.companion4j.engine.internal.session.SessionRegistry;
+import dev.companion4j.engine.internal.sse.Liveness;
 import dev.companion4j.engine.internal.sse.SseChannel;
 import jakarta.servlet.http.HttpServlet;
 import java.io.File;
@@ -65,10 +66,6 @@ public final class Companion implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Companion.class);
   private static final String VERSION = "0.1.0";
   private static final Duration STALE_CLEANUP_DEADLINE = Duration.ofSeconds(30);
-  /** How often streams get a heartbeat and sessions are checked; a vanished CLI shows on a write. */
-  private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(5);
-  /** How long a write may wait for a CLI that does not read before its session is closed. */
-  private static final Duration STALL_BOUND = Duration.ofSeconds(10);
   private static final Duration PING_TIMEOUT = Duration.ofSeconds(10);
   /** Each CLI's outbound queue; context coalesces, so only outcomes and pings can fill it. */
   private static final SseChannel.Limits QUEUE = new SseChannel.Limits(256, 32L * 1024 * 1024);
@@ -84,6 +81,7 @@ public final class Companion implements AutoCloseable {
   private final Clock clock = Clock.systemUTC();
 
   private final EngineLoop engine = new EngineLoop("companion4j-engine");
+  private final Liveness liveness = new Liveness(engine::nanoTime);
   private final ContextTracker tracker;
   private final DiagnosticsBook diagnostics;
   private final ContextPublisher publisher;
@@ -115,9 +113,10 @@ public final class Companion implements AutoCloseable {
     this.publisher = new ContextPublisher(settings.debounce, settings.maxDebounce, engine, this::sendContext);
     this.sessions = new SessionRegistry(
         new SessionRegistry.Settings(
-            settings.maxClients, settings.idleTimeout, settings.keepAliveInterval, PING_TIMEOUT, STALL_BOUND, QUEUE),
+            settings.maxClients, settings.idleTimeout, settings.keepAliveInterval, PING_TIMEOUT, QUEUE),
         clock,
         engine,
+        liveness,
         new SessionEvents());
     this.diffs = new DiffBook(
         host, () -> roots, (diff, method, params) -> sessions.notify(diff.clientId(), null, method, params), engine, listeners, clock);
@@ -126,7 +125,8 @@ public final class Companion implements AutoCloseable {
     this.server =
         new CompanionServer(
             new CompanionServer.Settings(
-                authToken, "companion4j", VERSION, settings.maxBodyBytes, DiffTools.specifications(diffs), routes(b.routes), sessions));
+                authToken, "companion4j", VERSION, settings.maxBodyBytes, DiffTools.specifications(diffs), routes(b.routes), sessions,
+                liveness));
   }
 
   /** The host's routes and the IDE routes every companion serves. */
@@ -260,7 +260,7 @@ public final class Companion implements AutoCloseable {
       readRoots();
       lifecycle.whileStarting(() -> {
         announce();
-        shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-cleanup");
+        shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-exit");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
       });
       server.start();
@@ -275,7 +275,11 @@ public final class Companion implements AutoCloseable {
     // Crashed companions' files only mislead the CLIs' scans; cleaning them need not delay start-up,
     // and a planted file in a shared directory must not stall the engine.
     new DiscoveryScanner(settings.locations).removeStaleInBackground(STALE_CLEANUP_DEADLINE);
-    engine.every(SWEEP_INTERVAL, sessions::sweep);
+    // The one liveness sweep: every stream first (heartbeats, stalls), then the sessions.
+    engine.every(Liveness.INTERVAL, () -> {
+      liveness.sweep();
+      sessions.sweep();
+    });
     log.info("Companion for {} listening on 127.0.0.1:{}", ideInfo.displayName(), port());
   }
 

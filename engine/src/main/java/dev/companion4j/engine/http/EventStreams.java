@@ -1,42 +1,28 @@
 package dev.companion4j.engine.http;
 
+import dev.companion4j.engine.internal.sse.Liveness;
 import dev.companion4j.engine.internal.sse.SseChannel;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Server-sent events to any number of subscribers (pages, editor plugins) on a route a host
- * serves. Publishing never blocks: each subscriber has a bounded queue and is written to as it
- * reads; one that stops reading is dropped once its queue overflows or a write stalls past a
- * bound, and the others never wait for it. A comment every few seconds keeps proxies from closing
+ * serves on a companion's port. Publishing never blocks: each subscriber has a bounded queue and
+ * is written to as it reads; one that stops reading is dropped once its queue overflows or a write
+ * stalls past a bound, and the others never wait for it. The companion's liveness sweep, the same
+ * as for the CLIs' streams, writes a comment every few seconds, which keeps proxies from closing
  * idle streams and reveals subscribers that went away.
  *
  * <p>Thread-safe; {@link #publish} may be called from any thread.
  */
 public final class EventStreams implements AutoCloseable {
   private static final SseChannel.Limits LIMITS = new SseChannel.Limits(1024, 16L * 1024 * 1024);
-  private static final Duration HEARTBEAT = Duration.ofSeconds(5);
-  private static final Duration STALL_BOUND = Duration.ofSeconds(15);
 
   private final List<Subscriber> subscribers = new CopyOnWriteArrayList<>();
-  private final ScheduledExecutorService heartbeat =
-      Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "companion4j-event-streams");
-        t.setDaemon(true);
-        return t;
-      });
-
-  public EventStreams() {
-    heartbeat.scheduleWithFixedDelay(this::sweep, HEARTBEAT.toMillis(), HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
-  }
 
   /** Answers {@code request} with an event stream that gets every event published from now on. */
   public void subscribe(HttpServletRequest request, HttpServletResponse response) throws IOException {
@@ -48,7 +34,7 @@ public final class EventStreams implements AutoCloseable {
    * for a subscriber of {@code kind} ({@link #subscribersExcept}).
    */
   public void subscribe(HttpServletRequest request, HttpServletResponse response, String kind) throws IOException {
-    SseChannel channel = SseChannel.open(request, response, LIMITS, System::nanoTime,
+    SseChannel channel = Liveness.of(request).open(request, response, LIMITS,
         (c, end) -> subscribers.removeIf(s -> s.channel() == c));
     subscribers.add(new Subscriber(channel, kind));
     // An opening comment lets the client see the stream is live before any event.
@@ -80,20 +66,8 @@ public final class EventStreams implements AutoCloseable {
   /** Ends every stream in order; later subscribers are not served. */
   @Override
   public void close() {
-    heartbeat.shutdownNow();
     subscribers.forEach(s -> s.channel().close(SseChannel.End.CLOSED));
     subscribers.clear();
-  }
-
-  private void sweep() {
-    for (Subscriber subscriber : subscribers) {
-      SseChannel s = subscriber.channel();
-      if (s.stalledLongerThan(STALL_BOUND.toNanos())) {
-        s.close(SseChannel.End.STALLED);
-      } else {
-        s.heartbeat();
-      }
-    }
   }
 
   /** A stream and what its reader said it is, e.g. a page that follows the stream but is no editor. */

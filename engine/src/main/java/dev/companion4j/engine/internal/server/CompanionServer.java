@@ -10,6 +10,7 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import dev.companion4j.engine.internal.session.RegisteringTransportProvider;
 import dev.companion4j.engine.internal.session.SessionRegistry;
+import dev.companion4j.engine.internal.sse.Liveness;
 import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
@@ -25,6 +26,7 @@ import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +54,8 @@ public final class CompanionServer {
       int maxBodyBytes,
       List<SyncToolSpecification> tools,
       List<Route> routes,
-      SessionRegistry sessions) {}
+      SessionRegistry sessions,
+      Liveness liveness) {}
 
   /** The most connections served at once; CLIs use two or three each, a review page a few. */
   static final int MAX_CONNECTIONS = 128;
@@ -75,7 +78,7 @@ public final class CompanionServer {
     QueuedThreadPool threads = new QueuedThreadPool(64, 2);
     threads.setName("companion4j-http");
     threads.setDaemon(true);
-    jetty = new Server(threads);
+    jetty = new Server(threads, new ScheduledExecutorScheduler("companion4j-http-timer", true), null);
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendDateHeader(false);
@@ -108,6 +111,8 @@ public final class CompanionServer {
             .jsonMapper(jsonMapper)
             .mcpEndpoint(MCP_PATH)
             .maxRequestSize(settings.maxBodyBytes())
+            // The engine's liveness sweep pings the sessions; the SDK's own pinger would be a second.
+            .keepAliveInterval(null)
             .build();
     mcp =
         // Sessions are registered through the factory; pings are the registry's, not the SDK's.
@@ -126,6 +131,7 @@ public final class CompanionServer {
 
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath("/");
+    settings.liveness().serve(context.getServletContext());
     List<String> hostSpecs = settings.routes().stream().map(Route::pathSpec).toList();
     List<String> openSpecs = settings.routes().stream().filter(Route::open).map(Route::pathSpec).toList();
     RequestGuard guard =

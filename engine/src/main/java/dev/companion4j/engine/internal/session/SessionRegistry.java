@@ -4,6 +4,7 @@ import dev.companion4j.engine.ClientProcess;
 import dev.companion4j.engine.ConnectedClient;
 import dev.companion4j.engine.internal.loop.EngineScheduler;
 import dev.companion4j.engine.internal.sse.FrameQueue;
+import dev.companion4j.engine.internal.sse.Liveness;
 import dev.companion4j.engine.internal.sse.SseChannel;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
@@ -24,7 +25,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The one owner of the CLI sessions: it learns of each in the SDK's session factory, before the
  * {@code initialize} answer leaves, and enforces the cap in the same step; it owns each session's
  * notification stream and its bounded outbound queue; and it closes a session the moment its
- * stream ends, stalls, overflows or its ping goes unanswered, or once it has been idle too long.
+ * stream ends, stalls (the {@link Liveness} sweep sees to that), overflows or its ping goes
+ * unanswered, or once it has been idle too long.
  *
  * <p>Thread-safe. Sending never blocks: frames wait in the session's queue and go out as its CLI
  * reads, so a CLI that stops reading delays nobody else. {@link Events} are called without locks
@@ -72,7 +74,6 @@ public final class SessionRegistry {
    * @param idleTimeout how long a session without a stream and without requests lives
    * @param pingInterval how often a session with a stream is pinged
    * @param pingTimeout how long a ping may go unanswered
-   * @param stallBound how long a write to a stream may wait for its reader
    * @param queue the bounds of each session's outbound queue, also while it has no stream
    */
   public record Settings(
@@ -80,12 +81,12 @@ public final class SessionRegistry {
       Duration idleTimeout,
       Duration pingInterval,
       Duration pingTimeout,
-      Duration stallBound,
       SseChannel.Limits queue) {}
 
   private final Settings settings;
   private final Clock clock;
   private final EngineScheduler scheduler;
+  private final Liveness liveness;
   private final Events events;
   private final ThreadLocal<Boolean> refusedHere = new ThreadLocal<>();
   private final ThreadLocal<ClientProcess> peerHere = new ThreadLocal<>();
@@ -112,10 +113,11 @@ public final class SessionRegistry {
     }
   }
 
-  public SessionRegistry(Settings settings, Clock clock, EngineScheduler scheduler, Events events) {
+  public SessionRegistry(Settings settings, Clock clock, EngineScheduler scheduler, Liveness liveness, Events events) {
     this.settings = settings;
     this.clock = clock;
     this.scheduler = scheduler;
+    this.liveness = liveness;
     this.events = events;
   }
 
@@ -188,8 +190,7 @@ public final class SessionRegistry {
         return false;
       }
     }
-    SseChannel channel =
-        SseChannel.open(request, response, settings.queue(), scheduler::nanoTime, (c, end) -> streamEnded(sessionId, c, end));
+    SseChannel channel = liveness.open(request, response, settings.queue(), (c, end) -> streamEnded(sessionId, c, end));
     SseChannel replaced;
     synchronized (this) {
       Session s = sessions.get(sessionId);
@@ -286,34 +287,26 @@ public final class SessionRegistry {
   }
 
   /**
-   * One round of liveness checks, run every few seconds: closes stalled and long-idle sessions,
-   * writes a heartbeat on every stream (the write is how a vanished CLI is noticed) and pings those
-   * that are due.
+   * The sessions' part of the liveness sweep, after the streams' own ({@link Liveness#sweep}):
+   * closes sessions idle too long without a stream and pings those with a stream that are due.
    */
   public void sweep() {
     long now = scheduler.nanoTime();
-    Map<String, Departure> toClose = new LinkedHashMap<>();
-    List<SseChannel> streams = new ArrayList<>();
+    List<String> idle = new ArrayList<>();
     List<Session> toPing = new ArrayList<>();
     synchronized (this) {
       for (Session s : sessions.values()) {
         if (s.stream != null) {
-          if (s.stream.stalledLongerThan(settings.stallBound().toNanos())) {
-            toClose.put(s.client.id(), Departure.STALLED);
-            continue;
-          }
-          streams.add(s.stream);
           if (!s.pinging && now - s.nextPingNanos >= 0) {
             s.pinging = true;
             toPing.add(s);
           }
         } else if (now - s.lastActiveNanos > settings.idleTimeout().toNanos()) {
-          toClose.put(s.client.id(), Departure.IDLE);
+          idle.add(s.client.id());
         }
       }
     }
-    toClose.forEach(this::close);
-    streams.forEach(SseChannel::heartbeat);
+    idle.forEach(id -> close(id, Departure.IDLE));
     toPing.forEach(this::ping);
   }
 

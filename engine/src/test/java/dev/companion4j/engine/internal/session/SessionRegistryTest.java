@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.companion4j.engine.ConnectedClient;
 import dev.companion4j.engine.internal.loop.FakeScheduler;
+import dev.companion4j.engine.internal.sse.Liveness;
 import dev.companion4j.engine.internal.sse.SseChannel;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
@@ -30,10 +31,11 @@ class SessionRegistryTest {
   SessionRegistry registry(int maxSessions, int maxFrames) {
     return new SessionRegistry(
         new SessionRegistry.Settings(
-            maxSessions, IDLE, Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(10),
+            maxSessions, IDLE, Duration.ofSeconds(30), Duration.ofSeconds(10),
             new SseChannel.Limits(maxFrames, 1024 * 1024)),
         Clock.systemUTC(),
         clock,
+        new Liveness(clock::nanoTime),
         events);
   }
 
