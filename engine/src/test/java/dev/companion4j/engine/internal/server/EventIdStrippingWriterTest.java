@@ -9,7 +9,7 @@ class EventIdStrippingWriterTest {
   @Test
   void dropsIdLinesEvenWhenSplitAcrossWrites() throws Exception {
     StringWriter out = new StringWriter();
-    McpTransportFilter.EventIdStrippingWriter writer = new McpTransportFilter.EventIdStrippingWriter(out);
+    NoEventIdResponse.EventIdStrippingWriter writer = new NoEventIdResponse.EventIdStrippingWriter(out);
 
     writer.write("i");
     writer.write("d: 123\nevent: message\ndata: {\"id\":1}\n\n");
