@@ -27,6 +27,8 @@ public final class DaemonSession implements AutoCloseable {
   private final boolean attached;
   private final TurnTracker turns = new TurnTracker();
   private volatile EventStream events;
+  /** The subscription while it opens; guarded by this. */
+  private EventStream opening;
 
   DaemonSession(
       DaemonClient client, String sessionId, String clientId, String workspaceCwd, boolean attached) {
@@ -68,25 +70,40 @@ public final class DaemonSession implements AutoCloseable {
    * @throws IllegalStateException when already subscribed
    * @throws DaemonException when the daemon refuses or cannot be reached
    */
-  public synchronized void subscribe(DaemonListener listener, long afterEventId) {
+  public void subscribe(DaemonListener listener, long afterEventId) {
     if (listener == null) {
       throw new IllegalArgumentException("listener is required");
     }
-    if (events != null) {
-      throw new IllegalStateException("session " + sessionId + " is already subscribed");
+    EventStream stream;
+    synchronized (this) {
+      if (events != null || opening != null) {
+        throw new IllegalStateException("session " + sessionId + " is already subscribed");
+      }
+      stream =
+          new EventStream(
+              client.http(),
+              sessionId,
+              clientId,
+              listener,
+              turns,
+              client.streamSettings(),
+              client.timer(),
+              EventStream.Clock.SYSTEM);
+      opening = stream;
     }
-    EventStream stream =
-        new EventStream(
-            client.http(),
-            sessionId,
-            clientId,
-            listener,
-            turns,
-            client.streamSettings(),
-            client.timer(),
-            EventStream.Clock.SYSTEM);
-    stream.start(afterEventId);
-    events = stream;
+    // Waits for the daemon (bounded) without the lock, so a close meanwhile is not held up.
+    try {
+      stream.start(afterEventId);
+    } catch (RuntimeException e) {
+      synchronized (this) {
+        opening = null;
+      }
+      throw e;
+    }
+    synchronized (this) {
+      opening = null;
+      events = stream;
+    }
   }
 
   /** The id of the last event delivered to the listener, or {@code -1} before the first. */
@@ -200,7 +217,7 @@ public final class DaemonSession implements AutoCloseable {
   private void stopEvents() {
     EventStream stream;
     synchronized (this) {
-      stream = events;
+      stream = events != null ? events : opening;
     }
     if (stream != null) {
       stream.close();

@@ -47,6 +47,8 @@ public final class EventStream implements AutoCloseable {
   private static final long MAX_RETRY_MS = 30_000;
   /** How long a connection must stay up before the backoff starts again from the daemon's delay. */
   private static final long STABLE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(10);
+  /** Beyond the connect timeouts: starting the reading thread and handing over the answer. */
+  private static final Duration OPEN_GRACE = Duration.ofSeconds(1);
 
   /**
    * How the stream connects and when it gives up.
@@ -133,10 +135,11 @@ public final class EventStream implements AutoCloseable {
 
   /**
    * Opens the stream and returns once the daemon accepted it, so events of a prompt sent next are
-   * not missed.
+   * not missed. It waits for the connection, and for the body of a refusal, each at most the
+   * connect timeout; never for the listener, which hears of the connection on the reading thread.
    *
    * @param afterEventId replay events after this id; {@code -1} starts with live events
-   * @throws DaemonException when the first connection fails
+   * @throws DaemonException when the first connection fails or does not open within that bound
    */
   public void start(long afterEventId) {
     lastEventId = afterEventId;
@@ -150,8 +153,13 @@ public final class EventStream implements AutoCloseable {
             heartbeatMillis / 4,
             Math.max(50, heartbeatMillis / 4),
             TimeUnit.MILLISECONDS);
+    Duration bound = settings.connectTimeout().multipliedBy(2).plus(OPEN_GRACE);
     try {
-      opened.await();
+      if (!opened.await(bound.toMillis(), TimeUnit.MILLISECONDS)) {
+        close();
+        throw new DaemonException(
+            "GET /session/" + sessionId + "/events: the stream did not open within " + bound.toMillis() + " ms", 0, null, null);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       close();
@@ -246,9 +254,10 @@ public final class EventStream implements AutoCloseable {
           if (closed) {
             break;
           }
-          status(State.CONNECTED, attempt, Duration.ZERO, null);
           everOpened = true;
+          // Before the listener hears of it: the subscriber waits for the daemon, not for its listener.
           opened.countDown();
+          status(State.CONNECTED, attempt, Duration.ZERO, null);
           acceptedWhileDown |= downSince != 0;
           connectedAt = clock.nanoTime();
           evictionReason = null;

@@ -364,6 +364,42 @@ class EventStreamTest {
   }
 
   @Test
+  void aListenerSlowToHearOfTheConnectionDoesNotHoldUpTheSubscriber() throws Exception {
+    CountDownLatch ui = new CountDownLatch(1);
+    serve((exchange, out) -> {
+      events(frame(1, "a")).play(exchange, out);
+      try {
+        ui.await(LIMIT.toSeconds(), TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    // Hops to a UI thread that is busy, and waits for it with a bound, as listeners may.
+    RecordingListener waitsForUi = new RecordingListener() {
+      @Override
+      public void onConnectionChanged(ConnectionStatus status) {
+        try {
+          ui.await(LIMIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        super.onConnectionChanged(status);
+      }
+    };
+    try {
+      CompletableFuture<EventStream> subscribing = CompletableFuture.supplyAsync(() -> open(
+          Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(10), EventStream.Clock.SYSTEM, waitsForUi));
+
+      await().atMost(Duration.ofSeconds(5)).until(subscribing::isDone);
+      assertThat(subscribing).isCompleted();
+    } finally {
+      ui.countDown();
+    }
+    assertThat(waitsForUi.awaitStatus(State.CONNECTED, LIMIT).attempt()).isZero();
+    assertThat(waitsForUi.awaitEvent(AgentMessageChunk.class, e -> true, LIMIT).text()).isEqualTo("a");
+  }
+
+  @Test
   void aRefusalWhoseBodyNeverComesFailsTheSubscribeCall() throws IOException {
     CountDownLatch hold = new CountDownLatch(1);
     serve((exchange, out) -> {
