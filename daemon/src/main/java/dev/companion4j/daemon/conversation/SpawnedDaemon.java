@@ -43,6 +43,9 @@ public final class SpawnedDaemon implements DaemonSource {
   private Process process;
   private DaemonClient client;
   private boolean closed;
+  /** The start under way, which other callers wait for, and its process, which a close stops. */
+  private CompletableFuture<DaemonClient> starting;
+  private Process startingProcess;
 
   /**
    * @param command the {@code qwen} program: a path, or a name looked up on this process's
@@ -55,17 +58,59 @@ public final class SpawnedDaemon implements DaemonSource {
     this.env = Map.copyOf(env);
   }
 
+  /**
+   * The client of the running daemon, started first if it is not running. The start waits for the
+   * daemon to listen (at most a minute), without a lock: a close meanwhile stops it at once.
+   */
   @Override
-  public synchronized DaemonClient client() throws IOException {
-    if (closed) {
-      throw new IOException("the companion is stopping");
+  public DaemonClient client() throws IOException {
+    CompletableFuture<DaemonClient> start;
+    DaemonClient stale = null;
+    boolean mine = false;
+    synchronized (this) {
+      if (closed) {
+        throw new IOException("the companion is stopping");
+      }
+      if (process != null && process.isAlive()) {
+        return client;
+      }
+      if (starting == null) {
+        starting = new CompletableFuture<>();
+        mine = true;
+        stale = client;
+        client = null;
+        process = null;
+      }
+      start = starting;
     }
-    if (process != null && process.isAlive()) {
-      return client;
+    if (mine) {
+      if (stale != null) {
+        stale.close();
+      }
+      try {
+        start.complete(spawn());
+      } catch (IOException | RuntimeException e) {
+        start.completeExceptionally(e);
+      } finally {
+        synchronized (this) {
+          starting = null;
+          startingProcess = null;
+        }
+      }
     }
-    if (client != null) {
-      client.close();
+    try {
+      return start.get(START_LIMIT.plus(STOP_LIMIT).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IOException("qwen serve did not start within " + START_LIMIT.toSeconds() + " s");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while qwen serve started", e);
     }
+  }
+
+  private DaemonClient spawn() throws IOException {
     String token = HexFormat.of().formatHex(randomBytes());
     ProcessBuilder builder = new ProcessBuilder(List.of(
         command, "serve", "--port", "0", "--hostname", "127.0.0.1",
@@ -84,11 +129,40 @@ public final class SpawnedDaemon implements DaemonSource {
           : command + " is not installed (not on PATH): install Qwen Code with `npm install -g @qwen-code/qwen-code`,"
               + " or name a running qwen serve instead", e);
     }
-    String url = awaitListening(started, TokenRedactor.of(token));
-    process = started;
-    client = DaemonClient.builder().baseUrl(url).token(token).reconnectBudget(RECONNECT_BUDGET).build();
-    log.info("Started qwen serve at {} for {} (pid {})", url, workspace, started.pid());
-    return client;
+    boolean stopping;
+    synchronized (this) {
+      stopping = closed;
+      if (!stopping) {
+        startingProcess = started;
+      }
+    }
+    if (!stopping) {
+      String url;
+      try {
+        url = awaitListening(started, TokenRedactor.of(token));
+      } catch (IOException e) {
+        if (isClosed()) {
+          throw new IOException("the companion is stopping", e);
+        }
+        throw e;
+      }
+      DaemonClient reached = DaemonClient.builder().baseUrl(url).token(token).reconnectBudget(RECONNECT_BUDGET).build();
+      synchronized (this) {
+        if (!closed) {
+          process = started;
+          client = reached;
+          log.info("Started qwen serve at {} for {} (pid {})", url, workspace, started.pid());
+          return reached;
+        }
+      }
+      reached.close();
+    }
+    stop(started);
+    throw new IOException("the companion is stopping");
+  }
+
+  private synchronized boolean isClosed() {
+    return closed;
   }
 
   private static byte[] randomBytes() {
@@ -134,12 +208,15 @@ public final class SpawnedDaemon implements DaemonSource {
   @Override
   public void close() {
     Process last;
+    Process half;
     DaemonClient lastClient;
     synchronized (this) {
       closed = true;
       last = process;
+      half = startingProcess;
       lastClient = client;
       process = null;
+      startingProcess = null;
       client = null;
     }
     if (lastClient != null) {
@@ -147,6 +224,10 @@ public final class SpawnedDaemon implements DaemonSource {
     }
     if (last != null) {
       stop(last);
+    }
+    if (half != null) {
+      // Its start ends as it stops: the wait for its address sees the output end.
+      stop(half);
     }
   }
 
