@@ -3,7 +3,6 @@ package dev.companion4j.engine;
 import dev.companion4j.engine.discovery.CompanionProof;
 import dev.companion4j.engine.discovery.DiscoveryFiles;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
-import dev.companion4j.engine.discovery.DiscoveryScanner;
 import dev.companion4j.engine.discovery.DiscoveryTarget;
 import dev.companion4j.engine.internal.context.ContextJson;
 import dev.companion4j.engine.internal.context.ContextPublisher;
@@ -12,7 +11,6 @@ import dev.companion4j.engine.internal.context.DiagnosticsBook;
 import dev.companion4j.engine.internal.diff.DiffBook;
 import dev.companion4j.engine.internal.io.WorkspacePaths;
 import dev.companion4j.engine.internal.loop.EngineLoop;
-import dev.companion4j.engine.internal.loop.Lifecycle;
 import dev.companion4j.engine.internal.server.CompanionServer;
 import dev.companion4j.engine.internal.server.DiffTools;
 import dev.companion4j.engine.internal.server.IdeRoutes;
@@ -21,7 +19,6 @@ import dev.companion4j.engine.internal.session.SessionRegistry;
 import dev.companion4j.engine.internal.sse.Liveness;
 import dev.companion4j.engine.internal.sse.SseChannel;
 import jakarta.servlet.http.HttpServlet;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -42,7 +39,6 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,17 +55,16 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>A companion runs once: to restart, close it and build a new one. It is thread-safe, and its
- * methods never wait for a CLI. Every {@link CompanionHost} call and {@link CompanionListener}
+ * methods never wait for a CLI, nor hold a lock while they wait for the engine thread (a few
+ * seconds at most). Every {@link CompanionHost} call and {@link CompanionListener}
  * callback runs on its engine thread; see {@link CompanionHost} for that contract.
  */
 public final class Companion implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Companion.class);
   private static final String VERSION = "0.1.0";
-  private static final Duration STALE_CLEANUP_DEADLINE = Duration.ofSeconds(30);
   private static final Duration PING_TIMEOUT = Duration.ofSeconds(10);
   /** Each CLI's outbound queue; context coalesces, so only outcomes and pings can fill it. */
   private static final SseChannel.Limits QUEUE = new SseChannel.Limits(256, 32L * 1024 * 1024);
-  private static final Duration STOP_BOUND = Duration.ofSeconds(5);
   private static final String CONTEXT_KEY = "context";
 
   private final CompanionHost host;
@@ -89,16 +84,10 @@ public final class Companion implements AutoCloseable {
   private final SessionRegistry sessions;
   private final DiscoveryFiles discovery;
   private final CompanionServer server;
+  private final Serving serving;
 
   private volatile IdeContext context;
   private volatile List<OpenEditor> editors = List.of();
-  /** Written on the engine thread only, where the host is asked for them. */
-  private volatile List<Path> roots = List.of();
-  private final Lifecycle lifecycle = new Lifecycle();
-  /** Guarded by {@link #lifecycle}, as are the discovery files written for it. */
-  private List<Path> announced;
-  /** Guarded by {@link #lifecycle}. */
-  private Thread shutdownHook;
 
   private Companion(Builder b) {
     this.host = b.host;
@@ -119,7 +108,7 @@ public final class Companion implements AutoCloseable {
         liveness,
         new SessionEvents());
     this.diffs = new DiffBook(
-        host, () -> roots, (diff, method, params) -> sessions.notify(diff.clientId(), null, method, params), engine, listeners, clock);
+        host, this::workspaceRoots, (diff, method, params) -> sessions.notify(diff.clientId(), null, method, params), engine, listeners, clock);
     this.discovery = new DiscoveryFiles(
         settings.locations, settings.targets, settings.pid, DiscoveryFiles.ancestorsOf(settings.pid));
     this.server =
@@ -127,6 +116,8 @@ public final class Companion implements AutoCloseable {
             new CompanionServer.Settings(
                 authToken, "companion4j", VERSION, settings.maxBodyBytes, DiffTools.specifications(diffs), routes(b.routes), sessions,
                 liveness));
+    this.serving = new Serving(new Serving.Parts(
+        host, ideInfo, authToken, engine, liveness, sessions, diffs, server, discovery, settings.locations));
   }
 
   /** The host's routes and the IDE routes every companion serves. */
@@ -221,7 +212,7 @@ public final class Companion implements AutoCloseable {
     }
     WorkspacePaths.Place place;
     try {
-      place = WorkspacePaths.resolve(path, roots);
+      place = WorkspacePaths.resolve(path, workspaceRoots());
     } catch (WorkspacePaths.RefusedException e) {
       throw new IllegalArgumentException(switch (e.why()) {
         case OUTSIDE -> file + " is outside the workspace (" + workspacePath() + "); only files inside it are opened";
@@ -249,38 +240,11 @@ public final class Companion implements AutoCloseable {
    * Starts serving on a loopback port the OS assigns and writes the discovery files; then, in the
    * background, removes the files that crashed companions left behind.
    *
-   * @throws IOException when the server cannot listen or the discovery files cannot be written
+   * @throws IOException when the server cannot listen, the host does not name its roots within 5 s,
+   *     the discovery files cannot be written, or a stop came first
    */
   public void start() throws IOException {
-    lifecycle.beginStart();
-    // No lock is held while this waits for the engine thread (see Lifecycle); a stop meanwhile
-    // shows at the next step, and what was begun is undone here.
-    try {
-      server.open();
-      readRoots();
-      lifecycle.whileStarting(() -> {
-        announce();
-        shutdownHook = new Thread(discovery::removeAll, "companion4j-discovery-exit");
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
-      });
-      server.start();
-      lifecycle.started();
-    } catch (Exception e) {
-      // No companion without its files, and no files without a companion behind them.
-      lifecycle.stop(this::withdrawDiscovery);
-      server.stop();
-      engine.shutdown(STOP_BOUND);
-      throw e instanceof IOException io ? io : new IOException("Could not start the companion: " + e.getMessage(), e);
-    }
-    // Crashed companions' files only mislead the CLIs' scans; cleaning them need not delay start-up,
-    // and a planted file in a shared directory must not stall the engine.
-    new DiscoveryScanner(settings.locations).removeStaleInBackground(STALE_CLEANUP_DEADLINE);
-    // The one liveness sweep: every stream first (heartbeats, stalls), then the sessions.
-    engine.every(Liveness.INTERVAL, () -> {
-      liveness.sweep();
-      sessions.sweep();
-    });
-    log.info("Companion for {} listening on 127.0.0.1:{}", ideInfo.displayName(), port());
+    serving.start();
   }
 
   /**
@@ -289,31 +253,7 @@ public final class Companion implements AutoCloseable {
    * the engine thread, which this waits for (a few seconds at most).
    */
   public void stop() {
-    // Only the files are removed under the lock; what waits (Jetty's threads, the engine thread
-    // finishing its queue) waits without it.
-    Lifecycle.State before = lifecycle.stop(this::withdrawDiscovery);
-    if (before == Lifecycle.State.STARTING || before == Lifecycle.State.RUNNING) {
-      diffs.stopAll();
-      sessions.closeAll();
-      server.stop();
-    }
-    engine.shutdown(STOP_BOUND);
-    if (before == Lifecycle.State.RUNNING) {
-      log.info("Companion on port {} stopped", port());
-    }
-  }
-
-  /** Removes the discovery files and their shutdown hook; under the lifecycle's lock. */
-  private void withdrawDiscovery() {
-    discovery.removeAll();
-    if (shutdownHook == null) {
-      return;
-    }
-    try {
-      Runtime.getRuntime().removeShutdownHook(shutdownHook);
-    } catch (IllegalStateException shuttingDown) {
-      // The hook is running or has run; the files are gone either way.
-    }
+    serving.stop();
   }
 
   @Override
@@ -323,7 +263,7 @@ public final class Companion implements AutoCloseable {
 
   /** Whether it serves; answered at once, whatever the companion is doing meanwhile. */
   public boolean isRunning() {
-    return lifecycle.isRunning();
+    return serving.isRunning();
   }
 
   /** The loopback port; -1 before {@link #start()}, and the port it served on after a stop. */
@@ -345,16 +285,12 @@ public final class Companion implements AutoCloseable {
 
   /** The workspace roots announced in the discovery files. */
   public List<Path> workspaceRoots() {
-    return roots;
+    return serving.roots();
   }
 
   /** The roots joined with the OS path separator, as the CLIs expect them. */
   public String workspacePath() {
-    return joined(roots);
-  }
-
-  private static String joined(List<Path> paths) {
-    return paths.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
+    return Serving.joined(workspaceRoots());
   }
 
   /** The discovery files currently written. */
@@ -395,31 +331,7 @@ public final class Companion implements AutoCloseable {
    * opens or closes a project.
    */
   public void workspaceChanged() throws IOException {
-    readRoots();
-    lifecycle.whileRunning(this::announce);
-  }
-
-  /** Asks the host for its roots, on the engine thread, which orders concurrent askers. */
-  private void readRoots() throws IOException {
-    try {
-      engine.call(() -> roots = normalise(host.workspaceRoots()));
-    } catch (IOException | RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IOException("Could not read the workspace roots: " + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * Writes the discovery files for the newest roots, unless they say so already; under the
-   * lifecycle's lock. Racing changes each write the newest, so the last write is never stale.
-   */
-  private void announce() throws IOException {
-    List<Path> now = roots;
-    if (!now.equals(announced)) {
-      discovery.write(port(), joined(now), authToken, ideInfo);
-      announced = now;
-    }
+    serving.workspaceChanged();
   }
 
   /** Feeds an editor event; the CLIs hear of it after the debounce. Never blocks. */
@@ -501,10 +413,6 @@ public final class Companion implements AutoCloseable {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private static List<Path> normalise(List<Path> paths) {
-    return paths.stream().map(p -> p.toAbsolutePath().normalize()).distinct().toList();
   }
 
   private static String newToken() {
