@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -354,7 +355,11 @@ public final class EventStream implements AutoCloseable {
       attempt.cancel(true);
     }
     try {
-      return attempt.get();
+      // The request's own timeout ends it sooner; this bound only makes sure.
+      return attempt.get(settings.connectTimeout().plus(OPEN_GRACE).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      attempt.cancel(true);
+      throw new IOException("no answer within " + settings.connectTimeout().toMillis() + " ms", e);
     } catch (CancellationException e) {
       throw new IOException("connection attempt abandoned", e);
     } catch (InterruptedException e) {

@@ -63,6 +63,9 @@ public final class CompanionServer {
   /** How long a new connection may take to send its first complete request head. */
   static final Duration HEADER_DEADLINE = Duration.ofSeconds(10);
 
+  /** How long a stop waits for open requests, and for the MCP server to close. */
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(2);
+
   private static final JsonSchemaValidator NO_SCHEMA_VALIDATION =
       (schema, value) -> JsonSchemaValidator.ValidationResponse.asValid(null);
 
@@ -90,7 +93,7 @@ public final class CompanionServer {
     // (further ones wait in the backlog), and none may sit without a whole request head for long.
     jetty.addBean(new NetworkConnectionLimit(MAX_CONNECTIONS, connector));
     connector.addEventListener(new HeaderDeadline(connector, HEADER_DEADLINE));
-    jetty.setStopTimeout(2_000);
+    jetty.setStopTimeout(STOP_TIMEOUT.toMillis());
   }
 
   /**
@@ -186,7 +189,8 @@ public final class CompanionServer {
   public void stop() {
     try {
       if (mcp != null) {
-        mcp.closeGracefully();
+        // Bounded like the rest of a stop; the sessions are closed by the registry already.
+        mcp.getAsyncServer().closeGracefully().block(STOP_TIMEOUT);
       }
     } catch (RuntimeException e) {
       // Shutting down anyway; the sessions go with the server.
