@@ -20,14 +20,18 @@ record CompanionFixture(Path workspace, RecordingHost host, Companion companion,
     Path workspace = Files.createDirectories(temp.resolve("ws"));
     RecordingHost host = new RecordingHost(workspace);
     host.features = features;
-    Companion.Builder builder = Companion.builder(host)
-        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")));
+    Companion.Builder builder = builder(temp, host);
     for (CompanionListener listener : listeners) {
       builder.listener(listener);
     }
     Companion companion = builder.build();
     companion.start();
     return new CompanionFixture(workspace, host, companion, new McpTapClient(companion.port(), companion.authToken(), "test-client"));
+  }
+
+  /** A builder for {@code host} whose discovery files go under {@code temp}. */
+  static Companion.Builder builder(Path temp, CompanionHost host) {
+    return Companion.builder(host).discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")));
   }
 
   @Override

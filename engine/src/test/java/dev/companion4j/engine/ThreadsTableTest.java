@@ -2,7 +2,6 @@ package dev.companion4j.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.http.EventStreams;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -45,8 +44,7 @@ class ThreadsTableTest {
     Path file = Files.writeString(workspace.resolve("a.txt"), "a\n");
     EventStreams editors = new EventStreams();
     EventStreams chat = new EventStreams();
-    try (Companion companion = Companion.builder(new RecordingHost(workspace))
-        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
+    try (Companion companion = CompanionFixture.builder(temp, new RecordingHost(workspace))
         .keepAliveInterval(Duration.ofMillis(300))
         .route("/editors/*", subscribing(editors))
         .route("/chat/*", subscribing(chat))

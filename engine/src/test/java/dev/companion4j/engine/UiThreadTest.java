@@ -3,7 +3,6 @@ package dev.companion4j.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.testkit.McpTapClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,17 +31,13 @@ class UiThreadTest {
   private static final long HOST_BOUND_SECONDS = 3;
 
   @TempDir Path temp;
-  Path workspace;
   UiHost host;
   Companion companion;
 
   @BeforeEach
   void build() throws Exception {
-    workspace = Files.createDirectories(temp.resolve("ws"));
-    host = new UiHost(workspace);
-    companion = Companion.builder(host)
-        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
-        .build();
+    host = new UiHost(Files.createDirectories(temp.resolve("ws")));
+    companion = CompanionFixture.builder(temp, host).build();
     host.companion = companion;
   }
 
@@ -66,21 +61,21 @@ class UiThreadTest {
     companion.start();
     host.uiAnswers.clear();
     Path second = Files.createDirectories(temp.resolve("second"));
-    host.roots = List.of(workspace, second);
+    host.roots = List.of(host.root, second);
 
     CompletableFuture<Void> changed = offUiThread(companion::workspaceChanged);
 
     await().atMost(Duration.ofSeconds(20)).until(changed::isDone);
     assertThat(changed).isCompleted();
     assertThat(host.uiAnswers).containsExactly("running");
-    assertThat(companion.workspaceRoots()).containsExactly(workspace, second);
+    assertThat(companion.workspaceRoots()).containsExactly(host.root, second);
   }
 
   @Test
   void stoppingWithADiffInReviewDoesNotHoldUpTheUiThread() throws Exception {
     companion.start();
     host.uiAnswers.clear();
-    Path file = Files.writeString(workspace.resolve("a.txt"), "old\n");
+    Path file = Files.writeString(host.root.resolve("a.txt"), "old\n");
     try (McpTapClient cli = new McpTapClient(companion.port(), companion.authToken(), "cli")) {
       assertThat(cli.call("openDiff", Map.of("filePath", file.toString(), "newContent", "new\n")).isError())
           .isNotEqualTo(Boolean.TRUE);
@@ -114,10 +109,12 @@ class UiThreadTest {
     static final String NO_ANSWER = "the UI thread did not answer within the host's bound";
     final ExecutorService ui = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-ui"));
     final List<String> uiAnswers = new CopyOnWriteArrayList<>();
+    final Path root;
     volatile Companion companion;
     volatile List<Path> roots;
 
     UiHost(Path root) {
+      this.root = root;
       roots = List.of(root);
     }
 
