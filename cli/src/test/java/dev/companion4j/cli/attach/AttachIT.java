@@ -234,4 +234,21 @@ class AttachIT {
     assertThat(remote.stderr()).contains("must be a loopback editor API").doesNotContain("secret-token-for-this-test");
     assertThat(remote.stdout()).isEmpty();
   }
+
+  @Test
+  void aCompanionNamedByTheEnvironmentIsFollowedOnceItProvesItself() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("companion"));
+    try (CompanionProcess companion = CompanionProcess.start(env)) {
+      // Another home, whose discovery finds nothing: only the variables lead to the companion.
+      CliEnvironment elsewhere = CliEnvironment.in(temp.resolve("elsewhere"));
+      try (AttachProcess attach = AttachProcess.start(elsewhere, Map.of(
+          Finder.API_VARIABLE, "http://127.0.0.1:" + companion.port() + "/editor", Finder.TOKEN_VARIABLE, companion.token()))) {
+        JsonNode attached = attach.awaitNotification("attached");
+        assertThat(attached.path("port").asInt()).isEqualTo(companion.port());
+        assertThat(attach.request("state").path("result").path("workspaceRoots").toString()).contains(env.workspace().toString());
+        assertThat(attach.closeInput()).isZero();
+        assertThat(attach.stderr()).doesNotContain(companion.token());
+      }
+    }
+  }
 }
