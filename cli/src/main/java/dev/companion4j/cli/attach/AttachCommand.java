@@ -44,11 +44,8 @@ public final class AttachCommand implements Callable<Integer> {
     Out out = new Out(new FileOutputStream(FileDescriptor.out));
     System.setOut(System.err);
     EditorClient client = new EditorClient();
-    Link link = new Link(finder, client, out, dir, start);
-    Thread stop = new Thread(link::stop, "companion4j-attach-stop");
-    // SIGTERM or SIGINT: the companion started here stops and removes its discovery files.
-    Runtime.getRuntime().addShutdownHook(stop);
-    new Attach(link, client, out).serve(System.in);
+    // On SIGTERM or SIGINT the companion started here goes with the process; its own hook removes its files.
+    new Attach(new Link(finder, client, out, dir, start), client, out).serve(System.in);
     return 0;
   }
 }

@@ -251,4 +251,46 @@ class AttachIT {
       }
     }
   }
+
+  @Test
+  void aCompanionThatHangsIsLeftAfterItsSilenceAndFollowedAgainWhenItWakes() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp);
+    try (CompanionProcess companion = CompanionProcess.start(env);
+        AttachProcess attach = AttachProcess.start(env)) {
+      attach.awaitNotification("attached");
+      signal("STOP", companion.pid());
+      try {
+        JsonNode detached = await().atMost(Link.SILENCE_BOUND.plus(WAIT)).until(
+            () -> attach.notifications("detached"), d -> !d.isEmpty()).get(0);
+        assertThat(detached.path("reason").asString()).contains("port " + companion.port() + " sent nothing for 15 s");
+      } finally {
+        signal("CONT", companion.pid());
+      }
+      await().atMost(WAIT).until(() -> attach.notifications("attached").size() == 2);
+      assertThat(attach.request("state").has("result")).isTrue();
+    }
+  }
+
+  @Test
+  void sigtermStopsTheCompanionItStartedAsServeStopsSoAPendingProposalIsRejected() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp);
+    Path file = env.file("notes.txt", "alpha\n");
+    try (AttachProcess attach = AttachProcess.start(env, "--start");
+        CliDriver qwen = CliDriver.start(Cli.QWEN, env.workspace(), env.variables())) {
+      int port = attach.awaitNotification("attached").path("port").asInt();
+      assertThat(qwen.connect().path("status").asString()).as(qwen.stderr()).isEqualTo("connected");
+      CompletableFuture<JsonNode> proposal = qwen.send("openDiff", Map.of("filePath", file.toString(), "newContent", "beta\n"));
+      attach.awaitNotification("diffOpened");
+
+      attach.terminate();
+
+      assertThat(CliDriver.await(proposal, WAIT).path("status").asString()).isEqualTo("rejected");
+      assertThat(env.qwenHome().resolve("ide").resolve(port + ".lock")).doesNotExist();
+    }
+  }
+
+  private static void signal(String name, long pid) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+    assertThat(kill.waitFor()).isZero();
+  }
 }
