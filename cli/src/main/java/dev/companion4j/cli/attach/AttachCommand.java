@@ -44,8 +44,10 @@ public final class AttachCommand implements Callable<Integer> {
     Out out = new Out(new FileOutputStream(FileDescriptor.out));
     System.setOut(System.err);
     EditorClient client = new EditorClient();
-    // On SIGTERM or SIGINT the companion started here goes with the process; its own hook removes its files.
-    new Attach(new Link(finder, client, out, dir, start), client, out).serve(System.in);
+    Link link = new Link(finder, client, out, dir, start);
+    // SIGTERM or SIGINT: the companion started here stops as serve's does, its CLIs told first.
+    Runtime.getRuntime().addShutdownHook(new Thread(link::stop, "companion4j-attach-stop"));
+    new Attach(link, client, out).serve(System.in);
     return 0;
   }
 }

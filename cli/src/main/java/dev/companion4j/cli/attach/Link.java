@@ -136,7 +136,7 @@ final class Link {
     boolean startWanted = startAtFirst;
     String detachedFor = null;
     while (!stopping) {
-      Finder.Search search = own.get() != null ? ownSearch() : finder.find();
+      Finder.Search search = own.get() != null ? ownSearch() : find();
       if (search.target().isEmpty() && (startWanted || !waiting.isEmpty()) && !stopping) {
         search = startOwn(waiting);
       }
@@ -164,6 +164,16 @@ final class Link {
     }
     startRequests.drainTo(waiting);
     waiting.forEach(w -> w.completeExceptionally(new IOException("attach is ending")));
+  }
+
+  /** A look for a companion; an unexpected failure is a reason to look again, never the thread's end. */
+  private Finder.Search find() {
+    try {
+      return finder.find();
+    } catch (RuntimeException e) {
+      log.warn("Looking for a companion failed", e);
+      return Finder.Search.none("looking for a companion failed: " + Objects.toString(e.getMessage(), e.getClass().getSimpleName()));
+    }
   }
 
   private void detached(String why) {

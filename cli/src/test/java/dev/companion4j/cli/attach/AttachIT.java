@@ -10,6 +10,7 @@ import dev.companion4j.engine.DiffId;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.McpTapClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -275,17 +276,20 @@ class AttachIT {
   void sigtermStopsTheCompanionItStartedAsServeStopsSoAPendingProposalIsRejected() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp);
     Path file = env.file("notes.txt", "alpha\n");
-    try (AttachProcess attach = AttachProcess.start(env, "--start");
-        CliDriver qwen = CliDriver.start(Cli.QWEN, env.workspace(), env.variables())) {
+    try (AttachProcess attach = AttachProcess.start(env, "--start")) {
       int port = attach.awaitNotification("attached").path("port").asInt();
-      assertThat(qwen.connect().path("status").asString()).as(qwen.stderr()).isEqualTo("connected");
-      CompletableFuture<JsonNode> proposal = qwen.send("openDiff", Map.of("filePath", file.toString(), "newContent", "beta\n"));
-      attach.awaitNotification("diffOpened");
+      Path lock = env.qwenHome().resolve("ide").resolve(port + ".lock");
+      String token = CompanionProcess.JSON.readTree(Files.readString(lock)).path("authToken").asString();
+      // The SDK client records every notification: only a companion that stops, not one that dies, sends the rejection.
+      try (McpTapClient cli = new McpTapClient(port, token, "proposing-cli")) {
+        cli.call("openDiff", Map.of("filePath", file.toString(), "newContent", "beta\n"));
+        attach.awaitNotification("diffOpened");
 
-      attach.terminate();
+        attach.terminate();
 
-      assertThat(CliDriver.await(proposal, WAIT).path("status").asString()).isEqualTo("rejected");
-      assertThat(env.qwenHome().resolve("ide").resolve(port + ".lock")).doesNotExist();
+        await().atMost(WAIT).until(() -> cli.received("ide/diffRejected").size() == 1);
+        assertThat(lock).doesNotExist();
+      }
     }
   }
 
