@@ -95,6 +95,18 @@ T['before any companion the status says none serves the folder and why, without 
   H.eq({}, H.messages, 'messages')
 end
 
+T['a refused event is said while attached, and one that raced a detach is not'] = function()
+  local dir, fake = setup()
+  H.attached()
+  fake.say({ method = 'error', params = { method = 'event', message = 'the companion refused the event: path too long' } })
+  H.truthy(H.said('the companion refused the event: path too long'), 'the message')
+  fake.say({ method = 'detached', params = { reason = 'no companion serves ' .. dir } })
+  fake.say({ method = 'error', params = { method = 'event', message = 'no companion is attached' } })
+  H.eq(false, H.said('no companion is attached'), 'a message for the raced event')
+  H.eq('no companion serves ' .. dir .. '; start one with :Companion4jStart or `companion4j serve`',
+    require('companion4j').status(), 'the reason is not said twice')
+end
+
 T['the status lists the companion, the CLIs and the proposals, never the token'] = function()
   local dir = setup()
   H.attached({ clients = { { id = 'a', label = 'Qwen Code 0.24.4 (pts/3, pid 4242)' } } })

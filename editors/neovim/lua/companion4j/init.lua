@@ -123,7 +123,10 @@ local handlers = {
   end,
   openFile = open_file,
   error = function(e)
-    notify(tostring(e.message), vim.log.levels.WARN)
+    -- An event sent as the companion went away went nowhere, as none goes while detached.
+    if e.method ~= 'event' or state.attached then
+      notify(tostring(e.message), vim.log.levels.WARN)
+    end
   end,
 }
 
@@ -269,8 +272,8 @@ function M.companion()
   if state.attached then
     return state.attached
   end
-  return nil, 'no companion serves ' .. (state.workspace or vim.fn.getcwd())
-    .. (state.reason and (' (' .. state.reason .. ')') or '')
+  local none = 'no companion serves ' .. (state.workspace or vim.fn.getcwd())
+  return nil, (state.reason and state.reason ~= none) and (none .. ' (' .. state.reason .. ')') or none
 end
 
 --- What the status command prints; never the token.
