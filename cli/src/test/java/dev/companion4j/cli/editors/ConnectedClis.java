@@ -114,6 +114,17 @@ record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver q
         .noneMatch(a -> a.contains(companion.token()));
   }
 
+  /**
+   * Checks that a {@code companion4j attach} runs for the workspace, as the Neovim plugin starts
+   * it, and that no process on the machine has the token in its arguments.
+   */
+  void assertAttachFollowsTheCompanionWithTheTokenInNoArguments() throws IOException {
+    assertThat(processArguments())
+        .as("the attach process runs")
+        .anyMatch(a -> a.endsWith("companion4j.jar attach --workspace " + env.workspace()))
+        .noneMatch(a -> a.contains(companion.token()));
+  }
+
   /** The command lines of every process on this machine that this user may read. */
   private static List<String> processArguments() throws IOException {
     List<String> all = new ArrayList<>();

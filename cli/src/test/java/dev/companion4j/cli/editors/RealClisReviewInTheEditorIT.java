@@ -127,6 +127,9 @@ class RealClisReviewInTheEditorIT {
     companion = CompanionProcess.start(env);
 
     Map<String, String> terminal = ConnectedClis.terminalVariables(env);
+    if (which == Editor.NEOVIM) {
+      NeovimPluginIT.withTheLauncher(env, terminal);
+    }
     editor = Tmux.start(which.command, env.workspace(), terminal);
     CliTerminal.awaitScreen(editor, "C4J 0 CLIs", WAIT);
 
@@ -178,7 +181,7 @@ class RealClisReviewInTheEditorIT {
     HeadlessCli.Kind.GEMINI.installAsCommand(bin);
     companion = CompanionProcess.start(env);
 
-    Map<String, String> terminal = ConnectedClis.terminalVariables(env);
+    Map<String, String> terminal = NeovimPluginIT.withTheLauncher(env, ConnectedClis.terminalVariables(env));
     // No SSH_CONNECTION: in a container the variables of :Companion4jRun must do without it.
     terminal.remove("SSH_CONNECTION");
     terminal.put("PATH", bin + ":" + terminal.get("PATH"));
