@@ -173,11 +173,12 @@ function! s:Attached(params) abort
 endfunction
 
 " No companion serves the directory (now): say why once, when the one
-" followed went away or one was asked for; otherwise stay quiet.
+" followed went away, one was asked for or attach itself ended; otherwise
+" (none at the start) stay quiet.
 function! s:Detached(params) abort
   let reason = get(a:params, 'reason', '')
   let reason = type(reason) == v:t_string && !empty(reason) ? reason : 'no companion serves ' . fnamemodify(getcwd(), ':~')
-  let say = (s:attached || s:starting) && reason !=# s:reason
+  let say = (s:attached || s:starting || !companion4j#attach#running()) && reason !=# s:reason
   let s:gone = s:gone || s:attached
   let [s:attached, s:clients, s:reason] = [0, {}, reason]
   call timer_stop(s:cursor_timer)

@@ -59,3 +59,14 @@ function! Test_withoutCompanion4jThePluginSaysHowToGetIt() abort
   call assert_equal(["", 'companion4j: ' . why . ' (:Companion4jStart starts one)'], split(execute('call companion4j#status()'), "\n", 1))
   call assert_false(companion4j#attach#running())
 endfunction
+
+function! Test_anAttachThatEndsIsSaidWithItsLastWords() abort
+  let dir = Workspace({})
+  let g:companion4j_command = dir . '/companion4j'
+  call writefile(['#!/bin/sh', 'echo "Unknown subcommand ''$1''" >&2', 'exit 2'], g:companion4j_command)
+  call setfperm(g:companion4j_command, 'rwx------')
+  call companion4j#enable()
+  call WaitFor('!companion4j#attach#running()')
+  call assert_match('companion4j: companion4j attach ended: Unknown subcommand ''attach''', Messages())
+  call assert_equal('C4J off', companion4j#statusline())
+endfunction
