@@ -102,9 +102,6 @@ function! s:Launch(start) abort
     return s:Warn(s:reason)
   endif
   let s:starting = a:start
-  if a:start
-    call s:Say('starting a companion for ' . fnamemodify(s:dir, ':~'))
-  endif
 endfunction
 
 " A notification from attach.
@@ -138,6 +135,7 @@ endfunction
 " A companion proved itself (again): rebuild the view from its state.
 function! s:Attached(params) abort
   let state = get(a:params, 'state', {})
+  let asked = s:starting
   let [s:attached, s:gone, s:reason, s:starting] = [1, 0, '', 0]
   let s:port = get(a:params, 'port', 0)
   let s:started = get(a:params, 'started', v:false) is v:true
@@ -163,7 +161,7 @@ function! s:Attached(params) abort
     call s:WhenNormal(function('s:Open', [diff]))
   endfor
   redrawstatus!
-  if s:started
+  if s:started && asked
     call s:Say('started a companion for ' . fnamemodify(s:dir, ':~') . ' on port ' . s:port)
   endif
   " Where the user is, for a companion that may never have heard of this Vim.
@@ -724,6 +722,7 @@ endfunction
 
 function! companion4j#start() abort
   if !companion4j#attach#running()
+    call s:Say('starting a companion for ' . fnamemodify(getcwd(), ':~'))
     return s:Launch(1)
   elseif s:attached
     return s:Say('a companion already serves ' . fnamemodify(getcwd(), ':~') . ' on port ' . s:port)

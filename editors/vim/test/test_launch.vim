@@ -42,7 +42,7 @@ function! Test_autostartAsksForACompanionAndItsArrivalIsSaid() abort
   call companion4j#enable()
   call WaitFor('filereadable(g:log) && !empty(readfile(g:log))')
   call assert_equal(['attach --workspace ' . dir . ' --start'], readfile(g:log))
-  call assert_match('starting a companion for ', Messages())
+  call assert_notmatch('starting a companion', Messages(), 'one may serve already: nothing to say yet')
   " Its start failed: attach says so, and the plugin tells the user.
   call Receive({'method': 'detached', 'params': {'reason': 'no companion could start: port in use'}})
   call assert_match('companion4j: no companion could start: port in use', Messages())
@@ -69,4 +69,21 @@ function! Test_anAttachThatEndsIsSaidWithItsLastWords() abort
   call WaitFor('!companion4j#attach#running()')
   call assert_match('companion4j: companion4j attach ended: Unknown subcommand ''attach''', Messages())
   call assert_equal('C4J off', companion4j#statusline())
+endfunction
+
+function! Test_startRunsAttachWithStartWhenNoneRunsAndSaysSo() abort
+  let dir = Workspace({})
+  let g:companion4j_command = s:Companion4j(dir)
+  let g:log = dir . '/log'
+  call companion4j#start()
+  call assert_match('starting a companion for ', Messages())
+  call WaitFor('filereadable(g:log) && !empty(readfile(g:log))')
+  call assert_equal(['attach --workspace ' . dir . ' --start'], readfile(g:log))
+  " A companion the attach it started found running was not started: nothing more to say.
+  call Receive({'method': 'attached', 'params': {'port': 41233, 'started': v:false, 'state': {'workspaceRoots': [dir]}}})
+  call assert_notmatch('started a companion', Messages())
+  " Its own companion, re-attached after its stream ended, is not started again.
+  call Receive({'method': 'detached', 'params': {'reason': 'the companion on port 41233 ended its event stream'}})
+  call Receive({'method': 'attached', 'params': {'port': 41233, 'started': v:true, 'state': {'workspaceRoots': [dir]}}})
+  call assert_notmatch('started a companion', Messages())
 endfunction
