@@ -115,13 +115,13 @@ record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver q
   }
 
   /**
-   * Checks that a {@code companion4j attach} follows the companion, as the Vim plugin runs it, and
-   * that no process on the machine has the token in its arguments.
+   * Checks that a {@code companion4j attach} for this workspace follows the companion, as the Vim
+   * plugin runs it, and that no process on the machine has the token in its arguments.
    */
   void assertAttachFollowsTheCompanionWithTheTokenInNoArguments() throws IOException {
     assertThat(processArguments())
         .as("the attach following the companion runs")
-        .anyMatch(a -> a.contains(" attach --workspace "))
+        .anyMatch(a -> a.endsWith(" attach --workspace " + env.workspace()))
         .noneMatch(a -> a.contains(companion.token()));
   }
 
