@@ -1,8 +1,10 @@
-set encoding=utf-8 columns=200
 " Runs the Test_* functions of one test file, given as Vim's argument, each
 " from a fresh plugin state, and exits non-zero when one fails:
 "   vim -Nu NONE -es -S editors/vim/test/run.vim editors/vim/test/test_review.vim
 " Every failure is written to standard output with its test's name.
+
+" UTF-8 whatever the locale, and wide enough that no message is cut to fit.
+set encoding=utf-8 columns=200
 let s:root = fnamemodify(expand('<sfile>:p'), ':h:h')
 execute 'set runtimepath^=' . fnameescape(s:root)
 set nomore shortmess+=F
