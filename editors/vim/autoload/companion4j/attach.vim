@@ -22,8 +22,9 @@ let s:next_id = 0
 let s:stderr = []
 
 " An answer that does not come within this many milliseconds fails its
-" request, so that nothing waits forever on a process that hangs.
-let s:ANSWER_WITHIN = 30000
+" request, so that nothing waits forever on a process that hangs. Attach
+" bounds its own waits (10 s a request, 30 s a start): its answer comes first.
+let s:ANSWER_WITHIN = 40000
 
 " Starts argv (`companion4j attach …`) and talks to it; Handle gets its
 " notifications. Returns '' when it runs, else why it does not.
