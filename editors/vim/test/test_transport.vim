@@ -92,3 +92,16 @@ function! Test_aCommandThatCannotRunSaysSo() abort
   call assert_match('^cannot run ''/no/such/companion4j''', companion4j#attach#start(['/no/such/companion4j', 'attach'], {m, p -> 0}))
   call assert_false(companion4j#attach#running())
 endfunction
+
+function! Test_aRequestUnansweredInTimeFailsAndItsLateAnswerIsIgnored() abort
+  call s:Link()
+  let g:answers = []
+  call companion4j#attach#request('state', {}, {result, error -> add(g:answers, error)})
+  let id = json_decode(g:lines[0]).id
+  " Its timer fires, as it would after 40 s.
+  let sid = getscriptinfo({'name': 'autoload/companion4j/attach.vim'})[0].sid
+  call function('<SNR>' . sid . '_TimedOut')(id, -1)
+  call assert_equal([{'code': 'failed', 'message': 'companion4j attach did not answer within 40 s'}], g:answers)
+  call companion4j#attach#receive(json_encode({'id': id, 'result': {}}))
+  call assert_equal(1, len(g:answers))
+endfunction
