@@ -11,16 +11,20 @@ set nomore shortmess+=F
 
 let s:file = fnamemodify(argv(0), ':p')
 silent %argdelete
-execute 'source' fnameescape(s:root . '/test/helpers.vim')
-execute 'source' fnameescape(s:file)
-
 let s:out = []
+try
+  execute 'source' fnameescape(s:root . '/test/helpers.vim')
+  execute 'source' fnameescape(s:file)
+catch
+  " A file that does not load would otherwise lose its tests without a word.
+  call add(s:out, 'FAILED ' . s:file . ': ' . v:exception . ' at ' . v:throwpoint)
+endtry
 let s:names = map(filter(split(execute('function /^Test_'), "\n"), 'v:val =~# "function Test_"'),
       \ 'matchstr(v:val, "Test_\\w\\+")')
 if empty(s:names)
   call add(s:out, 'FAILED ' . s:file . ': no Test_ function')
 endif
-let s:failed = empty(s:names)
+let s:failed = !empty(s:out)
 for s:name in sort(s:names)
   let v:errors = []
   try
