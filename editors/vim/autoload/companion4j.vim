@@ -328,9 +328,11 @@ function! s:Selection() abort
   elseif mode ==# 'V'
     let range = [a[1], 1, b[1], strchars(last) + 1]
   else
-    let [left, right] = [min([a[2], b[2]]), max([a[2], b[2]])]
-    call map(lines, 'strpart(v:val, left - 1, right - left + 1)')
-    let range = [a[1], s:Character(first, left), b[1], s:Character(last, right) + 1]
+    " A block spans screen columns, not bytes: each line's characters within them.
+    let [left, right] = [min([s:Cell(a, 0), s:Cell(b, 0)]), max([s:Cell(a, 1), s:Cell(b, 1)])]
+    let cut = map(lines, 's:Within(v:val, left, right)')
+    let lines = map(copy(cut), 'v:val[1]')
+    let range = [a[1], cut[0][0] + 1, b[1], cut[-1][0] + strchars(cut[-1][1]) + 1]
   endif
   let text = strcharpart(join(lines, "\n"), 0, 16384)
   while len(text) > 16384
@@ -338,6 +340,28 @@ function! s:Selection() abort
   endwhile
   return {'text': text, 'range': {'startLine': range[0], 'startCharacter': range[1],
         \ 'endLine': range[2], 'endCharacter': range[3]}}
+endfunction
+
+" The screen column where the character at pos starts, or with last, ends.
+function! s:Cell(pos, last) abort
+  let line = getline(a:pos[1])
+  let before = strpart(line, 0, a:pos[2] - 1)
+  return a:last ? strdisplaywidth(before . matchstr(line, '.', a:pos[2] - 1)) : strdisplaywidth(before) + 1
+endfunction
+
+" [the 0-based index of the first character, the characters] of text that lie
+" within screen columns left to right.
+function! s:Within(text, left, right) abort
+  let [first, taken, index, width] = [-1, '', 0, 0]
+  for char in split(a:text, '\zs')
+    let start = width + 1
+    let width += strdisplaywidth(char, width)
+    if start >= a:left && width <= a:right
+      let [first, taken] = [first < 0 ? index : first, taken . char]
+    endif
+    let index += 1
+  endfor
+  return [first < 0 ? index : first, taken]
 endfunction
 
 " ---- reviewing proposals ---------------------------------------------------

@@ -99,3 +99,19 @@ function! Test_afterTheCompanionWentAwayNothingGoesOutUntilOneIsAttachedAgain() 
   call Attach({})
   call assert_equal([{'type': 'focus', 'path': dir . '/e.txt'}], Events('focus'))
 endfunction
+
+function! Test_aBlockSelectionSpansScreenColumnsNotBytes() abort
+  let dir = Workspace({'f.txt': ['héllo wörld', 'second line', 'ab']})
+  edit f.txt
+  call Attach({})
+  xnoremap <F2> <Cmd>call Plugin('ReportCursor')()<CR>
+  " From é (two bytes) down to c: the screen columns 2 to 3 of each line.
+  execute "normal gg0l\<C-v>jl\<F2>"
+  call assert_equal({'type': 'selection', 'path': dir . '/f.txt', 'text': "él\nec",
+        \ 'range': {'startLine': 1, 'startCharacter': 2, 'endLine': 2, 'endCharacter': 4}}, Events('selection')[-1])
+  execute "normal! \<Esc>"
+  " Up from a short line: a line that ends before the block gives what it has.
+  execute "normal 3G0l\<C-v>2kl\<F2>"
+  call assert_equal({'type': 'selection', 'path': dir . '/f.txt', 'text': "él\nec\nb",
+        \ 'range': {'startLine': 1, 'startCharacter': 2, 'endLine': 3, 'endCharacter': 3}}, Events('selection')[-1])
+endfunction
