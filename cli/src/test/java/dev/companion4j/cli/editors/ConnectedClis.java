@@ -104,7 +104,7 @@ record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver q
   }
 
   /**
-   * Checks that a curl follows the companion's events, as the Vim and Neovim plugins run it, and
+   * Checks that a curl follows the companion's events, as the Neovim plugin runs it, and
    * that no process on the machine has the token in its arguments.
    */
   void assertCurlFollowsTheCompanionWithTheTokenInNoArguments() throws IOException {
@@ -115,13 +115,13 @@ record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver q
   }
 
   /**
-   * Checks that a {@code companion4j attach} runs for the workspace, as the Neovim plugin starts
-   * it, and that no process on the machine has the token in its arguments.
+   * Checks that a {@code companion4j attach} for this workspace follows the companion, as the editor
+   * plugins run it, and that no process on the machine has the token in its arguments.
    */
   void assertAttachFollowsTheCompanionWithTheTokenInNoArguments() throws IOException {
     assertThat(processArguments())
-        .as("the attach process runs")
-        .anyMatch(a -> a.endsWith("companion4j.jar attach --workspace " + env.workspace()))
+        .as("the attach following the companion runs")
+        .anyMatch(a -> a.endsWith(" attach --workspace " + env.workspace()))
         .noneMatch(a -> a.contains(companion.token()));
   }
 
