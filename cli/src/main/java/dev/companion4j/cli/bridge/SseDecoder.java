@@ -6,10 +6,11 @@ import java.nio.ByteBuffer;
  * Reads a {@code text/event-stream} body as the SSE specification describes it and hands over the
  * data of each {@code message} event (named so, or not named). Comments (the companion's
  * heartbeats), {@code id:}, {@code retry:} and events of other names are ignored: the bridge never
- * resumes a stream, it ends when the stream does. One event may hold at most the cap; a longer one
- * is reported and dropped. Not thread-safe: one stream, one reader.
+ * resumes a stream, it ends when the stream does. A reader of named events ({@link NamedEvents},
+ * the editor API's stream) gets every event with its name. One event may hold at most the cap; a
+ * longer one is reported and dropped. Not thread-safe: one stream, one reader.
  */
-final class SseDecoder {
+public final class SseDecoder {
   /** Receives what the stream carries, on the thread that feeds the decoder. */
   interface Events {
     void data(String data);
@@ -18,8 +19,16 @@ final class SseDecoder {
     void tooLong();
   }
 
+  /** Receives every event with its name ({@code message} when it has none), on the feeding thread. */
+  public interface NamedEvents {
+    void event(String name, String data);
+
+    /** An event longer than the cap was dropped. */
+    void tooLong();
+  }
+
   private final int maxEventBytes;
-  private final Events events;
+  private final NamedEvents events;
   private final LineSplitter splitter;
   private final StringBuilder data = new StringBuilder();
   private boolean hasData;
@@ -27,6 +36,22 @@ final class SseDecoder {
   private String name;
 
   SseDecoder(int maxEventBytes, Events events) {
+    this(maxEventBytes, new NamedEvents() {
+      @Override
+      public void event(String name, String data) {
+        if (name.equals("message")) {
+          events.data(data);
+        }
+      }
+
+      @Override
+      public void tooLong() {
+        events.tooLong();
+      }
+    });
+  }
+
+  public SseDecoder(int maxEventBytes, NamedEvents events) {
     this.maxEventBytes = maxEventBytes;
     this.events = events;
     this.splitter = new LineSplitter(maxEventBytes, true, new LineSplitter.Lines() {
@@ -42,16 +67,16 @@ final class SseDecoder {
     });
   }
 
-  void feed(ByteBuffer bytes) {
+  public void feed(ByteBuffer bytes) {
     splitter.feed(bytes);
   }
 
-  void feed(byte[] bytes, int offset, int count) {
+  public void feed(byte[] bytes, int offset, int count) {
     splitter.feed(bytes, offset, count);
   }
 
   /** The end of the stream; an event not ended by a blank line is not dispatched, as the specification says. */
-  void finish() {
+  public void finish() {
     splitter.finish();
   }
 
@@ -91,8 +116,8 @@ final class SseDecoder {
   }
 
   private void dispatch() {
-    if (hasData && !dropping && (name == null || name.isEmpty() || name.equals("message"))) {
-      events.data(data.toString());
+    if (hasData && !dropping) {
+      events.event(name == null || name.isEmpty() ? "message" : name, data.toString());
     }
     data.setLength(0);
     hasData = false;
