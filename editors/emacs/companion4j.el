@@ -62,7 +62,7 @@
 ;; prove that it holds its token before sending the token anywhere, follows
 ;; it, and finds the next one when it goes away; COMPANION4J_EDITOR_API and
 ;; COMPANION4J_TOKEN in Emacs's environment name one companion instead.
-;; When none proves itself, the mode line reads "C4J gone" or "C4J off" and
+;; While none proves itself, the mode line reads "C4J off" and
 ;; `companion4j-status' says why.  The token never appears in a process's
 ;; arguments nor in a message.  `companion4j-run' takes only the IDE's
 ;; variables from the companion, and diff ids and paths from it are used
@@ -315,12 +315,12 @@ The answer has `result' or `error' ((code . C) (message . M))."
                   (lambda (message)
                     (process-send-string process (concat (json-serialize message) "\n"))))))))))
 
-(defun companion4j--last-log-line ()
-  "The last line attach wrote to its standard error, or nil."
+(defun companion4j--log-line (first)
+  "The FIRST (else the last) line attach wrote to its standard error, or nil."
   (let ((log (get-buffer " *companion4j attach*")))
     (and log (with-current-buffer log
-               (let ((text (string-trim (buffer-string))))
-                 (and (not (string-empty-p text)) (car (last (split-string text "\n")))))))))
+               (let ((lines (split-string (string-trim (buffer-string)) "\n" t)))
+                 (if first (car lines) (car (last lines))))))))
 
 (defun companion4j--ended (process _event)
   "Attach PROCESS ended: say why and run it again soon while the mode is on."
@@ -332,9 +332,10 @@ The answer has `result' or `error' ((code . C) (message . M))."
                  (funcall callback (companion4j--error "detached" "companion4j attach ended")))
                waiting))
     (when companion4j-mode
-      (companion4j--detach (format "companion4j attach ended (exit %d)%s" (process-exit-status process)
-                                   (let ((line (companion4j--last-log-line)))
-                                     (if line (concat ": " line) ""))))
+      (let* ((status (process-exit-status process))
+             ;; A bad command line exits 2 with the reason first, then the usage.
+             (line (companion4j--log-line (eql status 2))))
+        (companion4j--detach (format "companion4j attach ended (exit %d)%s" status (if line (concat ": " line) ""))))
       (setq companion4j--relaunch-delay
             (min 30 (if companion4j--relaunch-delay (* 2 companion4j--relaunch-delay) companion4j-reconnect-delay))
             companion4j--relaunch-timer
@@ -893,8 +894,7 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
 (defun companion4j-mode-line ()
   "The companion's state for the mode line: \"C4J off\", \"C4J 2 CLIs\", ...."
   (if (not companion4j--attached)
-      ;; Attach says a companion "is gone" when the one a discovery file names failed its proof or ended.
-      (if (and companion4j--reason (string-match-p " is gone\\b" companion4j--reason)) "C4J gone" "C4J off")
+      "C4J off"
     (let ((clients (length companion4j--clients))
           (review (length companion4j--proposals)))
       (concat (format "C4J %d CLI%s" clients (if (= clients 1) "" "s"))
