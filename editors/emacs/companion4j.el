@@ -942,7 +942,8 @@ when Emacs exits."
   (interactive)
   (setq companion4j--start t)
   (if (null companion4j--transport)
-      (companion4j-mode 1)
+      ;; Said again, even when it is what was said last.
+      (progn (setq companion4j--said nil) (companion4j-mode 1))
     (companion4j--request
      "start" nil
      (lambda (answer)

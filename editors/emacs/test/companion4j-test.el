@@ -64,6 +64,7 @@
          (companion4j--clients nil)
          (companion4j--proposals nil)
          (companion4j--saved-windows nil)
+         (companion4j--start nil)
          (companion4j-directory companion4j-test--dir)
          (companion4j-mode t)
          (transient-mark-mode t))
@@ -225,6 +226,16 @@
     (should (null (companion4j-test--sent "terminal")))
     (should (equal (companion4j-mode-line) "C4J off"))
     (should (companion4j-test--said "the companion on port 41233 is gone (another process holds its port)"))))
+
+;;;; Starting a companion
+
+(ert-deftest companion4j-start-asks-attach-and-says-when-one-already-serves ()
+  (companion4j-test--with-attach
+      `(("start" . ,(lambda (_) '((result (port . 41233) (started . :false))))))
+    (companion4j-start)
+    (should (equal (length (companion4j-test--sent "start")) 1))
+    (should (companion4j-test--said (format "a companion already serves %s at port 41233"
+                                            (abbreviate-file-name companion4j-test--dir))))))
 
 ;;;; Context
 

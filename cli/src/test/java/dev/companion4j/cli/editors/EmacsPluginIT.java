@@ -239,7 +239,7 @@ class EmacsPluginIT {
   }
 
   @Test
-  void aServerOnADeadCompanionsPortIsSentNoTokenAndTheCompanionIsSaidGone() throws Exception {
+  void aServerOnADeadCompanionsPortIsSentNoTokenAndEmacsSaysNoCompanionServes() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp.resolve("squatted"));
     Path cli = env.file("fake-cli.sh", "#!/bin/sh\necho \"node=[$NODE_OPTIONS]\"\nexec sleep 60\n");
     cli.toFile().setExecutable(true);
