@@ -354,6 +354,10 @@ The answer has `result' or `error' ((code . C) (message . M))."
         (accept-process-output process 0.05 nil 1))
       (when (process-live-p process) (delete-process process)))))
 
+(defun companion4j--address (port)
+  "The editor API address of the companion on PORT, for messages."
+  (format "http://127.0.0.1:%s/editor" port))
+
 (defun companion4j--no-companion ()
   "Why no companion is attached, for messages."
   (or companion4j--reason
@@ -952,8 +956,8 @@ when Emacs exits."
          (cond
           (failure (message "companion4j: cannot start a companion: %s" failure))
           ((not (alist-get 'started (alist-get 'result answer)))
-           (message "companion4j: a companion already serves %s at port %s"
-                    dir (alist-get 'port (alist-get 'result answer))))))))))
+           (message "companion4j: a companion already serves %s at %s"
+                    dir (companion4j--address (alist-get 'port (alist-get 'result answer)))))))))))
 
 (defconst companion4j--terminal-forms
   '(("QWEN_CODE_IDE_SERVER_PORT" . "\\`[0-9]\\{1,5\\}\\'")
@@ -1016,8 +1020,8 @@ its command line."
   (interactive)
   (if (null companion4j--attached)
       (message "companion4j: %s" (companion4j--no-companion))
-    (message "companion4j: the companion on port %s%s, workspace %s; CLIs: %s; proposals open: %s"
-             (plist-get companion4j--attached :port)
+    (message "companion4j: %s%s, workspace %s, following its events; CLIs: %s; proposals open: %s"
+             (companion4j--address (plist-get companion4j--attached :port))
              (if (plist-get companion4j--attached :started) " (started by this Emacs)" "")
              (string-join (or companion4j--workspace (list (companion4j--cwd))) ":")
              (if companion4j--clients (string-join (mapcar #'cdr companion4j--clients) ", ") "none")

@@ -234,7 +234,7 @@
       `(("start" . ,(lambda (_) '((result (port . 41233) (started . :false))))))
     (companion4j-start)
     (should (equal (length (companion4j-test--sent "start")) 1))
-    (should (companion4j-test--said (format "a companion already serves %s at port 41233"
+    (should (companion4j-test--said (format "a companion already serves %s at http://127.0.0.1:41233/editor"
                                             (abbreviate-file-name companion4j-test--dir))))))
 
 ;;;; Context
