@@ -45,9 +45,8 @@ public final class AttachCommand implements Callable<Integer> {
     System.setOut(System.err);
     EditorClient client = new EditorClient();
     Link link = new Link(finder, client, out, dir, start);
-    Thread stop = new Thread(link::stop, "companion4j-attach-stop");
-    // SIGTERM or SIGINT: the companion started here stops and removes its discovery files.
-    Runtime.getRuntime().addShutdownHook(stop);
+    // SIGTERM or SIGINT: the companion started here stops as serve's does, its CLIs told first.
+    Runtime.getRuntime().addShutdownHook(new Thread(link::stop, "companion4j-attach-stop"));
     new Attach(link, client, out).serve(System.in);
     return 0;
   }

@@ -16,7 +16,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -29,10 +31,12 @@ import tools.jackson.databind.node.ObjectNode;
  * The attachment to a companion, owned by its own thread ({@value #THREAD}): it finds one that
  * proves itself (or starts one in this process), says {@code attached}, forwards its event
  * stream's events, says {@code detached} when it goes, and looks again every {@link #RETRY}.
- * The thread reading stdin only reads {@link #current()} and asks for a start.
+ * The thread reading stdin only reads {@link #current()} and asks for a start; a watchdog
+ * ({@value #WATCHDOG_THREAD}) ends a stream that has been silent past {@link #SILENCE_BOUND}.
  */
 final class Link {
   static final String THREAD = "companion4j-attach-stream";
+  static final String WATCHDOG_THREAD = "companion4j-attach-watchdog";
   private static final Logger log = LoggerFactory.getLogger(Link.class);
   /** How often a detached attach looks for a companion again. */
   static final Duration RETRY = Duration.ofSeconds(2);
@@ -41,6 +45,11 @@ final class Link {
   private static final Set<String> FORWARDED = Set.of(
       "diffOpened", "diffClosed", "clientConnected", "clientDisconnected", "context", "diagnostics", "openFile");
   private static final Duration JOIN_BOUND = Duration.ofSeconds(5);
+  /**
+   * The companion writes a heartbeat every 5 s: a stream silent for this long belongs to a
+   * companion that hangs (stopped, swapping), which is as good as gone.
+   */
+  static final Duration SILENCE_BOUND = Duration.ofSeconds(15);
 
   private final Finder finder;
   private final EditorClient client;
@@ -52,8 +61,16 @@ final class Link {
   /** The companion this process started, if any; it lives until attach ends. */
   private final AtomicReference<HeadlessCompanion> own = new AtomicReference<>();
   private final Thread thread = new Thread(this::run, THREAD);
+  private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, WATCHDOG_THREAD);
+    t.setDaemon(true);
+    return t;
+  });
   private volatile boolean stopping;
   private volatile InputStream stream;
+  /** When the stream last brought bytes (or opened), in {@link System#nanoTime()}. */
+  private volatile long heardAt;
+  private volatile boolean silent;
 
   Link(Finder finder, EditorClient client, Out out, Path workspace, boolean startAtFirst) {
     this.finder = finder;
@@ -65,6 +82,16 @@ final class Link {
 
   void start() {
     thread.start();
+    long check = SILENCE_BOUND.toMillis() / 3;
+    watchdog.scheduleWithFixedDelay(this::endSilentStream, check, check, TimeUnit.MILLISECONDS);
+  }
+
+  /** Runs on the watchdog: closing the stream ends the stream thread's read with an error. */
+  private void endSilentStream() {
+    if (stream != null && System.nanoTime() - heardAt > SILENCE_BOUND.toNanos()) {
+      silent = true;
+      closeStream();
+    }
   }
 
   /** The companion attached now, if any. */
@@ -90,6 +117,7 @@ final class Link {
   /** Ends the attachment and stops the companion this process started, within bounds. */
   void stop() {
     stopping = true;
+    watchdog.shutdownNow();
     closeStream();
     thread.interrupt();
     try {
@@ -108,7 +136,7 @@ final class Link {
     boolean startWanted = startAtFirst;
     String detachedFor = null;
     while (!stopping) {
-      Finder.Search search = own.get() != null ? ownSearch() : finder.find();
+      Finder.Search search = own.get() != null ? ownSearch() : find();
       if (search.target().isEmpty() && (startWanted || !waiting.isEmpty()) && !stopping) {
         search = startOwn(waiting);
       }
@@ -136,6 +164,16 @@ final class Link {
     }
     startRequests.drainTo(waiting);
     waiting.forEach(w -> w.completeExceptionally(new IOException("attach is ending")));
+  }
+
+  /** A look for a companion; an unexpected failure is a reason to look again, never the thread's end. */
+  private Finder.Search find() {
+    try {
+      return finder.find();
+    } catch (RuntimeException e) {
+      log.warn("Looking for a companion failed", e);
+      return Finder.Search.none("looking for a companion failed: " + Objects.toString(e.getMessage(), e.getClass().getSimpleName()));
+    }
   }
 
   private void detached(String why) {
@@ -184,7 +222,9 @@ final class Link {
    */
   private String follow(Target target, List<CompletableFuture<Target>> waiting) {
     String where = "the companion on port " + target.port();
+    silent = false;
     try (InputStream body = client.events(target)) {
+      heardAt = System.nanoTime();
       stream = body;
       if (stopping) {
         return "attach is ending";
@@ -218,12 +258,17 @@ final class Link {
       byte[] buffer = new byte[64 * 1024];
       int n;
       while ((n = body.read(buffer)) >= 0) {
+        heardAt = System.nanoTime();
         events.feed(buffer, 0, n);
       }
       events.finish();
       return where + " ended its event stream";
     } catch (IOException e) {
-      return stopping ? "attach is ending" : "lost " + where + ": " + Objects.toString(e.getMessage(), e.getClass().getSimpleName());
+      if (stopping) {
+        return "attach is ending";
+      }
+      return silent ? where + " sent nothing for " + SILENCE_BOUND.toSeconds() + " s"
+          : "lost " + where + ": " + Objects.toString(e.getMessage(), e.getClass().getSimpleName());
     } finally {
       current.set(null);
       stream = null;

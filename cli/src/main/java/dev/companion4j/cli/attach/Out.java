@@ -23,10 +23,7 @@ final class Out {
   }
 
   void notify(String method, JsonNode params) {
-    ObjectNode message = JsonRpc.JSON.createObjectNode();
-    message.put("method", method);
-    message.set("params", params);
-    write(message);
+    write(JsonRpc.JSON.createObjectNode().put("method", method).set("params", params));
   }
 
   /** An {@code error} notification; {@code method} names the refused notification, or is null. */
@@ -39,10 +36,7 @@ final class Out {
   }
 
   void result(JsonNode id, JsonNode result) {
-    ObjectNode message = JsonRpc.JSON.createObjectNode();
-    message.set("id", id);
-    message.set("result", result);
-    write(message);
+    write(JsonRpc.JSON.createObjectNode().set("id", id).set("result", result));
   }
 
   void failure(JsonNode id, RequestFailure failure) {

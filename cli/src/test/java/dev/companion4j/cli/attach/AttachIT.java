@@ -10,6 +10,7 @@ import dev.companion4j.engine.DiffId;
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.McpTapClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -250,5 +251,50 @@ class AttachIT {
         assertThat(attach.stderr()).doesNotContain(companion.token());
       }
     }
+  }
+
+  @Test
+  void aCompanionThatHangsIsLeftAfterItsSilenceAndFollowedAgainWhenItWakes() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp);
+    try (CompanionProcess companion = CompanionProcess.start(env);
+        AttachProcess attach = AttachProcess.start(env)) {
+      attach.awaitNotification("attached");
+      signal("STOP", companion.pid());
+      try {
+        JsonNode detached = await().atMost(Link.SILENCE_BOUND.plus(WAIT)).until(
+            () -> attach.notifications("detached"), d -> !d.isEmpty()).get(0);
+        assertThat(detached.path("reason").asString()).contains("port " + companion.port() + " sent nothing for 15 s");
+      } finally {
+        signal("CONT", companion.pid());
+      }
+      await().atMost(WAIT).until(() -> attach.notifications("attached").size() == 2);
+      assertThat(attach.request("state").has("result")).isTrue();
+    }
+  }
+
+  @Test
+  void sigtermStopsTheCompanionItStartedAsServeStopsSoAPendingProposalIsRejected() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp);
+    Path file = env.file("notes.txt", "alpha\n");
+    try (AttachProcess attach = AttachProcess.start(env, "--start")) {
+      int port = attach.awaitNotification("attached").path("port").asInt();
+      Path lock = env.qwenHome().resolve("ide").resolve(port + ".lock");
+      String token = CompanionProcess.JSON.readTree(Files.readString(lock)).path("authToken").asString();
+      // The SDK client records every notification: only a companion that stops, not one that dies, sends the rejection.
+      try (McpTapClient cli = new McpTapClient(port, token, "proposing-cli")) {
+        cli.call("openDiff", Map.of("filePath", file.toString(), "newContent", "beta\n"));
+        attach.awaitNotification("diffOpened");
+
+        attach.terminate();
+
+        await().atMost(WAIT).until(() -> cli.received("ide/diffRejected").size() == 1);
+        assertThat(lock).doesNotExist();
+      }
+    }
+  }
+
+  private static void signal(String name, long pid) throws Exception {
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+    assertThat(kill.waitFor()).isZero();
   }
 }

@@ -155,6 +155,16 @@ final class AttachProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** SIGTERM, as a session manager ends a process, and the exit code. */
+  int terminate() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("attach did not end on SIGTERM; stderr:\n" + stderr);
+    }
+    return process.exitValue();
+  }
+
   @Override
   public void close() throws InterruptedException {
     if (process.isAlive()) {
