@@ -6,6 +6,7 @@ import dev.companion4j.engine.DiffId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -185,7 +186,7 @@ final class Attach {
   }
 
   private JsonNode start() throws RequestFailure {
-    var attached = link.current();
+    Optional<Target> attached = link.current();
     if (attached.isPresent()) {
       return startAnswer(attached.get());
     }
