@@ -61,7 +61,9 @@ class RealClisReviewInTheEditorIT {
       @Override
       void install(CliEnvironment env, Path temp) throws Exception {
         EmacsPluginIT.install(env, temp.resolve("emacs-install.log"));
-        Files.writeString(env.home().resolve(".emacs.d/init.el"), "(setq inhibit-startup-screen t)\n(companion4j-mode 1)\n");
+        // The package's option for a companion4j that is not on the PATH.
+        Files.writeString(env.home().resolve(".emacs.d/init.el"), "(setq inhibit-startup-screen t)\n"
+            + "(setq companion4j-command \"" + String.join(" ", CompanionProcess.command()) + "\")\n(companion4j-mode 1)\n");
       }
 
       @Override
