@@ -104,17 +104,6 @@ record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver q
   }
 
   /**
-   * Checks that a curl follows the companion's events, as the Neovim plugin runs it, and
-   * that no process on the machine has the token in its arguments.
-   */
-  void assertCurlFollowsTheCompanionWithTheTokenInNoArguments() throws IOException {
-    assertThat(processArguments())
-        .as("the curl following the event stream runs")
-        .anyMatch(a -> a.matches("(/usr/bin/)?curl --config -"))
-        .noneMatch(a -> a.contains(companion.token()));
-  }
-
-  /**
    * Checks that a {@code companion4j attach} for this workspace follows the companion, as the editor
    * plugins run it, and that no process on the machine has the token in its arguments.
    */
