@@ -13,6 +13,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -125,8 +126,21 @@ public final class ApiBaseline {
     return Modifier.isPublic(modifiers) || Modifier.isProtected(modifiers);
   }
 
+  /** As {@link Class#toGenericString()} prints it on JDK 17, which later JDKs extend. */
   private static String header(Class<?> type) {
-    StringBuilder line = new StringBuilder(type.toGenericString());
+    int modifiers = type.getModifiers()
+        & (type.isInterface() ? Modifier.interfaceModifiers() : Modifier.classModifiers());
+    String kind = type.isAnnotation() ? "@interface"
+        : type.isInterface() ? "interface"
+        : type.isEnum() ? "enum"
+        : type.isRecord() ? "record"
+        : "class";
+    StringBuilder line = new StringBuilder(Modifier.toString(modifiers)).append(' ').append(kind).append(' ')
+        .append(type.getName());
+    TypeVariable<?>[] parameters = type.getTypeParameters();
+    if (parameters.length > 0) {
+      line.append(Arrays.stream(parameters).map(ApiBaseline::typeParameter).collect(Collectors.joining(",", "<", ">")));
+    }
     Type superclass = type.getGenericSuperclass();
     if (superclass != null && superclass != Object.class && !type.isEnum() && !type.isRecord()) {
       line.append(" extends ").append(superclass.getTypeName());
@@ -141,6 +155,14 @@ public final class ApiBaseline {
           .map(Class::getName).sorted().collect(Collectors.joining(", ")));
     }
     return line.toString();
+  }
+
+  private static String typeParameter(TypeVariable<?> parameter) {
+    List<String> bounds = Arrays.stream(parameter.getBounds())
+        .filter(b -> b != Object.class)
+        .map(Type::getTypeName)
+        .collect(Collectors.toList());
+    return bounds.isEmpty() ? parameter.getName() : parameter.getName() + " extends " + String.join(" & ", bounds);
   }
 
   private static List<String> members(Class<?> type) {
