@@ -33,7 +33,10 @@ public final class Conversations {
     return event.accept(new Step(c));
   }
 
-  /** One event's change to {@code c}; as a {@link DaemonEvent.Visitor} it maps every event type. */
+  /**
+   * One event's change to {@code c}. As a {@link DaemonEvent.Visitor} it maps every event type: a
+   * new one does not compile until it has its step here.
+   */
   private record Step(Conversation c) implements DaemonEvent.Visitor<Conversation> {
     @Override
     public Conversation visit(DaemonEvent.AgentMessageChunk e) {
