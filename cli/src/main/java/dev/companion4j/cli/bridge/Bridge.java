@@ -1,6 +1,9 @@
 package dev.companion4j.cli.bridge;
 
 import dev.companion4j.engine.ClientProcess;
+import dev.companion4j.wire.LineSplitter;
+import dev.companion4j.wire.SseDecoder;
+import dev.companion4j.wire.SseEvent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -386,13 +389,7 @@ final class Bridge {
         if (closing) {
           return;
         }
-        SseDecoder events = fromCompanionStream();
-        byte[] buffer = new byte[64 * 1024];
-        int n;
-        while ((n = body.read(buffer)) >= 0) {
-          events.feed(buffer, 0, n);
-        }
-        events.finish();
+        fromCompanionStream().read(body);
       }
       if (!closing) {
         finish(EXIT_LOST, target.description() + " ended the notification stream");
@@ -406,16 +403,21 @@ final class Bridge {
     }
   }
 
-  /** Hands each message of an event stream from the companion to {@link #fromCompanion}. */
+  /**
+   * Hands each message of an event stream from the companion to {@link #fromCompanion}: events of
+   * other names, ids and retries are not MCP's, and the bridge never resumes a stream.
+   */
   private SseDecoder fromCompanionStream() {
-    return new SseDecoder(MAX_MESSAGE_BYTES, new SseDecoder.Events() {
+    return new SseDecoder(MAX_MESSAGE_BYTES, new SseDecoder.Listener() {
       @Override
-      public void data(String data) {
-        fromCompanion(data);
+      public void event(SseEvent event) {
+        if (event.isMessage()) {
+          fromCompanion(event.data());
+        }
       }
 
       @Override
-      public void tooLong() {
+      public void tooLarge() {
         note("dropped a message from " + target.description() + " longer than " + MAX_MESSAGE);
       }
     });
