@@ -5,7 +5,6 @@ import dev.companion4j.engine.discovery.DiscoveryFiles;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryScanner;
 import dev.companion4j.engine.discovery.DiscoveryTarget;
-import dev.companion4j.engine.internal.context.ContextJson;
 import dev.companion4j.engine.internal.context.ContextPublisher;
 import dev.companion4j.engine.internal.context.ContextTracker;
 import dev.companion4j.engine.internal.context.DiagnosticsBook;
@@ -449,7 +448,7 @@ public final class Companion implements AutoCloseable {
 
   /** Sends {@code now} to every CLI; on the engine thread. A slow CLI gets only the newest. */
   private void sendContext(IdeContext now) {
-    sessions.notifyAll(CONTEXT_KEY, "ide/contextUpdate", ContextJson.toParams(now));
+    sessions.notifyAll(CONTEXT_KEY, "ide/contextUpdate", ContextUpdate.of(now));
     listeners.forEach(l -> l.contextSent(now));
   }
 
@@ -485,7 +484,7 @@ public final class Companion implements AutoCloseable {
     @Override
     public void streamOpened(String sessionId) {
       // The CLIs expect the current context as soon as their stream opens.
-      engine.execute(() -> sessions.notify(sessionId, CONTEXT_KEY, "ide/contextUpdate", ContextJson.toParams(context)));
+      engine.execute(() -> sessions.notify(sessionId, CONTEXT_KEY, "ide/contextUpdate", ContextUpdate.of(context)));
     }
 
     @Override

@@ -57,8 +57,10 @@ public record CompanionStatus(
    * @param program the program behind it, e.g. {@code Qwen Code}, or empty when unknown
    * @param pid its process, or 0 when unknown
    * @param terminal its terminal, e.g. {@code pts/3}, or empty
+   * @param connectedAt when it connected, ISO-8601; null from an older companion
    */
-  public record Client(String id, String name, String version, String label, String program, long pid, String terminal) {
+  public record Client(
+      String id, String name, String version, String label, String program, long pid, String terminal, String connectedAt) {
     /** An older companion's status names its clients by their handshake only. */
     public Client {
       version = version == null ? "" : version;
@@ -67,8 +69,10 @@ public record CompanionStatus(
       terminal = terminal == null ? "" : terminal;
     }
 
-    static Client of(ConnectedClient c) {
-      return new Client(c.id(), c.name(), c.version(), c.label(), c.process().program(), c.process().pid(), c.process().terminal());
+    /** The one wire form of a connected CLI: {@code /ide/status} and the editor API both serve it. */
+    public static Client of(ConnectedClient c) {
+      return new Client(c.id(), c.name(), c.version(), c.label(), c.process().program(), c.process().pid(), c.process().terminal(),
+          c.connectedAt().toString());
     }
   }
 

@@ -3,7 +3,9 @@ package dev.companion4j.cli.editorapi;
 import dev.companion4j.engine.AnswerResult;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionListener;
+import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.ConnectedClient;
+import dev.companion4j.engine.ContextUpdate;
 import dev.companion4j.engine.Diagnostic;
 import dev.companion4j.engine.DiffId;
 import dev.companion4j.engine.DiffOutcome;
@@ -194,12 +196,12 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   @Override
   public void clientConnected(ConnectedClient client) {
-    events.publish("clientConnected", null, EditorJson.Client.of(client));
+    events.publish("clientConnected", null, CompanionStatus.Client.of(client));
   }
 
   @Override
   public void clientDisconnected(ConnectedClient client) {
-    events.publish("clientDisconnected", null, EditorJson.Client.of(client));
+    events.publish("clientDisconnected", null, CompanionStatus.Client.of(client));
   }
 
   @Override
@@ -214,7 +216,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   @Override
   public void contextSent(IdeContext context) {
-    events.publish("context", CONTEXT_KEY, EditorJson.Context.of(context));
+    events.publish("context", CONTEXT_KEY, ContextUpdate.of(context));
   }
 
   @Override
