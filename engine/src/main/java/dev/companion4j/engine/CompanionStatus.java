@@ -1,6 +1,8 @@
 package dev.companion4j.engine;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What a companion tells its user's own tools at {@code GET /ide/status} (bearer token required):
@@ -84,9 +86,9 @@ public record CompanionStatus(
    */
   public record Diff(String id, String filePath, String clientId, String clientName, String openedAt) {}
 
-  static CompanionStatus of(Companion companion) {
-    IdeContext context = companion.context();
-    List<ConnectedClient> clients = companion.clients();
+  static CompanionStatus of(
+      IdeInfo ide, int port, List<Path> roots, IdeContext context, Set<HostFeature> features, List<ConnectedClient> clients,
+      List<PendingDiff> pendingDiffs) {
     ActiveFile active = context.activeFile()
         .map(f -> new ActiveFile(
             f.path(),
@@ -95,14 +97,14 @@ public record CompanionStatus(
             f.selectedText()))
         .orElse(null);
     return new CompanionStatus(
-        companion.ideInfo(),
-        companion.port(),
-        companion.workspaceRoots().stream().map(Object::toString).toList(),
+        ide,
+        port,
+        roots.stream().map(Object::toString).toList(),
         active,
         context.openFiles().stream().map(IdeContext.OpenFile::path).toList(),
-        companion.features().stream().map(HostFeature::wireName).toList(),
+        features.stream().map(HostFeature::wireName).toList(),
         clients.stream().map(Client::of).toList(),
-        companion.pendingDiffs().stream()
+        pendingDiffs.stream()
             .map(d -> new Diff(d.id().value(), d.filePath(), d.clientId(), clientName(clients, d.clientId()), d.openedAt().toString()))
             .toList());
   }

@@ -1,19 +1,26 @@
 package dev.companion4j.engine.internal.server;
 
-import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.DiagnosticsReport;
+import dev.companion4j.engine.FileDiagnostics;
 import dev.companion4j.engine.HostActionException;
 import dev.companion4j.engine.HostFeature;
+import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.engine.OpenEditor;
 import dev.companion4j.engine.OpenEditorsReport;
+import dev.companion4j.engine.internal.io.WorkspacePaths;
 import dev.companion4j.engine.http.HttpBodies;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -34,9 +41,35 @@ public final class IdeRoutes extends HttpServlet {
   private static final int MAX_BODY_BYTES = 64 * 1024;
   private static final long OPEN_BOUND_SECONDS = 5;
 
-  private final transient Companion companion;
+  private final transient Ide companion;
 
-  public IdeRoutes(Companion companion) {
+  /** What the routes ask of the companion they serve; answered from memory except {@link #openFile}. */
+  public interface Ide {
+    IdeInfo ideInfo();
+
+    Set<HostFeature> features();
+
+    List<Path> workspaceRoots();
+
+    /** The roots joined as the CLIs expect them, for messages. */
+    String workspacePath();
+
+    CompanionStatus status();
+
+    List<OpenEditor> openEditors();
+
+    List<FileDiagnostics> diagnostics();
+
+    FileDiagnostics diagnostics(Path file);
+
+    /**
+     * Asks the host to show a file these routes checked (a regular file inside a root, links
+     * resolved); completes with the host's sentence, or with its {@link HostActionException}.
+     */
+    CompletableFuture<String> openFile(Path checked, int line, int character);
+  }
+
+  public IdeRoutes(Ide companion) {
     this.companion = companion;
   }
 
@@ -80,7 +113,7 @@ public final class IdeRoutes extends HttpServlet {
     try {
       int line = position(body, "line");
       int character = position(body, "character");
-      String message = companion.openFile(body.get("path").asString(), line, character).get(OPEN_BOUND_SECONDS, TimeUnit.SECONDS);
+      String message = openFile(body.get("path").asString(), line, character).get(OPEN_BOUND_SECONDS, TimeUnit.SECONDS);
       HttpBodies.json(resp, 200, Map.of("message", message));
     } catch (UnsupportedOperationException e) {
       HttpBodies.error(resp, 501, e.getMessage());
@@ -125,6 +158,58 @@ public final class IdeRoutes extends HttpServlet {
     } catch (InvalidPathException e) {
       HttpBodies.error(resp, 400, "not a valid path: " + path);
     }
+  }
+
+  /**
+   * Checks a request to show {@code file} at once, then asks the host on the engine thread: the
+   * host must offer {@link HostFeature#OPEN_FILE}, and the file must be a regular file inside a
+   * workspace root, also once symlinks are resolved.
+   *
+   * @param line 1-based, or 0 to open the file where it was
+   * @param character 1-based, or 0 for the line's start
+   * @throws UnsupportedOperationException when the host cannot open files
+   * @throws IllegalArgumentException when the file may not or cannot be opened, with the reason
+   */
+  private CompletableFuture<String> openFile(String file, int line, int character) {
+    if (!companion.features().contains(HostFeature.OPEN_FILE)) {
+      throw new UnsupportedOperationException(companion.ideInfo().displayName() + " cannot open files on request");
+    }
+    if (line < 0 || character < 0 || (line == 0 && character > 0)) {
+      throw new IllegalArgumentException("line and character are 1-based (0 or absent for none, and a character needs a line), got "
+          + line + ":" + character);
+    }
+    return companion.openFile(checkedInWorkspace(file), line, character);
+  }
+
+  private Path checkedInWorkspace(String file) {
+    Path path;
+    try {
+      path = Path.of(file);
+    } catch (InvalidPathException e) {
+      throw new IllegalArgumentException("not a valid path: " + file);
+    }
+    if (!path.isAbsolute()) {
+      throw new IllegalArgumentException("the path must be absolute: " + file);
+    }
+    WorkspacePaths.Place place;
+    try {
+      place = WorkspacePaths.resolve(path, companion.workspaceRoots());
+    } catch (WorkspacePaths.RefusedException e) {
+      throw new IllegalArgumentException(switch (e.why()) {
+        case OUTSIDE -> file + " is outside the workspace (" + companion.workspacePath() + "); only files inside it are opened";
+        case LEADS_OUTSIDE -> file + " leads outside the workspace through a symbolic link; only files inside it are opened";
+        case DANGLING_LINK -> "no such file: " + file + " passes through a symbolic link that leads nowhere";
+        case AMBIGUOUS_DOT_DOT -> file + " has '..' after a symbolic link, so it names another file than it reads as; give it without '..'";
+        case UNRESOLVABLE -> "no such file: a part of " + file + " is not a folder, or may not be read";
+      });
+    }
+    if (!place.exists()) {
+      throw new IllegalArgumentException("no such file: " + file);
+    }
+    if (!Files.isRegularFile(place.real())) {
+      throw new IllegalArgumentException("not a file: " + file);
+    }
+    return place.normal();
   }
 
   /** A position left out (or null) is 0, for none. */
