@@ -9,13 +9,14 @@ import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.OpenEditor;
 import dev.companion4j.engine.OpenEditorsReport;
 import dev.companion4j.engine.internal.io.WorkspacePaths;
+import dev.companion4j.wire.BadRequest;
+import dev.companion4j.wire.JsonFields;
 import dev.companion4j.engine.http.HttpBodies;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import tools.jackson.core.JacksonException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -99,25 +99,13 @@ public final class IdeRoutes extends HttpServlet {
       }
       return;
     }
-    JsonNode body;
     try {
-      body = HttpBodies.JSON.readTree(bytes);
-    } catch (JacksonException e) {
-      HttpBodies.error(resp, 400, "the body is not valid JSON");
-      return;
-    }
-    if (body == null || !body.isObject() || !body.path("path").isString()) {
-      HttpBodies.error(resp, 400, "expected {\"path\": \"/absolute/file\", \"line\": 12, \"character\": 5}; line and character may be left out");
-      return;
-    }
-    try {
-      int line = position(body, "line");
-      int character = position(body, "character");
-      String message = openFile(body.get("path").asString(), line, character).get(OPEN_BOUND_SECONDS, TimeUnit.SECONDS);
+      OpenRequest open = OpenRequest.of(JsonFields.parse(bytes));
+      String message = openFile(open).get(OPEN_BOUND_SECONDS, TimeUnit.SECONDS);
       HttpBodies.json(resp, 200, Map.of("message", message));
     } catch (UnsupportedOperationException e) {
       HttpBodies.error(resp, 501, e.getMessage());
-    } catch (IllegalArgumentException | HttpBodies.BadRequest e) {
+    } catch (BadRequest e) {
       HttpBodies.error(resp, 400, e.getMessage());
     } catch (ExecutionException e) {
       String why;
@@ -149,53 +137,48 @@ public final class IdeRoutes extends HttpServlet {
       return;
     }
     try {
-      Path file = Path.of(path);
-      if (!file.isAbsolute()) {
-        HttpBodies.error(resp, 400, "path must be absolute: " + path);
-        return;
+      HttpBodies.json(resp, 200, new DiagnosticsReport(List.of(companion.diagnostics(JsonFields.absolutePath("path", path)))));
+    } catch (BadRequest e) {
+      HttpBodies.error(resp, 400, e.getMessage());
+    }
+  }
+
+  /** The body of {@code POST /ide/open}; a position left out (or null) is 0, for none. */
+  private record OpenRequest(String path, int line, int character) {
+    static OpenRequest of(JsonNode body) throws BadRequest {
+      if (body == null || !body.isObject() || !body.path("path").isString()) {
+        throw new BadRequest("expected {\"path\": \"/absolute/file\", \"line\": 12, \"character\": 5}; line and character may be left out");
       }
-      HttpBodies.json(resp, 200, new DiagnosticsReport(List.of(companion.diagnostics(file))));
-    } catch (InvalidPathException e) {
-      HttpBodies.error(resp, 400, "not a valid path: " + path);
+      return new OpenRequest(
+          body.get("path").asString(), JsonFields.optionalPosition(body, "line"), JsonFields.optionalPosition(body, "character"));
     }
   }
 
   /**
-   * Checks a request to show {@code file} at once, then asks the host on the engine thread: the
-   * host must offer {@link HostFeature#OPEN_FILE}, and the file must be a regular file inside a
+   * Checks a request to show a file at once, then asks the host on the engine thread: the host
+   * must offer {@link HostFeature#OPEN_FILE}, and the file must be a regular file inside a
    * workspace root, also once symlinks are resolved.
    *
-   * @param line 1-based, or 0 to open the file where it was
-   * @param character 1-based, or 0 for the line's start
    * @throws UnsupportedOperationException when the host cannot open files
-   * @throws IllegalArgumentException when the file may not or cannot be opened, with the reason
+   * @throws BadRequest when the file may not or cannot be opened, with the reason
    */
-  private CompletableFuture<String> openFile(String file, int line, int character) {
+  private CompletableFuture<String> openFile(OpenRequest open) throws BadRequest {
     if (!companion.features().contains(HostFeature.OPEN_FILE)) {
       throw new UnsupportedOperationException(companion.ideInfo().displayName() + " cannot open files on request");
     }
-    if (line < 0 || character < 0 || (line == 0 && character > 0)) {
-      throw new IllegalArgumentException("line and character are 1-based (0 or absent for none, and a character needs a line), got "
-          + line + ":" + character);
+    if (open.line() == 0 && open.character() > 0) {
+      throw new BadRequest("a character needs a line, got 0:" + open.character());
     }
-    return companion.openFile(checkedInWorkspace(file), line, character);
+    return companion.openFile(checkedInWorkspace(open.path()), open.line(), open.character());
   }
 
-  private Path checkedInWorkspace(String file) {
-    Path path;
-    try {
-      path = Path.of(file);
-    } catch (InvalidPathException e) {
-      throw new IllegalArgumentException("not a valid path: " + file);
-    }
-    if (!path.isAbsolute()) {
-      throw new IllegalArgumentException("the path must be absolute: " + file);
-    }
+  private Path checkedInWorkspace(String file) throws BadRequest {
+    Path path = JsonFields.absolutePath("path", file);
     WorkspacePaths.Place place;
     try {
       place = WorkspacePaths.resolve(path, companion.workspaceRoots());
     } catch (WorkspacePaths.RefusedException e) {
-      throw new IllegalArgumentException(switch (e.why()) {
+      throw new BadRequest(switch (e.why()) {
         case OUTSIDE -> file + " is outside the workspace (" + companion.workspacePath() + "); only files inside it are opened";
         case LEADS_OUTSIDE -> file + " leads outside the workspace through a symbolic link; only files inside it are opened";
         case DANGLING_LINK -> "no such file: " + file + " passes through a symbolic link that leads nowhere";
@@ -204,18 +187,12 @@ public final class IdeRoutes extends HttpServlet {
       });
     }
     if (!place.exists()) {
-      throw new IllegalArgumentException("no such file: " + file);
+      throw new BadRequest("no such file: " + file);
     }
     if (!Files.isRegularFile(place.real())) {
-      throw new IllegalArgumentException("not a file: " + file);
+      throw new BadRequest("not a file: " + file);
     }
     return place.normal();
-  }
-
-  /** A position left out (or null) is 0, for none. */
-  private static int position(JsonNode body, String field) throws HttpBodies.BadRequest {
-    JsonNode value = body.get(field);
-    return value == null || value.isNull() ? 0 : HttpBodies.position(body, field);
   }
 
   private static String route(HttpServletRequest req) {
