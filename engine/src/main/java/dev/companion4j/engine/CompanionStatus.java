@@ -84,7 +84,14 @@ public record CompanionStatus(
    * @param clientName the CLI's {@linkplain ConnectedClient#label() label}, or null when it already left
    * @param openedAt when it was proposed, ISO-8601
    */
-  public record Diff(String id, String filePath, String clientId, String clientName, String openedAt) {}
+  public record Diff(String id, String filePath, String clientId, String clientName, String openedAt) {
+    /** The one summary of a pending diff: {@code /ide/status} serves it, the editor API adds the contents. */
+    public static Diff of(PendingDiff d, List<ConnectedClient> clients) {
+      String clientName =
+          clients.stream().filter(c -> c.id().equals(d.clientId())).map(ConnectedClient::label).findFirst().orElse(null);
+      return new Diff(d.id().value(), d.filePath(), d.clientId(), clientName, d.openedAt().toString());
+    }
+  }
 
   static CompanionStatus of(
       IdeInfo ide, int port, List<Path> roots, IdeContext context, Set<HostFeature> features, List<ConnectedClient> clients,
@@ -104,12 +111,6 @@ public record CompanionStatus(
         context.openFiles().stream().map(IdeContext.OpenFile::path).toList(),
         features.stream().map(HostFeature::wireName).toList(),
         clients.stream().map(Client::of).toList(),
-        pendingDiffs.stream()
-            .map(d -> new Diff(d.id().value(), d.filePath(), d.clientId(), clientName(clients, d.clientId()), d.openedAt().toString()))
-            .toList());
-  }
-
-  private static String clientName(List<ConnectedClient> clients, String id) {
-    return clients.stream().filter(c -> c.id().equals(id)).map(ConnectedClient::label).findFirst().orElse(null);
+        pendingDiffs.stream().map(d -> Diff.of(d, clients)).toList());
   }
 }

@@ -35,10 +35,9 @@ final class EditorJson {
       @JsonInclude(JsonInclude.Include.NON_NULL) String clientName) {
 
     static Diff of(PendingDiff d, List<ConnectedClient> clients) {
-      String clientName =
-          clients.stream().filter(c -> c.id().equals(d.clientId())).map(ConnectedClient::label).findFirst().orElse(null);
-      return new Diff(d.id().value(), d.filePath(), change(d), d.originalContent(), d.newContent(), d.openedAt().toString(),
-          d.clientId(), clientName);
+      CompanionStatus.Diff summary = CompanionStatus.Diff.of(d, clients);
+      return new Diff(summary.id(), summary.filePath(), change(d), d.originalContent(), d.newContent(), summary.openedAt(),
+          summary.clientId(), summary.clientName());
     }
 
     private static String change(PendingDiff d) {
