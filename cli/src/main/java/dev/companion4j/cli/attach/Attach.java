@@ -1,7 +1,7 @@
 package dev.companion4j.cli.attach;
 
 import dev.companion4j.cli.bridge.JsonRpc;
-import dev.companion4j.cli.bridge.LineSplitter;
+import dev.companion4j.wire.LineSplitter;
 import dev.companion4j.engine.DiffId;
 import java.io.IOException;
 import java.io.InputStream;

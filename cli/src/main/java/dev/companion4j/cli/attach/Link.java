@@ -2,7 +2,8 @@ package dev.companion4j.cli.attach;
 
 import dev.companion4j.cli.HeadlessCompanion;
 import dev.companion4j.cli.bridge.JsonRpc;
-import dev.companion4j.cli.bridge.SseDecoder;
+import dev.companion4j.wire.SseDecoder;
+import dev.companion4j.wire.SseEvent;
 import dev.companion4j.engine.Companion;
 import java.io.IOException;
 import java.io.InputStream;
@@ -244,14 +245,14 @@ final class Link {
       startRequests.drainTo(waiting);
       waiting.forEach(w -> w.complete(target));
       waiting.clear();
-      SseDecoder events = new SseDecoder(MAX_EVENT_BYTES, new SseDecoder.NamedEvents() {
+      SseDecoder events = new SseDecoder(MAX_EVENT_BYTES, new SseDecoder.Listener() {
         @Override
-        public void event(String name, String data) {
-          forward(name, data, inState);
+        public void event(SseEvent event) {
+          forward(event.name(), event.data(), inState);
         }
 
         @Override
-        public void tooLong() {
+        public void tooLarge() {
           out.error("an event from the companion longer than " + (MAX_EVENT_BYTES >> 20) + " MiB was dropped", null);
         }
       });

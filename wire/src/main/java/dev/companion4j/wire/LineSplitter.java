@@ -1,4 +1,4 @@
-package dev.companion4j.cli.bridge;
+package dev.companion4j.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +31,9 @@ public final class LineSplitter {
    *     false for JSON lines, where only LF does and a CR before it is dropped
    */
   public LineSplitter(int maxLineBytes, boolean carriageReturnEndsLine, Lines lines) {
+    if (maxLineBytes < 1) {
+      throw new IllegalArgumentException("maxLineBytes must be positive: " + maxLineBytes);
+    }
     this.maxLineBytes = maxLineBytes;
     this.carriageReturnEndsLine = carriageReturnEndsLine;
     this.lines = lines;
