@@ -39,6 +39,9 @@
 ;; /path/to/companion4j/editors/emacs/companion4j.el RET, then put
 ;; (companion4j-mode 1) in your init file.
 ;;
+;; The package needs the `companion4j' command: on the PATH (a release's
+;; install.sh links it into ~/.local/bin), or named by `companion4j-command'.
+;;
 ;; Use
 ;;
 ;; Start `companion4j serve --workspace DIR' (or set `companion4j-autostart',
@@ -52,21 +55,18 @@
 ;;
 ;; Finding the companion
 ;;
-;; The companion writes owner-only discovery files, $QWEN_HOME/ide/*.lock
-;; (else ~/.qwen/ide/*.lock).  The package takes the newest one whose
-;; workspace contains `companion4j-directory' (by default the directory Emacs
-;; started in).  COMPANION4J_EDITOR_API (http://127.0.0.1:<port>/editor) and
-;; COMPANION4J_TOKEN point it at one companion instead.  Before the token
-;; goes anywhere, the companion's port must prove that it holds it
-;; (GET /ide/proof with a fresh random nonce): a discovery file outlives a
-;; companion that was killed, and another user may then listen on its port.
-;; A file that fails is skipped for the next; when none proves itself, the
-;; package sends nothing, the mode line reads "C4J gone" and
-;; `companion4j-status' says why.  The token is a secret: requests go
-;; through Emacs's own network processes, so it never appears in a
-;; process's arguments, and it is never shown in a message.
-;; `companion4j-run' takes only the IDE's variables from the companion, and
-;; diff ids and paths from it are used only in their documented form.
+;; The package runs one process, `companion4j attach --workspace DIR', for
+;; `companion4j-directory' (by default the directory Emacs started in), and
+;; talks to it in JSON lines over its standard input and output
+;; (docs/attach.md).  That process finds the companion serving DIR, makes it
+;; prove that it holds its token before sending the token anywhere, follows
+;; it, and finds the next one when it goes away; COMPANION4J_EDITOR_API and
+;; COMPANION4J_TOKEN in Emacs's environment name one companion instead.
+;; While none proves itself, the mode line reads "C4J off" and
+;; `companion4j-status' says why.  The token never appears in a process's
+;; arguments nor in a message.  `companion4j-run' takes only the IDE's
+;; variables from the companion, and diff ids and paths from it are used
+;; only in their documented form.
 ;;
 ;; Reviewing proposed edits
 ;;
@@ -91,9 +91,7 @@
 ;;; Code:
 
 (require 'cl-lib)
-(require 'json)
 (require 'subr-x)
-(require 'url-parse)
 (require 'diff-mode)
 (require 'flymake)
 
@@ -120,8 +118,8 @@
   :prefix "companion4j-")
 
 (defcustom companion4j-autostart nil
-  "Non-nil: start `companion4j serve' when none serves `companion4j-directory'.
-The companion runs in the background with `companion4j-command', and
+  "Non-nil: start a companion when none serves `companion4j-directory'.
+It runs inside the `companion4j attach' process of this Emacs, and
 stops when Emacs exits."
   :type 'boolean)
 
@@ -144,7 +142,8 @@ split into the program and its first arguments."
   :type 'number)
 
 (defcustom companion4j-reconnect-delay 2
-  "Seconds to wait before following the companion's events again."
+  "Seconds to wait before running `companion4j attach' again after it ended.
+The wait doubles, up to 30 s, while it keeps ending."
   :type 'number)
 
 (defcustom companion4j-request-timeout 5
@@ -154,241 +153,275 @@ split into the program and its first arguments."
 (defconst companion4j--max-selection 16384
   "The longest selection text sent, in characters.")
 
-;;;; Finding the companion
-
-(defvar companion4j--companion nil
-  "The companion in use: a plist (:host :port :prefix :token :lock), or nil.")
-
 (defun companion4j--cwd ()
   "The directory whose companion Emacs follows, without a final slash."
   (directory-file-name
    (expand-file-name (or companion4j-directory command-line-default-directory default-directory))))
-
-(defun companion4j--read-json (string)
-  "Parse the JSON text STRING into alists and lists."
-  (let ((json-object-type 'alist)
-        (json-array-type 'list)
-        (json-key-type 'symbol)
-        (json-false nil)
-        (json-null nil))
-    (json-read-from-string string)))
 
 (defun companion4j--inside-p (dir root)
   "Non-nil when DIR is ROOT or lies below it."
   (let ((root (directory-file-name root)))
     (or (string= dir root) (string-prefix-p (file-name-as-directory root) dir))))
 
-(defun companion4j--lock-files ()
-  "The companions' discovery files."
-  (let ((dir (expand-file-name "ide" (or (getenv "QWEN_HOME") (expand-file-name "~/.qwen")))))
-    (and (file-directory-p dir) (directory-files dir t "\\.lock\\'"))))
+;;;; The attach process
 
-(defvar companion4j--gone nil
-  "Why the newest companion for the directory failed its proof, or nil.")
+;; One `companion4j attach' process does discovery, the companion's proof,
+;; the token and the event stream (docs/attach.md); this package speaks JSON
+;; lines with it.  Answers to requests are handled as they arrive, so that a
+;; command may wait for one; notifications are handled in arrival order from
+;; a timer, outside the process filter, since they change windows.
 
-(defun companion4j--candidates ()
-  "The companions that may serve `companion4j--cwd', newest first, as plists.
-None is trusted before it proves that it holds its token."
-  (let ((api (getenv "COMPANION4J_EDITOR_API"))
-        (token (getenv "COMPANION4J_TOKEN")))
-    (if (and api token (not (string-empty-p api)) (not (string-empty-p token)))
-        ;; Named by the environment, it can be as stale as a lock: it proves itself too.
-        (let ((url (url-generic-parse-url api)))
-          (list (list :host "127.0.0.1"
-                      :port (and (member (url-host url) '("127.0.0.1" "localhost"))
-                                 (equal (url-type url) "http") (url-port url))
-                      :prefix (string-remove-suffix "/" (car (url-path-and-query url)))
-                      :token token)))
-      (let ((cwd (companion4j--cwd)) found)
-        (dolist (file (companion4j--lock-files))
-          (let* ((lock (ignore-errors
-                         (companion4j--read-json
-                          (with-temp-buffer
-                            (insert-file-contents file)
-                            (buffer-string)))))
-                 (port (alist-get 'port lock))
-                 (auth (alist-get 'authToken lock))
-                 (pid (alist-get 'ppid lock))
-                 (time (float-time (file-attribute-modification-time (file-attributes file)))))
-            (when (and (natnump port) (< 0 port 65536) (stringp auth) (not (string-empty-p auth))
-                       (cl-some (lambda (root) (companion4j--inside-p cwd root))
-                                (split-string (or (alist-get 'workspacePath lock) "") ":" t)))
-              (push (list :host "127.0.0.1" :port port :prefix "/editor" :token auth :lock file
-                          :pid (and (natnump pid) pid) :time time)
-                    found))))
-        (sort found (lambda (a b) (> (plist-get a :time) (plist-get b :time))))))))
+(defvar companion4j--process nil "The `companion4j attach' process, or nil.")
+(defvar companion4j--transport nil
+  "The function that writes one message, an alist, to attach; nil while none runs.")
+(defvar companion4j--chunks nil "Output of attach after its last complete line, newest first.")
+(defvar companion4j--inbox nil "Notifications not handled yet, newest first.")
+(defvar companion4j--waiting (make-hash-table :test #'eql)
+  "The callbacks of requests not answered yet, by id.")
+(defvar companion4j--next-id 0)
+(defvar companion4j--relaunch-timer nil)
+(defvar companion4j--relaunch-delay nil
+  "Seconds before attach runs again; doubles while it keeps ending.")
+(defvar companion4j--start nil
+  "Non-nil once `companion4j-start' asked for a companion of this Emacs.")
 
-(defun companion4j--nonce ()
-  "A fresh unpredictable nonce: the hex SHA-256 of 32 random bytes from GnuTLS."
-  (secure-hash 'sha256 'iv-auto 32))
+(defvar companion4j--attached nil
+  "The companion attach follows: a plist (:port :started), or nil.")
+(defvar companion4j--reason nil
+  "Why no companion is attached, in attach's words, or nil when not known yet.")
+(defvar companion4j--said nil "The last `companion4j--reason' shown as a message.")
+(defvar companion4j--clients nil "The connected CLIs: an alist of (ID . LABEL).")
+(defvar companion4j--workspace nil "The companion's workspace roots.")
+(defvar companion4j--proposals nil
+  "The open proposals, oldest first.
+Each is a plist (:id :file :rel :client :buffer :diff :change).")
 
-(defun companion4j--prove (candidate)
-  "Nil when CANDIDATE's port proves that it holds its token, else why not.
-Asks GET /ide/proof with a fresh nonce (docs/editor-api.md), sending
-nothing secret."
-  (let ((port (plist-get candidate :port))
-        (pid (plist-get candidate :pid)))
+(defun companion4j--read-json (string)
+  "Parse the JSON text STRING into alists and lists."
+  (json-parse-string string :object-type 'alist :array-type 'list
+                     :null-object nil :false-object nil))
+
+(defun companion4j--notify (method params)
+  "Send the notification METHOD with the alist PARAMS to attach."
+  ;; Best effort, as editor events are: an attach that just ended is said so by its sentinel.
+  (when companion4j--transport
+    (ignore-errors (funcall companion4j--transport `((method . ,method) (params . ,params))))))
+
+(defun companion4j--error (code text)
+  "An error answer with CODE and the message TEXT, as attach gives one."
+  `((error (code . ,code) (message . ,text))))
+
+(defun companion4j--request (method params callback)
+  "Ask attach METHOD with the alist PARAMS; CALLBACK gets the answer alist.
+The answer has `result' or `error' ((code . C) (message . M))."
+  (if (null companion4j--transport)
+      (funcall callback (companion4j--error "detached" (companion4j--no-companion)))
+    (let ((id (cl-incf companion4j--next-id)))
+      (puthash id callback companion4j--waiting)
+      (condition-case err
+          (funcall companion4j--transport `((id . ,id) (method . ,method) ,@(and params `((params . ,params)))))
+        (error
+         (remhash id companion4j--waiting)
+         (funcall callback (companion4j--error "failed" (error-message-string err))))))))
+
+(defun companion4j--request-sync (method params)
+  "Ask attach METHOD with PARAMS and wait at most `companion4j-request-timeout'."
+  (let ((answer nil)
+        (deadline (+ (float-time) companion4j-request-timeout)))
+    (companion4j--request method params (lambda (a) (setq answer a)))
+    ;; Only attach's output is read meanwhile, and no timer runs: notifications wait their turn.
+    (while (and (null answer) companion4j--transport (< (float-time) deadline))
+      (accept-process-output companion4j--process 0.05 nil 1))
+    (or answer (companion4j--error "failed" "companion4j attach did not answer"))))
+
+(defun companion4j--failure (answer)
+  "The error message of ANSWER, or nil when it is a result."
+  (and (not (assq 'result answer))
+       (or (alist-get 'message (alist-get 'error answer)) "companion4j attach gave no answer")))
+
+(defun companion4j--output (_process output)
+  "Split OUTPUT of attach into lines; handle each complete one."
+  (let ((start 0))
+    (while (string-match "\n" output start)
+      (let ((end (match-beginning 0)))
+        ;; The line's earlier chunks are joined once: a proposal of megabytes comes in many.
+        (companion4j--receive-line
+         (decode-coding-string
+          (apply #'concat (nreverse (cons (substring output start end) companion4j--chunks)))
+          'utf-8))
+        (setq companion4j--chunks nil start (1+ end))))
+    (when (< start (length output))
+      (push (substring output start) companion4j--chunks))))
+
+(defun companion4j--receive-line (line)
+  "Handle LINE, one JSON message from attach."
+  (let ((message (condition-case nil (companion4j--read-json line) (error nil))))
     (cond
-     ((null port) "its address is not a loopback port")
-     ;; Where /proc shows processes, a lock whose process ended needs no question.
-     ((and pid (file-directory-p "/proc/self") (not (file-directory-p (format "/proc/%d" pid))))
-      (format "its process %d ended" pid))
+     ((not (consp message))
+      (message "companion4j: companion4j attach sent a line that is not a JSON object"))
+     ((and (assq 'id message) (not (assq 'method message)))
+      (let ((callback (gethash (alist-get 'id message) companion4j--waiting)))
+        (remhash (alist-get 'id message) companion4j--waiting)
+        (when callback (funcall callback message))))
      (t
-      (let ((nonce (condition-case nil (companion4j--nonce) (error nil))))
-        (if (null nonce)
-            "no random numbers to ask it with: this Emacs has no GnuTLS"
-          (let* ((companion4j-request-timeout 3)
-                 (response (companion4j--http-sync
-                            "GET" (concat "/ide/proof?nonce=" nonce) nil
-                            (list :host "127.0.0.1" :port port :prefix "" :token nil)))
-                 (proof (and (eql (car response) 200)
-                             (ignore-errors (alist-get 'proof (companion4j--read-json (cdr response)))))))
-            (cond
-             ((null (car response)) "nothing answers on its port")
-             ((equal proof (secure-hash 'sha256 (concat "companion4j-proof:" nonce ":"
-                                                        (plist-get candidate :token))))
-              nil)
-             (t "another process holds its port")))))))))
+      (push message companion4j--inbox)
+      (run-at-time 0 nil #'companion4j--drain)))))
 
-(defun companion4j--find ()
-  "The companion serving `companion4j--cwd' that proves itself, as a plist, or nil.
-When none does, `companion4j--gone' says why the newest failed."
-  (let (first-failure)
-    (or (cl-loop for candidate in (companion4j--candidates)
-                 for why = (companion4j--prove candidate)
-                 unless why return (progn (setq companion4j--gone nil) candidate)
-                 do (unless first-failure
-                      (setq first-failure (format "the companion on port %s is gone (%s)"
-                                                  (plist-get candidate :port) why))))
-        (progn (setq companion4j--gone first-failure) nil))))
+(defun companion4j--drain ()
+  "Handle the notifications received, oldest first."
+  (let ((messages (nreverse companion4j--inbox)))
+    (setq companion4j--inbox nil)
+    (dolist (message messages)
+      (with-demoted-errors "companion4j: %S"
+        (companion4j--handle (alist-get 'method message) (alist-get 'params message))))))
+
+(defun companion4j--program ()
+  "The companion4j command line as a list, or nil when its program is not found."
+  (let* ((words (split-string-and-unquote companion4j-command))
+         (program (and words (executable-find (car words)))))
+    (and program (cons program (cdr words)))))
+
+(defun companion4j--launch ()
+  "Run `companion4j attach' for `companion4j--cwd', unless it runs."
+  (when companion4j--relaunch-timer
+    (cancel-timer companion4j--relaunch-timer)
+    (setq companion4j--relaunch-timer nil))
+  (when (and companion4j-mode (not (process-live-p companion4j--process)))
+    (let ((program (companion4j--program))
+          (start (or companion4j-autostart companion4j--start)))
+      (if (null program)
+          (companion4j--detach
+           (format "%s is not on the PATH; put it there or set `companion4j-command'"
+                   (car (split-string-and-unquote companion4j-command))))
+        (setq companion4j--chunks nil companion4j--inbox nil)
+        ;; The log holds this run only, so that the line said when it ends is its own.
+        (with-current-buffer (get-buffer-create " *companion4j attach*") (erase-buffer))
+        (let ((default-directory (file-name-as-directory (companion4j--cwd))))
+          (setq companion4j--process
+                (make-process
+                 :name "companion4j attach"
+                 :command (append program (list "attach" "--workspace" (companion4j--cwd))
+                                  (and start '("--start")))
+                 :connection-type 'pipe
+                 ;; Read bytes and decode whole lines: a character may straddle two reads.
+                 :coding '(binary . utf-8-unix)
+                 :noquery t
+                 :buffer nil
+                 :stderr (get-buffer-create " *companion4j attach*")
+                 :filter #'companion4j--output
+                 :sentinel #'companion4j--ended))
+          (let ((process companion4j--process))
+            (setq companion4j--transport
+                  (lambda (message)
+                    (process-send-string process (concat (json-serialize message) "\n"))))))))))
+
+(defun companion4j--log-line (first)
+  "The FIRST (else the last) line attach wrote to its standard error, or nil."
+  (let ((log (get-buffer " *companion4j attach*")))
+    (and log (with-current-buffer log
+               (let ((lines (split-string (string-trim (buffer-string)) "\n" t)))
+                 (if first (car lines) (car (last lines))))))))
+
+(defun companion4j--ended (process _event)
+  "Attach PROCESS ended: say why and run it again soon while the mode is on."
+  (when (and (eq process companion4j--process) (not (process-live-p process)))
+    (setq companion4j--process nil companion4j--transport nil)
+    (let ((waiting companion4j--waiting))
+      (setq companion4j--waiting (make-hash-table :test #'eql))
+      (maphash (lambda (_id callback)
+                 (funcall callback (companion4j--error "detached" "companion4j attach ended")))
+               waiting))
+    (when companion4j-mode
+      (let* ((status (process-exit-status process))
+             ;; A bad command line exits 2 with the reason first, then the usage.
+             (line (companion4j--log-line (eql status 2))))
+        (companion4j--detach (format "companion4j attach ended (exit %d)%s" status (if line (concat ": " line) ""))))
+      (setq companion4j--relaunch-delay
+            (min 30 (if companion4j--relaunch-delay (* 2 companion4j--relaunch-delay) companion4j-reconnect-delay))
+            companion4j--relaunch-timer
+            (run-with-timer companion4j--relaunch-delay nil #'companion4j--launch)))))
+
+(defun companion4j--quit ()
+  "End attach by closing its input, so that a companion it started stops cleanly."
+  (when companion4j--relaunch-timer
+    (cancel-timer companion4j--relaunch-timer)
+    (setq companion4j--relaunch-timer nil))
+  (let ((process companion4j--process)
+        (deadline (+ (float-time) 3)))
+    (when (process-live-p process)
+      (ignore-errors (process-send-eof process))
+      (while (and (process-live-p process) (< (float-time) deadline))
+        (accept-process-output process 0.05 nil 1))
+      (when (process-live-p process) (delete-process process)))))
+
+(defun companion4j--address (port)
+  "The editor API address of the companion on PORT, for messages."
+  (format "http://127.0.0.1:%s/editor" port))
 
 (defun companion4j--no-companion ()
-  "Why no companion is followed, for messages."
-  (or companion4j--gone
-      (format "no companion serves %s" (abbreviate-file-name (companion4j--cwd)))))
+  "Why no companion is attached, for messages."
+  (or companion4j--reason
+      (format "no companion serves %s yet" (abbreviate-file-name (companion4j--cwd)))))
 
-(defun companion4j--companion ()
-  "The companion in use, found (and proven) again when there is none."
-  (or companion4j--companion
-      (setq companion4j--companion (companion4j--find))))
+(defun companion4j--redisplay-mode-line ()
+  "Show the new state in every mode line."
+  (force-mode-line-update t))
 
-(defun companion4j--address (companion)
-  "COMPANION's editor API address."
-  (format "http://%s:%s%s" (plist-get companion :host) (plist-get companion :port)
-          (plist-get companion :prefix)))
+(defun companion4j--detach (reason)
+  "No companion is attached, for REASON: say it once, and show it."
+  (setq companion4j--attached nil companion4j--clients nil companion4j--reason reason)
+  (unless (equal reason companion4j--said)
+    (setq companion4j--said reason)
+    (message "companion4j: %s" reason))
+  (companion4j--redisplay-mode-line))
 
-;;;; Requests
+(defun companion4j--attach (params)
+  "A companion proved itself (PARAMS of `attached'): rebuild the view from it."
+  (let* ((state (alist-get 'state params))
+         (pending (alist-get 'pendingDiffs state))
+         (ids (mapcar (lambda (d) (alist-get 'id d)) pending)))
+    (setq companion4j--attached (list :port (alist-get 'port params) :started (alist-get 'started params))
+          companion4j--reason nil companion4j--said nil companion4j--relaunch-delay nil
+          companion4j--workspace (alist-get 'workspaceRoots state)
+          companion4j--clients (mapcar (lambda (c) (cons (alist-get 'id c) (alist-get 'label c)))
+                                       (alist-get 'clients state)))
+    (when (alist-get 'started params)
+      (message "companion4j: started a companion for %s" (abbreviate-file-name (companion4j--cwd))))
+    ;; Proposals of a companion that went away ended with it.
+    (dolist (proposal companion4j--proposals)
+      (unless (member (plist-get proposal :id) ids)
+        (companion4j--proposal-closed-by-cli `((id . ,(plist-get proposal :id)) (outcome . "stopped")))))
+    (mapc #'companion4j--open-proposal pending)
+    (companion4j--forget-reports)
+    (dolist (buffer (buffer-list))
+      (with-current-buffer buffer (kill-local-variable 'companion4j--last-diagnostics)))
+    (companion4j--report-later)
+    (companion4j--redisplay-mode-line)))
 
-;; Plain HTTP/1.0 over Emacs's own network processes rather than url.el:
-;; url.el sends requests through the proxy an `http_proxy' variable names,
-;; loopback ones too, which would hand the token to that proxy, and it cannot
-;; follow an event stream as it arrives.  HTTP/1.0 answers are never chunked.
-
-(defun companion4j--request-bytes (companion method route body)
-  "The HTTP/1.0 request METHOD ROUTE with the JSON BODY for COMPANION."
-  (let ((payload (if body (encode-coding-string (json-encode body) 'utf-8) ""))
-        (target (concat (plist-get companion :prefix) route)))
-    ;; A space or a line end would end the request line and let the rest pose as headers.
-    (when (string-match-p "[[:cntrl:] \177]" target)
-      (error "Refused a request for %S" target))
-    (concat method " " target " HTTP/1.0\r\n"
-            (format "Host: %s:%s\r\n" (plist-get companion :host) (plist-get companion :port))
-            (if (plist-get companion :token)
-                (concat "Authorization: Bearer " (plist-get companion :token) "\r\n")
-              "")
-            (if body "Content-Type: application/json\r\n" "")
-            (format "Content-Length: %d\r\n\r\n" (length payload))
-            payload)))
-
-(defun companion4j--parse-response (buffer)
-  "The HTTP response in BUFFER as (STATUS . BODY), STATUS nil if there is none."
-  (with-current-buffer buffer
-    (goto-char (point-min))
-    (if (not (looking-at "HTTP/[0-9.]+ \\([0-9]+\\)"))
-        (cons nil "")
-      (let ((status (string-to-number (match-string 1))))
-        (cons status
-              (if (re-search-forward "\r?\n\r?\n" nil t)
-                  (decode-coding-string (buffer-substring-no-properties (point) (point-max)) 'utf-8)
-                ""))))))
-
-(defun companion4j--http (method route &optional body callback companion)
-  "Send METHOD ROUTE with the JSON BODY to COMPANION (default: the one in use).
-Call CALLBACK with (STATUS . BODY); STATUS is nil when the request
-failed on the network.  Return the network process, or nil."
-  (let ((companion (or companion (companion4j--companion)))
-        (callback (or callback #'ignore)))
-    (if (null companion)
-        (progn (funcall callback (cons nil (companion4j--no-companion))) nil)
-      (let ((buffer (generate-new-buffer " *companion4j request*"))
-            (done nil))
-        (with-current-buffer buffer (set-buffer-multibyte nil))
-        (condition-case err
-            (let* ((request (companion4j--request-bytes companion method route body))
-                   (process
-                    (make-network-process
-                     :name "companion4j request" :buffer buffer
-                     :host (plist-get companion :host) :service (plist-get companion :port)
-                     :coding 'binary :noquery t
-                     :sentinel
-                     (lambda (process _event)
-                       (unless (or done (process-live-p process))
-                         (setq done t)
-                         (let ((response (companion4j--parse-response buffer)))
-                           (kill-buffer buffer)
-                           (unless (car response)
-                             (setq companion4j--companion nil))
-                           (funcall callback response)))))))
-              (process-send-string process request)
-              process)
-          (error
-           (kill-buffer buffer)
-           (setq companion4j--companion nil)
-           (funcall callback (cons nil (error-message-string err)))
-           nil))))))
-
-(defun companion4j--http-sync (method route &optional body companion)
-  "Send METHOD ROUTE with BODY to COMPANION and wait: (STATUS . BODY)."
-  (let* ((response nil)
-         (process (companion4j--http method route body (lambda (r) (setq response r)) companion))
-         (deadline (+ (float-time) companion4j-request-timeout)))
-    (while (and (null response) process (< (float-time) deadline))
-      (accept-process-output process 0.05))
-    (when (and (null response) process)
-      (delete-process process))
-    (or response (cons nil "the companion did not answer"))))
-
-(defun companion4j--reason (response)
-  "The companion's words for the failed RESPONSE."
-  (or (and (car response)
-           (ignore-errors (alist-get 'error (companion4j--read-json (cdr response)))))
-      (if (car response)
-          (format "the companion answered %s" (car response))
-        (format "the companion could not be reached (%s)" (cdr response)))))
+(defun companion4j--handle (method params)
+  "Handle the notification METHOD with PARAMS from attach."
+  (pcase method
+    ("attached" (companion4j--attach params))
+    ("detached" (companion4j--detach (or (alist-get 'reason params) "the companion went away")))
+    ("diffOpened" (companion4j--open-proposal params))
+    ("diffClosed" (companion4j--proposal-closed-by-cli params))
+    ("clientConnected"
+     (setf (alist-get (alist-get 'id params) companion4j--clients nil nil #'equal)
+           (alist-get 'label params))
+     (companion4j--redisplay-mode-line))
+    ("clientDisconnected"
+     (setq companion4j--clients
+           (cl-remove (alist-get 'id params) companion4j--clients :key #'car :test #'equal))
+     (companion4j--redisplay-mode-line))
+    ("openFile" (companion4j--open-file params))
+    ("error" (message "companion4j: %s" (alist-get 'message params)))))
 
 ;;;; Events to the companion
 
-(defvar companion4j--queue nil "Events waiting to be sent, oldest first.")
-(defvar companion4j--busy nil "Non-nil while an event is on its way.")
-
-(defun companion4j--send-next ()
-  "Send the oldest waiting event, one at a time to keep their order."
-  (when (and companion4j--queue (not companion4j--busy))
-    (if (null companion4j--companion)
-        (setq companion4j--queue nil)
-      (setq companion4j--busy t)
-      (companion4j--http "POST" "/events" (pop companion4j--queue)
-                         (lambda (response)
-                           (setq companion4j--busy nil)
-                           (if (car response)
-                               (companion4j--send-next)
-                             (setq companion4j--queue nil)))))))
-
 (defun companion4j--post (event)
-  "Queue EVENT, an alist, for the companion followed, if one is."
-  (when companion4j--companion
-    (setq companion4j--queue (append companion4j--queue (list event)))
-    (companion4j--send-next)))
+  "Send EVENT, an alist, to the companion attached, if one is."
+  (when companion4j--attached
+    (companion4j--notify "event" event)))
 
 (defvar-local companion4j--proposal-id nil
   "The id of the proposal this buffer shows, in proposal and diff buffers.")
@@ -538,187 +571,6 @@ idle longer than the delay already, e.g. when a timer changed the window."
                                 (with-current-buffer buffer
                                   (companion4j--report-diagnostics-now)))))))))
 
-;;;; Connection: the event stream
-
-(defvar companion4j--stream nil "The network process following the event stream.")
-(defvar companion4j--stream-connected nil "Non-nil once the stream answered 200.")
-(defvar companion4j--reconnect-timer nil)
-(defvar companion4j--clients nil "The connected CLIs: an alist of (ID . LABEL).")
-(defvar companion4j--workspace nil "The companion's workspace roots.")
-(defvar companion4j--started nil "Non-nil once this Emacs started a companion.")
-(defvar companion4j--said-gone nil "The last `companion4j--gone' told the user.")
-
-(defun companion4j--redisplay-mode-line ()
-  "Show the new state in every mode line."
-  (force-mode-line-update t))
-
-(defun companion4j--connect ()
-  "Follow the event stream of the companion serving this directory."
-  (setq companion4j--reconnect-timer nil)
-  (when (and companion4j-mode (not (process-live-p companion4j--stream)))
-    (setq companion4j--companion nil)
-    (let ((companion (companion4j--companion)))
-      (unless (equal companion4j--gone companion4j--said-gone)
-        (setq companion4j--said-gone companion4j--gone)
-        (when companion4j--gone
-          (message "companion4j: %s" companion4j--gone))
-        (companion4j--redisplay-mode-line))
-      (cond
-       (companion (companion4j--open-stream companion))
-       (t
-        (when (and companion4j-autostart (not companion4j--started))
-          (companion4j--start-companion))
-        (companion4j--reconnect-later))))))
-
-(defvar companion4j--retry-delay nil
-  "Seconds between tries while the companion a discovery file names is gone.")
-
-(defun companion4j--reconnect-later ()
-  "Try the stream again after `companion4j-reconnect-delay' seconds.
-While the port of a discovery file holds a server that fails the proof,
-the delay doubles up to 30 s: a proof waits for its answer, and a server
-that never answers must not keep Emacs waiting."
-  (when (and companion4j-mode (null companion4j--reconnect-timer))
-    (setq companion4j--retry-delay
-          (if companion4j--gone
-              (min 30 (* 2 (or companion4j--retry-delay companion4j-reconnect-delay)))
-            companion4j-reconnect-delay))
-    (setq companion4j--reconnect-timer
-          (run-with-timer companion4j--retry-delay nil #'companion4j--connect))))
-
-(defun companion4j--open-stream (companion)
-  "Open the event stream of COMPANION."
-  (let ((pending "") (headers-done nil) (event nil) (data nil))
-    (condition-case nil
-        (progn
-          (setq companion4j--stream
-                (make-network-process
-                 :name "companion4j events" :buffer nil
-                 :host (plist-get companion :host) :service (plist-get companion :port)
-                 :coding 'binary :noquery t
-                 :filter
-                 (lambda (_process output)
-                   (setq pending (concat pending output))
-                   (unless headers-done
-                     (when (string-match "\r?\n\r?\n" pending)
-                       (let ((head (substring pending 0 (match-beginning 0))))
-                         (setq pending (substring pending (match-end 0)) headers-done t)
-                         (if (string-match "\\`HTTP/[0-9.]+ 200" head)
-                             (companion4j--stream-opened companion)
-                           (setq pending "")
-                           (delete-process companion4j--stream)))))
-                   (when headers-done
-                     (while (string-match "\n" pending)
-                       (let ((line (string-remove-suffix
-                                    "\r" (decode-coding-string (substring pending 0 (match-beginning 0)) 'utf-8))))
-                         (setq pending (substring pending (match-end 0)))
-                         (cond
-                          ((string-empty-p line)
-                           (when data
-                             (companion4j--dispatch (or event "message") (string-join (nreverse data) "\n")))
-                           (setq event nil data nil))
-                          ((string-prefix-p ":" line))
-                          ((string-prefix-p "event:" line)
-                           (setq event (string-trim-left (substring line 6) " ")))
-                          ((string-prefix-p "data:" line)
-                           (push (string-remove-prefix " " (substring line 5)) data)))))))
-                 :sentinel
-                 (lambda (process _event)
-                   (unless (process-live-p process)
-                     (when (eq process companion4j--stream)
-                       (companion4j--stream-closed))))))
-          (process-send-string
-           companion4j--stream
-           (concat "GET " (plist-get companion :prefix) "/events/stream HTTP/1.0\r\n"
-                   (format "Host: %s:%s\r\n" (plist-get companion :host) (plist-get companion :port))
-                   "Authorization: Bearer " (plist-get companion :token) "\r\n"
-                   "Accept: text/event-stream\r\n\r\n")))
-      (error
-       (setq companion4j--stream nil companion4j--companion nil)
-       (companion4j--reconnect-later)))))
-
-(defun companion4j--stream-opened (companion)
-  "The stream of COMPANION is up: read its state and the pending proposals."
-  (setq companion4j--stream-connected t)
-  (companion4j--forget-reports)
-  (companion4j--http
-   "GET" "/state" nil
-   (lambda (response)
-     (when (eql (car response) 200)
-       (let ((state (companion4j--read-json (cdr response))))
-         (setq companion4j--workspace (alist-get 'workspaceRoots state)
-               companion4j--clients
-               (mapcar (lambda (c) (cons (alist-get 'id c) (alist-get 'label c)))
-                       (alist-get 'clients state)))
-         (companion4j--redisplay-mode-line))))
-   companion)
-  (companion4j--http
-   "GET" "/diffs" nil
-   (lambda (response)
-     (when (eql (car response) 200)
-       (dolist (diff (companion4j--read-json (cdr response)))
-         (companion4j--open-proposal diff))))
-   companion)
-  (companion4j--report-later)
-  (companion4j--redisplay-mode-line))
-
-(defun companion4j--stream-closed ()
-  "The stream ended: forget the companion and follow it again shortly."
-  (setq companion4j--stream nil
-        companion4j--stream-connected nil
-        companion4j--companion nil
-        companion4j--clients nil)
-  (companion4j--redisplay-mode-line)
-  (companion4j--reconnect-later))
-
-(defun companion4j--disconnect ()
-  "Stop following the companion."
-  (when companion4j--reconnect-timer
-    (cancel-timer companion4j--reconnect-timer)
-    (setq companion4j--reconnect-timer nil))
-  (let ((stream companion4j--stream))
-    (setq companion4j--stream nil companion4j--stream-connected nil companion4j--clients nil)
-    (when (process-live-p stream) (delete-process stream)))
-  (companion4j--redisplay-mode-line))
-
-(defun companion4j--dispatch (event data)
-  "Handle the stream's EVENT with its JSON DATA, outside the process filter."
-  (run-at-time 0 nil #'companion4j--handle event data))
-
-(defun companion4j--handle (event data)
-  "Handle the stream's EVENT with its JSON DATA."
-  (let ((value (ignore-errors (companion4j--read-json data))))
-    (pcase event
-      ("diffOpened" (companion4j--open-proposal value))
-      ("diffClosed" (companion4j--proposal-closed-by-cli value))
-      ("clientConnected"
-       (setf (alist-get (alist-get 'id value) companion4j--clients nil nil #'equal)
-             (alist-get 'label value))
-       (companion4j--redisplay-mode-line))
-      ("clientDisconnected"
-       (setq companion4j--clients
-             (cl-remove (alist-get 'id value) companion4j--clients :key #'car :test #'equal))
-       (companion4j--redisplay-mode-line))
-      ("openFile" (companion4j--open-file value)))))
-
-(defun companion4j--start-companion ()
-  "Run `companion4j serve' for `companion4j--cwd' as a child of Emacs.
-It stops when Emacs exits, as an editor's own companion does; its
-output goes to the buffer \" *companion4j serve*\"."
-  (let* ((words (split-string-and-unquote companion4j-command))
-         (program (executable-find (car words))))
-    (if (null program)
-        (message "companion4j: cannot start a companion: %s is not on the PATH; put it there or set `companion4j-command'" (car words))
-      (setq companion4j--started t)
-      (let ((default-directory (file-name-as-directory (companion4j--cwd))))
-        (make-process :name "companion4j serve"
-                      :buffer (get-buffer-create " *companion4j serve*")
-                      :command (append (list program) (cdr words)
-                                       (list "serve" "--workspace" (companion4j--cwd)))
-                      :connection-type 'pipe
-                      :noquery t))
-      (message "companion4j: starting a companion for %s" (abbreviate-file-name (companion4j--cwd))))))
-
 ;;;; Opening files the CLI shows
 
 (defun companion4j--review-window-p (window)
@@ -749,9 +601,6 @@ output goes to the buffer \" *companion4j serve*\"."
 
 ;;;; Reviewing proposals
 
-(defvar companion4j--proposals nil
-  "The open proposals, oldest first.
-Each is a plist (:id :file :rel :client :buffer :diff :change).")
 (defvar companion4j--saved-windows nil
   "The window configuration before the first proposal opened.")
 
@@ -954,26 +803,28 @@ Only such an id goes into a request line or a buffer name."
   "Answer PROPOSAL: ACCEPT it with its buffer's text, or reject it.
 Return non-nil when the proposal closed."
   (let* ((buffer (plist-get proposal :buffer))
-         (response (companion4j--http-sync
-                    "POST" (format "/diffs/%s/%s" (plist-get proposal :id) (if accept "accept" "reject"))
-                    (and accept
-                         `((content . ,(with-current-buffer buffer
-                                         (save-restriction
-                                           (widen)
-                                           (buffer-substring-no-properties (point-min) (point-max))))))))))
+         (answer (companion4j--request-sync
+                  (if accept "accept" "reject")
+                  `((diff . ,(plist-get proposal :id))
+                    ,@(and accept
+                           `((content . ,(with-current-buffer buffer
+                                           (save-restriction
+                                             (widen)
+                                             (buffer-substring-no-properties (point-min) (point-max))))))))))
+         (failure (companion4j--failure answer)))
     (cond
-     ((null (car response))
-      (message "companion4j: %s; the proposal stays open, try again" (companion4j--reason response))
+     ;; Only these errors say that the proposal is over; after any other, an answer may still reach it.
+     ((and failure (not (member (alist-get 'code (alist-get 'error answer)) '("ended" "clientGone" "unknownDiff"))))
+      (message "companion4j: %s; the proposal stays open, try again" failure)
       nil)
      (t
       (companion4j--close-proposal proposal)
-      (if (eql (car response) 204)
-          (if accept
-              (progn (companion4j--reload-later (plist-get proposal :file))
-                     (message "companion4j: accepted; %s writes %s"
-                              (plist-get proposal :client) (plist-get proposal :rel)))
-            (message "companion4j: rejected the edit to %s" (plist-get proposal :rel)))
-        (message "companion4j: %s" (companion4j--reason response)))
+      (cond
+       (failure (message "companion4j: %s" failure))
+       (accept (companion4j--reload-later (plist-get proposal :file))
+               (message "companion4j: accepted; %s writes %s"
+                        (plist-get proposal :client) (plist-get proposal :rel)))
+       (t (message "companion4j: rejected the edit to %s" (plist-get proposal :rel))))
       t))))
 
 (defun companion4j--current-proposal ()
@@ -1010,13 +861,11 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
     (setq companion4j--answered t)
     (let ((proposal (companion4j--proposal companion4j--proposal-id)))
       (when proposal
-        (let ((response (companion4j--http-sync
-                         "POST" (format "/diffs/%s/reject" (plist-get proposal :id)))))
+        (let ((failure (companion4j--failure
+                        (companion4j--request-sync "reject" `((diff . ,(plist-get proposal :id)))))))
           (run-at-time 0 nil #'companion4j--close-proposal proposal)
           (message "companion4j: %s"
-                   (if (eql (car response) 204)
-                       (format "rejected the edit to %s" (plist-get proposal :rel))
-                     (companion4j--reason response))))))))
+                   (or failure (format "rejected the edit to %s" (plist-get proposal :rel)))))))))
 
 (defun companion4j--why (outcome)
   "Words for the OUTCOME of a proposal the CLI closed."
@@ -1048,8 +897,8 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
 
 (defun companion4j-mode-line ()
   "The companion's state for the mode line: \"C4J off\", \"C4J 2 CLIs\", ...."
-  (if (not companion4j--stream-connected)
-      (if companion4j--gone "C4J gone" "C4J off")
+  (if (not companion4j--attached)
+      "C4J off"
     (let ((clients (length companion4j--clients))
           (review (length companion4j--proposals)))
       (concat (format "C4J %d CLI%s" clients (if (= clients 1) "" "s"))
@@ -1075,26 +924,40 @@ of the package: \\[finder-commentary] companion4j."
       (progn
         (add-hook 'post-command-hook #'companion4j--on-command)
         (add-hook 'kill-buffer-hook #'companion4j--on-kill-buffer)
+        (add-hook 'kill-emacs-hook #'companion4j--quit)
         (advice-add 'flymake--handle-report :after #'companion4j--diagnostics-changed)
         (with-eval-after-load 'flycheck
           (add-hook 'flycheck-after-syntax-check-hook #'companion4j--diagnostics-changed))
-        (companion4j--connect))
+        (companion4j--launch))
     (remove-hook 'post-command-hook #'companion4j--on-command)
     (remove-hook 'kill-buffer-hook #'companion4j--on-kill-buffer)
+    (remove-hook 'kill-emacs-hook #'companion4j--quit)
     (advice-remove 'flymake--handle-report #'companion4j--diagnostics-changed)
     (remove-hook 'flycheck-after-syntax-check-hook #'companion4j--diagnostics-changed)
-    (companion4j--disconnect)))
+    (companion4j--quit)
+    (setq companion4j--attached nil companion4j--clients nil companion4j--reason nil)
+    (companion4j--redisplay-mode-line)))
 
 ;;;###autoload
 (defun companion4j-start ()
-  "Start `companion4j serve' for `companion4j-directory' and connect to it."
+  "Start a companion for `companion4j-directory' unless one serves it.
+It runs inside the `companion4j attach' process of this Emacs, and stops
+when Emacs exits."
   (interactive)
-  (setq companion4j--companion nil)
-  (if (companion4j--companion)
-      (message "companion4j: a companion already serves %s at %s"
-               (abbreviate-file-name (companion4j--cwd)) (companion4j--address companion4j--companion))
-    (companion4j--start-companion)
-    (unless companion4j-mode (companion4j-mode 1))))
+  (setq companion4j--start t)
+  (if (null companion4j--transport)
+      ;; Said again, even when it is what was said last.
+      (progn (setq companion4j--said nil) (companion4j-mode 1))
+    (companion4j--request
+     "start" nil
+     (lambda (answer)
+       (let ((failure (companion4j--failure answer))
+             (dir (abbreviate-file-name (companion4j--cwd))))
+         (cond
+          (failure (message "companion4j: cannot start a companion: %s" failure))
+          ((not (alist-get 'started (alist-get 'result answer)))
+           (message "companion4j: a companion already serves %s at %s"
+                    dir (companion4j--address (alist-get 'port (alist-get 'result answer)))))))))))
 
 (defconst companion4j--terminal-forms
   '(("QWEN_CODE_IDE_SERVER_PORT" . "\\`[0-9]\\{1,5\\}\\'")
@@ -1103,17 +966,17 @@ of the package: \\[finder-commentary] companion4j."
     ("GEMINI_CLI_IDE_WORKSPACE_PATH" . "\\`[^[:cntrl:]\177]*\\'")
     ("GEMINI_CLI_IDE_AUTH_TOKEN" . "\\`[^[:cntrl:]\177]*\\'")
     ("REMOTE_CONTAINERS" . "\\`[^[:cntrl:]\177]*\\'"))
-  "The variables a terminal takes from GET /editor/terminal, and the form of each.
+  "The variables a terminal takes from attach's `terminal' answer, and their form.
 They are the IDE's (Companion.terminalEnvironment); any other name, such as
 NODE_OPTIONS, would run what it names.")
 
-(defun companion4j--terminal-variables (text)
-  "The IDE's variables in the JSON TEXT of GET /editor/terminal.
+(defun companion4j--terminal-variables (all)
+  "The IDE's variables in ALL, the `terminal' answer as an alist.
 A cons (KEPT . DROPPED): KEPT are \"NAME=value\" strings, DROPPED the
-sorted names not the IDE's or not of their form; nil when TEXT is not a
-JSON object."
-  (let ((all (ignore-errors (companion4j--read-json text))) kept dropped)
-    (when (and (consp all) (cl-every #'consp all))
+sorted names not the IDE's or not of their form; nil when ALL is not an
+object of names."
+  (let (kept dropped)
+    (when (and (consp all) (cl-every (lambda (p) (and (consp p) (symbolp (car p)))) all))
       (dolist (pair all)
         (let* ((name (symbol-name (car pair)))
                (form (cdr (assoc name companion4j--terminal-forms))))
@@ -1128,10 +991,13 @@ JSON object."
 The companion's variables go into the terminal's environment, not on
 its command line."
   (interactive (list (read-string "Run CLI: " companion4j-run-command)))
-  (let* ((response (companion4j--http-sync "GET" "/terminal"))
-         (variables (and (eql (car response) 200) (companion4j--terminal-variables (cdr response)))))
-    (unless (eql (car response) 200)
-      (user-error "companion4j: %s" (if (car response) (companion4j--reason response) (cdr response))))
+  (unless companion4j--attached
+    (user-error "companion4j: %s" (companion4j--no-companion)))
+  (let* ((answer (companion4j--request-sync "terminal" nil))
+         (failure (companion4j--failure answer))
+         (variables (and (not failure) (companion4j--terminal-variables (alist-get 'result answer)))))
+    (when failure
+      (user-error "companion4j: %s" failure))
     (unless variables
       (user-error "companion4j: the companion's terminal variables are not a JSON object; nothing was started"))
     (when (cdr variables)
@@ -1152,17 +1018,16 @@ its command line."
 (defun companion4j-status ()
   "Say which companion Emacs follows, its CLIs and the proposals open."
   (interactive)
-  (let ((companion (companion4j--companion)))
-    (if (null companion)
-        (message "companion4j: %s" (companion4j--no-companion))
-      (message "companion4j: %s, workspace %s, %s; CLIs: %s; proposals open: %s"
-               (companion4j--address companion)
-               (string-join (or companion4j--workspace (list (companion4j--cwd))) ":")
-               (if companion4j--stream-connected "following its events" "not connected")
-               (if companion4j--clients (string-join (mapcar #'cdr companion4j--clients) ", ") "none")
-               (if companion4j--proposals
-                   (string-join (mapcar (lambda (p) (plist-get p :rel)) companion4j--proposals) ", ")
-                 "none")))))
+  (if (null companion4j--attached)
+      (message "companion4j: %s" (companion4j--no-companion))
+    (message "companion4j: %s%s, workspace %s, following its events; CLIs: %s; proposals open: %s"
+             (companion4j--address (plist-get companion4j--attached :port))
+             (if (plist-get companion4j--attached :started) " (started by this Emacs)" "")
+             (string-join (or companion4j--workspace (list (companion4j--cwd))) ":")
+             (if companion4j--clients (string-join (mapcar #'cdr companion4j--clients) ", ") "none")
+             (if companion4j--proposals
+                 (string-join (mapcar (lambda (p) (plist-get p :rel)) companion4j--proposals) ", ")
+               "none"))))
 
 (provide 'companion4j)
 ;;; companion4j.el ends here

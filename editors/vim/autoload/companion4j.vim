@@ -1,43 +1,37 @@
-" companion4j.vim: the client of the editor API of `companion4j serve`.
+" companion4j.vim: Vim as the IDE of Qwen Code and Gemini CLI. It reaches its
+" companion through one `companion4j attach` process (autoload/companion4j/attach.vim);
+" this file is the editor's side: context, the review of proposals, commands.
 " Commands and options: see plugin/companion4j.vim and :help companion4j.
 scriptencoding utf-8
 
 let s:save_cpo = &cpoptions
 set cpoptions&vim
 
-" The companion followed now, once it proved that it holds its token:
-" {api, token, workspace}, or {} when none.
-let s:conn = {}
-" Why the newest companion for the directory failed its proof, while none is followed.
-let s:gone = ''
-" The proof under way: {candidates, first_failure}, or {} when none is.
-let s:proving = {}
-" The curl job that reads the event stream, and the event being read.
-let s:stream = v:null
-let s:event = ''
-let s:data = []
-" Whether the stream is live (its first line arrived).
-let s:connected = 0
+" Whether a companion is attached, its port, whether attach started it, and
+" the workspace roots it serves.
+let s:attached = 0
+let s:port = 0
+let s:started = 0
+let s:roots = []
+" Whether the attached companion went away (rather than none ever attaching).
+let s:gone = 0
+" Why no companion is attached, as attach said it, or ''.
+let s:reason = ''
+" The directory attach was started for.
+let s:dir = ''
+" Whether a companion was asked for (autostart or :Companion4jStart) and has not come yet.
+let s:starting = 0
 " The connected CLIs, id -> label.
 let s:clients = {}
 " The proposals open for review, id -> {id, filePath, rel, buf, clientName, answering, from}.
 let s:proposals = {}
-" Events wait here and go out one request at a time, in order.
-let s:queue = []
-let s:busy = 0
 let s:enabled = 0
 let s:leaving = 0
 let s:opening = 0
 let s:cursor_timer = -1
-let s:retry_timer = -1
-let s:retry_delay = 2000
-let s:start_timer = -1
-let s:start_tries = 0
-let s:autostarted = 0
 let s:last_selection = ''
 let s:deferred = []
 let s:defer_timer = -1
-let s:said_gone = ''
 
 let s:WHY = {
       \ 'accepted': 'accepted',
@@ -79,354 +73,79 @@ function! s:Warn(text) abort
   echohl None
 endfunction
 
-" ---- finding the companion -------------------------------------------------
-
-" The companions that may serve the current directory, newest first: the lock
-" files whose workspace contains it, unless $COMPANION4J_EDITOR_API and
-" $COMPANION4J_TOKEN name one. None is trusted before it proves itself.
-function! s:Candidates() abort
-  if !empty($COMPANION4J_EDITOR_API) && !empty($COMPANION4J_TOKEN)
-    " Named by the environment, it can be as stale as a lock: it proves itself too.
-    let api = substitute($COMPANION4J_EDITOR_API, '/\+$', '', '')
-    let port = matchstr(api, '^http://\%(127\.0\.0\.1\|localhost\):\zs\d\{1,5}\ze/editor$')
-    return [{'api': api, 'port': str2nr(port), 'token': $COMPANION4J_TOKEN, 'workspace': getcwd(), 'pid': 0}]
-  endif
-  let dir = (empty($QWEN_HOME) ? expand('~/.qwen') : $QWEN_HOME) . '/ide'
-  let cwd = getcwd()
-  let found = []
-  for file in glob(dir . '/*.lock', 1, 1)
-    try
-      let lock = json_decode(join(readfile(file), "\n"))
-    catch
-      continue
-    endtry
-    if type(lock) != v:t_dict || type(get(lock, 'port')) != v:t_number
-          \ || type(get(lock, 'authToken')) != v:t_string || empty(lock.authToken)
-          \ || lock.port <= 0 || lock.port > 65535
-      continue
-    endif
-    for root in split(get(lock, 'workspacePath', ''), ':')
-      let root = substitute(root, '/\+$', '', '')
-      if !empty(root) && (cwd ==# root || stridx(cwd, root . '/') == 0)
-        call add(found, {'api': 'http://127.0.0.1:' . lock.port . '/editor', 'port': lock.port,
-              \ 'token': lock.authToken, 'workspace': get(lock, 'workspacePath', ''),
-              \ 'pid': type(get(lock, 'ppid')) == v:t_number ? lock.ppid : 0, 'time': getftime(file)})
-        break
-      endif
-    endfor
-  endfor
-  return sort(found, {a, b -> b.time - a.time})
-endfunction
-
-" A value for curl's configuration: backslashes, quotes and line ends escaped,
-" so that no value can end its line and add an option of its own.
-function! s:Quote(text) abort
-  let text = escape(a:text, '\"')
-  let text = substitute(text, "\n", '\\n', 'g')
-  let text = substitute(text, "\r", '\\r', 'g')
-  let text = substitute(text, "\t", '\\t', 'g')
-  return '"' . text . '"'
-endfunction
-
-" A fresh unpredictable nonce: 64 hex digits from the system's random source,
-" or '' when there is none.
-function! s:Nonce() abort
-  try
-    let bytes = readblob('/dev/urandom', 0, 32)
-  catch
-    return ''
-  endtry
-  return len(bytes) == 32 ? join(map(blob2list(bytes), 'printf("%02x", v:val)'), '') : ''
-endfunction
-
-" Asks the candidate's port to prove that it holds the candidate's token
-" (docs/editor-api.md), sending nothing secret; calls Done('') when it does,
-" else Done(why).
-function! s:Prove(candidate, Done) abort
-  if a:candidate.port <= 0
-    return a:Done('its address ' . a:candidate.api . ' is not a loopback port')
-  endif
-  " Where /proc shows processes, a lock whose process ended needs no question.
-  if a:candidate.pid > 0 && isdirectory('/proc/self') && !isdirectory('/proc/' . a:candidate.pid)
-    return a:Done('its process ' . a:candidate.pid . ' ended')
-  endif
-  let nonce = s:Nonce()
-  if empty(nonce)
-    return a:Done('no random numbers to ask it with: /dev/urandom cannot be read')
-  endif
-  let context = {'out': [], 'expected': sha256('companion4j-proof:' . nonce . ':' . a:candidate.token), 'Done': a:Done}
-  let job = s:Curl(['url = ' . s:Quote('http://127.0.0.1:' . a:candidate.port . '/ide/proof?nonce=' . nonce),
-        \ 'noproxy = "*"', 'silent', 'connect-timeout = 3', 'max-time = 3', 'write-out = "\n%{http_code}"'],
-        \ {'out_mode': 'raw', 'out_cb': function('s:RequestOutput', [context]),
-        \ 'close_cb': function('s:Proved', [context])})
-  if job is v:null
-    call a:Done('curl cannot run')
-  endif
-endfunction
-
-function! s:Proved(context, channel) abort
-  let out = join(a:context.out, '')
-  let at = strridx(out, "\n")
-  let status = str2nr(strpart(out, at + 1))
-  if status == 0
-    return a:context.Done('nothing answers on its port')
-  endif
-  try
-    let answer = json_decode(strpart(out, 0, at))
-  catch
-    let answer = {}
-  endtry
-  let proved = status == 200 && type(answer) == v:t_dict && get(answer, 'proof', '') is# a:context.expected
-  call a:context.Done(proved ? '' : 'another process holds its port')
-endfunction
-
-" Proves the candidates for the directory, newest first, and calls Done() once
-" one proved itself (s:conn) or none did (s:gone says why).
-function! s:ProveCandidates(Done) abort
-  if !empty(s:proving)
-    return
-  endif
-  let s:proving = {'candidates': s:Candidates(), 'first_failure': '', 'Done': a:Done}
-  call s:ProveNext()
-endfunction
-
-function! s:ProveNext() abort
-  if empty(s:proving.candidates)
-    let [s:gone, Done] = [s:proving.first_failure, s:proving.Done]
-    let s:proving = {}
-    return Done()
-  endif
-  call s:Prove(s:proving.candidates[0], function('s:ProvedOne'))
-endfunction
-
-function! s:ProvedOne(why) abort
-  let candidate = remove(s:proving.candidates, 0)
-  if empty(a:why)
-    let s:conn = {'api': candidate.api, 'token': candidate.token, 'workspace': candidate.workspace}
-    let [s:gone, Done] = ['', s:proving.Done]
-    let s:proving = {}
-    return Done()
-  endif
-  if empty(s:proving.first_failure)
-    let s:proving.first_failure = 'the companion on port ' . candidate.port . ' is gone (' . a:why . ')'
-  endif
-  call s:ProveNext()
-endfunction
-
-" Why no companion is followed, for messages.
+" Why no companion is attached, for messages.
 function! s:NoCompanion() abort
-  return empty(s:gone) ? 'no companion serves ' . fnamemodify(getcwd(), ':~') : s:gone
+  return empty(s:reason) ? 'no companion serves ' . fnamemodify(getcwd(), ':~') : s:reason
 endfunction
 
-" Starts curl with its configuration on stdin: the token never shows in a
-" process list.
-function! s:Curl(config, options) abort
-  let options = extend({'in_mode': 'raw', 'err_io': 'null'}, a:options)
-  try
-    let job = job_start([s:Option('curl', 'curl'), '--config', '-'], options)
-  catch
-    return v:null
-  endtry
-  if job_status(job) ==# 'fail'
-    return v:null
-  endif
-  let channel = job_getchannel(job)
-  call ch_sendraw(channel, join(a:config, "\n") . "\n")
-  call ch_close_in(channel)
-  return job
-endfunction
-
-function! s:Config(conn, route, extra) abort
-  return ['url = ' . s:Quote(a:conn.api . a:route),
-        \ 'header = ' . s:Quote('Authorization: Bearer ' . a:conn.token),
-        \ 'noproxy = "*"',
-        \ 'silent'] + a:extra
-endfunction
-
-" Sends one request to the proven companion and calls back with (status,
-" body); status 0 when none is followed or it did not answer.
-function! s:Request(method, route, body, Callback) abort
-  let conn = s:conn
-  if empty(conn)
-    call a:Callback(0, '')
-    return
-  endif
-  let config = s:Config(conn, a:route, [
-        \ 'request = ' . s:Quote(a:method),
-        \ 'write-out = "\n%{http_code}"',
-        \ 'connect-timeout = 3',
-        \ 'max-time = 15'])
-  if a:method ==# 'POST'
-    call add(config, 'header = "Content-Type: application/json"')
-    call add(config, 'data-binary = ' . s:Quote(empty(a:body) ? '{}' : json_encode(a:body)))
-  endif
-  let context = {'out': [], 'Callback': a:Callback}
-  let job = s:Curl(config, {'out_mode': 'raw',
-        \ 'out_cb': function('s:RequestOutput', [context]),
-        \ 'close_cb': function('s:RequestDone', [context])})
-  if job is v:null
-    call a:Callback(0, '')
-  endif
-endfunction
-
-function! s:RequestOutput(context, channel, text) abort
-  call add(a:context.out, a:text)
-endfunction
-
-function! s:RequestDone(context, channel) abort
-  let out = join(a:context.out, '')
-  let at = strridx(out, "\n")
-  let status = str2nr(strpart(out, at + 1))
-  if status == 0 || status == 401
-    " Gone, or restarted with a new port or token: it proves itself again.
-    let s:conn = {}
-    if s:StreamRunning()
-      call job_stop(s:stream)
-    endif
-  endif
-  call a:context.Callback(status, at < 0 ? '' : strpart(out, 0, at))
-endfunction
-
-" The companion's reason for a refusal, e.g. "diff … is no longer pending: it
-" was replaced by a newer proposal".
-function! s:Reason(status, body) abort
-  try
-    let json = json_decode(a:body)
-    if type(json) == v:t_dict && has_key(json, 'error')
-      return json.error
-    endif
-  catch
-  endtry
-  return 'the companion answered ' . a:status
-endfunction
-
-" ---- the event stream ------------------------------------------------------
+" ---- attaching ---------------------------------------------------------------
 
 function! companion4j#enable() abort
   if s:enabled
     return
   endif
   let s:enabled = 1
-  call s:Connect()
+  call s:Launch(s:Option('autostart', 0))
 endfunction
 
-function! s:StreamRunning() abort
-  return s:stream isnot v:null && job_status(s:stream) ==# 'run'
+" Starts `companion4j attach` for the current directory; with start, it runs
+" a companion itself when none serves the directory, until Vim exits.
+function! s:Launch(start) abort
+  let command = s:Option('command', 'companion4j')
+  let command = type(command) == v:t_list ? copy(command) : split(command)
+  let s:dir = getcwd()
+  let why = empty(command) ? 'cannot run an empty command'
+        \ : companion4j#attach#start(command + ['attach', '--workspace', s:dir] + (a:start ? ['--start'] : []),
+        \ function('s:Handle'))
+  if !empty(why)
+    let s:reason = why . '; put companion4j on PATH or set g:companion4j_command'
+    return s:Warn(s:reason)
+  endif
+  let s:starting = a:start
 endfunction
 
-function! s:Connect(...) abort
-  let s:retry_timer = -1
-  if s:StreamRunning() || s:leaving
-    return
-  endif
-  call s:ProveCandidates(function('s:Follow'))
-endfunction
-
-" Follows the events of the companion that proved itself, else looks again soon.
-function! s:Follow() abort
-  redrawstatus!
-  if !empty(s:gone) && s:gone !=# s:said_gone
-    call s:Warn(s:gone)
-  endif
-  let s:said_gone = s:gone
-  if s:StreamRunning() || s:leaving
-    return
-  endif
-  if empty(s:conn)
-    if s:Option('autostart', 0) && !s:autostarted
-      let s:autostarted = 1
-      call s:Launch()
+" A notification from attach.
+function! s:Handle(method, params) abort
+  try
+    if a:method ==# 'attached'
+      call s:Attached(a:params)
+    elseif a:method ==# 'detached'
+      call s:Detached(a:params)
+    elseif a:method ==# 'clientConnected'
+      let s:clients[a:params.id] = a:params.label
+      redrawstatus!
+    elseif a:method ==# 'clientDisconnected'
+      silent! call remove(s:clients, a:params.id)
+      redrawstatus!
+    elseif a:method ==# 'diffOpened'
+      call s:WhenNormal(function('s:Open', [a:params]))
+    elseif a:method ==# 'diffClosed'
+      call s:WhenNormal(function('s:ClosedByCompanion', [a:params]))
+    elseif a:method ==# 'openFile'
+      call s:WhenNormal(function('s:OpenFile', [a:params]))
+    elseif a:method ==# 'error' && (s:attached || get(a:params, 'method', '') !=# 'event')
+      " An event refused while the companion goes away says nothing the detach does not.
+      call s:Warn(get(a:params, 'message', 'companion4j attach reported an error'))
     endif
-    " None runs, or none proved itself: look again now and then.
-    call s:Retry(2000)
-    return
-  endif
-  let s:event = ''
-  let s:data = []
-  let s:stream = s:Curl(s:Config(s:conn, '/events/stream', [
-        \ 'header = "Accept: text/event-stream"',
-        \ 'no-buffer',
-        \ 'fail',
-        \ 'connect-timeout = 3']),
-        \ {'out_mode': 'nl', 'out_cb': function('s:StreamLine'), 'exit_cb': function('s:StreamEnded')})
-  if s:stream is v:null
-    call s:Retry(s:retry_delay)
-  endif
+  catch
+    call s:Warn(a:method . ': ' . v:exception)
+  endtry
 endfunction
 
-function! s:Retry(delay) abort
-  if s:retry_timer == -1 && !s:leaving
-    let s:retry_timer = timer_start(a:delay, function('s:Connect'))
-  endif
-endfunction
-
-function! s:StreamLine(channel, line) abort
-  let line = substitute(a:line, '\r$', '', '')
-  if !s:connected
-    " The companion opens the stream with a comment: it is live.
-    let s:connected = 1
-    let s:retry_delay = 2000
-    call s:Synchronize()
-  endif
-  if line ==# ''
-    if s:event !=# '' || !empty(s:data)
-      let [event, data] = [s:event, join(s:data, "\n")]
-      let s:event = ''
-      let s:data = []
-      call s:Dispatch(event, data)
-    endif
-  elseif line[0] ==# ':'
-    " A keep-alive.
-  elseif line =~# '^event:'
-    let s:event = substitute(line[6:], '^ ', '', '')
-  elseif line =~# '^data:'
-    call add(s:data, substitute(line[5:], '^ ', '', ''))
-  endif
-endfunction
-
-function! s:StreamEnded(job, status) abort
-  let was_connected = s:connected
-  let s:stream = v:null
-  let s:connected = 0
-  let s:clients = {}
-  let s:conn = {}
-  redrawstatus!
-  if !was_connected
-    " A stale lock file, or a companion that refuses us: back off a little.
-    let s:retry_delay = min([s:retry_delay * 2, 10000])
-  endif
-  call s:Retry(was_connected ? 2000 : s:retry_delay)
-endfunction
-
-" On (re)connect: the CLIs, the pending proposals and where the user is.
-function! s:Synchronize() abort
-  call s:Request('GET', '/state', {}, function('s:GotState'))
-  call s:Request('GET', '/diffs', {}, function('s:GotDiffs'))
-  call companion4j#focus(bufnr('%'))
-  call s:ReportCursor()
-endfunction
-
-function! s:GotState(status, body) abort
-  if a:status != 200
-    return
-  endif
-  let state = json_decode(a:body)
+" A companion proved itself (again): rebuild the view from its state.
+function! s:Attached(params) abort
+  let state = get(a:params, 'state', {})
+  let asked = s:starting
+  let [s:attached, s:gone, s:reason, s:starting] = [1, 0, '', 0]
+  let s:port = get(a:params, 'port', 0)
+  let s:started = get(a:params, 'started', v:false) is v:true
+  let s:roots = get(state, 'workspaceRoots', [])
   let s:clients = {}
   for client in get(state, 'clients', [])
     let s:clients[client.id] = client.label
   endfor
-  if !empty(s:conn) && !empty(get(state, 'workspaceRoots', []))
-    let s:conn.workspace = join(state.workspaceRoots, ':')
-  endif
-  redrawstatus!
-endfunction
-
-function! s:GotDiffs(status, body) abort
-  if a:status != 200
-    return
-  endif
   let pending = {}
-  for diff in json_decode(a:body)
+  for diff in get(state, 'pendingDiffs', [])
     if type(diff) == v:t_dict && s:IsDiffId(get(diff, 'id'))
       let pending[diff.id] = diff
     else
@@ -441,33 +160,37 @@ function! s:GotDiffs(status, body) abort
   for diff in values(pending)
     call s:WhenNormal(function('s:Open', [diff]))
   endfor
+  redrawstatus!
+  if s:started && asked
+    call s:Say('started a companion for ' . fnamemodify(s:dir, ':~') . ' on port ' . s:port)
+  endif
+  " Where the user is, for a companion that may never have heard of this Vim.
+  let s:last_selection = ''
+  call companion4j#focus(bufnr('%'))
+  call s:ReportCursor()
 endfunction
 
-function! s:Dispatch(event, data) abort
-  try
-    let data = json_decode(a:data)
-    if a:event ==# 'clientConnected'
-      let s:clients[data.id] = data.label
-      redrawstatus!
-    elseif a:event ==# 'clientDisconnected'
-      silent! call remove(s:clients, data.id)
-      redrawstatus!
-    elseif a:event ==# 'diffOpened'
-      call s:WhenNormal(function('s:Open', [data]))
-    elseif a:event ==# 'diffClosed'
-      call s:WhenNormal(function('s:ClosedByCompanion', [data]))
-    elseif a:event ==# 'openFile'
-      call s:WhenNormal(function('s:OpenFile', [data]))
-    endif
-  catch
-    call s:Warn(a:event . ': ' . v:exception)
-  endtry
+" No companion serves the directory (now): say why once, when the one
+" followed went away, one was asked for or attach itself ended; otherwise
+" (none at the start) stay quiet.
+function! s:Detached(params) abort
+  let reason = get(a:params, 'reason', '')
+  let reason = type(reason) == v:t_string && !empty(reason) ? reason : 'no companion serves ' . fnamemodify(getcwd(), ':~')
+  let say = (s:attached || s:starting || !companion4j#attach#running()) && reason !=# s:reason
+  let s:gone = s:gone || s:attached
+  let [s:attached, s:clients, s:reason] = [0, {}, reason]
+  call timer_stop(s:cursor_timer)
+  redrawstatus!
+  if say
+    call s:Warn(reason)
+  endif
 endfunction
 
-" Windows change only in Normal mode (or in a terminal): otherwise wait, so
-" nothing lands in the middle of typing.
+" Windows change only in Normal mode (or in a terminal, or in Ex mode, which
+" has no Normal mode to wait for): otherwise wait, so nothing lands in the
+" middle of typing.
 function! s:WhenNormal(Fn) abort
-  if mode() ==# 'n' || mode() ==# 't'
+  if s:MayChangeWindows()
     call a:Fn()
     return
   endif
@@ -477,8 +200,12 @@ function! s:WhenNormal(Fn) abort
   endif
 endfunction
 
+function! s:MayChangeWindows() abort
+  return mode() ==# 'n' || mode() ==# 't' || mode(1) ==# 'ce'
+endfunction
+
 function! s:RunDeferred(timer) abort
-  if mode() !=# 'n' && mode() !=# 't'
+  if !s:MayChangeWindows()
     return
   endif
   call timer_stop(a:timer)
@@ -492,29 +219,12 @@ endfunction
 
 " ---- events to the companion -----------------------------------------------
 
+" Attach hands events on in the order they come; none goes out while no
+" companion is attached.
 function! s:Post(event) abort
-  if !s:connected
-    return
+  if s:attached
+    call companion4j#attach#notify('event', a:event)
   endif
-  call add(s:queue, a:event)
-  call s:SendNext()
-endfunction
-
-function! s:SendNext() abort
-  if s:busy || empty(s:queue)
-    return
-  endif
-  let s:busy = 1
-  call s:Request('POST', '/events', remove(s:queue, 0), function('s:Sent'))
-endfunction
-
-function! s:Sent(status, body) abort
-  let s:busy = 0
-  if a:status == 0
-    let s:queue = []
-    return
-  endif
-  call s:SendNext()
 endfunction
 
 " The file behind a buffer the companion hears about, else ''. Proposals and
@@ -538,9 +248,6 @@ function! companion4j#focus(buf) abort
 endfunction
 
 function! companion4j#close(buf) abort
-  if !s:connected
-    return
-  endif
   let name = bufname(a:buf)
   if empty(name) || !empty(getbufvar(a:buf, '&buftype')) || !filereadable(name)
     return
@@ -549,7 +256,7 @@ function! companion4j#close(buf) abort
 endfunction
 
 function! companion4j#cursor_moved() abort
-  if !s:connected
+  if !s:attached
     return
   endif
   " Cursor moves come in bursts; report where the cursor comes to rest.
@@ -557,15 +264,26 @@ function! companion4j#cursor_moved() abort
   let s:cursor_timer = timer_start(100, function('s:ReportCursor'))
 endfunction
 
+" Attach serves the directory it was started in: another one outside the
+" companion's workspace needs an attach of its own.
 function! companion4j#dir_changed() abort
-  let apis = map(s:Candidates(), 'v:val.api')
-  if empty(s:conn) || index(apis, s:conn.api) < 0
-    if s:StreamRunning()
-      call job_stop(s:stream)
-    else
-      call s:Connect()
-    endif
+  let cwd = getcwd()
+  if !s:enabled || s:leaving || cwd ==# s:dir || (s:attached && s:Serves(cwd))
+    return
   endif
+  let [s:attached, s:gone, s:clients, s:reason] = [0, 0, {}, '']
+  redrawstatus!
+  call s:Launch(s:Option('autostart', 0))
+endfunction
+
+function! s:Serves(dir) abort
+  for root in s:roots
+    let root = substitute(root, '/\+$', '', '')
+    if !empty(root) && (a:dir ==# root || stridx(a:dir, root . '/') == 0)
+      return 1
+    endif
+  endfor
+  return 0
 endfunction
 
 " The 1-based character at byte column col of text.
@@ -610,9 +328,11 @@ function! s:Selection() abort
   elseif mode ==# 'V'
     let range = [a[1], 1, b[1], strchars(last) + 1]
   else
-    let [left, right] = [min([a[2], b[2]]), max([a[2], b[2]])]
-    call map(lines, 'strpart(v:val, left - 1, right - left + 1)')
-    let range = [a[1], s:Character(first, left), b[1], s:Character(last, right) + 1]
+    " A block spans screen columns, not bytes: each line's characters within them.
+    let [left, right] = [min([s:Cell(a, 0), s:Cell(b, 0)]), max([s:Cell(a, 1), s:Cell(b, 1)])]
+    let cut = map(lines, 's:Within(v:val, left, right)')
+    let lines = map(copy(cut), 'v:val[1]')
+    let range = [a[1], cut[0][0] + 1, b[1], cut[-1][0] + strchars(cut[-1][1]) + 1]
   endif
   let text = strcharpart(join(lines, "\n"), 0, 16384)
   while len(text) > 16384
@@ -620,6 +340,28 @@ function! s:Selection() abort
   endwhile
   return {'text': text, 'range': {'startLine': range[0], 'startCharacter': range[1],
         \ 'endLine': range[2], 'endCharacter': range[3]}}
+endfunction
+
+" The screen column where the character at pos starts, or with last, ends.
+function! s:Cell(pos, last) abort
+  let line = getline(a:pos[1])
+  let before = strpart(line, 0, a:pos[2] - 1)
+  return a:last ? strdisplaywidth(before . matchstr(line, '.', a:pos[2] - 1)) : strdisplaywidth(before) + 1
+endfunction
+
+" [the 0-based index of the first character, the characters] of text that lie
+" within screen columns left to right.
+function! s:Within(text, left, right) abort
+  let [first, taken, index, width] = [-1, '', 0, 0]
+  for char in split(a:text, '\zs')
+    let start = width + 1
+    let width += strdisplaywidth(char, width)
+    if start >= a:left && width <= a:right
+      let [first, taken] = [first < 0 ? index : first, taken . char]
+    endif
+    let index += 1
+  endfor
+  return [first < 0 ? index : first, taken]
 endfunction
 
 " ---- reviewing proposals ---------------------------------------------------
@@ -637,10 +379,10 @@ function! s:TabOf(id) abort
   return 0
 endfunction
 
-" The variables of GET /editor/terminal that a terminal may take: the IDE's
-" (Companion.terminalEnvironment), each of its form; any other name (say
+" The variables of attach's `terminal` answer that a terminal may take: the
+" IDE's (Companion.terminalEnvironment), each of its form; any other name (say
 " NODE_OPTIONS) would run what it names. [{name: value}, [dropped names]], or
-" [v:null, []] when the text is not a JSON object.
+" [v:null, []] when the answer is not a Dictionary.
 let s:TERMINAL = {
       \ 'QWEN_CODE_IDE_SERVER_PORT': '^\d\{1,5}$',
       \ 'GEMINI_CLI_IDE_SERVER_PORT': '^\d\{1,5}$',
@@ -650,17 +392,12 @@ let s:TERMINAL = {
       \ 'REMOTE_CONTAINERS': '^[^[:cntrl:]]*$',
       \ }
 
-function! s:TerminalVariables(body) abort
-  try
-    let all = json_decode(a:body)
-  catch
-    return [v:null, []]
-  endtry
-  if type(all) != v:t_dict
+function! s:TerminalVariables(all) abort
+  if type(a:all) != v:t_dict
     return [v:null, []]
   endif
   let [env, dropped] = [{}, []]
-  for [name, value] in items(all)
+  for [name, value] in items(a:all)
     if has_key(s:TERMINAL, name) && type(value) == v:t_string && value =~# s:TERMINAL[name]
       let env[name] = value
     else
@@ -671,8 +408,7 @@ function! s:TerminalVariables(body) abort
 endfunction
 
 " Whether a value from the companion has the form of a diff id, sixteen hex
-" digits (the engine's DiffId), and may go into a URL, a buffer name and curl's
-" configuration.
+" digits (the engine's DiffId), and may go into a buffer name.
 function! s:IsDiffId(id) abort
   return type(a:id) == v:t_string && len(a:id) == 16 && a:id =~# '^[0-9a-f]\{16}$'
 endfunction
@@ -701,11 +437,13 @@ function! s:Open(diff) abort
   let s:proposals[a:diff.id] = proposal
   let s:opening = 1
   try
-    if a:diff.change ==# 'new' || !filereadable(a:diff.filePath)
+    if get(a:diff, 'change', '') ==# 'new' || !filereadable(a:diff.filePath)
       silent tabnew
       setlocal buftype=nofile bufhidden=wipe noswapfile
       silent execute 'file' fnameescape(rel . ' (new file)')
-      execute 'silent doautocmd filetypedetect BufRead' fnameescape(a:diff.filePath)
+      if exists('#filetypedetect#BufRead')
+        execute 'silent doautocmd filetypedetect BufRead' fnameescape(a:diff.filePath)
+      endif
       setlocal nomodifiable
     else
       execute 'silent keepalt tabedit' fnameescape(a:diff.filePath)
@@ -774,6 +512,8 @@ function! s:Current() abort
 endfunction
 
 " :w in a proposal: the CLI writes the buffer's text (the file is not written here).
+
+" :w in a proposal: the CLI writes the buffer's text (the file is not written here).
 function! s:Accept(buf) abort
   let proposal = s:ByBuf(a:buf)
   if empty(proposal) || proposal.answering
@@ -786,7 +526,7 @@ function! s:Accept(buf) abort
   endif
   let proposal.answering = 1
   call setbufvar(a:buf, '&modified', 0)
-  call s:Request('POST', '/diffs/' . proposal.id . '/accept', {'content': content},
+  call companion4j#attach#request('accept', {'diff': proposal.id, 'content': content},
         \ function('s:Answered', [proposal, 1]))
 endfunction
 
@@ -803,7 +543,7 @@ function! companion4j#reject() abort
     return
   endif
   let proposal.answering = 1
-  call s:Request('POST', '/diffs/' . proposal.id . '/reject', {}, function('s:Answered', [proposal, 0]))
+  call companion4j#attach#request('reject', {'diff': proposal.id}, function('s:Answered', [proposal, 0]))
 endfunction
 
 " The proposal's buffer went (:q, :tabclose, :bdelete): that rejects it.
@@ -817,32 +557,37 @@ function! s:Wiped(buf) abort
     return
   endif
   let proposal.answering = 1
-  call s:Request('POST', '/diffs/' . proposal.id . '/reject', {}, function('s:Answered', [proposal, 0]))
+  call companion4j#attach#request('reject', {'diff': proposal.id}, function('s:Answered', [proposal, 0]))
   " Windows cannot close inside this autocommand.
   call timer_start(0, {-> s:CloseReview(proposal)})
 endfunction
 
-function! s:Answered(proposal, accept, status, body) abort
-  if a:status == 0 && bufexists(a:proposal.buf)
-    " The companion did not answer: keep the proposal so the answer can be retried.
+" The answer to accept or reject. Only a result reached the CLI; detached and
+" failed reached nothing, so the proposal stays open for another try; any
+" other error ended it (docs/attach.md).
+function! s:Answered(proposal, accept, result, error) abort
+  let code = get(a:error, 'code', '')
+  if (code ==# 'detached' || code ==# 'failed') && bufexists(a:proposal.buf)
     let a:proposal.answering = 0
     if a:accept
       call setbufvar(a:proposal.buf, '&modified', 1)
     endif
-    call s:Warn('the companion did not answer; the proposal is still open')
+    call s:Warn((code ==# 'detached' ? 'the companion did not answer' : get(a:error, 'message', 'the companion refused'))
+          \ . '; the proposal is still open')
     return
   endif
-  if a:status == 204
+  if empty(a:error)
     let message = a:accept
           \ ? 'accepted: ' . substitute(a:proposal.clientName, '\s*(.*)$', '', '') . ' writes ' . a:proposal.rel
           \ : 'rejected the edit to ' . a:proposal.rel
-  elseif a:status == 0
+  elseif code ==# 'detached' || code ==# 'failed'
     let message = 'the companion did not answer; the proposal for ' . a:proposal.rel . ' is still pending'
   else
-    let message = s:Reason(a:status, a:body)
+    let message = get(a:error, 'message', 'the proposal for ' . a:proposal.rel . ' ended: '
+          \ . get(s:WHY, get(a:error, 'outcome', ''), code))
   endif
   call s:WhenNormal(function('s:Finish', [a:proposal.id, message]))
-  if a:accept && a:status == 204
+  if a:accept && empty(a:error)
     for delay in [500, 2500]
       call timer_start(delay, function('s:Reload', [a:proposal.filePath]))
     endfor
@@ -923,23 +668,23 @@ function! s:Reload(path, ...) abort
 endfunction
 
 function! companion4j#review() abort
-  call s:Request('GET', '/diffs', {}, function('s:GotReview'))
+  call companion4j#attach#request('state', {}, function('s:GotReview'))
 endfunction
 
-function! s:GotReview(status, body) abort
-  if a:status == 0
+function! s:GotReview(state, error) abort
+  if get(a:error, 'code', '') ==# 'detached'
     return s:Warn(s:NoCompanion())
-  elseif a:status != 200
-    return s:Warn(s:Reason(a:status, a:body))
+  elseif !empty(a:error)
+    return s:Warn(get(a:error, 'message', 'the companion refused'))
   endif
-  let diffs = json_decode(a:body)
+  let diffs = get(a:state, 'pendingDiffs', [])
   if empty(diffs)
     return s:Say('no proposed edit is pending')
   endif
   for diff in diffs
     call s:Open(diff)
   endfor
-  let tab = s:TabOf(diffs[0].id)
+  let tab = s:TabOf(get(diffs[0], 'id', ''))
   if tab > 0
     execute 'tabnext' tab
   endif
@@ -1000,46 +745,24 @@ endfunction
 " ---- starting a companion, running a CLI, status -----------------------------
 
 function! companion4j#start() abort
-  if !empty(s:conn)
-    call s:Say('a companion already serves ' . fnamemodify(getcwd(), ':~') . ' at ' . s:conn.api)
-    call s:Connect()
-    return
+  if !companion4j#attach#running()
+    call s:Say('starting a companion for ' . fnamemodify(getcwd(), ':~'))
+    return s:Launch(1)
+  elseif s:attached
+    return s:Say('a companion already serves ' . fnamemodify(getcwd(), ':~') . ' on port ' . s:port)
   endif
-  call s:Launch()
+  let s:starting = 1
+  call s:Say('starting a companion for ' . fnamemodify(s:dir, ':~'))
+  call companion4j#attach#request('start', {}, function('s:Started'))
 endfunction
 
-" Starts `companion4j serve` for the current directory in the background; it
-" stops when Vim exits, as an editor's own companion does.
-function! s:Launch() abort
-  let command = s:Option('command', 'companion4j')
-  let command = type(command) == v:t_list ? copy(command) : split(command)
-  if empty(command) || !executable(command[0])
-    return s:Warn('cannot run ' . string(command) . '; put companion4j on PATH or set g:companion4j_command')
-  endif
-  try
-    call job_start(command + ['serve', '--workspace', getcwd()],
-          \ {'in_io': 'null', 'out_io': 'null', 'err_io': 'null', 'stoponexit': 'term'})
-  catch
-    return s:Warn('cannot run ' . string(command) . ': ' . v:exception)
-  endtry
-  call s:Say('starting a companion for ' . fnamemodify(getcwd(), ':~'))
-  let s:start_tries = 60
-  call timer_stop(s:start_timer)
-  let s:start_timer = timer_start(500, function('s:WaitForLock'), {'repeat': -1})
-endfunction
-
-function! s:WaitForLock(timer) abort
-  let s:start_tries -= 1
-  if !empty(s:conn)
-    call timer_stop(a:timer)
-    call s:Say('the companion is running')
-  elseif !empty(s:Candidates()) && empty(s:proving) && !s:StreamRunning()
-    call timer_stop(s:retry_timer)
-    let s:retry_timer = -1
-    call s:Connect()
-  elseif s:start_tries <= 0
-    call timer_stop(a:timer)
-    call s:Warn('the companion did not start within 30 s')
+" The answer to start; `attached` says when the companion runs.
+function! s:Started(result, error) abort
+  if !empty(a:error)
+    let s:starting = 0
+    call s:Warn('no companion started: ' . get(a:error, 'message', get(a:error, 'code', '')))
+  elseif get(a:result, 'started', v:false) isnot v:true
+    call s:Say('a companion already serves ' . fnamemodify(s:dir, ':~') . ' on port ' . get(a:result, 'port', 0))
   endif
 endfunction
 
@@ -1051,21 +774,23 @@ function! companion4j#run(command) abort
   elseif !executable(a:command[0])
     return s:Warn(a:command[0] . ' is not on PATH')
   endif
-  call s:Request('GET', '/terminal', {}, function('s:RunWith', [a:command]))
+  call companion4j#attach#request('terminal', {}, function('s:RunWith', [a:command]))
 endfunction
 
-function! s:RunWith(command, status, body) abort
-  if a:status == 0
+" The answer holds the token: it goes into the terminal's environment and
+" nowhere else.
+function! s:RunWith(command, variables, error) abort
+  if get(a:error, 'code', '') ==# 'detached'
     return s:Warn(s:NoCompanion() . '; :Companion4jStart starts one')
-  elseif a:status != 200
-    return s:Warn(s:Reason(a:status, a:body))
+  elseif !empty(a:error)
+    return s:Warn(get(a:error, 'message', 'the companion refused'))
   endif
-  let [env, dropped] = s:TerminalVariables(a:body)
+  let [env, dropped] = s:TerminalVariables(a:variables)
   if type(env) != v:t_dict
-    return s:Warn('the companion\'s terminal variables are not a JSON object; nothing was started')
+    return s:Warn('the companion''s terminal variables are not a JSON object; nothing was started')
   endif
   if !empty(dropped)
-    call s:Warn('ignored terminal variables that are not the IDE\'s: ' . join(dropped, ', '))
+    call s:Warn('ignored terminal variables that are not the IDE''s: ' . join(dropped, ', '))
   endif
   let options = {'env': env, 'term_name': join(a:command)}
   if s:Option('run_vertical', 0)
@@ -1075,14 +800,13 @@ function! s:RunWith(command, status, body) abort
 endfunction
 
 function! companion4j#status() abort
-  let conn = s:conn
-  if empty(conn)
+  if !s:attached
     echo 'companion4j: ' . s:NoCompanion()
           \ . (s:Option('autostart', 0) ? '' : ' (:Companion4jStart starts one)')
     return
   endif
-  let lines = ['companion4j: ' . conn.api . (s:connected ? ', following its events' : ', not connected')]
-  call add(lines, '  workspace: ' . join(split(conn.workspace, ':'), ', '))
+  let lines = ['companion4j: the companion on port ' . s:port . (s:started ? ', started by this Vim' : '')]
+  call add(lines, '  workspace: ' . join(s:roots, ', '))
   let labels = sort(values(s:clients))
   call add(lines, '  CLIs: ' . (empty(labels) ? 'none' : join(labels, '; ')))
   let open = map(values(s:proposals), 'v:val.rel . " (" . v:val.clientName . ")"')
@@ -1090,10 +814,10 @@ function! companion4j#status() abort
   echo join(lines, "\n")
 endfunction
 
-" For 'statusline': C4J off, C4J 2 CLIs, C4J 1 CLI · 1 to review.
+" For 'statusline': C4J off, C4J gone, C4J 2 CLIs, C4J 1 CLI · 1 to review.
 function! companion4j#statusline() abort
-  if !s:connected
-    return empty(s:gone) ? 'C4J off' : 'C4J gone'
+  if !s:attached
+    return s:gone ? 'C4J gone' : 'C4J off'
   endif
   let clients = len(s:clients)
   let text = 'C4J ' . clients . (clients == 1 ? ' CLI' : ' CLIs')

@@ -1,5 +1,5 @@
-" companion4j.vim: Vim as the IDE of Qwen Code and Gemini CLI, through a
-" running `companion4j serve`. See :help companion4j.
+" companion4j.vim: Vim as the IDE of Qwen Code and Gemini CLI, through
+" `companion4j attach` and the companion it finds or starts. See :help companion4j.
 if exists('g:loaded_companion4j') || &compatible
   finish
 endif
@@ -30,7 +30,7 @@ augroup companion4j
   endif
 augroup END
 
-" Loaded after startup, e.g. with :packadd: follow the companion now.
+" Loaded after startup, e.g. with :packadd: attach now.
 if v:vim_did_enter
   call companion4j#enable()
 endif

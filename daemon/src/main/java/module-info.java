@@ -6,6 +6,7 @@ module dev.companion4j.daemon {
   exports dev.companion4j.daemon;
   exports dev.companion4j.daemon.conversation;
 
+  requires dev.companion4j.wire;
   requires java.net.http;
   requires tools.jackson.databind;
   requires org.slf4j;

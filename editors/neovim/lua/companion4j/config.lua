@@ -2,9 +2,9 @@
 local M = {}
 
 M.defaults = {
-  -- Start `companion4j serve` for the working directory when none serves it.
+  -- Start a companion for the working directory when none serves it (`companion4j attach --start`).
   autostart = false,
-  -- The companion4j launcher, for autostart and :Companion4jStart.
+  -- The companion4j launcher: the plugin runs `<command> attach`.
   command = 'companion4j',
   -- Open each proposed edit in a diff tab as it arrives; else use :Companion4jReview.
   open_diffs = true,

@@ -1,31 +1,15 @@
 -- What the editor tells the companion: the file in focus, closed files, the
 -- cursor, the selection, unsaved changes and vim.diagnostic's diagnostics,
--- one request at a time so the companion sees them in the order they happened.
-local companion = require('companion4j.companion')
+-- in the order they happened.
 local config = require('companion4j.config')
 
 local M = {}
 
-local queue, busy = {}, false
-
-local function send_next()
-  if busy or #queue == 0 then
-    return
-  end
-  busy = true
-  companion.request('POST', '/events', table.remove(queue, 1), function(status)
-    busy = false
-    if not status then
-      -- No companion (any more): what is queued would go nowhere.
-      queue = {}
-    end
-    send_next()
-  end)
-end
+-- Where events go: set by M.attach.
+local send = function() end
 
 function M.post(event)
-  table.insert(queue, event)
-  send_next()
+  send(event)
 end
 
 --- The absolute path of a buffer that shows a file on disk, else nil.
@@ -117,7 +101,9 @@ function M.report_diagnostics(buf)
   M.post({ type = 'diagnostics', path = path, diagnostics = list })
 end
 
-function M.attach(group)
+--- Reports what happens in the editor to send(event), from now on.
+function M.attach(group, sender)
+  send = sender
   local timer = (vim.uv or vim.loop).new_timer()
   vim.api.nvim_create_autocmd({ 'BufEnter', 'FocusGained' }, {
     group = group,
@@ -161,9 +147,20 @@ function M.attach(group)
       M.report_diagnostics(args.buf)
     end,
   })
+end
+
+--- Sends the current file, the cursor and the file's diagnostics: a companion that just attached
+--- knows nothing of this editor yet.
+function M.report_current()
   local path = M.file_of(0)
   if path then
     M.post({ type = 'focus', path = path })
+    if vim.bo.modified then
+      M.post({ type = 'dirty', path = path, dirty = true })
+    end
+    last_selection = ''
+    report_cursor()
+    M.report_diagnostics(0)
   end
 end
 

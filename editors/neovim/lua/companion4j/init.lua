@@ -1,23 +1,26 @@
 -- Companion4J for Neovim: tells the companion (`companion4j serve`) what you
 -- edit, so Qwen Code and Gemini CLI see it as IDE context, and reviews the
--- edits they propose as native diffs. See :help companion4j.
-local companion = require('companion4j.companion')
+-- edits they propose as native diffs. It reaches the companion through one
+-- `companion4j attach` process (docs/attach.md). See :help companion4j.
+local attach = require('companion4j.attach')
 local config = require('companion4j.config')
 local context = require('companion4j.context')
 local review = require('companion4j.review')
+local terminal = require('companion4j.terminal')
 
 local M = {}
 
-local RETRY_MS = 2000
-
 -- The one owner of the connection state, changed only on the main loop.
 local state = {
-  started = false,
-  job = nil, -- the curl following the event stream
-  proving = false, -- a companion is being asked to prove itself
-  connected = false,
+  started = false, -- setup() ran
+  workspace = nil, -- the folder attach serves, the working directory at setup()
+  heard = false, -- attach said attached or detached at least once
+  attached = nil, -- { port, started, roots } while a companion is attached
+  lost = false, -- an attached companion went away
+  reason = nil, -- why none is attached, as attach said
   clients = {}, -- id -> label of each connected CLI
-  starting = false, -- a companion started by autostart or :Companion4jStart
+  starting = false, -- a companion is being started (autostart or :Companion4jStart)
+  leaving = false, -- Neovim quits
 }
 
 local function notify(text, level)
@@ -38,7 +41,7 @@ end
 
 --- Where an openFile event asks to go: a window outside the review tabs.
 local function open_file(place)
-  if not companion.is_path(place.path) then
+  if not review.is_path(place.path) then
     return notify('refused to open a file that is not an absolute path without control characters', vim.log.levels.ERROR)
   end
   if review.in_review_tab() then
@@ -53,34 +56,16 @@ local function open_file(place)
     end
   end
   vim.cmd('edit ' .. vim.fn.fnameescape(place.path))
-  if place.line then
-    local line = math.min(place.line, vim.api.nvim_buf_line_count(0))
+  if type(place.line) == 'number' then
+    local line = math.max(1, math.min(place.line, vim.api.nvim_buf_line_count(0)))
     local text = vim.api.nvim_buf_get_lines(0, line - 1, line, false)[1] or ''
     -- byteidx() counts characters the same way on every Neovim; -1 past the end.
-    local col = place.character and vim.fn.byteidx(text, place.character - 1) or 0
+    local col = type(place.character) == 'number' and vim.fn.byteidx(text, place.character - 1) or 0
     if col < 0 then
       col = #text
     end
     vim.api.nvim_win_set_cursor(0, { line, col })
   end
-end
-
-local function refresh_state()
-  companion.request('GET', '/state', nil, function(status, body)
-    if status ~= 200 then
-      return
-    end
-    local ok, s = pcall(vim.json.decode, body)
-    if not ok then
-      return
-    end
-    state.clients = {}
-    for _, c in ipairs(s.clients or {}) do
-      state.clients[c.id] = c.label or c.name
-    end
-    review.sync(s.pendingDiffs or {}, config.values.open_diffs)
-    redraw_status()
-  end)
 end
 
 -- Opens a proposal once the user is not typing a command or answering a
@@ -99,6 +84,26 @@ local function show_when_possible(d)
 end
 
 local handlers = {
+  attached = function(a)
+    local s = type(a.state) == 'table' and a.state or {}
+    state.heard, state.lost, state.reason, state.starting = true, false, nil, false
+    state.attached = { port = a.port, started = a.started == true, roots = s.workspaceRoots }
+    state.clients = {}
+    for _, c in ipairs(s.clients or {}) do
+      state.clients[c.id] = c.label or c.name
+    end
+    review.sync(s.pendingDiffs or {}, config.values.open_diffs)
+    context.report_current()
+  end,
+  detached = function(d)
+    local was = state.attached ~= nil
+    state.heard, state.attached, state.clients = true, nil, {}
+    state.lost = state.lost or was
+    state.reason = type(d.reason) == 'string' and d.reason or nil
+    if was then
+      notify('lost the companion; looking for it again', vim.log.levels.WARN)
+    end
+  end,
   diffOpened = function(d)
     local refused = review.refused(d)
     if refused then
@@ -117,113 +122,113 @@ local handlers = {
     state.clients[c.id] = nil
   end,
   openFile = open_file,
+  error = function(e)
+    -- An event sent as the companion went away went nowhere, as none goes while detached.
+    if e.method ~= 'event' or state.attached then
+      notify(tostring(e.message), vim.log.levels.WARN)
+    end
+  end,
 }
 
-local follow
-
--- The event being read from the stream, and its data lines.
-local event, data = nil, {}
-
-local function on_line(line)
-  if not state.connected then
-    state.connected = true
-    event, data = nil, {}
-    refresh_state()
-    context.report_diagnostics(vim.api.nvim_get_current_buf())
-  end
-  if line == '' then
-    local handler = event and handlers[event]
-    if handler and #data > 0 then
-      local ok, payload = pcall(vim.json.decode, table.concat(data, '\n'))
-      if ok and type(payload) == 'table' then
-        handler(payload)
-        redraw_status()
-      end
+local function on_notification(method, params)
+  local handler = handlers[method]
+  if handler then
+    local ok, err = pcall(handler, params)
+    if not ok then
+      notify('cannot handle ' .. method .. ': ' .. tostring(err), vim.log.levels.ERROR)
     end
-    event, data = nil, {}
-  elseif line:sub(1, 6) == 'event:' then
-    event = vim.trim(line:sub(7))
-  elseif line:sub(1, 5) == 'data:' then
-    table.insert(data, (line:sub(6):gsub('^ ', '')))
+    redraw_status()
   end
 end
 
-local function on_stream_end()
-  local was = state.connected
-  state.job, state.connected = nil, false
-  state.clients = {}
+local function on_exit(code, stderr)
+  state.heard, state.attached, state.clients, state.starting = true, nil, {}, false
+  state.reason = 'companion4j attach ended' .. (stderr ~= '' and (': ' .. stderr) or (' (exit ' .. code .. ')'))
   redraw_status()
-  if was then
-    notify('lost the companion; looking for it again', vim.log.levels.WARN)
+  if not state.leaving then
+    notify(state.reason .. '; :Companion4jStart runs it again', vim.log.levels.ERROR)
   end
-  vim.defer_fn(follow, RETRY_MS)
 end
 
--- Says once why no companion is followed, when the one a lock names failed its proof.
-local said_gone
-local function say_gone()
-  local why = companion.gone()
-  if why and why ~= said_gone then
-    notify(why, vim.log.levels.WARN)
+--- Runs `companion4j attach` for the working directory; with start, it starts a companion when
+--- none serves the directory. Returns true when it runs.
+local function run_attach(start)
+  local argv = { config.values.command, 'attach', '--workspace', state.workspace }
+  if start then
+    table.insert(argv, '--start')
   end
-  said_gone = why
-  redraw_status()
+  state.heard = false
+  if not attach.start(argv, { notification = on_notification, exit = on_exit }) then
+    state.heard, state.reason = true, 'cannot run ' .. config.values.command
+    notify(state.reason .. '; put it on PATH or set the command option (:checkhealth companion4j)', vim.log.levels.ERROR)
+    return false
+  end
+  state.starting = start
+  return true
 end
 
--- Follows the proven companion's event stream, and keeps looking for a companion
--- (it may restart with a new port and token) while none is followed.
-follow = function()
-  if state.job or state.proving then
+--- Waits (at most 15 s) until attach has said whether a companion is attached.
+local function await_word()
+  vim.wait(15000, function()
+    return state.heard
+  end, 10)
+end
+
+--- Starts a companion for the working directory, run by the attach process.
+function M.start()
+  if state.attached then
+    return notify('a companion already serves ' .. state.workspace)
+  end
+  if not attach.running() then
+    if run_attach(true) then
+      notify('starting the companion for ' .. state.workspace)
+      redraw_status()
+    end
     return
   end
-  state.proving = true
-  companion.connect(function(c)
-    state.proving = false
-    say_gone()
-    local job = c and companion.stream(on_line, vim.schedule_wrap(on_stream_end))
-    if job then
-      state.job = job
-      state.starting = false
-    else
-      vim.defer_fn(follow, RETRY_MS)
+  state.starting = true
+  redraw_status()
+  notify('starting the companion for ' .. state.workspace)
+  attach.request('start', nil, function(result, err)
+    state.starting = false
+    redraw_status()
+    if not result then
+      notify('cannot start a companion: ' .. tostring(err.message), vim.log.levels.ERROR)
+    elseif not result.started then
+      notify('a companion already serves ' .. state.workspace)
     end
   end)
 end
 
---- Starts `companion4j serve` for the working directory, in the background.
-function M.start()
-  if companion.find() then
-    return notify('a companion already serves ' .. vim.fn.getcwd())
-  end
-  -- Not detached: the companion stops when Neovim quits, as an editor's own companion does.
-  local ok, job = pcall(vim.fn.jobstart, { config.values.command, 'serve', '--workspace', vim.fn.getcwd() })
-  if not ok or job <= 0 then
-    return notify('cannot run ' .. config.values.command .. '; put it on PATH or set the command option (:checkhealth companion4j)', vim.log.levels.ERROR)
-  end
-  state.starting = true
-  redraw_status()
-  notify('starting the companion for ' .. vim.fn.getcwd())
-end
-
---- Sets the options (see :help companion4j-options) and starts following the companion.
+--- Sets the options (see :help companion4j-options) and attaches to the companion.
 function M.setup(opts)
   config.set(opts)
   if state.started then
     return
   end
   state.started = true
+  state.workspace = vim.fn.getcwd()
   local group = vim.api.nvim_create_augroup('companion4j', { clear = true })
-  context.attach(group)
-  if config.values.autostart and not companion.find() then
-    M.start()
-  end
-  follow()
+  context.attach(group, function(event)
+    -- While none is attached, events would go nowhere: `attached` brings the companion up to date.
+    if state.attached then
+      attach.notify('event', event)
+    end
+  end)
+  vim.api.nvim_create_autocmd('VimLeavePre', {
+    group = group,
+    callback = function()
+      state.leaving = true
+      attach.stop()
+    end,
+  })
+  run_attach(config.values.autostart)
 end
 
 --- For the statusline: "C4J off", "C4J 2 CLIs", "C4J 1 CLI · 1 to review".
 function M.statusline()
-  if not state.connected then
-    return state.starting and 'C4J starting' or (companion.gone() and 'C4J gone' or 'C4J off')
+  if not state.attached then
+    return state.starting and 'C4J starting' or (state.lost and 'C4J gone' or 'C4J off')
   end
   local clis = count(state.clients)
   local text = 'C4J ' .. clis .. (clis == 1 and ' CLI' or ' CLIs')
@@ -249,27 +254,37 @@ end
 
 --- Opens every pending proposal that is not on show yet.
 function M.review()
-  local status, body = companion.request_sync('GET', '/diffs')
-  if status ~= 200 then
-    return notify(companion.reason(status, body), vim.log.levels.WARN)
+  local s, err = attach.request_sync('state', nil)
+  if not s then
+    return notify(tostring(err.message), vim.log.levels.WARN)
   end
-  local pending = vim.json.decode(body)
+  local pending = s.pendingDiffs or {}
   if #pending == 0 then
     return notify('no proposed edit is pending')
   end
   review.sync(pending, true)
 end
 
+--- Whether a companion is attached, waited for while attach has not said yet: { port, started,
+--- roots }, or nil and why not.
+function M.companion()
+  await_word()
+  if state.attached then
+    return state.attached
+  end
+  local none = 'no companion serves ' .. (state.workspace or vim.fn.getcwd())
+  return nil, (state.reason and state.reason ~= none) and (none .. ' (' .. state.reason .. ')') or none
+end
+
 --- What the status command prints; never the token.
 function M.status()
-  local c = companion.find()
+  local c, why = M.companion()
   if not c then
-    return (companion.gone() or ('no companion serves ' .. vim.fn.getcwd()))
-      .. '; start one with :Companion4jStart or `companion4j serve`'
+    return why .. '; start one with :Companion4jStart or `companion4j serve`'
   end
   local lines = {
-    'companion: ' .. c.api .. (state.connected and '' or ' (not followed yet)'),
-    'workspace: ' .. tostring(c.workspace),
+    'companion: port ' .. tostring(c.port) .. (c.started and ', started by this Neovim' or ''),
+    'workspace: ' .. table.concat(type(c.roots) == 'table' and c.roots or {}, ', '),
   }
   if count(state.clients) == 0 then
     table.insert(lines, 'CLIs: none connected; start one with :Companion4jRun qwen')
@@ -284,56 +299,6 @@ function M.status()
   return table.concat(lines, '\n')
 end
 
--- The terminals :Companion4jRun started and still running: job id -> pid.
-local terminals = {}
-
--- Quitting Neovim hangs up only a terminal's session leader, and a CLI may outlive that: Gemini
--- CLI's launcher ignores SIGHUP and the CLI it relaunched never hears it. So the whole process
--- group is hung up, as a shell hangs up its jobs when its terminal closes.
-local function hang_up_terminals()
-  for job, pid in pairs(terminals) do
-    if vim.fn.jobwait({ job }, 0)[1] == -1 then
-      (vim.uv or vim.loop).kill(-pid, 'sighup')
-    end
-  end
-end
-
---- Starts a CLI in a terminal window with the variables that connect it to the companion.
-function M.run(args)
-  if #args == 0 then
-    return notify('name the CLI to run, e.g. :Companion4jRun qwen', vim.log.levels.WARN)
-  end
-  if vim.fn.executable(args[1]) == 0 then
-    return notify('cannot run ' .. args[1] .. ': not found on PATH', vim.log.levels.ERROR)
-  end
-  local status, body = companion.request_sync('GET', '/terminal')
-  if status ~= 200 then
-    return notify(companion.reason(status, body) .. '; start one with :Companion4jStart', vim.log.levels.WARN)
-  end
-  local env, dropped = companion.terminal_variables(body)
-  if not env then
-    return notify('the companion\'s terminal variables are not a JSON object; nothing was started', vim.log.levels.ERROR)
-  end
-  if #dropped > 0 then
-    notify('ignored terminal variables that are not the IDE\'s: ' .. table.concat(dropped, ', '), vim.log.levels.WARN)
-  end
-  vim.cmd(config.values.terminal_split)
-  vim.cmd('enew')
-  -- The variables (the token among them) go into the environment, never the arguments.
-  local job = vim.fn.termopen(args, {
-    env = env,
-    on_exit = function(id)
-      terminals[id] = nil
-    end,
-  })
-  if job > 0 then
-    terminals[job] = vim.fn.jobpid(job)
-    vim.api.nvim_create_autocmd('VimLeavePre', {
-      group = vim.api.nvim_create_augroup('companion4j_terminals', { clear = true }),
-      callback = hang_up_terminals,
-    })
-  end
-  vim.cmd('startinsert')
-end
+M.run = terminal.run
 
 return M

@@ -2,7 +2,7 @@
 -- the left and the proposal on the right, as a diff. Writing the proposal
 -- accepts it with its text as it is then; closing it rejects it. Answers name
 -- the proposal by its id, so they can never reach a newer one.
-local companion = require('companion4j.companion')
+local attach = require('companion4j.attach')
 
 local M = {}
 
@@ -86,38 +86,37 @@ local function reload_when_written(path, accepted)
   return cancel
 end
 
+-- Error codes of an answer (docs/attach.md) after which the proposal is over: nothing was written.
+local over = { ended = true, clientGone = true, unknownDiff = true }
+
 local function answer(p, accept)
   if p.answering then
     return
   end
   p.answering = true
-  local body = accept and { content = buffer_text(p.buf) } or nil
+  local params = { diff = p.id, content = accept and buffer_text(p.buf) or nil }
   local stop_watching = function() end
   if accept and vim.fn.filereadable(p.path) == 1 then
-    stop_watching = reload_when_written(p.path, body.content)
+    stop_watching = reload_when_written(p.path, params.content)
   end
-  companion.request('POST', '/diffs/' .. p.id .. (accept and '/accept' or '/reject'), body, function(status, response)
+  attach.request(accept and 'accept' or 'reject', params, function(result, err)
     p.answering = false
-    if status ~= 204 then
-      stop_watching()
-    end
-    if status == 204 then
+    if result then
       notify((accept and 'accepted' or 'rejected') .. ' the edit to ' .. relative(p.path)
         .. (accept and '; the CLI writes it' or ''))
+      return dispose(p)
+    end
+    stop_watching()
+    if over[err.code] then
+      notify(tostring(err.message), vim.log.levels.WARN)
       dispose(p)
-    elseif not status then
+    elseif vim.api.nvim_buf_is_valid(p.buf) then
       -- Nothing was answered. A proposal still on show can be answered again.
-      if vim.api.nvim_buf_is_valid(p.buf) then
-        open[p.id], p.closing = p, false
-        vim.bo[p.buf].modified = accept
-        notify(response .. '; the proposal stays open: answer again', vim.log.levels.WARN)
-      else
-        notify(response .. '; the edit to ' .. relative(p.path) .. ' still waits on the review page', vim.log.levels.WARN)
-      end
+      open[p.id], p.closing = p, false
+      vim.bo[p.buf].modified = accept
+      notify(tostring(err.message) .. '; the proposal stays open: answer again', vim.log.levels.WARN)
     else
-      -- 409 or 410: answered, replaced or ended meanwhile; nothing was written.
-      notify(companion.reason(status, response), vim.log.levels.WARN)
-      dispose(p)
+      notify(tostring(err.message) .. '; the edit to ' .. relative(p.path) .. ' still waits on the review page', vim.log.levels.WARN)
     end
   end)
 end
@@ -157,12 +156,22 @@ local function split_lines(text)
   return lines, eol
 end
 
+--- Whether id has the form of a diff id: sixteen lowercase hex digits (the engine's DiffId).
+function M.is_diff_id(id)
+  return type(id) == 'string' and #id == 16 and id:match('^[0-9a-f]+$') ~= nil
+end
+
+--- Whether path is an absolute path without control characters, fit for a command or a name.
+function M.is_path(path)
+  return type(path) == 'string' and path:sub(1, 1) == '/' and not path:find('[%z\1-\31\127]')
+end
+
 --- Why a diff object from the companion cannot be shown, or nil: its id reaches a buffer
---- name and curl's config, its path a buffer name and Ex commands.
+--- name and the answers, its path a buffer name and Ex commands.
 function M.refused(diff)
-  if not companion.is_diff_id(diff.id) then
+  if not M.is_diff_id(diff.id) then
     return 'refused a proposal whose id is not sixteen hex digits'
-  elseif not companion.is_path(diff.filePath) then
+  elseif not M.is_path(diff.filePath) then
     return 'refused a proposal whose file is not an absolute path without control characters'
   elseif type(diff.newContent) ~= 'string' then
     return 'refused a proposal without its text'
@@ -234,7 +243,7 @@ end
 
 --- A diffClosed event: the proposal ended elsewhere (the CLI, another editor).
 function M.closed(event)
-  if not companion.is_diff_id(event.id) then
+  if not M.is_diff_id(event.id) then
     return
   end
   ended[event.id] = true

@@ -9,6 +9,7 @@ module dev.companion4j.engine {
   exports dev.companion4j.engine.http;
 
   requires transitive jakarta.servlet;
+  requires dev.companion4j.wire;
   requires transitive tools.jackson.databind;
   requires io.modelcontextprotocol.sdk.mcp.core;
   requires io.modelcontextprotocol.sdk.mcp.json.jackson3;

@@ -21,10 +21,10 @@ final class CompanionOptions {
   List<Path> workspaces = new ArrayList<>();
 
   @Option(names = "--ide-name", paramLabel = "N", description = "Short IDE id the CLIs show (default: ${DEFAULT-VALUE}).")
-  String ideName = "companion4j";
+  String ideName = HeadlessCompanion.IDE_INFO.name();
 
   @Option(names = "--ide-display-name", paramLabel = "D", description = "IDE name the CLIs show (default: ${DEFAULT-VALUE}).")
-  String ideDisplayName = "Companion4J";
+  String ideDisplayName = HeadlessCompanion.IDE_INFO.displayName();
 
   @Option(names = "--open", description = "Open the review page in the default browser.")
   boolean open;
@@ -33,7 +33,7 @@ final class CompanionOptions {
       names = "--max-clis",
       paramLabel = "N",
       description = "How many CLI sessions may be connected at once, 1 to " + MAX_CLIS + " (default: ${DEFAULT-VALUE}).")
-  int maxClis = 32;
+  int maxClis = HeadlessCompanion.MAX_CLIS;
 
   /** The companion these options describe, not yet started. */
   HeadlessCompanion build(CommandSpec spec) {

@@ -16,7 +16,12 @@ import java.util.function.UnaryOperator;
  * when it has a daemon to talk to, the chat. Closing it ends the routes' event streams before the
  * companion stops.
  */
-final class HeadlessCompanion implements AutoCloseable {
+public final class HeadlessCompanion implements AutoCloseable {
+  /** The name the CLIs show for a companion the command line starts, unless told otherwise. */
+  static final IdeInfo IDE_INFO = new IdeInfo("companion4j", "Companion4J");
+  /** How many CLIs may be connected at once, unless told otherwise. */
+  static final int MAX_CLIS = 32;
+
   private final Companion companion;
   private final EditorApi editorApi;
   private final ChatApi chatApi;
@@ -27,6 +32,14 @@ final class HeadlessCompanion implements AutoCloseable {
     this.editorApi = editorApi;
     this.chatApi = chatApi;
     this.chat = chat;
+  }
+
+  /**
+   * Builds (does not start) the companion {@code companion4j serve} runs with its defaults for
+   * {@code roots}: review page included, no chat.
+   */
+  public static HeadlessCompanion serving(List<Path> roots) {
+    return build(IDE_INFO, roots, builder -> builder.maxClients(MAX_CLIS));
   }
 
   /** Builds (does not start) a headless companion; {@code settings} may adjust the builder. */
@@ -54,7 +67,7 @@ final class HeadlessCompanion implements AutoCloseable {
     return new HeadlessCompanion(companion, editorApi, chatApi, chat);
   }
 
-  Companion companion() {
+  public Companion companion() {
     return companion;
   }
 

@@ -1,5 +1,6 @@
 package dev.companion4j.cli;
 
+import dev.companion4j.cli.attach.AttachCommand;
 import dev.companion4j.cli.chat.ChatCommand;
 import dev.companion4j.extension.hook.HookMain;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import picocli.CommandLine.Command;
       ServeCommand.class,
       RunCommand.class,
       OpenCommand.class,
+      AttachCommand.class,
       StatusCommand.class,
       Main.ChatEntry.class,
       ExtensionCommand.class,

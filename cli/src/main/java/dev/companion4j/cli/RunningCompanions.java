@@ -4,6 +4,7 @@ import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.discovery.CompanionAddress;
 import dev.companion4j.engine.discovery.DiscoveredCompanion;
 import dev.companion4j.engine.discovery.DiscoveryScanner;
+import dev.companion4j.extension.ide.IdeLink;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The companions the discovery files name, one entry per companion (a companion writes a file per
@@ -77,32 +76,16 @@ final class RunningCompanions {
           first,
           files.stream().map(DiscoveredCompanion::file).toList(),
           address,
-          address.flatMap(a -> clients(http, a)),
+          address.flatMap(RunningCompanions::clients),
           first.alive() && servesPage(http, first.port())));
     }
     return entries;
   }
 
-  private static Optional<List<String>> clients(HttpClient http, CompanionAddress address) {
+  private static Optional<List<String>> clients(CompanionAddress address) {
     try {
-      HttpResponse<String> response = http.send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + address.port() + CompanionStatus.PATH))
-              .header("Authorization", "Bearer " + address.authToken())
-              .timeout(ASK_TIMEOUT)
-              .build(),
-          HttpResponse.BodyHandlers.ofString());
-      if (response.statusCode() != 200) {
-        return Optional.empty();
-      }
-      List<String> labels = new ArrayList<>();
-      for (JsonNode client : JsonMapper.shared().readTree(response.body()).path("clients")) {
-        labels.add(client.path("label").asString(client.path("name").asString("?")));
-      }
-      return Optional.of(labels);
+      return Optional.of(IdeLink.status(address).clients().stream().map(CompanionStatus.Client::label).toList());
     } catch (IOException | JacksonException e) {
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
       return Optional.empty();
     }
   }

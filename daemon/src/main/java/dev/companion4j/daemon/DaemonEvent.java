@@ -13,14 +13,77 @@ public sealed interface DaemonEvent {
   /** The envelope fields. */
   EventMeta meta();
 
+  /** Calls the visitor's method for this event's type. */
+  <R> R accept(Visitor<R> visitor);
+
+  /**
+   * One method per event type: every mapping of events (the listener's callbacks, the
+   * conversation) implements it whole, so a new event type fails compilation in each until it is
+   * mapped there.
+   */
+  interface Visitor<R> {
+    R visit(AgentMessageChunk event);
+
+    R visit(AgentThoughtChunk event);
+
+    R visit(UserMessageChunk event);
+
+    R visit(ToolCall event);
+
+    R visit(ToolCallUpdate event);
+
+    R visit(Plan event);
+
+    R visit(PermissionRequested event);
+
+    R visit(PermissionResolved event);
+
+    R visit(ModelSwitched event);
+
+    R visit(ApprovalModeChanged event);
+
+    R visit(ReplayComplete event);
+
+    R visit(ModelSwitchFailed event);
+
+    R visit(TurnComplete event);
+
+    R visit(TurnError event);
+
+    R visit(SessionDied event);
+
+    R visit(SessionClosed event);
+
+    R visit(StreamError event);
+
+    R visit(ResyncRequired event);
+
+    R visit(Unknown event);
+  }
+
   /** A piece of the assistant's answer ({@code session_update / agent_message_chunk}). */
-  record AgentMessageChunk(EventMeta meta, String text) implements DaemonEvent {}
+  record AgentMessageChunk(EventMeta meta, String text) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /** A piece of the model's visible reasoning ({@code session_update / agent_thought_chunk}). */
-  record AgentThoughtChunk(EventMeta meta, String text) implements DaemonEvent {}
+  record AgentThoughtChunk(EventMeta meta, String text) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /** The daemon's echo of a user prompt ({@code session_update / user_message_chunk}). */
-  record UserMessageChunk(EventMeta meta, String text) implements DaemonEvent {}
+  record UserMessageChunk(EventMeta meta, String text) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /**
    * The agent started a tool call ({@code session_update / tool_call}).
@@ -42,6 +105,11 @@ public sealed interface DaemonEvent {
     public ToolCall {
       locations = List.copyOf(locations);
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
   }
 
   /**
@@ -61,12 +129,22 @@ public sealed interface DaemonEvent {
     public ToolCallUpdate {
       locations = List.copyOf(locations);
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
   }
 
   /** The agent's current plan ({@code session_update / plan}); each update replaces the last. */
   record Plan(EventMeta meta, List<PlanEntry> entries) implements DaemonEvent {
     public Plan {
       entries = List.copyOf(entries);
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
     }
   }
 
@@ -92,6 +170,11 @@ public sealed interface DaemonEvent {
       locations = List.copyOf(locations);
       options = List.copyOf(options);
       diffs = List.copyOf(diffs);
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
     }
   }
 
@@ -128,10 +211,20 @@ public sealed interface DaemonEvent {
     public boolean cancelled() {
       return selectedOptionId == null;
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
   }
 
   /** The session now uses another model ({@code model_switched}). */
-  record ModelSwitched(EventMeta meta, String modelId) implements DaemonEvent {}
+  record ModelSwitched(EventMeta meta, String modelId) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /**
    * The session's approval mode changed ({@code approval_mode_changed}).
@@ -139,28 +232,53 @@ public sealed interface DaemonEvent {
    * @param previous the mode before, as the daemon names it, or {@code null}
    * @param next the mode now ({@code default}, {@code auto-edit}, {@code yolo}, ...)
    */
-  record ApprovalModeChanged(EventMeta meta, String previous, String next) implements DaemonEvent {}
+  record ApprovalModeChanged(EventMeta meta, String previous, String next) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /**
    * The replay of events a subscription asked for is over; what follows is live ({@code
    * replay_complete}).
    */
-  record ReplayComplete(EventMeta meta, long replayedCount) implements DaemonEvent {}
+  record ReplayComplete(EventMeta meta, long replayedCount) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /** A model switch was refused ({@code model_switch_failed}). */
   record ModelSwitchFailed(EventMeta meta, String requestedModelId, String error)
-      implements DaemonEvent {}
+      implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /**
    * A turn ended ({@code turn_complete}).
    *
    * @param stopReason {@code end_turn}, {@code cancelled}, {@code max_tokens}, ...
    */
-  record TurnComplete(EventMeta meta, String stopReason) implements DaemonEvent {}
+  record TurnComplete(EventMeta meta, String stopReason) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /** A turn failed ({@code turn_error}). */
   record TurnError(EventMeta meta, String message, String code, String errorKind)
-      implements DaemonEvent {}
+      implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /**
    * The session is gone and will send nothing more.
@@ -176,13 +294,28 @@ public sealed interface DaemonEvent {
    */
   record SessionDied(
       EventMeta meta, String reason, Integer exitCode, String signal, boolean reportedByDaemon)
-      implements DaemonEvent {}
+      implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /** The session was closed on purpose ({@code session_closed}). */
-  record SessionClosed(EventMeta meta, String reason, String closedBy) implements DaemonEvent {}
+  record SessionClosed(EventMeta meta, String reason, String closedBy) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /** The daemon's event source failed ({@code stream_error}); the stream ends after it. */
-  record StreamError(EventMeta meta, String error, String errorKind) implements DaemonEvent {}
+  record StreamError(EventMeta meta, String error, String errorKind) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /**
    * The daemon no longer holds events the client missed ({@code state_resync_required}); what
@@ -190,7 +323,12 @@ public sealed interface DaemonEvent {
    */
   record ResyncRequired(
       EventMeta meta, String reason, long lastDeliveredId, long earliestAvailableId)
-      implements DaemonEvent {}
+      implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 
   /**
    * A frame this client has no type for.
@@ -199,5 +337,10 @@ public sealed interface DaemonEvent {
    *     session_update/<sessionUpdate>} (e.g. {@code session_update/usage_update})
    * @param rawJson the whole frame as the daemon sent it
    */
-  record Unknown(EventMeta meta, String type, String rawJson) implements DaemonEvent {}
+  record Unknown(EventMeta meta, String type, String rawJson) implements DaemonEvent {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.visit(this);
+    }
+  }
 }

@@ -147,46 +147,121 @@ public interface DaemonListener {
 
   /** Routes an event to the callback for its type. */
   static void dispatch(DaemonEvent event, DaemonListener listener) {
-    if (event instanceof AgentMessageChunk e) {
-      listener.onAssistantText(e);
-    } else if (event instanceof AgentThoughtChunk e) {
-      listener.onThinking(e);
-    } else if (event instanceof UserMessageChunk e) {
-      listener.onUserMessage(e);
-    } else if (event instanceof ToolCall e) {
-      listener.onToolCall(e);
-    } else if (event instanceof ToolCallUpdate e) {
-      listener.onToolCallUpdate(e);
-    } else if (event instanceof Plan e) {
-      listener.onPlan(e);
-    } else if (event instanceof PermissionRequested e) {
-      listener.onPermissionRequest(e);
-    } else if (event instanceof PermissionResolved e) {
-      listener.onPermissionResolved(e);
-    } else if (event instanceof ModelSwitched e) {
-      listener.onModelSwitched(e);
-    } else if (event instanceof ApprovalModeChanged e) {
-      listener.onApprovalModeChanged(e);
-    } else if (event instanceof ReplayComplete e) {
-      listener.onReplayComplete(e);
-    } else if (event instanceof ModelSwitchFailed e) {
-      listener.onModelSwitchFailed(e);
-    } else if (event instanceof TurnComplete e) {
-      listener.onTurnComplete(e);
-    } else if (event instanceof TurnError e) {
-      listener.onTurnError(e);
-    } else if (event instanceof SessionDied e) {
-      listener.onSessionDied(e);
-    } else if (event instanceof SessionClosed e) {
-      listener.onSessionClosed(e);
-    } else if (event instanceof StreamError e) {
-      listener.onStreamError(e);
-    } else if (event instanceof ResyncRequired e) {
-      listener.onResyncRequired(e);
-    } else if (event instanceof Unknown e) {
-      listener.onUnknown(e);
-    } else {
-      throw new IllegalStateException("unhandled event type " + event.getClass());
-    }
+    // The event-to-callback table; DaemonEvent.Visitor makes the compiler hold it whole.
+    event.accept(new DaemonEvent.Visitor<Void>() {
+      @Override
+      public Void visit(AgentMessageChunk e) {
+        listener.onAssistantText(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(AgentThoughtChunk e) {
+        listener.onThinking(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(UserMessageChunk e) {
+        listener.onUserMessage(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(ToolCall e) {
+        listener.onToolCall(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(ToolCallUpdate e) {
+        listener.onToolCallUpdate(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(Plan e) {
+        listener.onPlan(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(PermissionRequested e) {
+        listener.onPermissionRequest(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(PermissionResolved e) {
+        listener.onPermissionResolved(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(ModelSwitched e) {
+        listener.onModelSwitched(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(ApprovalModeChanged e) {
+        listener.onApprovalModeChanged(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(ReplayComplete e) {
+        listener.onReplayComplete(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(ModelSwitchFailed e) {
+        listener.onModelSwitchFailed(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(TurnComplete e) {
+        listener.onTurnComplete(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(TurnError e) {
+        listener.onTurnError(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(SessionDied e) {
+        listener.onSessionDied(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(SessionClosed e) {
+        listener.onSessionClosed(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(StreamError e) {
+        listener.onStreamError(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(ResyncRequired e) {
+        listener.onResyncRequired(e);
+        return null;
+      }
+
+      @Override
+      public Void visit(Unknown e) {
+        listener.onUnknown(e);
+        return null;
+      }
+    });
   }
 }

@@ -1,6 +1,5 @@
 package dev.companion4j.engine;
 
-import dev.companion4j.engine.internal.session.PeerProcesses;
 import java.util.Objects;
 
 /**
@@ -21,14 +20,6 @@ public record ClientProcess(long pid, String program, String programVersion, Str
     Objects.requireNonNull(program, "program");
     Objects.requireNonNull(programVersion, "programVersion");
     Objects.requireNonNull(terminal, "terminal");
-  }
-
-  /**
-   * The running process {@code pid} as the companion would describe it behind a connection: for a
-   * program that connects on a CLI's behalf, such as the stdio bridge, naming the CLI that started it.
-   */
-  public static ClientProcess of(long pid) {
-    return PeerProcesses.system().describe(pid);
   }
 
   /** Whether the process was found. */

@@ -4,24 +4,22 @@ import dev.companion4j.engine.discovery.CompanionProof;
 import dev.companion4j.engine.discovery.DiscoveryFiles;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryTarget;
-import dev.companion4j.engine.internal.context.ContextJson;
 import dev.companion4j.engine.internal.context.ContextPublisher;
 import dev.companion4j.engine.internal.context.ContextTracker;
 import dev.companion4j.engine.internal.context.DiagnosticsBook;
 import dev.companion4j.engine.internal.diff.DiffBook;
-import dev.companion4j.engine.internal.io.WorkspacePaths;
 import dev.companion4j.engine.internal.loop.EngineLoop;
 import dev.companion4j.engine.internal.server.CompanionServer;
 import dev.companion4j.engine.internal.server.DiffTools;
 import dev.companion4j.engine.internal.server.IdeRoutes;
 import dev.companion4j.engine.internal.server.ProofRoute;
+import dev.companion4j.engine.internal.session.PeerProcesses;
 import dev.companion4j.engine.internal.session.SessionRegistry;
 import dev.companion4j.engine.internal.sse.Liveness;
 import dev.companion4j.engine.internal.sse.SseChannel;
 import jakarta.servlet.http.HttpServlet;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -123,14 +121,14 @@ public final class Companion implements AutoCloseable {
   /** The host's routes and the IDE routes every companion serves. */
   private List<CompanionServer.Route> routes(List<CompanionServer.Route> hostRoutes) {
     List<CompanionServer.Route> all = new ArrayList<>(hostRoutes);
-    all.add(new CompanionServer.Route(IdeRoutes.PATH_SPEC, new IdeRoutes(this), false));
+    all.add(new CompanionServer.Route(IdeRoutes.PATH_SPEC, new IdeRoutes(new IdeView()), false));
     all.add(new CompanionServer.Route(CompanionProof.PATH, new ProofRoute(authToken), true));
     return all;
   }
 
   /** What {@code GET /ide/status} answers: editor, roots, context, features, CLIs and pending diffs. */
-  public CompanionStatus status() {
-    return CompanionStatus.of(this);
+  CompanionStatus status() {
+    return CompanionStatus.of(ideInfo, port(), workspaceRoots(), context(), features(), clients(), pendingDiffs());
   }
 
   /**
@@ -150,7 +148,7 @@ public final class Companion implements AutoCloseable {
   }
 
   /** The files open in the editor, newest first, with cursor, selection and unsaved state. */
-  public List<OpenEditor> openEditors() {
+  List<OpenEditor> openEditors() {
     return editors;
   }
 
@@ -169,30 +167,16 @@ public final class Companion implements AutoCloseable {
   }
 
   /**
-   * Asks the host to show {@code file} at a line and character. Checked here, at once: the host
-   * must offer {@link HostFeature#OPEN_FILE}, and the file must be a regular file inside a
-   * workspace root, also once symlinks are resolved. The host is then asked on the engine thread.
+   * Asks the host, on the engine thread, to show a file {@code /ide/open} checked already.
    *
-   * @param line 1-based, or 0 to open the file where it was
-   * @param character 1-based, or 0 for the line's start
    * @return completes with the host's sentence on what the user now sees, or with its {@link
    *     HostActionException}
-   * @throws UnsupportedOperationException when the host cannot open files
-   * @throws IllegalArgumentException when the file may not or cannot be opened, with the reason
    */
-  public CompletableFuture<String> openFile(String file, int line, int character) {
-    if (!declaredFeatures.contains(HostFeature.OPEN_FILE)) {
-      throw new UnsupportedOperationException(ideInfo.displayName() + " cannot open files on request");
-    }
-    if (line < 0 || character < 0 || (line == 0 && character > 0)) {
-      throw new IllegalArgumentException("line and character are 1-based (0 or absent for none, and a character needs a line), got "
-          + line + ":" + character);
-    }
-    Path path = checkedInWorkspace(file);
+  private CompletableFuture<String> openFile(Path checked, int line, int character) {
     CompletableFuture<String> shown = new CompletableFuture<>();
     engine.execute(() -> {
       try {
-        shown.complete(host.openFile(path, line, character));
+        shown.complete(host.openFile(checked, line, character));
       } catch (HostActionException | RuntimeException e) {
         shown.completeExceptionally(e);
       }
@@ -200,35 +184,61 @@ public final class Companion implements AutoCloseable {
     return shown;
   }
 
-  private Path checkedInWorkspace(String file) {
-    Path path;
-    try {
-      path = Path.of(file);
-    } catch (InvalidPathException e) {
-      throw new IllegalArgumentException("not a valid path: " + file);
+  /** What the {@code /ide/} routes may ask, kept out of the facade's public API. */
+  private final class IdeView implements IdeRoutes.Ide {
+    @Override
+    public IdeInfo ideInfo() {
+      return ideInfo;
     }
-    if (!path.isAbsolute()) {
-      throw new IllegalArgumentException("the path must be absolute: " + file);
+
+    @Override
+    public Set<HostFeature> features() {
+      return Companion.this.features();
     }
-    WorkspacePaths.Place place;
-    try {
-      place = WorkspacePaths.resolve(path, workspaceRoots());
-    } catch (WorkspacePaths.RefusedException e) {
-      throw new IllegalArgumentException(switch (e.why()) {
-        case OUTSIDE -> file + " is outside the workspace (" + workspacePath() + "); only files inside it are opened";
-        case LEADS_OUTSIDE -> file + " leads outside the workspace through a symbolic link; only files inside it are opened";
-        case DANGLING_LINK -> "no such file: " + file + " passes through a symbolic link that leads nowhere";
-        case AMBIGUOUS_DOT_DOT -> file + " has '..' after a symbolic link, so it names another file than it reads as; give it without '..'";
-        case UNRESOLVABLE -> "no such file: a part of " + file + " is not a folder, or may not be read";
-      });
+
+    @Override
+    public List<Path> workspaceRoots() {
+      return serving.roots();
     }
-    if (!place.exists()) {
-      throw new IllegalArgumentException("no such file: " + file);
+
+    @Override
+    public String workspacePath() {
+      return Companion.this.workspacePath();
     }
-    if (!Files.isRegularFile(place.real())) {
-      throw new IllegalArgumentException("not a file: " + file);
+
+    @Override
+    public CompanionStatus status() {
+      return Companion.this.status();
     }
-    return place.normal();
+
+    @Override
+    public List<OpenEditor> openEditors() {
+      return editors;
+    }
+
+    @Override
+    public List<FileDiagnostics> diagnostics() {
+      return Companion.this.diagnostics();
+    }
+
+    @Override
+    public FileDiagnostics diagnostics(Path file) {
+      return Companion.this.diagnostics(file);
+    }
+
+    @Override
+    public CompletableFuture<String> openFile(Path checked, int line, int character) {
+      return Companion.this.openFile(checked, line, character);
+    }
+  }
+
+  /**
+   * The running process {@code pid} as a companion describes the process behind a connection: for
+   * a program that connects on a CLI's behalf, such as the stdio bridge, naming the CLI that
+   * started it.
+   */
+  public static ClientProcess describeProcess(long pid) {
+    return PeerProcesses.system().describe(pid);
   }
 
   /** Starts building a companion for {@code host}. */
@@ -400,7 +410,7 @@ public final class Companion implements AutoCloseable {
 
   /** Sends {@code now} to every CLI; on the engine thread. A slow CLI gets only the newest. */
   private void sendContext(IdeContext now) {
-    sessions.notifyAll(CONTEXT_KEY, "ide/contextUpdate", ContextJson.toParams(now));
+    sessions.notifyAll(CONTEXT_KEY, "ide/contextUpdate", ContextUpdate.of(now));
     listeners.forEach(l -> l.contextSent(now));
   }
 
@@ -432,7 +442,7 @@ public final class Companion implements AutoCloseable {
     @Override
     public void streamOpened(String sessionId) {
       // The CLIs expect the current context as soon as their stream opens.
-      engine.execute(() -> sessions.notify(sessionId, CONTEXT_KEY, "ide/contextUpdate", ContextJson.toParams(context)));
+      engine.execute(() -> sessions.notify(sessionId, CONTEXT_KEY, "ide/contextUpdate", ContextUpdate.of(context)));
     }
 
     @Override

@@ -1,6 +1,8 @@
 package dev.companion4j.engine;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 /**
  * What a companion tells its user's own tools at {@code GET /ide/status} (bearer token required):
@@ -57,8 +59,10 @@ public record CompanionStatus(
    * @param program the program behind it, e.g. {@code Qwen Code}, or empty when unknown
    * @param pid its process, or 0 when unknown
    * @param terminal its terminal, e.g. {@code pts/3}, or empty
+   * @param connectedAt when it connected, ISO-8601; null from an older companion
    */
-  public record Client(String id, String name, String version, String label, String program, long pid, String terminal) {
+  public record Client(
+      String id, String name, String version, String label, String program, long pid, String terminal, String connectedAt) {
     /** An older companion's status names its clients by their handshake only. */
     public Client {
       version = version == null ? "" : version;
@@ -67,8 +71,10 @@ public record CompanionStatus(
       terminal = terminal == null ? "" : terminal;
     }
 
-    static Client of(ConnectedClient c) {
-      return new Client(c.id(), c.name(), c.version(), c.label(), c.process().program(), c.process().pid(), c.process().terminal());
+    /** The one wire form of a connected CLI: {@code /ide/status} and the editor API both serve it. */
+    public static Client of(ConnectedClient c) {
+      return new Client(c.id(), c.name(), c.version(), c.label(), c.process().program(), c.process().pid(), c.process().terminal(),
+          c.connectedAt().toString());
     }
   }
 
@@ -78,11 +84,18 @@ public record CompanionStatus(
    * @param clientName the CLI's {@linkplain ConnectedClient#label() label}, or null when it already left
    * @param openedAt when it was proposed, ISO-8601
    */
-  public record Diff(String id, String filePath, String clientId, String clientName, String openedAt) {}
+  public record Diff(String id, String filePath, String clientId, String clientName, String openedAt) {
+    /** The one summary of a pending diff: {@code /ide/status} serves it, the editor API adds the contents. */
+    public static Diff of(PendingDiff d, List<ConnectedClient> clients) {
+      String clientName =
+          clients.stream().filter(c -> c.id().equals(d.clientId())).map(ConnectedClient::label).findFirst().orElse(null);
+      return new Diff(d.id().value(), d.filePath(), d.clientId(), clientName, d.openedAt().toString());
+    }
+  }
 
-  static CompanionStatus of(Companion companion) {
-    IdeContext context = companion.context();
-    List<ConnectedClient> clients = companion.clients();
+  static CompanionStatus of(
+      IdeInfo ide, int port, List<Path> roots, IdeContext context, Set<HostFeature> features, List<ConnectedClient> clients,
+      List<PendingDiff> pendingDiffs) {
     ActiveFile active = context.activeFile()
         .map(f -> new ActiveFile(
             f.path(),
@@ -91,19 +104,13 @@ public record CompanionStatus(
             f.selectedText()))
         .orElse(null);
     return new CompanionStatus(
-        companion.ideInfo(),
-        companion.port(),
-        companion.workspaceRoots().stream().map(Object::toString).toList(),
+        ide,
+        port,
+        roots.stream().map(Object::toString).toList(),
         active,
         context.openFiles().stream().map(IdeContext.OpenFile::path).toList(),
-        companion.features().stream().map(HostFeature::wireName).toList(),
+        features.stream().map(HostFeature::wireName).toList(),
         clients.stream().map(Client::of).toList(),
-        companion.pendingDiffs().stream()
-            .map(d -> new Diff(d.id().value(), d.filePath(), d.clientId(), clientName(clients, d.clientId()), d.openedAt().toString()))
-            .toList());
-  }
-
-  private static String clientName(List<ConnectedClient> clients, String id) {
-    return clients.stream().filter(c -> c.id().equals(id)).map(ConnectedClient::label).findFirst().orElse(null);
+        pendingDiffs.stream().map(d -> Diff.of(d, clients)).toList());
   }
 }

@@ -149,6 +149,20 @@ class IdeRoutesTest {
   }
 
   @Test
+  void aRelativePathIsRefusedInTheWordsEveryRouteUsesRepeatingAtMostTheStartOfIt(@TempDir Path temp) throws Exception {
+    try (CompanionFixture f = CompanionFixture.start(temp, Set.of(HostFeature.OPEN_FILE))) {
+      String relative = "src/" + "x".repeat(20_000) + ".java";
+
+      HttpResponse<String> refused = send(f, "POST", "/ide/open", "{\"path\":\"" + relative + "\"}");
+
+      assertThat(refused.statusCode()).isEqualTo(400);
+      String error = JSON.readTree(refused.body()).path("error").asString();
+      assertThat(error).startsWith("path must be absolute: src/xxx").hasSizeLessThan(300);
+      assertThat(f.host().opened).isEmpty();
+    }
+  }
+
+  @Test
   void positionsBeyondAnIntOrNotWholeAreRefusedWithTheReason(@TempDir Path temp) throws Exception {
     try (CompanionFixture f = CompanionFixture.start(temp, Set.of(HostFeature.OPEN_FILE))) {
       Path a = Files.writeString(f.workspace().resolve("A.java"), "class A {}\n");

@@ -1,7 +1,9 @@
 package dev.companion4j.cli.bridge;
 
 import dev.companion4j.engine.ClientProcess;
-import java.io.ByteArrayOutputStream;
+import dev.companion4j.wire.LineSplitter;
+import dev.companion4j.wire.SseDecoder;
+import dev.companion4j.wire.SseEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,7 +14,6 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -22,9 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
@@ -270,7 +269,7 @@ final class Bridge {
   private HttpResponse.BodySubscriber<Void> answer(HttpResponse.ResponseInfo info, JsonNode message, Pending request) {
     int status = info.statusCode();
     if (status / 100 != 2) {
-      return collect(MAX_ERROR_BYTES, false, body -> refused(status, body, message, request));
+      return BodyReaders.collect(MAX_ERROR_BYTES, false, body -> refused(status, body, message, request));
     }
     if (request != null && request.method().equals("initialize")) {
       info.headers().firstValue("Mcp-Session-Id").ifPresent(id -> sessionId = id);
@@ -278,13 +277,13 @@ final class Bridge {
     String type = info.headers().firstValue("Content-Type").orElse("").toLowerCase(Locale.ROOT);
     if (type.startsWith("text/event-stream")) {
       SseDecoder events = fromCompanionStream();
-      return HttpResponse.BodySubscribers.fromSubscriber(new Bytes(events::feed, () -> {
+      return BodyReaders.streaming(events::feed, () -> {
         events.finish();
         unanswered(request);
-      }), s -> null);
+      });
     }
     if (type.startsWith("application/json")) {
-      return collect(MAX_MESSAGE_BYTES, true, body -> {
+      return BodyReaders.collect(MAX_MESSAGE_BYTES, true, body -> {
         if (body != null) {
           fromCompanion(new String(body, StandardCharsets.UTF_8));
         } else {
@@ -293,24 +292,7 @@ final class Bridge {
         unanswered(request);
       });
     }
-    return HttpResponse.BodySubscribers.fromSubscriber(new Bytes(b -> {}, () -> unanswered(request)), s -> null);
-  }
-
-  /**
-   * Collects a body of at most {@code max} bytes and hands it over at its end: null when it was
-   * longer and {@code strict}, else what fit.
-   */
-  private static HttpResponse.BodySubscriber<Void> collect(int max, boolean strict, Consumer<byte[]> done) {
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    boolean[] over = {false};
-    return HttpResponse.BodySubscribers.fromSubscriber(new Bytes(buffer -> {
-      int take = Math.min(buffer.remaining(), max - body.size());
-      over[0] |= take < buffer.remaining();
-      byte[] bytes = new byte[take];
-      buffer.get(bytes);
-      body.write(bytes, 0, take);
-      buffer.position(buffer.limit());
-    }, () -> done.accept(over[0] && strict ? null : body.toByteArray())), s -> null);
+    return BodyReaders.streaming(b -> {}, () -> unanswered(request));
   }
 
   /**
@@ -386,13 +368,7 @@ final class Bridge {
         if (closing) {
           return;
         }
-        SseDecoder events = fromCompanionStream();
-        byte[] buffer = new byte[64 * 1024];
-        int n;
-        while ((n = body.read(buffer)) >= 0) {
-          events.feed(buffer, 0, n);
-        }
-        events.finish();
+        fromCompanionStream().read(body);
       }
       if (!closing) {
         finish(EXIT_LOST, target.description() + " ended the notification stream");
@@ -406,16 +382,21 @@ final class Bridge {
     }
   }
 
-  /** Hands each message of an event stream from the companion to {@link #fromCompanion}. */
+  /**
+   * Hands each message of an event stream from the companion to {@link #fromCompanion}: events of
+   * other names, ids and retries are not MCP's, and the bridge never resumes a stream.
+   */
   private SseDecoder fromCompanionStream() {
-    return new SseDecoder(MAX_MESSAGE_BYTES, new SseDecoder.Events() {
+    return new SseDecoder(MAX_MESSAGE_BYTES, new SseDecoder.Listener() {
       @Override
-      public void data(String data) {
-        fromCompanion(data);
+      public void event(SseEvent event) {
+        if (event.isMessage()) {
+          fromCompanion(event.data());
+        }
       }
 
       @Override
-      public void tooLong() {
+      public void tooLarge() {
         note("dropped a message from " + target.description() + " longer than " + MAX_MESSAGE);
       }
     });
@@ -542,42 +523,5 @@ final class Bridge {
     }
     Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-  }
-
-  /**
-   * Hands each received buffer to {@code bytes}, then says the body ended; errors fail the
-   * exchange. Its callbacks run in the HTTP client's threads, one at a time.
-   */
-  private static final class Bytes implements Flow.Subscriber<List<ByteBuffer>> {
-    private final Consumer<ByteBuffer> bytes;
-    private final Runnable end;
-    private Flow.Subscription subscription;
-
-    Bytes(Consumer<ByteBuffer> bytes, Runnable end) {
-      this.bytes = bytes;
-      this.end = end;
-    }
-
-    @Override
-    public void onSubscribe(Flow.Subscription s) {
-      subscription = s;
-      s.request(1);
-    }
-
-    @Override
-    public void onNext(List<ByteBuffer> buffers) {
-      buffers.forEach(bytes);
-      subscription.request(1);
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      // The exchange fails with it; the caller's handler answers for the request.
-    }
-
-    @Override
-    public void onComplete() {
-      end.run();
-    }
   }
 }

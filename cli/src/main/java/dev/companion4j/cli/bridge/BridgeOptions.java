@@ -1,6 +1,7 @@
 package dev.companion4j.cli.bridge;
 
 import dev.companion4j.engine.ClientProcess;
+import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
@@ -82,7 +83,7 @@ public class BridgeOptions {
     // Both CLIs call themselves stdio-client; the companion sees only this process, so the
     // handshake names the CLI that started it, as the companion names a process it sees.
     Optional<ClientProcess> cli = ProcessHandle.current().parent()
-        .map(parent -> ClientProcess.of(parent.pid()))
+        .map(parent -> Companion.describeProcess(parent.pid()))
         .filter(parent -> !parent.program().isEmpty());
     return Bridge.run(target, paths, cli, System.in, out, err);
   }

@@ -7,12 +7,12 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 /** JSON-RPC 2.0 messages as MCP carries them, one object each: what kind a message is, and errors. */
-final class JsonRpc {
+public final class JsonRpc {
   /**
    * Numbers pass through as written (no float rounding, no trailing zeros dropped), and a line is
    * one value: {@code {} x} is not JSON.
    */
-  static final JsonMapper JSON = JsonMapper.builder()
+  public static final JsonMapper JSON = JsonMapper.builder()
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .enable(JsonNodeFeature.USE_BIG_DECIMAL_FOR_FLOATS)
       .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)

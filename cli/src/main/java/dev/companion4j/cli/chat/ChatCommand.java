@@ -2,12 +2,13 @@ package dev.companion4j.cli.chat;
 
 import dev.companion4j.daemon.Capabilities;
 import dev.companion4j.daemon.DaemonClient;
-import dev.companion4j.daemon.DaemonEvent.PermissionRequested;
 import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.DaemonSession;
 import dev.companion4j.daemon.PermissionDecision;
 import dev.companion4j.daemon.PromptTurn;
 import dev.companion4j.daemon.SessionOptions;
+import dev.companion4j.daemon.conversation.Conversation;
+import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -99,7 +100,7 @@ public final class ChatCommand {
     private final ChatOptions options;
     private final PrintStream out;
     private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
-    private final ChatView view;
+    private ChatView view;
     private DaemonSession session;
     private PromptTurn running;
 
@@ -107,7 +108,6 @@ public final class ChatCommand {
       this.client = client;
       this.options = options;
       this.out = out;
-      this.view = new ChatView(out, () -> inputs.add(Input.of(Input.Kind.SESSION_ENDED)));
     }
 
     int run(Capabilities caps, InputStream in, Consumer<Runnable> interrupts) {
@@ -115,7 +115,10 @@ public final class ChatCommand {
           new SessionOptions(options.workspace(), options.newSession(), options.approvalMode(), null);
       try (DaemonSession opened = client.createOrAttach(sessionOptions)) {
         session = opened;
-        view.ownClientId(session.clientId());
+        // The banner shows the approval mode this chat asked for; a joined session's is not known yet.
+        Conversation first =
+            Conversation.connected(null, session.attached() ? null : options.approvalMode().wireName());
+        view = new ChatView(out, first, session.clientId(), () -> inputs.add(Input.of(Input.Kind.SESSION_ENDED)));
         banner(caps);
         session.subscribe(view);
         interrupts.accept(() -> inputs.add(Input.of(Input.Kind.INTERRUPT)));
@@ -184,7 +187,7 @@ public final class ChatCommand {
 
     /** Handles a typed line; false to leave the chat. */
     private boolean line(String text) {
-      Optional<PermissionRequested> pending = view.pendingPermission();
+      Optional<PendingPermission> pending = view.pendingPermission();
       if (pending.isPresent()) {
         answer(pending.get(), text);
         return true;
@@ -215,6 +218,7 @@ public final class ChatCommand {
     private void prompt(String text) {
       try {
         PromptTurn turn = session.prompt(text);
+        view.promptSent();
         running = turn;
         turn.result().whenComplete((result, error) -> inputs.add(Input.of(Input.Kind.TURN_ENDED)));
       } catch (DaemonException e) {
@@ -223,7 +227,7 @@ public final class ChatCommand {
       }
     }
 
-    private void answer(PermissionRequested request, String text) {
+    private void answer(PendingPermission request, String text) {
       Optional<PermissionDecision> decision = ChatView.decide(request, text);
       if (decision.isEmpty()) {
         view.print("Answer with 1-" + request.options().size() + ", o, a or d: ");

@@ -2,56 +2,54 @@ package dev.companion4j.cli.chat;
 
 import dev.companion4j.daemon.ConnectionStatus;
 import dev.companion4j.daemon.DaemonEvent;
-import dev.companion4j.daemon.DaemonEvent.AgentMessageChunk;
-import dev.companion4j.daemon.DaemonEvent.AgentThoughtChunk;
-import dev.companion4j.daemon.DaemonEvent.ApprovalModeChanged;
-import dev.companion4j.daemon.DaemonEvent.ModelSwitchFailed;
-import dev.companion4j.daemon.DaemonEvent.ModelSwitched;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
-import dev.companion4j.daemon.DaemonEvent.PermissionRequested;
-import dev.companion4j.daemon.DaemonEvent.PermissionResolved;
-import dev.companion4j.daemon.DaemonEvent.Plan;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
-import dev.companion4j.daemon.DaemonEvent.ResyncRequired;
-import dev.companion4j.daemon.DaemonEvent.SessionClosed;
-import dev.companion4j.daemon.DaemonEvent.SessionDied;
-import dev.companion4j.daemon.DaemonEvent.StreamError;
-import dev.companion4j.daemon.DaemonEvent.ToolCall;
-import dev.companion4j.daemon.DaemonEvent.ToolCallUpdate;
-import dev.companion4j.daemon.DaemonEvent.TurnComplete;
-import dev.companion4j.daemon.DaemonEvent.TurnError;
-import dev.companion4j.daemon.DaemonEvent.UserMessageChunk;
 import dev.companion4j.daemon.DaemonListener;
 import dev.companion4j.daemon.PermissionDecision;
+import dev.companion4j.daemon.conversation.Conversation;
+import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
+import dev.companion4j.daemon.conversation.Conversation.State;
+import dev.companion4j.daemon.conversation.Conversations;
+import dev.companion4j.daemon.conversation.Entry;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 
 /**
- * Renders a session's events in the terminal: the answer as it streams, thoughts and tool calls
- * on compact marked lines, permission requests as a numbered question.
+ * Renders a session in the terminal from its {@link Conversation}, the model the review page and
+ * NetBeans render: each event becomes the next conversation ({@link Conversations#apply}), and
+ * what changed between the two is written: the answer as it streams, thoughts, tool calls and
+ * notices on compact marked lines, permission requests as a numbered question.
  *
  * <p>Events arrive on the session's event thread while the user types on the main thread; every
- * write goes through {@link #print} so lines do not interleave.
+ * write goes through {@link #lock} so lines do not interleave.
  */
 final class ChatView implements DaemonListener {
   private final PrintStream out;
   private final Runnable onEnd;
-  private final AtomicReference<PermissionRequested> pendingPermission = new AtomicReference<>();
+  private final String ownClientId;
+  private final AtomicReference<PendingPermission> pendingPermission = new AtomicReference<>();
   private final Object lock = new Object();
-  private final Map<String, String> toolTitles = new ConcurrentHashMap<>();
-  private volatile String shownModel;
-  private volatile String ownClientId;
+  // Guarded by lock.
+  private Conversation shown;
   private boolean midLine;
-  private boolean inThought;
+  /** The entry whose text the open line shows, so its next piece continues the line. */
+  private String openEntry;
 
-  /** @param onEnd called once the session is gone for good */
-  ChatView(PrintStream out, Runnable onEnd) {
+  /**
+   * @param first the conversation the banner already showed
+   * @param ownClientId this chat's client id, so the daemon's echo of its own prompts is not
+   *     printed again
+   * @param onEnd called once the session is gone for good
+   */
+  ChatView(PrintStream out, Conversation first, String ownClientId, Runnable onEnd) {
     this.out = out;
+    this.shown = first;
+    this.ownClientId = ownClientId;
     this.onEnd = onEnd;
   }
 
@@ -61,6 +59,7 @@ final class ChatView implements DaemonListener {
       out.print(text);
       out.flush();
       midLine = !text.isEmpty() && !text.endsWith("\n");
+      openEntry = null;
     }
   }
 
@@ -73,7 +72,7 @@ final class ChatView implements DaemonListener {
       out.println(text);
       out.flush();
       midLine = false;
-      inThought = false;
+      openEntry = null;
     }
   }
 
@@ -85,6 +84,7 @@ final class ChatView implements DaemonListener {
       out.print("> ");
       out.flush();
       midLine = true;
+      openEntry = null;
     }
   }
 
@@ -95,13 +95,8 @@ final class ChatView implements DaemonListener {
     }
   }
 
-  /** This chat's client id, so the daemon's echo of its own prompts is not printed again. */
-  void ownClientId(String clientId) {
-    ownClientId = clientId;
-  }
-
   /** The permission request waiting for the user's answer, if any. */
-  Optional<PermissionRequested> pendingPermission() {
+  Optional<PendingPermission> pendingPermission() {
     return Optional.ofNullable(pendingPermission.get());
   }
 
@@ -109,7 +104,7 @@ final class ChatView implements DaemonListener {
    * Turns the user's answer into a decision on the pending request: a number, or o / a / d for
    * allow once, always, deny. Empty when the answer matches no offered option.
    */
-  static Optional<PermissionDecision> decide(PermissionRequested request, String answer) {
+  static Optional<PermissionDecision> decide(PendingPermission request, String answer) {
     String a = answer.trim().toLowerCase(Locale.ROOT);
     List<PermissionOption> options = request.options();
     if (a.matches("\\d+")) {
@@ -144,87 +139,158 @@ final class ChatView implements DaemonListener {
     pendingPermission.updateAndGet(p -> p != null && p.requestId().equals(requestId) ? null : p);
   }
 
+  /** This chat sent a prompt: the agent works until the turn ends. */
+  void promptSent() {
+    change(Conversations::promptSent);
+  }
+
   @Override
-  public void onAssistantText(AgentMessageChunk event) {
+  public void onEvent(DaemonEvent event) {
+    change(c -> Conversations.apply(c, event));
+  }
+
+  private void change(UnaryOperator<Conversation> step) {
+    boolean ended;
     synchronized (lock) {
-      if (inThought) {
+      Conversation was = shown;
+      shown = step.apply(was);
+      render(was, shown);
+      ended = isOver(shown) && !isOver(was);
+    }
+    if (ended) {
+      onEnd.run();
+    }
+  }
+
+  private static boolean isOver(Conversation c) {
+    return c.state() == State.DIED || c.state() == State.CLOSED;
+  }
+
+  /** Writes what {@code now} shows and {@code was} did not. */
+  private void render(Conversation was, Conversation now) {
+    boolean noticed = false;
+    for (int i = 0; i < now.entries().size(); i++) {
+      Entry before = i < was.entries().size() ? was.entries().get(i) : null;
+      Entry entry = now.entries().get(i);
+      if (entry != before) {
+        // An entry keeps its id and place as it changes, so the one before is the same entry.
+        noticed |= before == null && entry instanceof Entry.Notice;
+        entry(before, entry);
+      }
+    }
+    if (!now.plan().equals(was.plan()) && !now.plan().isEmpty()) {
+      plan(now.plan());
+    }
+    if (!now.approvalMode().equals(was.approvalMode()) && !now.approvalMode().isEmpty()) {
+      line("[approval mode] " + describe(now.approvalMode()));
+    }
+    // The daemon reports a switch twice: as requested, then as the agent names it ("id(authType)").
+    if (!now.modelName().equals(was.modelName()) && !now.modelName().isEmpty()) {
+      line("[model] now " + now.modelName());
+    }
+    permissions(was, now);
+    // A turn that was cancelled or failed ended with a notice saying so.
+    if (was.turnRunning() && !now.turnRunning() && !noticed) {
+      line("[done]");
+    }
+  }
+
+  private void entry(Entry before, Entry entry) {
+    if (entry instanceof Entry.UserMessage u) {
+      if (u.originatorClientId() == null || !u.originatorClientId().equals(ownClientId)) {
+        stream(u.id(), "[another client asked] ", grown(before, u.text()));
+      }
+    } else if (entry instanceof Entry.AssistantMessage m) {
+      stream(m.id(), "", grown(before, m.text()));
+    } else if (entry instanceof Entry.Thought t) {
+      stream(t.id(), "  (thinking) ", grown(before, t.text()).replace('\n', ' '));
+    } else if (entry instanceof Entry.ToolCall t) {
+      toolCall((Entry.ToolCall) before, t);
+    } else if (entry instanceof Entry.Notice n && before == null) {
+      line(switch (n.level()) {
+        case INFO -> "[note] ";
+        case WARNING -> "[warning] ";
+        case ERROR -> "[error] ";
+      } + n.text());
+    }
+  }
+
+  /** What an entry's text gained since it was last written; its text only grows. */
+  private static String grown(Entry before, String text) {
+    String was = before instanceof Entry.AssistantMessage m ? m.text()
+        : before instanceof Entry.Thought t ? t.text()
+        : before instanceof Entry.UserMessage u ? u.text()
+        : "";
+    return text.startsWith(was) ? text.substring(was.length()) : text;
+  }
+
+  /** Writes a piece of an entry's text, continuing its line if that is still the open one. */
+  private void stream(String entryId, String prefix, String text) {
+    if (text.isEmpty()) {
+      return;
+    }
+    if (!entryId.equals(openEntry)) {
+      if (midLine) {
         out.println();
-        inThought = false;
-        midLine = false;
       }
+      out.print(prefix);
     }
-    if (!event.text().isEmpty()) {
-      print(event.text());
-    }
+    out.print(text);
+    out.flush();
+    midLine = !text.endsWith("\n");
+    openEntry = entryId;
   }
 
-  @Override
-  public void onThinking(AgentThoughtChunk event) {
-    synchronized (lock) {
-      if (!inThought) {
-        if (midLine) {
-          out.println();
-        }
-        out.print("  (thinking) ");
-        inThought = true;
-      }
-      out.print(event.text().replace('\n', ' '));
-      out.flush();
-      midLine = true;
+  private void toolCall(Entry.ToolCall before, Entry.ToolCall call) {
+    String title = nonNull(call.title(), call.toolCallId());
+    if (before == null) {
+      String where = call.locations().isEmpty() ? "" : " " + String.join(", ", call.locations());
+      line("  [tool] " + title + " (" + nonNull(call.kind(), "other") + ")" + where);
     }
-  }
-
-  @Override
-  public void onUserMessage(UserMessageChunk event) {
-    String from = event.meta().originatorClientId();
-    if (from == null || !from.equals(ownClientId)) {
-      line("[another client asked] " + event.text());
+    if (before != null && Objects.equals(call.status(), before.status())) {
+      return;
     }
-  }
-
-  @Override
-  public void onToolCall(ToolCall event) {
-    rememberTitle(event.toolCallId(), event.title());
-    String where = event.locations().isEmpty() ? "" : " " + String.join(", ", event.locations());
-    line("  [tool] " + nonNull(event.title(), "tool call") + " (" + nonNull(event.kind(), "other") + ")" + where);
-  }
-
-  @Override
-  public void onToolCallUpdate(ToolCallUpdate event) {
-    rememberTitle(event.toolCallId(), event.title());
-    String title = toolTitles.getOrDefault(event.toolCallId(), event.toolCallId());
-    if ("completed".equals(event.status())) {
+    if ("completed".equals(call.status())) {
       line("  [tool done] " + title);
-    } else if ("failed".equals(event.status())) {
-      line("  [tool failed] " + title + (event.text() == null ? "" : ": " + event.text()));
+    } else if ("failed".equals(call.status())) {
+      line("  [tool failed] " + title + (call.text().isEmpty() ? "" : ": " + call.text()));
     }
   }
 
-  private void rememberTitle(String toolCallId, String title) {
-    if (title != null && !title.isBlank()) {
-      toolTitles.put(toolCallId, title);
-    }
-  }
-
-  @Override
-  public void onPlan(Plan event) {
+  private void plan(List<PlanEntry> entries) {
     StringBuilder text = new StringBuilder("  [plan]");
     int n = 1;
-    for (PlanEntry entry : event.entries()) {
+    for (PlanEntry entry : entries) {
       text.append("\n    ").append(n++).append(". ").append(entry.content()).append(" (").append(entry.status()).append(')');
     }
     line(text.toString());
   }
 
-  @Override
-  public void onPermissionRequest(PermissionRequested event) {
-    pendingPermission.set(event);
-    StringBuilder text = new StringBuilder("[permission] ").append(nonNull(event.title(), "tool call"));
-    if (!event.locations().isEmpty()) {
-      text.append(" - ").append(String.join(", ", event.locations()));
+  /** Asks about each new request; says so when the one asked about was decided elsewhere or ended. */
+  private void permissions(Conversation was, Conversation now) {
+    for (PendingPermission request : now.permissions()) {
+      if (!holds(was, request.requestId())) {
+        ask(request);
+      }
+    }
+    PendingPermission asked = pendingPermission.get();
+    if (asked != null && !holds(now, asked.requestId()) && pendingPermission.compareAndSet(asked, null)) {
+      line("[permission request closed elsewhere]");
+    }
+  }
+
+  private static boolean holds(Conversation c, String requestId) {
+    return c.permissions().stream().anyMatch(p -> p.requestId().equals(requestId));
+  }
+
+  private void ask(PendingPermission request) {
+    pendingPermission.set(request);
+    StringBuilder text = new StringBuilder("[permission] ").append(nonNull(request.title(), "tool call"));
+    if (!request.locations().isEmpty()) {
+      text.append(" - ").append(String.join(", ", request.locations()));
     }
     int n = 1;
-    for (PermissionOption option : event.options()) {
+    for (PermissionOption option : request.options()) {
       text.append("\n  ").append(n++).append(") ").append(option.name()).append(" [").append(label(option)).append(']');
     }
     line(text.toString());
@@ -246,20 +312,6 @@ final class ChatView implements DaemonListener {
     }
   }
 
-  @Override
-  public void onPermissionResolved(PermissionResolved event) {
-    PermissionRequested pending = pendingPermission.get();
-    if (pending != null && pending.requestId().equals(event.requestId())) {
-      pendingPermission.set(null);
-      line("[permission request closed: " + (event.cancelled() ? "cancelled" : event.selectedOptionId()) + "]");
-    }
-  }
-
-  @Override
-  public void onApprovalModeChanged(ApprovalModeChanged event) {
-    line("[approval mode] " + describe(event.next()));
-  }
-
   /** An approval mode as the daemon names it, and what it lets the agent do. */
   static String describe(String mode) {
     return mode + switch (mode) {
@@ -270,59 +322,6 @@ final class ChatView implements DaemonListener {
       case "yolo" -> ": runs everything without asking";
       default -> "";
     };
-  }
-
-  @Override
-  public void onModelSwitched(ModelSwitched event) {
-    // The daemon reports a switch twice: as requested, then as the agent names it ("id(authType)").
-    String model = event.modelId().replaceFirst("\\([^()]*\\)$", "");
-    if (!model.equals(shownModel)) {
-      shownModel = model;
-      line("[model] now " + model);
-    }
-  }
-
-  @Override
-  public void onModelSwitchFailed(ModelSwitchFailed event) {
-    line("[model] could not switch to " + event.requestedModelId() + ": " + event.error());
-  }
-
-  @Override
-  public void onTurnComplete(TurnComplete event) {
-    line("cancelled".equals(event.stopReason()) ? "[cancelled]" : "[done]");
-  }
-
-  @Override
-  public void onTurnError(TurnError event) {
-    line("[error] " + nonNull(event.message(), "the turn failed"));
-  }
-
-  @Override
-  public void onSessionDied(SessionDied event) {
-    end(event.reportedByDaemon()
-        ? "the session died on the daemon (" + event.reason() + ")"
-        : "the daemon cannot be reached any more (" + event.reason() + ")");
-  }
-
-  @Override
-  public void onSessionClosed(SessionClosed event) {
-    end("the session was closed (" + event.reason() + ")");
-  }
-
-  @Override
-  public void onStreamError(StreamError event) {
-    line("[stream error] " + event.error());
-  }
-
-  @Override
-  public void onResyncRequired(ResyncRequired event) {
-    line("[warning] the daemon no longer holds events " + (event.lastDeliveredId() + 1) + " to "
-        + (event.earliestAvailableId() - 1) + "; some output is missing above");
-  }
-
-  @Override
-  public void onUnsupported(DaemonEvent event) {
-    // The chat renders what a terminal can show; the rest (usage, command lists) is not needed here.
   }
 
   @Override
@@ -340,11 +339,6 @@ final class ChatView implements DaemonListener {
       default:
         break;
     }
-  }
-
-  private void end(String reason) {
-    line("[session ended] " + reason);
-    onEnd.run();
   }
 
   private static String nonNull(String value, String fallback) {

@@ -4,7 +4,8 @@ import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.engine.http.EventStreams;
 import dev.companion4j.engine.http.HttpBodies;
-import dev.companion4j.engine.http.HttpBodies.BadRequest;
+import dev.companion4j.wire.BadRequest;
+import dev.companion4j.wire.JsonFields;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -72,7 +73,7 @@ public final class ChatApi extends HttpServlet {
     String route = HttpBodies.route(req);
     Matcher answer = ANSWER.matcher(route);
     try {
-      JsonNode body = HttpBodies.jsonOrNull(bytes);
+      JsonNode body = JsonFields.parse(bytes);
       DaemonChat c = configured();
       switch (route) {
         case "/prompt" -> c.connection().prompt(text(body, "text"));

@@ -3,26 +3,23 @@ package dev.companion4j.cli.editorapi;
 import dev.companion4j.engine.AnswerResult;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionListener;
+import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.ConnectedClient;
-import dev.companion4j.engine.Diagnostic;
+import dev.companion4j.engine.ContextUpdate;
 import dev.companion4j.engine.DiffId;
 import dev.companion4j.engine.DiffOutcome;
-import dev.companion4j.engine.EditorEvent;
 import dev.companion4j.engine.FileDiagnostics;
 import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.PendingDiff;
-import dev.companion4j.engine.TextRange;
 import dev.companion4j.engine.http.EventStreams;
 import dev.companion4j.engine.http.HttpBodies;
-import dev.companion4j.engine.http.HttpBodies.BadRequest;
+import dev.companion4j.wire.BadRequest;
+import dev.companion4j.wire.JsonFields;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The editor API at {@code /editor}: any editor (a Vim autocmd with curl, an Emacs hook, the
@@ -44,8 +40,6 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
   /** What the review page says it is with {@code ?client=}: it follows the stream but opens no files. */
   public static final String REVIEW_PAGE = "review-page";
-  /** More diagnostics in one event than any file has; the rest would only cost memory. */
-  private static final int MAX_DIAGNOSTICS_PER_EVENT = 10_000;
   /** Only the newest context matters to a subscriber that fell behind. */
   private static final String CONTEXT_KEY = "context";
   private static final Pattern ONE_DIFF = Pattern.compile("/diffs/([^/]+)");
@@ -113,9 +107,10 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     }
     try {
       if (answer.matches()) {
-        answer(diffId(answer.group(1)), answer.group(2).equals("accept"), HttpBodies.jsonOrNull(bytes), resp);
+        boolean accept = answer.group(2).equals("accept");
+        answer(EditorRequests.diffId(answer.group(1)), accept, EditorRequests.acceptedContent(JsonFields.parse(bytes), accept), resp);
       } else {
-        companion.get().editorEvent(parseEvent(requireObject(HttpBodies.jsonOrNull(bytes))));
+        companion.get().editorEvent(EditorRequests.event(JsonFields.parse(bytes)));
         resp.setStatus(204);
       }
     } catch (BadRequest e) {
@@ -150,7 +145,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   private void getDiff(String segment, HttpServletResponse resp) throws IOException {
     DiffId id;
     try {
-      id = diffId(segment);
+      id = EditorRequests.diffId(segment);
     } catch (BadRequest e) {
       HttpBodies.error(resp, 400, e.getMessage());
       return;
@@ -164,19 +159,12 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     }
   }
 
-  /** Answers diff {@code id}; only a 204 means the CLI will hear it. */
-  private void answer(DiffId id, boolean accept, JsonNode body, HttpServletResponse resp)
-      throws IOException, BadRequest {
-    String content = null;
-    if (body != null) {
-      JsonNode value = requireObject(body).get("content");
-      if (accept && value != null && !value.isNull()) {
-        if (!value.isString()) {
-          throw new BadRequest("content must be a string");
-        }
-        content = value.asString();
-      }
-    }
+  /**
+   * Answers diff {@code id}; only a 204 means the CLI will hear it.
+   *
+   * @param content the edited text to accept, or null for the proposal as it is
+   */
+  private void answer(DiffId id, boolean accept, String content, HttpServletResponse resp) throws IOException {
     AnswerResult result = accept ? companion.get().acceptDiff(id, content) : companion.get().rejectDiff(id);
     if (result instanceof AnswerResult.Sent) {
       resp.setStatus(204);
@@ -194,12 +182,12 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   @Override
   public void clientConnected(ConnectedClient client) {
-    events.publish("clientConnected", null, EditorJson.Client.of(client));
+    events.publish("clientConnected", null, CompanionStatus.Client.of(client));
   }
 
   @Override
   public void clientDisconnected(ConnectedClient client) {
-    events.publish("clientDisconnected", null, EditorJson.Client.of(client));
+    events.publish("clientDisconnected", null, CompanionStatus.Client.of(client));
   }
 
   @Override
@@ -214,7 +202,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   @Override
   public void contextSent(IdeContext context) {
-    events.publish("context", CONTEXT_KEY, EditorJson.Context.of(context));
+    events.publish("context", CONTEXT_KEY, ContextUpdate.of(context));
   }
 
   @Override
@@ -225,151 +213,5 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   private static void notFound(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     HttpBodies.error(resp, 404, "no editor API route " + req.getMethod() + " " + PATH + HttpBodies.route(req));
-  }
-
-  private static DiffId diffId(String segment) throws BadRequest {
-    if (!DiffId.isValid(segment)) {
-      throw new BadRequest("malformed diff id '" + segment + "': a diff id is sixteen lowercase hex digits");
-    }
-    return new DiffId(segment);
-  }
-
-  private static JsonNode requireObject(JsonNode body) throws BadRequest {
-    if (body == null || !body.isObject()) {
-      throw new BadRequest("expected a JSON object");
-    }
-    return body;
-  }
-
-  /**
-   * The event {@code body} describes. Its bounds are the engine's: a path past PATH_MAX is refused
-   * there, long text is cut there.
-   */
-  private static EditorEvent parseEvent(JsonNode body) throws BadRequest {
-    String type = requireText(body, "type");
-    EditorEvent event;
-    try {
-      event = switch (type) {
-        case "focus" -> new EditorEvent.FileFocused(absolutePath(body, "path"));
-        case "close" -> new EditorEvent.FileClosed(absolutePath(body, "path"));
-        case "delete" -> new EditorEvent.FileDeleted(absolutePath(body, "path"));
-        case "rename" -> new EditorEvent.FileRenamed(absolutePath(body, "from"), absolutePath(body, "to"));
-        case "cursor" -> new EditorEvent.CursorMoved(
-            absolutePath(body, "path"), HttpBodies.position(body, "line"), HttpBodies.position(body, "character"));
-        case "selection" -> new EditorEvent.SelectionChanged(
-            absolutePath(body, "path"), requireString(body, "text"), body.has("range") ? range(body.get("range")) : null);
-        case "diagnostics" -> new EditorEvent.DiagnosticsChanged(absolutePath(body, "path"), diagnostics(body));
-        case "dirty" -> new EditorEvent.DirtyChanged(absolutePath(body, "path"), requireBoolean(body, "dirty"));
-        case "trust" -> new EditorEvent.TrustChanged(requireBoolean(body, "trusted"));
-        default -> throw new BadRequest("unknown event type '" + shown(type)
-            + "'; expected focus, close, delete, rename, cursor, selection, diagnostics, dirty or trust");
-      };
-    } catch (IllegalArgumentException e) {
-      throw new BadRequest(e.getMessage());
-    }
-    requireOnDisk(event);
-    return event;
-  }
-
-  /** Focus, cursor and selection name a file the CLIs will read: a mistyped path is refused, not ignored. */
-  private static void requireOnDisk(EditorEvent event) throws BadRequest {
-    Path path = null;
-    if (event instanceof EditorEvent.FileFocused focus) {
-      path = focus.path();
-    } else if (event instanceof EditorEvent.CursorMoved cursor) {
-      path = cursor.path();
-    } else if (event instanceof EditorEvent.SelectionChanged selection) {
-      path = selection.path();
-    }
-    if (path != null && !Files.isRegularFile(path)) {
-      throw new BadRequest("not a file on disk: " + path);
-    }
-  }
-
-  /** {@code text} as an error message repeats it: a request's own text may be megabytes long. */
-  private static String shown(String text) {
-    return text.length() <= 200 ? text : text.substring(0, 200) + "…";
-  }
-
-  private static boolean requireBoolean(JsonNode body, String field) throws BadRequest {
-    JsonNode value = body.get(field);
-    if (value == null || !value.isBoolean()) {
-      throw new BadRequest(field + " must be true or false");
-    }
-    return value.asBoolean();
-  }
-
-  private static List<Diagnostic> diagnostics(JsonNode body) throws BadRequest {
-    JsonNode list = body.get("diagnostics");
-    if (list == null || !list.isArray()) {
-      throw new BadRequest("diagnostics must be an array (the file's whole list; [] clears it)");
-    }
-    if (list.size() > MAX_DIAGNOSTICS_PER_EVENT) {
-      throw new BadRequest("at most " + MAX_DIAGNOSTICS_PER_EVENT + " diagnostics per file, got " + list.size());
-    }
-    List<Diagnostic> diagnostics = new ArrayList<>(list.size());
-    for (int i = 0; i < list.size(); i++) {
-      String where = "diagnostics[" + i + "]";
-      JsonNode d = list.get(i);
-      if (!d.isObject()) {
-        throw new BadRequest(where + " must be an object {range, severity, message, source?}");
-      }
-      JsonNode source = d.get("source");
-      if (source != null && !source.isNull() && !source.isString()) {
-        throw new BadRequest(where + ".source must be a string");
-      }
-      try {
-        diagnostics.add(new Diagnostic(
-            range(d.get("range")),
-            Diagnostic.Severity.ofWireName(requireString(d, "severity")),
-            requireText(d, "message"),
-            source == null || source.isNull() ? null : source.asString()));
-      } catch (BadRequest | IllegalArgumentException e) {
-        throw new BadRequest(where + ": " + e.getMessage());
-      }
-    }
-    return diagnostics;
-  }
-
-  private static TextRange range(JsonNode range) throws BadRequest {
-    if (range == null || !range.isObject()) {
-      throw new BadRequest("range must be {startLine, startCharacter, endLine, endCharacter}, 1-based");
-    }
-    try {
-      return new TextRange(HttpBodies.position(range, "startLine"), HttpBodies.position(range, "startCharacter"),
-          HttpBodies.position(range, "endLine"), HttpBodies.position(range, "endCharacter"));
-    } catch (BadRequest | IllegalArgumentException e) {
-      throw new BadRequest("range: " + e.getMessage());
-    }
-  }
-
-  private static Path absolutePath(JsonNode body, String field) throws BadRequest {
-    String text = requireText(body, field);
-    Path path;
-    try {
-      path = Path.of(text);
-    } catch (InvalidPathException e) {
-      throw new BadRequest(field + " is not a valid path");
-    }
-    if (!path.isAbsolute()) {
-      throw new BadRequest(field + " must be an absolute path, got " + shown(text));
-    }
-    return path.normalize();
-  }
-
-  private static String requireText(JsonNode body, String field) throws BadRequest {
-    String value = requireString(body, field);
-    if (value.isBlank()) {
-      throw new BadRequest(field + " must not be empty");
-    }
-    return value;
-  }
-
-  private static String requireString(JsonNode body, String field) throws BadRequest {
-    JsonNode value = body.get(field);
-    if (value == null || !value.isString()) {
-      throw new BadRequest(field + " is required and must be a string");
-    }
-    return value.asString();
   }
 }

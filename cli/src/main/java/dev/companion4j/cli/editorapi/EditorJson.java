@@ -2,11 +2,13 @@ package dev.companion4j.cli.editorapi;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.ConnectedClient;
+import dev.companion4j.engine.ContextUpdate;
 import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.FileDiagnostics;
 import dev.companion4j.engine.HostFeature;
-import dev.companion4j.engine.IdeContext;
+import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingDiff;
 import java.util.List;
 
@@ -33,10 +35,9 @@ final class EditorJson {
       @JsonInclude(JsonInclude.Include.NON_NULL) String clientName) {
 
     static Diff of(PendingDiff d, List<ConnectedClient> clients) {
-      String clientName =
-          clients.stream().filter(c -> c.id().equals(d.clientId())).map(ConnectedClient::label).findFirst().orElse(null);
-      return new Diff(d.id().value(), d.filePath(), change(d), d.originalContent(), d.newContent(), d.openedAt().toString(),
-          d.clientId(), clientName);
+      CompanionStatus.Diff summary = CompanionStatus.Diff.of(d, clients);
+      return new Diff(summary.id(), summary.filePath(), change(d), d.originalContent(), d.newContent(), summary.openedAt(),
+          summary.clientId(), summary.clientName());
     }
 
     private static String change(PendingDiff d) {
@@ -47,14 +48,6 @@ final class EditorJson {
     }
   }
 
-  /** A connected CLI; {@code program}, {@code pid} and {@code terminal} are empty or 0 when unknown. */
-  record Client(String id, String name, String version, String label, String program, long pid, String terminal, String connectedAt) {
-    static Client of(ConnectedClient c) {
-      return new Client(c.id(), c.name(), c.version(), c.label(), c.process().program(), c.process().pid(), c.process().terminal(),
-          c.connectedAt().toString());
-    }
-  }
-
   /** The {@code diffClosed} event. */
   record ClosedDiff(String id, String filePath, String outcome) {
     static ClosedDiff of(PendingDiff d, DiffOutcome outcome) {
@@ -62,51 +55,26 @@ final class EditorJson {
     }
   }
 
-  record IdeName(String name, String displayName) {}
-
   record State(
-      IdeName ideInfo,
+      IdeInfo ideInfo,
       List<String> workspaceRoots,
       List<String> features,
-      List<Client> clients,
-      Context context,
+      List<CompanionStatus.Client> clients,
+      ContextUpdate context,
       List<Diff> pendingDiffs,
       List<FileDiagnostics> diagnostics) {
     static State of(Companion companion) {
       List<ConnectedClient> clients = companion.clients();
       return new State(
-          new IdeName(companion.ideInfo().name(), companion.ideInfo().displayName()),
+          companion.ideInfo(),
           companion.workspaceRoots().stream().map(Object::toString).toList(),
           companion.features().stream().map(HostFeature::wireName).toList(),
-          clients.stream().map(Client::of).toList(),
-          Context.of(companion.context()),
+          clients.stream().map(CompanionStatus.Client::of).toList(),
+          ContextUpdate.of(companion.context()),
           companion.pendingDiffs().stream().map(d -> Diff.of(d, clients)).toList(),
           companion.diagnostics());
     }
   }
-
-  /** The context as the CLIs receive it in {@code ide/contextUpdate}. */
-  record Context(WorkspaceState workspaceState) {
-    static Context of(IdeContext context) {
-      return new Context(new WorkspaceState(context.openFiles().stream().map(OpenFile::of).toList(), context.isTrusted()));
-    }
-  }
-
-  record WorkspaceState(List<OpenFile> openFiles, boolean isTrusted) {}
-
-  /** Cursor and selection only on the active file, left out rather than null, as the CLIs get them. */
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  record OpenFile(String path, long timestamp, Boolean isActive, Cursor cursor, String selectedText) {
-    static OpenFile of(IdeContext.OpenFile f) {
-      if (!f.isActive()) {
-        return new OpenFile(f.path(), f.timestamp(), null, null, null);
-      }
-      Cursor cursor = f.cursor() == null ? null : new Cursor(f.cursor().line(), f.cursor().character());
-      return new OpenFile(f.path(), f.timestamp(), true, cursor, f.selectedText());
-    }
-  }
-
-  record Cursor(int line, int character) {}
 
   /** The answer to a request for a diff that is no longer pending. */
   record Refusal(String error, String outcome) {}

@@ -1,5 +1,7 @@
 package dev.companion4j.cli.bench;
 
+import dev.companion4j.wire.SseDecoder;
+import dev.companion4j.wire.SseEvent;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * library costs; the benchmark reports both.
  */
 final class WireClient implements AutoCloseable {
-  /** A notification line as it arrived, with its arrival time. */
+  /** A notification's data as it arrived, with its arrival time. */
   record Arrival(String data, long nanoTime) {}
 
   private final int port;
@@ -53,20 +55,23 @@ final class WireClient implements AutoCloseable {
     stream.getOutputStream().write(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer " + token
         + "\r\nmcp-session-id: " + sessionId + "\r\nAccept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
     InputStream events = new BufferedInputStream(stream.getInputStream());
+    // The response head and chunk sizes read as lines of unknown fields, which the decoder ignores.
+    SseDecoder decoder = new SseDecoder(64 * 1024 * 1024, new SseDecoder.Listener() {
+      @Override
+      public void event(SseEvent event) {
+        if (event.data().contains("ide/")) {
+          notifications.add(new Arrival(event.data(), System.nanoTime()));
+        }
+      }
+
+      @Override
+      public void tooLarge() {
+        throw new AssertionError("a notification longer than 64 MiB");
+      }
+    });
     Thread reader = new Thread(() -> {
       try {
-        StringBuilder line = new StringBuilder();
-        int c;
-        while ((c = events.read()) != -1) {
-          if (c == '\n') {
-            if (line.indexOf("data:") == 0 && line.indexOf("ide/") > 0) {
-              notifications.add(new Arrival(line.toString(), System.nanoTime()));
-            }
-            line.setLength(0);
-          } else if (c != '\r') {
-            line.append((char) c);
-          }
-        }
+        decoder.read(events);
       } catch (IOException closed) {
         // The benchmark is over.
       }

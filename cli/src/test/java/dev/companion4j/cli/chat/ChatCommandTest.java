@@ -3,9 +3,8 @@ package dev.companion4j.cli.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
-import dev.companion4j.daemon.DaemonEvent.PermissionRequested;
-import dev.companion4j.daemon.EventMeta;
 import dev.companion4j.daemon.PermissionDecision;
+import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -81,8 +80,8 @@ class ChatCommandTest {
     PermissionOption always = new PermissionOption("proceed_always", "Allow All Edits", "allow_always");
     PermissionOption once = new PermissionOption("proceed_once", "Allow", "allow_once");
     PermissionOption reject = new PermissionOption("cancel", "Reject", "reject_once");
-    PermissionRequested request = new PermissionRequested(
-        new EventMeta(1, "s", "p", null, 0), "r", "call", "Write", "edit", List.of("/w/a.txt"), List.of(always, once, reject), List.of());
+    PendingPermission request =
+        new PendingPermission("r", "call", "Write", "edit", List.of("/w/a.txt"), List.of(always, once, reject), List.of());
 
     assertThat(ChatView.decide(request, "o")).contains(PermissionDecision.select(once));
     assertThat(ChatView.decide(request, " A ")).contains(PermissionDecision.select(always));
@@ -91,8 +90,7 @@ class ChatCommandTest {
     assertThat(ChatView.decide(request, "4")).isEmpty();
     assertThat(ChatView.decide(request, "maybe")).isEmpty();
 
-    PermissionRequested onlyAllow = new PermissionRequested(
-        new EventMeta(1, "s", "p", null, 0), "r", "call", "Run", "execute", List.of(), List.of(once), List.of());
+    PendingPermission onlyAllow = new PendingPermission("r", "call", "Run", "execute", List.of(), List.of(once), List.of());
     assertThat(ChatView.decide(onlyAllow, "d")).as("no reject option offered: cancel").contains(PermissionDecision.cancel());
     assertThat(ChatView.decide(onlyAllow, "a")).isEqualTo(Optional.empty());
   }

@@ -132,7 +132,7 @@ class ChatIT {
     send("[[hold]]");
     awaitScreen("h0 h1 h2");
     terminal.press("C-c");
-    awaitScreen("^C cancelling the turn", "[cancelled]");
+    awaitScreen("^C cancelling the turn", "[note] Cancelled.");
     assertThat(terminal.screen()).doesNotContain("released");
     assertThat(count("[done]")).isEqualTo(doneBeforeHold);
 

@@ -56,7 +56,7 @@ class EditorApiIT {
     assertRefused(companion.post("/editor/events", "[]"), 400, "expected a JSON object");
     assertRefused(companion.post("/editor/events", Map.of("path", file)), 400, "type is required");
     assertRefused(companion.post("/editor/events", Map.of("type", "explode", "path", file)), 400, "unknown event type 'explode'");
-    assertRefused(companion.post("/editor/events", Map.of("type", "focus", "path", "relative.txt")), 400, "must be an absolute path");
+    assertRefused(companion.post("/editor/events", Map.of("type", "focus", "path", "relative.txt")), 400, "path must be absolute: relative.txt");
     assertRefused(companion.post("/editor/events", Map.of("type", "focus", "path", temp.resolve("nope.txt").toString())), 400, "not a file on disk");
     assertRefused(companion.post("/editor/events", Map.of("type", "cursor", "path", file, "line", 0, "character", 1)), 400, "1-based");
     assertRefused(companion.post("/editor/events", Map.of("type", "cursor", "path", file, "line", "2", "character", 1)), 400, "line must be a whole number");

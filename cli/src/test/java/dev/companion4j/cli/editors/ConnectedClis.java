@@ -104,13 +104,13 @@ record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver q
   }
 
   /**
-   * Checks that a curl follows the companion's events, as the Vim and Neovim plugins run it, and
-   * that no process on the machine has the token in its arguments.
+   * Checks that a {@code companion4j attach} for this workspace follows the companion, as the editor
+   * plugins run it, and that no process on the machine has the token in its arguments.
    */
-  void assertCurlFollowsTheCompanionWithTheTokenInNoArguments() throws IOException {
+  void assertAttachFollowsTheCompanionWithTheTokenInNoArguments() throws IOException {
     assertThat(processArguments())
-        .as("the curl following the event stream runs")
-        .anyMatch(a -> a.matches("(/usr/bin/)?curl --config -"))
+        .as("the attach following the companion runs")
+        .anyMatch(a -> a.endsWith(" attach --workspace " + env.workspace()))
         .noneMatch(a -> a.contains(companion.token()));
   }
 

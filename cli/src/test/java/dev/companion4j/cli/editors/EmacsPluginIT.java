@@ -28,12 +28,14 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The Emacs package {@code editors/emacs/companion4j.el}, installed as its Commentary says for
- * Emacs 28 ({@code package-install-file}), in {@code emacs -nw} in a pseudo-terminal, typed at as
- * a user types: the real Qwen Code and Gemini CLI IdeClients receive the file, point and region,
- * the companion receives flymake's diagnostics, proposals are reviewed, accepted with the user's
- * edits, rejected by killing their buffer and withdrawn by the CLI, a place the model shows opens
- * in Emacs, and a CLI started from Emacs gets the companion's variables. State is read back
- * through {@code emacsclient} on a private server socket.
+ * Emacs 28 ({@code package-install-file}), with {@code companion4j} on the PATH as a release's
+ * {@code install.sh} links it, in {@code emacs -nw} in a pseudo-terminal, typed at as a user types.
+ * The package reaches the companion through {@code companion4j attach}: the real Qwen Code and
+ * Gemini CLI IdeClients receive the file, point and region, the companion receives flymake's
+ * diagnostics, proposals are reviewed, accepted with the user's edits, rejected by killing their
+ * buffer and withdrawn by the CLI, a place the model shows opens in Emacs, and a CLI started from
+ * Emacs gets the companion's variables. State is read back through {@code emacsclient} on a
+ * private server socket.
  */
 class EmacsPluginIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -108,7 +110,6 @@ class EmacsPluginIT {
     CliEnvironment env = CliEnvironment.in(temp.resolve("env"));
     Path greeter = env.file("src/main/java/demo/Greeter.java", GREETER);
     Path notes = env.file("docs/notes.md", "# Notes\n\nGreeter greets.\nIt strips names.\n");
-    variables = new LinkedHashMap<>(env.variables());
     installPackage(env);
 
     clis = ConnectedClis.start(env);
@@ -205,7 +206,8 @@ class EmacsPluginIT {
     assertThat(emacsclient("(with-current-buffer \"*Messages*\" (buffer-string))"))
         .contains("the proposal for src/main/java/demo/Greeter.java closed: withdrawn by the CLI");
     await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 2 CLIs") && !emacs.screen().contains("to review"));
-    assertThat(emacsclient("(buffer-list)")).doesNotContain("*companion4j");
+    // Neither the proposal's buffers nor the new file's are left; attach's log stays.
+    assertThat(emacsclient("(buffer-list)")).doesNotContain("*companion4j:", "*companion4j diff:");
 
     // (3) A place the model shows opens in Emacs, at that line and character.
     assertThat(companion.post("/ide/open", Map.of("path", notes.toString(), "line", 3, "character", 2)).statusCode())
@@ -216,6 +218,11 @@ class EmacsPluginIT {
     for (CliDriver cli : clis.both()) {
       cli.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()) && cursor(c, 3, 2), WAIT);
     }
+
+    // The package's one process has no token among its arguments, nor has any other.
+    assertThat(ProcessHandle.allProcesses().map(h -> h.info().commandLine().orElse("")))
+        .anyMatch(c -> c.endsWith(" attach --workspace " + env.workspace()))
+        .noneMatch(c -> c.contains(companion.token()));
 
     // (4) A CLI started from Emacs gets the variables that connect it to this companion.
     Path fakeCli = env.file("fake-cli.sh",
@@ -232,24 +239,23 @@ class EmacsPluginIT {
   }
 
   @Test
-  void aServerOnADeadCompanionsPortIsSentNoTokenAndTheCompanionIsSaidGone() throws Exception {
+  void aServerOnADeadCompanionsPortIsSentNoTokenAndEmacsSaysNoCompanionServes() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp.resolve("squatted"));
     Path cli = env.file("fake-cli.sh", "#!/bin/sh\necho \"node=[$NODE_OPTIONS]\"\nexec sleep 60\n");
     cli.toFile().setExecutable(true);
-    variables = new LinkedHashMap<>(env.variables());
     installPackage(env);
     try (PortSquatter squatter = PortSquatter.plantedIn(env)) {
       startEmacs(env);
       await().atMost(WAIT).until(() -> !squatter.requests().isEmpty());
       String run = emacsclient("(condition-case e (progn (companion4j-run \"./fake-cli.sh\") \"started\")"
           + " (error (error-message-string e)))");
-      String gone = "the companion on port " + squatter.port() + " is gone (another process holds its port)";
+      String none = "no companion serves " + env.workspace();
 
       assertThat(squatter.requests()).as("what the squatter received").noneMatch(PortSquatter.Request::carriesTheToken);
       assertThat(squatter.wasChallenged()).isTrue();
-      assertThat(run).contains(gone);
-      assertThat(emacsclient("(companion4j-status)")).contains(gone);
-      await().atMost(WAIT).until(() -> emacs.screen().contains("C4J gone"));
+      assertThat(run).contains(none);
+      assertThat(emacsclient("(companion4j-status)")).contains(none);
+      await().atMost(WAIT).until(() -> emacs.screen().contains("C4J off"));
       assertThat(emacs.screen()).doesNotContain("node=[");
       assertThat(proposalFiles()).isEmpty();
       assertThat(emacsclient("(mapcar #'buffer-name (buffer-list))")).doesNotContain("planted");
@@ -260,19 +266,18 @@ class EmacsPluginIT {
   @Test
   void anEditorWhoseCompanionWasKilledNeverFollowsTheNextOwnerOfItsPort() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp.resolve("killed"));
-    variables = new LinkedHashMap<>(env.variables());
     installPackage(env);
     CompanionProcess crashed = CompanionProcess.start(env);
     try {
       startEmacs(env);
       await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 0 CLIs"));
       crashed.kill();
-      // Another user binds the freed port; the editor's retry re-reads the lock the crash left.
+      // Another user binds the freed port; the editor's next look re-reads the lock the crash left.
       try (PortSquatter squatter = PortSquatter.listeningOn(env, crashed.port())) {
-        String gone = "the companion on port " + crashed.port() + " is gone (its process " + crashed.pid() + " ended)";
-        await().atMost(WAIT).until(() -> emacs.screen().contains("C4J gone") || !squatter.requests().isEmpty());
+        String none = "no companion serves " + env.workspace();
+        await().atMost(WAIT).until(() -> emacsclient("(companion4j-status)").contains(none) || !squatter.requests().isEmpty());
         assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
-        assertThat(emacsclient("(companion4j-status)")).contains(gone);
+        assertThat(emacs.screen()).contains("C4J off");
       }
     } finally {
       crashed.close();
@@ -280,35 +285,32 @@ class EmacsPluginIT {
   }
 
   @Test
-  void malformedIdsPathsAndTerminalVariablesFromTheCompanionAreRefused() throws Exception {
-    Path log = temp.resolve("batch.log");
-    String out = batch("""
-        (progn
-          (companion4j--open-proposal
-           '((id . "0123456789abcdef/reject HTTP/1.0\r\nX-Injected: 1\r\n\r\nGET /x") (filePath . "/tmp/a.txt") (newContent . "x")))
-          (companion4j--open-proposal '((id . "0123456789abcdef") (filePath . "/tmp/a\nb.txt") (newContent . "x")))
-          (companion4j--open-file '((path . "/tmp/a\rb.txt")))
-          (princ (format "open:%d\n" (length (companion4j-proposals))))
-          (princ (format "kept:%S\n" (companion4j--terminal-variables
-            "{\\"NODE_OPTIONS\\":\\"--require /tmp/evil.js\\",\\"QWEN_CODE_IDE_SERVER_PORT\\":\\"41233\\",\\"GEMINI_CLI_IDE_SERVER_PORT\\":\\"4\\\\n1\\",\\"GEMINI_CLI_IDE_WORKSPACE_PATH\\":\\"/w\\"}"))))
-        """, log);
-    assertThat(out).contains(
-        "refused a proposal whose id is not sixteen hex digits",
-        "refused a proposal whose file is not an absolute path without control characters",
-        "refused to open a file that is not an absolute path without control characters",
-        "open:0",
-        "kept:((\"QWEN_CODE_IDE_SERVER_PORT=41233\" \"GEMINI_CLI_IDE_WORKSPACE_PATH=/w\") \"GEMINI_CLI_IDE_SERVER_PORT\" \"NODE_OPTIONS\")");
+  void autostartRunsACompanionThatEndsWithEmacs() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("alone"));
+    installPackage(env, "(setq companion4j-autostart t)");
+    startEmacs(env);
+    await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 0 CLIs"));
+    assertThat(emacsclient("(companion4j-status)")).contains("(started by this Emacs), workspace " + env.workspace());
+    assertThat(locks(env)).hasSize(1);
+
+    // Emacs quits: attach's input ends, and the companion it runs stops and removes its files.
+    try {
+      emacsclient("(kill-emacs)");
+    } catch (AssertionError | IOException e) {
+      // Emacs may end before emacsclient hears back.
+    }
+    await().atMost(WAIT).until(() -> locks(env).isEmpty());
   }
 
-  /** Evaluates {@code expression} in {@code emacs --batch} with the package loaded; its output. */
-  private static String batch(String expression, Path log) throws Exception {
-    Path source = TestPeers.repoRoot().resolve("editors/emacs/companion4j.el");
-    Process emacs = new ProcessBuilder(EMACS.toString(), "--batch", "-Q", "-l", source.toString(), "--eval", expression)
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
-    assertThat(emacs.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    return Files.readString(log);
+  /** The companions' lock files in {@code env}. */
+  private static List<Path> locks(CliEnvironment env) throws IOException {
+    Path dir = env.qwenHome().resolve("ide");
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (var files = Files.list(dir)) {
+      return files.filter(f -> f.toString().endsWith(".lock")).toList();
+    }
   }
 
   /** Installs the package into the private HOME as its Commentary says for Emacs 28, offline. */
@@ -332,9 +334,22 @@ class EmacsPluginIT {
     assertThat(env.home().resolve(".emacs.d/elpa/companion4j-1.0.0/companion4j.elc")).as(Files.readString(log)).isRegularFile();
   }
 
-  /** The package installed, and an init file that turns it on and lets the test ask Emacs. */
+  /**
+   * The package installed, {@code companion4j} on the PATH as {@code install.sh} links it into
+   * {@code ~/.local/bin}, and an init file that turns the package on and lets the test ask Emacs.
+   */
   private void installPackage(CliEnvironment env) throws Exception {
+    installPackage(env, "");
+  }
+
+  private void installPackage(CliEnvironment env, String settings) throws Exception {
     install(env, temp.resolve("install.log"));
+    Path bin = Files.createDirectories(env.home().resolve(".local/bin"));
+    Path launcher = Files.writeString(bin.resolve("companion4j"),
+        "#!/bin/sh\nexec " + String.join(" ", CompanionProcess.command()) + " \"$@\"\n");
+    launcher.toFile().setExecutable(true);
+    variables = new LinkedHashMap<>(env.variables());
+    variables.put("PATH", bin + ":" + variables.get("PATH"));
     Path serverDir = temp.resolve("emacs-server");
     socket = serverDir.resolve("server");
     Files.writeString(env.home().resolve(".emacs.d/init.el"), """
@@ -357,8 +372,9 @@ class EmacsPluginIT {
                   (lambda ()
                     (setq-local flymake-diagnostic-functions (list #'demo-unread-field-backend))
                     (flymake-mode 1)))
+        %s
         (companion4j-mode 1)
-        """.formatted(serverDir));
+        """.formatted(serverDir, settings));
   }
 
   private void startEmacs(CliEnvironment env) throws IOException {

@@ -32,10 +32,11 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Debian's Neovim in a terminal, with {@code editors/neovim} installed as its README says (a
- * package on the packpath, {@code setup{}} in init.lua, the statusline component placed), against
- * {@code companion4j serve} and the real Qwen Code and Gemini CLI IdeClients. Keys are typed
- * through Neovim's RPC socket, as a user types them; what the user would see is read from the
- * screen.
+ * package on the packpath, {@code setup{}} in init.lua, the statusline component placed, the
+ * {@code companion4j} launcher on the PATH), against {@code companion4j serve} and the real Qwen
+ * Code and Gemini CLI IdeClients; the plugin reaches the companion through {@code companion4j
+ * attach}. Keys are typed through Neovim's RPC socket, as a user types them; what the user would
+ * see is read from the screen.
  */
 class NeovimPluginIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -135,7 +136,7 @@ class NeovimPluginIT {
     assertThat(lua("return vim.wo.diff and 'diff' or 'plain'")).isEqualTo("diff");
     awaitScreen("C4J 2 CLIs · 1 to review");
     ConnectedClis.screenshot(terminal, "neovim-review");
-    clis.assertCurlFollowsTheCompanionWithTheTokenInNoArguments();
+    clis.assertAttachFollowsTheCompanionWithTheTokenInNoArguments();
 
     keys("Gofinal int unused = 0;<Esc>:w<CR>");
     JsonNode answer = CliDriver.await(accepted, WAIT);
@@ -275,21 +276,19 @@ class NeovimPluginIT {
   }
 
   @Test
-  void autostartStartsACompanionWhenNoneServesTheDirectory() throws Exception {
+  void autostartStartsACompanionWhenNoneServesTheDirectoryThatEndsWithNeovim() throws Exception {
     CliEnvironment alone = CliEnvironment.in(temp.resolve("alone"));
     alone.file("README.md", "# readme\n");
-    Path launcher = alone.home().resolve("bin/companion4j");
-    Files.createDirectories(launcher.getParent());
-    Files.writeString(launcher, "#!/bin/sh\nexec " + String.join(" ", CompanionProcess.command()) + " \"$@\"\n");
-    launcher.toFile().setExecutable(true);
-    install(alone.home(), "{ autostart = true, command = '" + launcher + "' }");
+    install(alone.home(), "{ autostart = true }");
     Path locks = alone.qwenHome().resolve("ide");
     try {
       startNeovim(alone, "README.md");
       awaitScreen("C4J 0 CLIs");
-      try (var files = Files.list(locks)) {
-        assertThat(files.map(f -> f.getFileName().toString())).anyMatch(n -> n.endsWith(".lock"));
-      }
+      assertThat(locks(locks)).isNotEmpty();
+
+      keys(":qa!<CR>");
+      await().atMost(WAIT).until(() -> terminal.exitStatus() != null);
+      await().atMost(WAIT).until(() -> locks(locks).isEmpty());
     } finally {
       stopCompanionsOf(locks);
     }
@@ -307,13 +306,12 @@ class NeovimPluginIT {
       await().atMost(WAIT).until(() -> !squatter.requests().isEmpty());
       keys("ohello<Esc>");
       keys(":Companion4jRun ./fake-cli.sh<CR>");
-      String gone = "the companion on port " + squatter.port() + " is gone (another process holds its port)";
-      await().atMost(WAIT).until(() -> terminal.screen().contains(gone) || terminal.screen().contains("node=["));
+      await().atMost(WAIT).until(() -> terminal.screen().contains("start one with :Companion4jStart") || terminal.screen().contains("node=["));
 
       assertThat(squatter.requests()).as("what the squatter received").noneMatch(PortSquatter.Request::carriesTheToken);
       assertThat(squatter.wasChallenged()).isTrue();
-      assertThat(terminal.screen()).doesNotContain("node=[").contains("C4J gone");
-      assertThat(lua("return require('companion4j').status()")).startsWith(gone);
+      assertThat(terminal.screen()).doesNotContain("node=[").contains("C4J off");
+      assertThat(lua("return require('companion4j').status()")).startsWith("no companion serves " + squatted.workspace());
       assertThat(lua("return #require('companion4j').proposals()")).isEqualTo("0");
       assertThat(lua("return vim.api.nvim_buf_get_name(0)")).isEqualTo(squatted.workspace().resolve("README.md").toString());
       assertThat(squatter.requests()).noneMatch(PortSquatter.Request::carriesTheToken);
@@ -330,14 +328,13 @@ class NeovimPluginIT {
       startNeovim(killed, "README.md");
       awaitScreen("C4J 0 CLIs");
       crashed.kill();
-      // Another user binds the freed port; the editor's retry re-reads the lock the crash left.
+      // Another user binds the freed port; attach, looking again every 2 s, re-reads the lock the crash left.
       try (PortSquatter squatter = PortSquatter.listeningOn(killed, crashed.port())) {
-        String gone = "the companion on port " + crashed.port() + " is gone (its process " + crashed.pid() + " ended)";
-        await().atMost(WAIT).until(() -> terminal.screen().contains(gone) || !squatter.requests().isEmpty());
-        keys("ohello<Esc>");
-        assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
         awaitScreen("C4J gone");
-        assertThat(lua("return require('companion4j').status()")).startsWith(gone);
+        keys("ohello<Esc>");
+        await().during(Duration.ofSeconds(5)).atMost(WAIT)
+            .until(() -> squatter.requests().isEmpty() && terminal.screen().contains("C4J gone"));
+        assertThat(lua("return require('companion4j').status()")).startsWith("no companion serves " + killed.workspace());
       }
     } finally {
       crashed.close();
@@ -349,7 +346,7 @@ class NeovimPluginIT {
     CliEnvironment named = CliEnvironment.in(temp.resolve("named"));
     install(named.home());
     try (PortSquatter squatter = PortSquatter.listeningOn(named, 0)) {
-      Map<String, String> variables = ConnectedClis.terminalVariables(named);
+      Map<String, String> variables = withTheLauncher(named, ConnectedClis.terminalVariables(named));
       variables.put("COMPANION4J_EDITOR_API", "http://127.0.0.1:" + squatter.port() + "/editor");
       variables.put("COMPANION4J_TOKEN", PortSquatter.TOKEN);
       ProcessBuilder pb = new ProcessBuilder(NVIM.toString(), "--headless",
@@ -362,7 +359,7 @@ class NeovimPluginIT {
       String out = new String(nvim.getInputStream().readAllBytes());
       assertThat(nvim.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
-      assertThat(out).contains("the companion on port " + squatter.port() + " is gone (another process holds its port)");
+      assertThat(out).contains("no companion serves " + named.workspace());
       assertThat(squatter.requests()).isNotEmpty().noneMatch(PortSquatter.Request::carriesTheToken);
     }
   }
@@ -372,16 +369,16 @@ class NeovimPluginIT {
     env.file("README.md", "# readme\n");
     startNeovim("README.md");
     awaitScreen("C4J 2 CLIs");
-    String filter = "return vim.inspect({require('companion4j.companion').terminal_variables("
-        + "'{\"NODE_OPTIONS\":\"--require /tmp/evil.js\",\"LD_PRELOAD\":\"/tmp/evil.so\",\"QWEN_CODE_IDE_SERVER_PORT\":\"41233\","
-        + "\"GEMINI_CLI_IDE_SERVER_PORT\":\"41233\\\\nX=1\",\"GEMINI_CLI_IDE_WORKSPACE_PATH\":\"/w\"}')}, {newline = ' ', indent = ''})";
+    String filter = "return vim.inspect({require('companion4j.terminal').variables("
+        + "{NODE_OPTIONS = '--require /tmp/evil.js', LD_PRELOAD = '/tmp/evil.so', QWEN_CODE_IDE_SERVER_PORT = '41233',"
+        + " GEMINI_CLI_IDE_SERVER_PORT = '41233\\nX=1', GEMINI_CLI_IDE_WORKSPACE_PATH = '/w'})}, {newline = ' ', indent = ''})";
     assertThat(lua(filter)).isEqualTo("{ { GEMINI_CLI_IDE_WORKSPACE_PATH = \"/w\", QWEN_CODE_IDE_SERVER_PORT = \"41233\" },"
         + " { \"GEMINI_CLI_IDE_SERVER_PORT\", \"LD_PRELOAD\", \"NODE_OPTIONS\" } }");
 
     Path pwned = temp.resolve("pwned");
     Path notes = env.file("notes.txt", "alpha\n");
-    // What a stream's diffOpened would carry, handled on the main loop as the stream's events
-    // are: an id that would add lines to curl's config, a path that would end an Ex command.
+    // What a diffOpened would carry, handled on the main loop as attach's notifications are: an
+    // id that would add lines to a request, a path that would end an Ex command.
     lua("vim.schedule(function() require('companion4j.review').show({id = '0123456789abcdef\\noutput = " + pwned + "\\nurl = http://127.0.0.1:1/',"
         + " filePath = '" + notes + "', newContent = 'beta\\n', change = 'modified'}) end)");
     awaitScreen("refused a proposal whose id is not sixteen hex digits");
@@ -413,12 +410,19 @@ class NeovimPluginIT {
       }
       """;
 
-  /** Installs the plugin as the README says: a package on the packpath, set up in init.lua. */
+  /**
+   * Installs the plugin as the README says: a package on the packpath, set up in init.lua; and
+   * {@code companion4j} in {@code ~/.local/bin}, where a release's install.sh links it.
+   */
   private static void install(Path home) throws IOException {
     install(home, "{}");
   }
 
   static void install(Path home, String options) throws IOException {
+    Path launcher = home.resolve(".local/bin/companion4j");
+    Files.createDirectories(launcher.getParent());
+    Files.writeString(launcher, "#!/bin/sh\nexec " + String.join(" ", CompanionProcess.command()) + " \"$@\"\n");
+    launcher.toFile().setExecutable(true);
     Path pack = home.resolve(".local/share/nvim/site/pack/companion4j/start");
     Files.createDirectories(pack);
     Files.createSymbolicLink(pack.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/neovim"));
@@ -439,22 +443,32 @@ class NeovimPluginIT {
     startNeovim(in, file, ConnectedClis.terminalVariables(in));
   }
 
+  /** {@code variables} with {@code ~/.local/bin} first on the PATH, as a user's shell has it. */
+  static Map<String, String> withTheLauncher(CliEnvironment in, Map<String, String> variables) {
+    variables.put("PATH", in.home().resolve(".local/bin") + ":" + variables.get("PATH"));
+    return variables;
+  }
+
   private void startNeovim(CliEnvironment in, String file, Map<String, String> variables) throws IOException {
     socket = temp.resolve("nvim.sock");
-    terminal = Tmux.start(List.of(NVIM.toString(), "--listen", socket.toString(), file), in.workspace(), variables);
+    terminal = Tmux.start(List.of(NVIM.toString(), "--listen", socket.toString(), file), in.workspace(), withTheLauncher(in, variables));
     await().atMost(WAIT).until(() -> Files.exists(socket));
+  }
+
+  private static List<Path> locks(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (var files = Files.list(dir)) {
+      return files.filter(f -> f.toString().endsWith(".lock")).toList();
+    }
   }
 
   /** Stops the companions that wrote discovery files in {@code locks}, as their pids say. */
   private static void stopCompanionsOf(Path locks) throws IOException {
-    if (!Files.isDirectory(locks)) {
-      return;
-    }
-    try (var files = Files.list(locks)) {
-      for (Path lock : files.filter(f -> f.toString().endsWith(".lock")).toList()) {
-        long pid = CompanionProcess.JSON.readTree(lock.toFile()).path("ppid").asLong();
-        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
-      }
+    for (Path lock : locks(locks)) {
+      long pid = CompanionProcess.JSON.readTree(lock.toFile()).path("ppid").asLong();
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
     }
   }
 

@@ -61,7 +61,9 @@ class RealClisReviewInTheEditorIT {
       @Override
       void install(CliEnvironment env, Path temp) throws Exception {
         EmacsPluginIT.install(env, temp.resolve("emacs-install.log"));
-        Files.writeString(env.home().resolve(".emacs.d/init.el"), "(setq inhibit-startup-screen t)\n(companion4j-mode 1)\n");
+        // The package's option for a companion4j that is not on the PATH.
+        Files.writeString(env.home().resolve(".emacs.d/init.el"), "(setq inhibit-startup-screen t)\n"
+            + "(setq companion4j-command \"" + String.join(" ", CompanionProcess.command()) + "\")\n(companion4j-mode 1)\n");
       }
 
       @Override
@@ -127,6 +129,9 @@ class RealClisReviewInTheEditorIT {
     companion = CompanionProcess.start(env);
 
     Map<String, String> terminal = ConnectedClis.terminalVariables(env);
+    if (which == Editor.NEOVIM) {
+      NeovimPluginIT.withTheLauncher(env, terminal);
+    }
     editor = Tmux.start(which.command, env.workspace(), terminal);
     CliTerminal.awaitScreen(editor, "C4J 0 CLIs", WAIT);
 
@@ -178,7 +183,7 @@ class RealClisReviewInTheEditorIT {
     HeadlessCli.Kind.GEMINI.installAsCommand(bin);
     companion = CompanionProcess.start(env);
 
-    Map<String, String> terminal = ConnectedClis.terminalVariables(env);
+    Map<String, String> terminal = NeovimPluginIT.withTheLauncher(env, ConnectedClis.terminalVariables(env));
     // No SSH_CONNECTION: in a container the variables of :Companion4jRun must do without it.
     terminal.remove("SSH_CONNECTION");
     terminal.put("PATH", bin + ":" + terminal.get("PATH"));

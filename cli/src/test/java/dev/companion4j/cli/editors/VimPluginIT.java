@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,7 @@ import tools.jackson.databind.JsonNode;
 /**
  * Vim 9 in a terminal with {@code editors/vim} installed as its help file says, typed at as a user
  * types, against {@code companion4j serve} and the real IdeClients of Qwen Code and Gemini CLI.
+ * The plugin reaches the companion through the {@code companion4j attach} it starts.
  */
 class VimPluginIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -103,6 +105,7 @@ class VimPluginIT {
     Path start = home.resolve(".vim/pack/companion4j/start");
     Files.createDirectories(start);
     Files.createSymbolicLink(start.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/vim"));
+    String command = CompanionProcess.command().stream().map(w -> "'" + w.replace("'", "''") + "'").collect(Collectors.joining(", "));
     Files.writeString(home.resolve(".vimrc"), """
         filetype plugin indent on
         syntax on
@@ -110,7 +113,8 @@ class VimPluginIT {
         set ttimeout ttimeoutlen=50
         set laststatus=2
         set statusline=%f\\ %m%=%{companion4j#statusline()}\\ %l:%c\\\s
-        """);
+        " companion4j is the jar under test, not a command on this test's PATH.
+        let g:companion4j_command = [""" + command + "]\n");
   }
 
   @AfterEach
@@ -161,7 +165,7 @@ class VimPluginIT {
     String review = awaitScreen("proposes an edit to src/demo/Greeter.java: :w accepts, :q rejects");
     assertThat(review).contains("C4J 2 CLIs · 1 to review", "name.strip()");
     ConnectedClis.screenshot(vim, "vim-review");
-    clis.assertCurlFollowsTheCompanionWithTheTokenInNoArguments();
+    clis.assertAttachFollowsTheCompanionWithTheTokenInNoArguments();
     String id = CompanionProcess.JSON.readTree(companion.get("/editor/diffs").body()).get(0).path("id").asString();
     query("'tabs:' . tabpagenr('$') . ',diff:' . &diff . ',buftype:' . &buftype . ',name:' . bufname('%')");
     awaitScreen("tabs:2,diff:1,buftype:acwrite,name:companion://" + id + "/src/demo/Greeter.java");
@@ -230,7 +234,7 @@ class VimPluginIT {
   }
 
   @Test
-  void aServerOnADeadCompanionsPortIsSentNoTokenAndTheCompanionIsSaidGone() throws Exception {
+  void aServerOnADeadCompanionsPortIsSentNoTokenAndNoCompanionIsSaidToServe() throws Exception {
     CliEnvironment squatted = CliEnvironment.in(temp.resolve("squatted"));
     squatted.file("README.md", "# readme\n");
     install(squatted.home());
@@ -241,15 +245,15 @@ class VimPluginIT {
       other.press("Escape");
       other.type(":Companion4jRun env");
       other.press("Enter");
-      String gone = "the companion on port " + squatter.port() + " is gone (another process holds its port)";
-      await().atMost(WAIT).until(() -> other.screen().contains(gone) || other.screen().contains("NODE_OPTIONS="));
+      String none = "no companion serves " + squatted.workspace();
+      await().atMost(WAIT).until(() -> other.screen().contains(none) || other.screen().contains("NODE_OPTIONS="));
 
       assertThat(squatter.requests()).as("what the squatter received").noneMatch(PortSquatter.Request::carriesTheToken);
       assertThat(squatter.wasChallenged()).isTrue();
-      assertThat(other.screen()).doesNotContain("NODE_OPTIONS=").contains("C4J gone");
+      assertThat(other.screen()).doesNotContain("NODE_OPTIONS=").contains(":Companion4jStart starts one", "C4J off");
       other.type(":Companion4jStatus");
       other.press("Enter");
-      await().atMost(WAIT).until(() -> other.screen().contains("companion4j: " + gone));
+      await().atMost(WAIT).until(() -> other.screen().contains("companion4j: " + none));
       other.type(":echo 'open:' . len(companion4j#proposals()) . ':' . expand('%')");
       other.press("Enter");
       await().atMost(WAIT).until(() -> other.screen().contains("open:0:README.md"));
@@ -266,14 +270,19 @@ class VimPluginIT {
     try (Tmux other = Tmux.start(List.of(VIM.toString(), "README.md"), killed.workspace(), ConnectedClis.terminalVariables(killed))) {
       await().atMost(WAIT).until(() -> other.screen().contains("C4J 0 CLIs"));
       crashed.kill();
-      // Another user binds the freed port; the editor's retry re-reads the lock the crash left.
+      // Another user binds the freed port; attach's next look re-reads the lock the crash left.
       try (PortSquatter squatter = PortSquatter.listeningOn(killed, crashed.port())) {
-        String gone = "the companion on port " + crashed.port() + " is gone (its process " + crashed.pid() + " ended)";
-        await().atMost(WAIT).until(() -> other.screen().contains(gone) || !squatter.requests().isEmpty());
+        await().atMost(WAIT).until(() -> other.screen().contains("C4J gone"));
+        assertThat(other.screen()).contains("the companion on port " + crashed.port());
+        // The status says what attach found when it looked again, with the squatter listening.
+        await().atMost(WAIT).untilAsserted(() -> {
+          other.type(":Companion4jStatus");
+          other.press("Enter");
+          assertThat(other.screen()).contains("companion4j: no companion serves " + killed.workspace());
+        });
         other.type("ohello");
         other.press("Escape");
         assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
-        await().atMost(WAIT).until(() -> other.screen().contains("C4J gone"));
       }
     } finally {
       crashed.close();
@@ -281,12 +290,11 @@ class VimPluginIT {
   }
 
   @Test
-  void aDiffIdOrPathFromTheStreamThatCouldAddToCurlsConfigOrACommandIsRefused() throws Exception {
+  void aDiffIdOrPathFromTheCompanionThatCouldEndACommandOrNameABufferIsRefused() throws Exception {
     Path pwned = temp.resolve("pwned");
-    // What a stream's diffOpened would carry: an id whose lines would become curl options when
-    // the proposal is answered, and a path that would end an Ex command.
-    String id = "0123456789abcdef\\noutput = " + pwned + "\\nurl = http://127.0.0.1:" + companion.port() + "/editor/state";
-    dispatch("diffOpened", "{\"id\":\"" + id + "\",\"filePath\":\"" + greeter + "\",\"newContent\":\"x\",\"change\":\"modified\"}");
+    // What attach's diffOpened could carry: an id with lines of its own, and a path that would end an Ex command.
+    dispatch("diffOpened", "{\"id\":\"0123456789abcdef\\n!touch " + pwned + "\",\"filePath\":\"" + greeter
+        + "\",\"newContent\":\"x\",\"change\":\"modified\"}");
     awaitScreen("refused a proposal whose id is not sixteen hex digits");
     command("Companion4jReject");
     awaitScreen("no proposal here");
@@ -296,23 +304,21 @@ class VimPluginIT {
     query("'proposed:' . len(companion4j#proposals()) . ',tabs:' . tabpagenr('$')");
     awaitScreen("proposed:0,tabs:1");
     assertThat(pwned).doesNotExist();
-
-    // curl's config: every value quoted with its line ends escaped.
-    query("'quoted:' . " + script("Quote") + "(\"a\\nb\\rc\\\\d\\\"e\")");
-    awaitScreen("quoted:\"a\\nb\\rc\\\\d\\\"e\"");
   }
 
   @Test
   void onlyTheIdesVariablesOfTheirFormReachATerminal() throws Exception {
     // Dictionaries print in no fixed order: the kept variables as sorted pairs.
-    query("'kept:' . string(map(" + script("TerminalVariables") + "('{\"NODE_OPTIONS\":\"--require /tmp/evil.js\","
-        + "\"QWEN_CODE_IDE_SERVER_PORT\":\"41233\",\"GEMINI_CLI_IDE_SERVER_PORT\":\"4\\n1\",\"REMOTE_CONTAINERS\":\"true\"}'), {_, v -> type(v) == v:t_dict ? sort(items(v)) : v}))");
+    query("'kept:' . string(map(" + script("TerminalVariables") + "({'NODE_OPTIONS': '--require /tmp/evil.js',"
+        + " 'QWEN_CODE_IDE_SERVER_PORT': '41233', 'GEMINI_CLI_IDE_SERVER_PORT': \"4\\n1\", 'REMOTE_CONTAINERS': 'true'}),"
+        + " {_, v -> type(v) == v:t_dict ? sort(items(v)) : v}))");
     awaitScreen("kept:[[['QWEN_CODE_IDE_SERVER_PORT', '41233'], ['REMOTE_CONTAINERS', 'true']], ['GEMINI_CLI_IDE_SERVER_PORT', 'NODE_OPTIONS']]");
   }
 
-  /** Hands the plugin one event as if its stream had carried it. */
-  private void dispatch(String event, String json) throws IOException {
-    command("call " + script("Dispatch") + "('" + event + "', '" + json.replace("'", "''") + "')");
+  /** Hands the plugin one notification as attach writes it. */
+  private void dispatch(String method, String params) throws IOException {
+    String line = "{\"method\":\"" + method + "\",\"params\":" + params + "}";
+    command("call companion4j#attach#receive('" + line.replace("'", "''") + "')");
   }
 
   /** An expression naming the plugin's script-local function {@code name}. */

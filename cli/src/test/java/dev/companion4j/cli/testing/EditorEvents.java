@@ -1,25 +1,24 @@
 package dev.companion4j.cli.testing;
 
+import dev.companion4j.cli.testing.EventTap.Event;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Stream;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The editor API's event stream ({@code GET /editor/events/stream}) read as the review page reads
  * it: continuously, every event kept.
  */
 public final class EditorEvents implements AutoCloseable {
-  /** One server-sent event: its name and its JSON data. */
-  public record Event(String name, JsonNode data) {}
-
   private final List<Event> events = new CopyOnWriteArrayList<>();
   private final HttpClient http = HttpClient.newHttpClient();
-  private final CompletableFuture<HttpResponse<Stream<String>>> response;
+  private final CompletableFuture<HttpResponse<InputStream>> response;
   private volatile boolean ended;
 
   private EditorEvents(CompanionProcess companion) {
@@ -28,19 +27,11 @@ public final class EditorEvents implements AutoCloseable {
         .header("Accept", "text/event-stream")
         .GET()
         .build();
-    response = http.sendAsync(request, HttpResponse.BodyHandlers.ofLines());
+    response = http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
     response.thenAcceptAsync(r -> {
-      String name = null;
-      try (Stream<String> lines = r.body()) {
-        for (String line : (Iterable<String>) lines::iterator) {
-          if (line.startsWith("event:")) {
-            name = line.substring(6).trim();
-          } else if (line.startsWith("data:") && name != null) {
-            events.add(new Event(name, CompanionProcess.JSON.readTree(line.substring(5).trim())));
-            name = null;
-          }
-        }
-      } catch (RuntimeException e) {
+      try (InputStream body = r.body()) {
+        EventTap.readInto(body, events);
+      } catch (IOException | RuntimeException e) {
         // The stream ended under us: the companion stopped or the test closed it.
       } finally {
         ended = true;
@@ -51,7 +42,7 @@ public final class EditorEvents implements AutoCloseable {
   /** Subscribes and waits until the stream is answered with 200. */
   public static EditorEvents subscribe(CompanionProcess companion) {
     EditorEvents e = new EditorEvents(companion);
-    HttpResponse<Stream<String>> r = e.response.orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
+    HttpResponse<InputStream> r = e.response.orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
     if (r.statusCode() != 200) {
       throw new AssertionError("event stream refused: " + r.statusCode());
     }
@@ -77,7 +68,13 @@ public final class EditorEvents implements AutoCloseable {
 
   @Override
   public void close() {
-    response.thenAccept(r -> r.body().close());
+    response.thenAccept(r -> {
+      try {
+        r.body().close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
     response.cancel(true);
   }
 }

@@ -1,15 +1,16 @@
 package dev.companion4j.cli.testing;
 
+import dev.companion4j.wire.SseDecoder;
+import dev.companion4j.wire.SseEvent;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import tools.jackson.databind.JsonNode;
 
@@ -18,11 +19,14 @@ public final class EventTap implements AutoCloseable {
   /** One server-sent event with its JSON data. */
   public record Event(String name, JsonNode data) {}
 
-  private final List<Event> events = new CopyOnWriteArrayList<>();
-  private final Stream<String> lines;
+  /** Far above any event the companion sends (a diff's two sides, at most 8 MiB each). */
+  private static final int MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
-  private EventTap(Stream<String> lines) {
-    this.lines = lines;
+  private final List<Event> events = new CopyOnWriteArrayList<>();
+  private final InputStream body;
+
+  private EventTap(InputStream body) {
+    this.body = body;
     Thread reader = new Thread(this::read, "event-tap");
     reader.setDaemon(true);
     reader.start();
@@ -40,10 +44,10 @@ public final class EventTap implements AutoCloseable {
 
   private static EventTap open(CompanionProcess companion, String query) {
     try {
-      HttpResponse<Stream<String>> response =
+      HttpResponse<InputStream> response =
           HttpClient.newHttpClient()
               .send(companion.request("/editor/events/stream" + query).timeout(Duration.ofMinutes(5)).build(),
-                  HttpResponse.BodyHandlers.ofLines());
+                  HttpResponse.BodyHandlers.ofInputStream());
       if (response.statusCode() != 200) {
         throw new AssertionError("event stream refused: " + response.statusCode());
       }
@@ -57,25 +61,26 @@ public final class EventTap implements AutoCloseable {
   }
 
   private void read() {
-    String name = null;
-    List<String> data = new ArrayList<>();
     try {
-      for (String line : (Iterable<String>) lines::iterator) {
-        if (line.isEmpty()) {
-          if (name != null && !data.isEmpty()) {
-            events.add(new Event(name, CompanionProcess.JSON.readTree(String.join("\n", data))));
-          }
-          name = null;
-          data.clear();
-        } else if (line.startsWith("event:")) {
-          name = line.substring(6).strip();
-        } else if (line.startsWith("data:")) {
-          data.add(line.substring(5).strip());
-        }
-      }
-    } catch (UncheckedIOException closed) {
+      readInto(body, events);
+    } catch (IOException closed) {
       // The stream ended with the companion or with close().
     }
+  }
+
+  /** Reads the editor API's events from {@code body} into {@code sink} until the stream ends. */
+  static void readInto(InputStream body, List<Event> sink) throws IOException {
+    new SseDecoder(MAX_EVENT_BYTES, new SseDecoder.Listener() {
+      @Override
+      public void event(SseEvent event) {
+        sink.add(new Event(event.name(), CompanionProcess.JSON.readTree(event.data())));
+      }
+
+      @Override
+      public void tooLarge() {
+        throw new AssertionError("an event of the editor API's stream is longer than " + MAX_EVENT_BYTES + " bytes");
+      }
+    }).read(body);
   }
 
   /** Waits for the first event named {@code name} whose data matches, and returns its data. */
@@ -94,6 +99,10 @@ public final class EventTap implements AutoCloseable {
 
   @Override
   public void close() {
-    lines.close();
+    try {
+      body.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

@@ -12,7 +12,8 @@ import java.util.Set;
 
 /**
  * How a daemon session's events change what a chat view shows: one pure function per step, so
- * every front end (the review page, NetBeans) shows the same thing and none maps events itself.
+ * every front end (the review page, NetBeans, the terminal chat) shows the same thing and none maps
+ * events itself.
  *
  * <p>Nothing is dropped unsaid: an event this model has no place for becomes a notice the first
  * time its type appears, saying that this view does not show it. Three kinds are left out on
@@ -29,48 +30,110 @@ public final class Conversations {
 
   /** The conversation after {@code event}. */
   public static Conversation apply(Conversation c, DaemonEvent event) {
-    if (event instanceof DaemonEvent.AgentMessageChunk e) {
+    return event.accept(new Step(c));
+  }
+
+  /**
+   * One event's change to {@code c}. As a {@link DaemonEvent.Visitor} it maps every event type: a
+   * new one does not compile until it has its step here.
+   */
+  private record Step(Conversation c) implements DaemonEvent.Visitor<Conversation> {
+    @Override
+    public Conversation visit(DaemonEvent.AgentMessageChunk e) {
       return assistant(c, e.meta().promptId(), e.text());
-    } else if (event instanceof DaemonEvent.AgentThoughtChunk e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.AgentThoughtChunk e) {
       return thought(c, e.meta().promptId(), e.text());
-    } else if (event instanceof DaemonEvent.UserMessageChunk e) {
-      return user(c, e.meta().promptId(), e.text());
-    } else if (event instanceof DaemonEvent.ToolCall e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.UserMessageChunk e) {
+      return user(c, e.meta().promptId(), e.meta().originatorClientId(), e.text());
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.ToolCall e) {
       return toolCall(c, e);
-    } else if (event instanceof DaemonEvent.ToolCallUpdate e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.ToolCallUpdate e) {
       return toolCallUpdate(c, e);
-    } else if (event instanceof DaemonEvent.Plan e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.Plan e) {
       return with(c).plan(e.entries()).build();
-    } else if (event instanceof DaemonEvent.PermissionRequested e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.PermissionRequested e) {
       return permissionRequested(c, e);
-    } else if (event instanceof DaemonEvent.PermissionResolved e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.PermissionResolved e) {
       return with(c).permissions(without(c.permissions(), e.requestId())).build();
-    } else if (event instanceof DaemonEvent.ModelSwitched e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.ModelSwitched e) {
       return with(c).modelId(e.modelId()).build();
-    } else if (event instanceof DaemonEvent.ApprovalModeChanged e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.ApprovalModeChanged e) {
       return with(c).approvalMode(e.next()).build();
-    } else if (event instanceof DaemonEvent.ReplayComplete) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.ReplayComplete e) {
       return c;
-    } else if (event instanceof DaemonEvent.ModelSwitchFailed e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.ModelSwitchFailed e) {
       return notice(c, Level.WARNING,
           "The model stays " + c.modelId() + ": switching to " + e.requestedModelId() + " failed: " + e.error());
-    } else if (event instanceof DaemonEvent.TurnComplete e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.TurnComplete e) {
       return turnEnded(c, e.stopReason());
-    } else if (event instanceof DaemonEvent.TurnError e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.TurnError e) {
       return notice(turnEnded(c, "error"), Level.ERROR, "The turn failed: " + e.message());
-    } else if (event instanceof DaemonEvent.SessionDied e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.SessionDied e) {
       return ended(c, State.DIED, e.reason());
-    } else if (event instanceof DaemonEvent.SessionClosed e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.SessionClosed e) {
       return ended(c, State.CLOSED, e.reason());
-    } else if (event instanceof DaemonEvent.StreamError e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.StreamError e) {
       return notice(c, Level.WARNING, "The daemon's event stream failed: " + e.error());
-    } else if (event instanceof DaemonEvent.ResyncRequired e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.ResyncRequired e) {
       return notice(c, Level.WARNING, "Events " + (e.lastDeliveredId() + 1) + " to " + (e.earliestAvailableId() - 1)
           + " were lost while reconnecting; the daemon no longer holds them. What follows is complete.");
-    } else if (event instanceof DaemonEvent.Unknown e) {
+    }
+
+    @Override
+    public Conversation visit(DaemonEvent.Unknown e) {
       return unsupported(c, e.type());
     }
-    throw new IllegalArgumentException("no mapping for " + event.getClass().getSimpleName());
   }
 
   /** The conversation once this client sent a prompt: the agent works until the turn ends. */
@@ -102,13 +165,13 @@ public final class Conversations {
     return add(closeStreams(c), id -> new Entry.Thought(id, promptId, text, true));
   }
 
-  private static Conversation user(Conversation c, String promptId, String text) {
+  private static Conversation user(Conversation c, String promptId, String from, String text) {
     int at = lastSaid(c);
     if (at >= 0 && c.entries().get(at) instanceof Entry.UserMessage u && promptId != null && promptId.equals(u.promptId())) {
-      return replace(c, at, new Entry.UserMessage(u.id(), promptId, u.text() + text));
+      return replace(c, at, new Entry.UserMessage(u.id(), promptId, u.originatorClientId(), u.text() + text));
     }
     // Another client's prompt starts a turn here too.
-    return with(add(closeStreams(c), id -> new Entry.UserMessage(id, promptId, text))).turnRunning(true).build();
+    return with(add(closeStreams(c), id -> new Entry.UserMessage(id, promptId, from, text))).turnRunning(true).build();
   }
 
   /** Where the exchange left off: the last entry that is not a notice, or -1. */

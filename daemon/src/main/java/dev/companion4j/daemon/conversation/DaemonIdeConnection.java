@@ -197,7 +197,7 @@ public final class DaemonIdeConnection implements AutoCloseable {
       return text.equals(t.text()) ? e : new Entry.Thought(t.id(), t.promptId(), text, t.streaming());
     } else if (e instanceof Entry.UserMessage u) {
       String text = redact.apply(u.text());
-      return text.equals(u.text()) ? e : new Entry.UserMessage(u.id(), u.promptId(), text);
+      return text.equals(u.text()) ? e : new Entry.UserMessage(u.id(), u.promptId(), u.originatorClientId(), text);
     } else if (e instanceof Entry.ToolCall t) {
       String text = redact.apply(t.text());
       return text.equals(t.text()) ? e

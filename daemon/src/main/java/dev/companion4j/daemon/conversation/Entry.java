@@ -11,8 +11,12 @@ public sealed interface Entry {
   /** Stable within its conversation. */
   String id();
 
-  /** What a user sent, from this client or another one attached to the session. */
-  record UserMessage(String id, String promptId, String text) implements Entry {}
+  /**
+   * What a user sent, from this client or another one attached to the session.
+   *
+   * @param originatorClientId the client that sent it, as the daemon stamped it, or {@code null}
+   */
+  record UserMessage(String id, String promptId, String originatorClientId, String text) implements Entry {}
 
   /**
    * The assistant's answer, as Markdown.

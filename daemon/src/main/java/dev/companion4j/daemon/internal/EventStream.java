@@ -10,6 +10,8 @@ import dev.companion4j.daemon.DaemonEvent.Unknown;
 import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.DaemonListener;
 import dev.companion4j.daemon.EventMeta;
+import dev.companion4j.wire.SseDecoder;
+import dev.companion4j.wire.SseEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;
@@ -289,7 +291,7 @@ public final class EventStream implements AutoCloseable {
           }
           detail = error.getMessage();
         }
-      } catch (SseReader.EventTooLargeException e) {
+      } catch (EventTooLargeException e) {
         // The daemon would replay the same event on a reconnect.
         closeCurrent();
         if (!closed) {
@@ -383,22 +385,49 @@ public final class EventStream implements AutoCloseable {
   /** Reads frames until the stream ends; true when the session ended. */
   private boolean pump(InputStream body) throws IOException {
     boolean[] terminal = {false};
-    new SseReader(body, settings.maxEventBytes(), () -> lastBytesNanos = clock.nanoTime())
-        .run(
-            new SseReader.Handler() {
+    boolean[] tooLarge = {false};
+    SseDecoder decoder =
+        new SseDecoder(
+            settings.maxEventBytes(),
+            new SseDecoder.Listener() {
               @Override
-              public void onFrame(String id, String event, String data) {
-                if (!terminal[0]) {
-                  terminal[0] = handle(event, data);
+              public void event(SseEvent event) {
+                // Nothing after a dropped event is delivered: the session would miss one.
+                if (!terminal[0] && !tooLarge[0]) {
+                  terminal[0] = handle(event.name(), event.data());
                 }
               }
 
               @Override
-              public void onRetry(long millis) {
+              public void tooLarge() {
+                tooLarge[0] = true;
+              }
+
+              @Override
+              public void retry(long millis) {
                 retryMillis = Math.max(MIN_RETRY_MS, Math.min(MAX_RETRY_MS, millis));
               }
             });
+    byte[] buffer = new byte[8192];
+    int n;
+    while ((n = body.read(buffer)) >= 0) {
+      lastBytesNanos = clock.nanoTime();
+      decoder.feed(buffer, 0, n);
+      if (tooLarge[0]) {
+        throw new EventTooLargeException(settings.maxEventBytes());
+      }
+    }
+    decoder.finish();
     return terminal[0];
+  }
+
+  /** An event longer than the cap: the stream ends, since the session would miss it. */
+  private static final class EventTooLargeException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    EventTooLargeException(int maxEventBytes) {
+      super("event stream event longer than " + maxEventBytes + " bytes");
+    }
   }
 
   private boolean handle(String sseEvent, String data) {

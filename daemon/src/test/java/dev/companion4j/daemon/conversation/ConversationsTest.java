@@ -25,7 +25,7 @@ class ConversationsTest {
     apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "sorts."));
 
     assertThat(c.entries()).containsExactly(
-        new Entry.UserMessage("e1", "p1", "Explain this"),
+        new Entry.UserMessage("e1", "p1", "other", "Explain this"),
         new Entry.Thought("e2", "p1", "Let me look.", false),
         new Entry.AssistantMessage("e3", "p1", "It sorts.", true));
     assertThat(c.turnRunning()).isTrue();

@@ -7,11 +7,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Reading bounded request bodies and writing small JSON answers, for the routes a host serves on the companion's port. */
+/**
+ * Reading bounded request bodies and writing small JSON answers, for the routes a host serves on
+ * the companion's port. What a body says is checked by the wire module's {@code JsonFields}.
+ */
 public final class HttpBodies {
   public static final JsonMapper JSON = JsonMapper.shared();
 
@@ -26,43 +27,10 @@ public final class HttpBodies {
     }
   }
 
-  /** A request whose body or path the route cannot take; its message says why, for a 400 answer. */
-  public static final class BadRequest extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    public BadRequest(String message) {
-      super(message);
-    }
-  }
-
   /** The request's path below the servlet's, e.g. {@code /diffs}; empty for none. */
   public static String route(HttpServletRequest request) {
     String info = request.getPathInfo();
     return info == null ? "" : info;
-  }
-
-  /** The body as JSON, or null when it is empty. */
-  public static JsonNode jsonOrNull(byte[] body) throws BadRequest {
-    if (body.length == 0) {
-      return null;
-    }
-    try {
-      return JSON.readTree(body);
-    } catch (JacksonException e) {
-      throw new BadRequest("the body is not valid JSON");
-    }
-  }
-
-  /**
-   * The 1-based position in {@code body}'s {@code field}: a whole number from 1 that fits an int.
-   * Anything else (absent, a string, a fraction, beyond 32 bits however many digits) is refused.
-   */
-  public static int position(JsonNode body, String field) throws BadRequest {
-    JsonNode value = body.get(field);
-    if (value == null || !value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 1) {
-      throw new BadRequest(field + " must be a whole number from 1 (positions are 1-based)");
-    }
-    return value.intValue();
   }
 
   /** Reads the whole body, refusing more than {@code limit} bytes whatever the headers claim. */

@@ -44,7 +44,14 @@ public final class IdeLink {
     }
   }
 
-  private static CompanionStatus status(CompanionAddress companion) throws IOException {
+  /**
+   * Asks one companion for its status: the one client of {@code GET /ide/status}, for the
+   * extension and {@code companion4j status} alike. Only a companion that proved it holds its
+   * discovery file's token may be asked ({@link DiscoveryScanner#reachable}).
+   *
+   * @throws IOException when it does not answer, or answers other than 200
+   */
+  public static CompanionStatus status(CompanionAddress companion) throws IOException {
     Answer answer = send(companion, "GET", CompanionStatus.PATH, null);
     if (answer.status() != 200) {
       throw new IOException("the companion on port " + companion.port() + " answered " + answer.status());

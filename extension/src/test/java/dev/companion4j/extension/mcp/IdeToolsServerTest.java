@@ -64,7 +64,7 @@ class IdeToolsServerTest {
       assertThat(text(open)).contains("Plain Editor cannot open files on request");
 
       companion.editorEvent(new EditorEvent.SelectionChanged(a, "class A", new TextRange(1, 1, 1, 8)));
-      await().atMost(Duration.ofSeconds(10)).until(() -> !companion.openEditors().isEmpty());
+      await().atMost(Duration.ofSeconds(10)).until(() -> !companion.context().openFiles().isEmpty());
       assertThat(text(call(server, "get_selection", Map.of())))
           .contains("Selected in " + a + " from line 1, column 1 to line 1, column 8")
           .contains("class A");
@@ -94,7 +94,7 @@ class IdeToolsServerTest {
           new TextRange(3, 17, 3, 23), Diagnostic.Severity.ERROR, "incompatible types: String cannot be converted to int", "javac"))));
       companion.editorEvent(new EditorEvent.FileFocused(a));
       companion.editorEvent(new EditorEvent.DirtyChanged(a, true));
-      await().atMost(Duration.ofSeconds(10)).until(() -> companion.diagnostics().size() == 2 && !companion.openEditors().isEmpty());
+      await().atMost(Duration.ofSeconds(10)).until(() -> companion.diagnostics().size() == 2 && !companion.context().openFiles().isEmpty());
 
       String all = text(call(server, "get_diagnostics", Map.of()));
       assertThat(all)

@@ -9,6 +9,8 @@ import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.DiffViewException;
 import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.internal.io.WorkspacePaths;
+import dev.companion4j.wire.BadRequest;
+import dev.companion4j.wire.JsonFields;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -384,15 +386,10 @@ public final class DiffBook {
     if (filePath == null || filePath.isBlank()) {
       throw new DiffRequestException("filePath is required");
     }
-    Path path;
     try {
-      path = Path.of(filePath);
-    } catch (RuntimeException e) {
-      throw new DiffRequestException("filePath is not a valid path: " + filePath);
+      return JsonFields.absolutePath("filePath", filePath);
+    } catch (BadRequest e) {
+      throw new DiffRequestException(e.getMessage());
     }
-    if (!path.isAbsolute()) {
-      throw new DiffRequestException("filePath must be absolute: " + filePath);
-    }
-    return path;
   }
 }

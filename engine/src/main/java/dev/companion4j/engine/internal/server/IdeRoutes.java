@@ -1,24 +1,31 @@
 package dev.companion4j.engine.internal.server;
 
-import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.DiagnosticsReport;
+import dev.companion4j.engine.FileDiagnostics;
 import dev.companion4j.engine.HostActionException;
 import dev.companion4j.engine.HostFeature;
+import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.engine.OpenEditor;
 import dev.companion4j.engine.OpenEditorsReport;
+import dev.companion4j.engine.internal.io.WorkspacePaths;
+import dev.companion4j.wire.BadRequest;
+import dev.companion4j.wire.JsonFields;
 import dev.companion4j.engine.http.HttpBodies;
 import dev.companion4j.engine.internal.loop.EngineLoop;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.file.InvalidPathException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import tools.jackson.core.JacksonException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -35,9 +42,35 @@ public final class IdeRoutes extends HttpServlet {
   private static final int MAX_BODY_BYTES = 64 * 1024;
   private static final long OPEN_BOUND_SECONDS = EngineLoop.HOST_ANSWER_BOUND.toSeconds();
 
-  private final transient Companion companion;
+  private final transient Ide companion;
 
-  public IdeRoutes(Companion companion) {
+  /** What the routes ask of the companion they serve; answered from memory except {@link #openFile}. */
+  public interface Ide {
+    IdeInfo ideInfo();
+
+    Set<HostFeature> features();
+
+    List<Path> workspaceRoots();
+
+    /** The roots joined as the CLIs expect them, for messages. */
+    String workspacePath();
+
+    CompanionStatus status();
+
+    List<OpenEditor> openEditors();
+
+    List<FileDiagnostics> diagnostics();
+
+    FileDiagnostics diagnostics(Path file);
+
+    /**
+     * Asks the host to show a file these routes checked (a regular file inside a root, links
+     * resolved); completes with the host's sentence, or with its {@link HostActionException}.
+     */
+    CompletableFuture<String> openFile(Path checked, int line, int character);
+  }
+
+  public IdeRoutes(Ide companion) {
     this.companion = companion;
   }
 
@@ -67,25 +100,13 @@ public final class IdeRoutes extends HttpServlet {
       }
       return;
     }
-    JsonNode body;
     try {
-      body = HttpBodies.JSON.readTree(bytes);
-    } catch (JacksonException e) {
-      HttpBodies.error(resp, 400, "the body is not valid JSON");
-      return;
-    }
-    if (body == null || !body.isObject() || !body.path("path").isString()) {
-      HttpBodies.error(resp, 400, "expected {\"path\": \"/absolute/file\", \"line\": 12, \"character\": 5}; line and character may be left out");
-      return;
-    }
-    try {
-      int line = position(body, "line");
-      int character = position(body, "character");
-      String message = companion.openFile(body.get("path").asString(), line, character).get(OPEN_BOUND_SECONDS, TimeUnit.SECONDS);
+      OpenRequest open = OpenRequest.of(JsonFields.parse(bytes));
+      String message = openFile(open).get(OPEN_BOUND_SECONDS, TimeUnit.SECONDS);
       HttpBodies.json(resp, 200, Map.of("message", message));
     } catch (UnsupportedOperationException e) {
       HttpBodies.error(resp, 501, e.getMessage());
-    } catch (IllegalArgumentException | HttpBodies.BadRequest e) {
+    } catch (BadRequest e) {
       HttpBodies.error(resp, 400, e.getMessage());
     } catch (ExecutionException e) {
       String why;
@@ -117,21 +138,62 @@ public final class IdeRoutes extends HttpServlet {
       return;
     }
     try {
-      Path file = Path.of(path);
-      if (!file.isAbsolute()) {
-        HttpBodies.error(resp, 400, "path must be absolute: " + path);
-        return;
-      }
-      HttpBodies.json(resp, 200, new DiagnosticsReport(List.of(companion.diagnostics(file))));
-    } catch (InvalidPathException e) {
-      HttpBodies.error(resp, 400, "not a valid path: " + path);
+      HttpBodies.json(resp, 200, new DiagnosticsReport(List.of(companion.diagnostics(JsonFields.absolutePath("path", path)))));
+    } catch (BadRequest e) {
+      HttpBodies.error(resp, 400, e.getMessage());
     }
   }
 
-  /** A position left out (or null) is 0, for none. */
-  private static int position(JsonNode body, String field) throws HttpBodies.BadRequest {
-    JsonNode value = body.get(field);
-    return value == null || value.isNull() ? 0 : HttpBodies.position(body, field);
+  /** The body of {@code POST /ide/open}; a position left out (or null) is 0, for none. */
+  private record OpenRequest(String path, int line, int character) {
+    static OpenRequest of(JsonNode body) throws BadRequest {
+      if (body == null || !body.isObject() || !body.path("path").isString()) {
+        throw new BadRequest("expected {\"path\": \"/absolute/file\", \"line\": 12, \"character\": 5}; line and character may be left out");
+      }
+      return new OpenRequest(
+          body.get("path").asString(), JsonFields.optionalPosition(body, "line"), JsonFields.optionalPosition(body, "character"));
+    }
+  }
+
+  /**
+   * Checks a request to show a file at once, then asks the host on the engine thread: the host
+   * must offer {@link HostFeature#OPEN_FILE}, and the file must be a regular file inside a
+   * workspace root, also once symlinks are resolved.
+   *
+   * @throws UnsupportedOperationException when the host cannot open files
+   * @throws BadRequest when the file may not or cannot be opened, with the reason
+   */
+  private CompletableFuture<String> openFile(OpenRequest open) throws BadRequest {
+    if (!companion.features().contains(HostFeature.OPEN_FILE)) {
+      throw new UnsupportedOperationException(companion.ideInfo().displayName() + " cannot open files on request");
+    }
+    if (open.line() == 0 && open.character() > 0) {
+      throw new BadRequest("a character needs a line, got 0:" + open.character());
+    }
+    return companion.openFile(checkedInWorkspace(open.path()), open.line(), open.character());
+  }
+
+  private Path checkedInWorkspace(String file) throws BadRequest {
+    Path path = JsonFields.absolutePath("path", file);
+    WorkspacePaths.Place place;
+    try {
+      place = WorkspacePaths.resolve(path, companion.workspaceRoots());
+    } catch (WorkspacePaths.RefusedException e) {
+      throw new BadRequest(switch (e.why()) {
+        case OUTSIDE -> file + " is outside the workspace (" + companion.workspacePath() + "); only files inside it are opened";
+        case LEADS_OUTSIDE -> file + " leads outside the workspace through a symbolic link; only files inside it are opened";
+        case DANGLING_LINK -> "no such file: " + file + " passes through a symbolic link that leads nowhere";
+        case AMBIGUOUS_DOT_DOT -> file + " has '..' after a symbolic link, so it names another file than it reads as; give it without '..'";
+        case UNRESOLVABLE -> "no such file: a part of " + file + " is not a folder, or may not be read";
+      });
+    }
+    if (!place.exists()) {
+      throw new BadRequest("no such file: " + file);
+    }
+    if (!Files.isRegularFile(place.real())) {
+      throw new BadRequest("not a file: " + file);
+    }
+    return place.normal();
   }
 
   private static String route(HttpServletRequest req) {

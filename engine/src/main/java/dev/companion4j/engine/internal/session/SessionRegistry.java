@@ -220,14 +220,15 @@ public final class SessionRegistry {
    * Queues a JSON-RPC notification for one session.
    *
    * @param key replaces a queued notification with the same key (newest context wins); null to append
+   * @param params serialized as JSON
    * @return false when the session is gone or this closed it for overflow
    */
-  public boolean notify(String sessionId, String key, String method, Map<String, Object> params) {
+  public boolean notify(String sessionId, String key, String method, Object params) {
     return send(sessionId, key, notificationFrame(method, params));
   }
 
   /** Queues one notification for every session; serialized once. */
-  public void notifyAll(String key, String method, Map<String, Object> params) {
+  public void notifyAll(String key, String method, Object params) {
     byte[] frame = notificationFrame(method, params);
     for (String id : ids()) {
       send(id, key, frame);
@@ -372,7 +373,7 @@ public final class SessionRegistry {
     });
   }
 
-  private static byte[] notificationFrame(String method, Map<String, Object> params) {
+  private static byte[] notificationFrame(String method, Object params) {
     Map<String, Object> message = new LinkedHashMap<>();
     message.put("jsonrpc", "2.0");
     message.put("method", method);

@@ -1,4 +1,4 @@
-package dev.companion4j.cli.bridge;
+package dev.companion4j.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -9,9 +9,9 @@ import java.util.Arrays;
  * reported once and skipped up to its end, so a peer that never ends a line cannot fill the heap.
  * Not thread-safe: one stream, one reader.
  */
-final class LineSplitter {
+public final class LineSplitter {
   /** Receives each line, without its line end, on the thread that feeds the splitter. */
-  interface Lines {
+  public interface Lines {
     void line(String line);
 
     /** A line longer than the cap began; its bytes are dropped up to its end. */
@@ -30,26 +30,29 @@ final class LineSplitter {
    * @param carriageReturnEndsLine true for event streams, where CR, LF and CRLF each end a line;
    *     false for JSON lines, where only LF does and a CR before it is dropped
    */
-  LineSplitter(int maxLineBytes, boolean carriageReturnEndsLine, Lines lines) {
+  public LineSplitter(int maxLineBytes, boolean carriageReturnEndsLine, Lines lines) {
+    if (maxLineBytes < 1) {
+      throw new IllegalArgumentException("maxLineBytes must be positive: " + maxLineBytes);
+    }
     this.maxLineBytes = maxLineBytes;
     this.carriageReturnEndsLine = carriageReturnEndsLine;
     this.lines = lines;
   }
 
-  void feed(byte[] bytes, int offset, int count) {
+  public void feed(byte[] bytes, int offset, int count) {
     for (int i = offset; i < offset + count; i++) {
       accept(bytes[i]);
     }
   }
 
-  void feed(ByteBuffer bytes) {
+  public void feed(ByteBuffer bytes) {
     while (bytes.hasRemaining()) {
       accept(bytes.get());
     }
   }
 
   /** The end of the stream: a last line without a line end is still a line. */
-  void finish() {
+  public void finish() {
     if (length > 0 && !skipping) {
       emit();
     }

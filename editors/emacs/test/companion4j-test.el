@@ -1,0 +1,371 @@
+;;; companion4j-test.el --- Unit tests of companion4j.el's review and context logic  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Run headless:
+;;   emacs --batch -Q -L editors/emacs -l editors/emacs/test/companion4j-test.el \
+;;     -f ert-run-tests-batch-and-exit
+;;
+;; The package talks to `companion4j attach' through `companion4j--transport'.
+;; Here a function stands in for that process: it records what the package
+;; sends and answers requests from a table, in JSON lines through the
+;; package's own reader, as attach would (docs/attach.md).
+
+;;; Code:
+
+(require 'ert)
+(require 'cl-lib)
+(require 'companion4j)
+
+(defvar companion4j-test--sent nil "Messages the package sent, newest first.")
+(defvar companion4j-test--answers nil
+  "An alist of method to a function of the params giving the answer, or nil for none.")
+(defvar companion4j-test--messages nil "What the package said, newest first.")
+
+(defun companion4j-test--transport (message)
+  "Stand in for attach: record MESSAGE and answer it when it is a request."
+  (push message companion4j-test--sent)
+  (let* ((id (alist-get 'id message))
+         (answer (and id (cdr (assoc (alist-get 'method message) companion4j-test--answers)))))
+    (when answer
+      (let ((reply (funcall answer (alist-get 'params message))))
+        (when reply
+          (companion4j--output nil (encode-coding-string
+                                    (concat (json-serialize `((id . ,id) ,@reply)) "\n") 'utf-8)))))))
+
+(defun companion4j-test--receive (method params)
+  "Have attach send the notification METHOD with PARAMS, and handle it."
+  (companion4j--output nil (encode-coding-string
+                            (concat (json-serialize `((method . ,method) (params . ,params))) "\n") 'utf-8))
+  (companion4j--drain))
+
+(defun companion4j-test--sent (method)
+  "The params of the messages sent with METHOD, oldest first."
+  (mapcar (lambda (m) (alist-get 'params m))
+          (cl-remove-if-not (lambda (m) (equal (alist-get 'method m) method)) (reverse companion4j-test--sent))))
+
+(defun companion4j-test--said (text)
+  "Non-nil when the package said something containing TEXT."
+  (cl-some (lambda (m) (string-search text m)) companion4j-test--messages))
+
+(defmacro companion4j-test--with-attach (answers &rest body)
+  "Run BODY with the fake attach answering requests by ANSWERS, in a fresh state."
+  (declare (indent 1))
+  `(let ((companion4j--transport #'companion4j-test--transport)
+         (companion4j-test--answers ,answers)
+         (companion4j-test--sent nil)
+         (companion4j-test--messages nil)
+         (companion4j--waiting (make-hash-table :test #'eql))
+         (companion4j--chunks nil)
+         (companion4j--inbox nil)
+         (companion4j--attached nil)
+         (companion4j--reason nil)
+         (companion4j--said nil)
+         (companion4j--clients nil)
+         (companion4j--proposals nil)
+         (companion4j--saved-windows nil)
+         (companion4j--start nil)
+         (companion4j-directory companion4j-test--dir)
+         (companion4j-mode t)
+         (transient-mark-mode t))
+     (cl-letf (((symbol-function 'message)
+                (lambda (format &rest args)
+                  (when format (push (apply #'format-message format args) companion4j-test--messages)))))
+       (unwind-protect (progn ,@body)
+         (dolist (p companion4j--proposals) (companion4j--close-proposal p))
+         (companion4j-test--settle)
+         ;; The files' buffers go too: the next test writes its files anew.
+         (dolist (b (buffer-list))
+           (when (and (buffer-file-name b) (string-prefix-p companion4j-test--dir (buffer-file-name b)))
+             (with-current-buffer b (set-buffer-modified-p nil))
+             (kill-buffer b)))))))
+
+(defun companion4j-test--settle ()
+  "Run the timers due now, as the command loop would."
+  (accept-process-output nil 0.05))
+
+(defconst companion4j-test--dir
+  (directory-file-name (make-temp-file "companion4j-test" t))
+  "The workspace of these tests.")
+(add-hook 'kill-emacs-hook (lambda () (delete-directory companion4j-test--dir t)))
+
+(defun companion4j-test--file (relative content)
+  "Write CONTENT to RELATIVE in the workspace; its absolute path."
+  (let ((path (expand-file-name relative companion4j-test--dir)))
+    (make-directory (file-name-directory path) t)
+    (with-temp-file path (insert content))
+    path))
+
+(defun companion4j-test--diff (id path content)
+  "A pending diff as the companion describes it."
+  `((id . ,id) (filePath . ,path) (change . "modified") (originalContent . "")
+    (newContent . ,content) (clientId . "c1") (clientName . "Qwen Code 0.24.4")))
+
+(defun companion4j-test--attached (&rest pending)
+  "Have attach say that a companion with two CLIs and the PENDING diffs proved itself."
+  (companion4j-test--receive
+   "attached"
+   `((port . 41233) (started . :false)
+     (state (workspaceRoots . ,(vector companion4j-test--dir))
+            (clients . [((id . "c1") (label . "Qwen Code 0.24.4 (pts/1, pid 1)"))
+                        ((id . "c2") (label . "Gemini CLI 0.61.0 (pts/2, pid 2)"))])
+            (pendingDiffs . ,(vconcat pending))))))
+
+;;;; Proposals
+
+(ert-deftest companion4j-attached-shows-the-pending-proposals-and-drops-those-of-a-companion-gone ()
+  (let ((a (companion4j-test--file "src/A.java" "class A {}\n")))
+    (companion4j-test--with-attach nil
+      (companion4j-test--attached (companion4j-test--diff "0123456789abcdef" a "class A { int x; }\n"))
+      (should (equal (companion4j-mode-line) "C4J 2 CLIs · 1 to review"))
+      (let ((buffer (get-buffer "*companion4j: src/A.java*")))
+        (should buffer)
+        (should (equal (with-current-buffer buffer (buffer-string)) "class A { int x; }\n")))
+      (should (companion4j-test--said "Qwen Code 0.24.4 proposes an edit to src/A.java: C-c C-c accepts, C-c C-k rejects"))
+      ;; Attached again, to a companion that does not know it: the proposal ended with the old one.
+      (companion4j-test--attached)
+      (should (null (companion4j-proposals)))
+      (should (null (get-buffer "*companion4j: src/A.java*")))
+      (should (companion4j-test--said "the proposal for src/A.java closed: the companion stopped"))
+      (should (equal (companion4j-mode-line) "C4J 2 CLIs")))))
+
+(ert-deftest companion4j-accepting-sends-the-proposal-with-the-users-edits ()
+  (let ((a (companion4j-test--file "src/A.java" "class A {}\n")))
+    (companion4j-test--with-attach `(("accept" . ,(lambda (_) '((result)))))
+      (companion4j-test--attached)
+      (companion4j-test--receive "diffOpened" (companion4j-test--diff "0123456789abcdef" a "class A { int x; }\n"))
+      (with-current-buffer "*companion4j: src/A.java*"
+        (goto-char (point-max))
+        (insert "// mine\n")
+        (companion4j-accept))
+      (should (equal (companion4j-test--sent "accept")
+                     '(((diff . "0123456789abcdef") (content . "class A { int x; }\n// mine\n")))))
+      (should (null (companion4j-proposals)))
+      (should (companion4j-test--said "accepted; Qwen Code 0.24.4 writes src/A.java"))
+      (should (equal (with-temp-buffer (insert-file-contents a) (buffer-string)) "class A {}\n")))))
+
+(ert-deftest companion4j-an-answer-that-may-not-have-arrived-keeps-the-proposal-open ()
+  (let ((a (companion4j-test--file "src/A.java" "class A {}\n")))
+    (companion4j-test--with-attach
+        `(("accept" . ,(lambda (_) '((error (code . "detached") (message . "no companion is attached right now")))))
+          ("reject" . ,(lambda (_) nil)))
+      (companion4j-test--attached)
+      (companion4j-test--receive "diffOpened" (companion4j-test--diff "0123456789abcdef" a "x\n"))
+      (with-current-buffer "*companion4j: src/A.java*" (companion4j-accept))
+      (should (companion4j-test--said "no companion is attached right now; the proposal stays open, try again"))
+      (let ((companion4j-request-timeout 0.2))
+        (with-current-buffer "*companion4j: src/A.java*" (companion4j-reject)))
+      (should (companion4j-test--said "companion4j attach did not answer; the proposal stays open, try again"))
+      (should (equal (mapcar (lambda (p) (plist-get p :file)) (companion4j-proposals)) (list a))))))
+
+(ert-deftest companion4j-an-answer-to-a-proposal-that-ended-closes-it-with-the-reason ()
+  (let ((a (companion4j-test--file "src/A.java" "class A {}\n")))
+    (companion4j-test--with-attach
+        `(("accept" . ,(lambda (_) '((error (code . "ended") (outcome . "replaced")
+                                            (message . "diff 0123456789abcdef is no longer pending: it was replaced by a newer proposal"))))))
+      (companion4j-test--attached)
+      (companion4j-test--receive "diffOpened" (companion4j-test--diff "0123456789abcdef" a "x\n"))
+      (with-current-buffer "*companion4j: src/A.java*" (companion4j-accept))
+      (should (null (companion4j-proposals)))
+      (should (companion4j-test--said "it was replaced by a newer proposal"))
+      (should-not (companion4j-test--said "accepted;")))))
+
+(ert-deftest companion4j-killing-the-proposal-rejects-it ()
+  (let ((a (companion4j-test--file "src/A.java" "class A {}\n")))
+    (companion4j-test--with-attach `(("reject" . ,(lambda (_) '((result)))))
+      (companion4j-test--attached)
+      (companion4j-test--receive "diffOpened" (companion4j-test--diff "0123456789abcdef" a "x\n"))
+      (kill-buffer "*companion4j: src/A.java*")
+      (companion4j-test--settle)
+      (should (equal (companion4j-test--sent "reject") '(((diff . "0123456789abcdef")))))
+      (should (null (companion4j-proposals)))
+      (should (companion4j-test--said "rejected the edit to src/A.java")))))
+
+(ert-deftest companion4j-a-proposal-the-cli-closes-closes-and-says-why ()
+  (let ((a (companion4j-test--file "src/A.java" "class A {}\n")))
+    (companion4j-test--with-attach nil
+      (companion4j-test--attached)
+      (companion4j-test--receive "diffOpened" (companion4j-test--diff "0123456789abcdef" a "x\n"))
+      (companion4j-test--receive "diffClosed" `((id . "0123456789abcdef") (filePath . ,a) (outcome . "closedByClient")))
+      (should (null (companion4j-proposals)))
+      (should (null companion4j-test--sent))
+      (should (companion4j-test--said "the proposal for src/A.java closed: withdrawn by the CLI"))
+      (should-not (cl-some (lambda (b) (string-prefix-p "*companion4j" (buffer-name b))) (buffer-list))))))
+
+(ert-deftest companion4j-malformed-ids-and-paths-are-refused ()
+  (companion4j-test--with-attach nil
+    (companion4j-test--attached)
+    (companion4j-test--receive
+     "diffOpened" (companion4j-test--diff "0123456789abcdef/reject HTTP/1.0\r\nX-Injected: 1\r\n\r\nGET /x" "/tmp/a.txt" "x"))
+    (companion4j-test--receive "diffOpened" (companion4j-test--diff "0123456789abcdef" "/tmp/a\nb.txt" "x"))
+    (companion4j-test--receive "diffOpened" (companion4j-test--diff "0123456789abcdef" "relative.txt" "x"))
+    (companion4j-test--receive "openFile" '((path . "/tmp/a\rb.txt")))
+    (should (companion4j-test--said "refused a proposal whose id is not sixteen hex digits"))
+    (should (companion4j-test--said "refused a proposal whose file is not an absolute path without control characters"))
+    (should (companion4j-test--said "refused to open a file that is not an absolute path without control characters"))
+    (should (null (companion4j-proposals)))
+    (should-not (get-buffer "a\rb.txt"))))
+
+;;;; Terminals
+
+(ert-deftest companion4j-a-terminal-takes-only-the-ides-variables-of-their-form ()
+  (should (equal (companion4j--terminal-variables
+                  '((NODE_OPTIONS . "--require /tmp/evil.js")
+                    (QWEN_CODE_IDE_SERVER_PORT . "41233")
+                    (GEMINI_CLI_IDE_SERVER_PORT . "4\n1")
+                    (GEMINI_CLI_IDE_WORKSPACE_PATH . "/w")))
+                 '(("QWEN_CODE_IDE_SERVER_PORT=41233" "GEMINI_CLI_IDE_WORKSPACE_PATH=/w")
+                   "GEMINI_CLI_IDE_SERVER_PORT" "NODE_OPTIONS")))
+  (should (null (companion4j--terminal-variables '("not" "an" "object")))))
+
+(ert-deftest companion4j-run-says-why-when-no-companion-is-attached ()
+  (companion4j-test--with-attach nil
+    (companion4j-test--receive "detached" '((reason . "the companion on port 41233 is gone (another process holds its port)")))
+    (should (equal (condition-case e (progn (companion4j-run "qwen") "started") (user-error (cadr e)))
+                   "companion4j: the companion on port 41233 is gone (another process holds its port)"))
+    (should (null (companion4j-test--sent "terminal")))
+    (should (equal (companion4j-mode-line) "C4J off"))
+    (should (companion4j-test--said "the companion on port 41233 is gone (another process holds its port)"))))
+
+;;;; Starting a companion
+
+(ert-deftest companion4j-start-asks-attach-and-says-when-one-already-serves ()
+  (companion4j-test--with-attach
+      `(("start" . ,(lambda (_) '((result (port . 41233) (started . :false))))))
+    (companion4j-start)
+    (should (equal (length (companion4j-test--sent "start")) 1))
+    (should (companion4j-test--said (format "a companion already serves %s at http://127.0.0.1:41233/editor"
+                                            (abbreviate-file-name companion4j-test--dir))))))
+
+;;;; Context
+
+(ert-deftest companion4j-the-file-point-and-region-reach-the-companion-as-they-change ()
+  (let ((a (companion4j-test--file "src/A.java" "class A {\n  int x;\n}\n")))
+    (companion4j-test--with-attach nil
+      (companion4j-test--attached)
+      (with-current-buffer (find-file-noselect a)
+        (set-window-buffer (selected-window) (current-buffer))
+        (goto-char (point-min))
+        (forward-line 1)
+        (forward-char 2)
+        (set-window-point (selected-window) (point))
+        (companion4j--report)
+        (should (equal (companion4j-test--sent "event")
+                       `(((type . "focus") (path . ,a))
+                         ((type . "cursor") (path . ,a) (line . 2) (character . 3)))))
+        (setq companion4j-test--sent nil)
+        (companion4j--report)
+        (should (null companion4j-test--sent))
+        (push-mark (point) t t)
+        (forward-char 3)
+        (set-window-point (selected-window) (point))
+        (companion4j--report)
+        (should (equal (companion4j-test--sent "event")
+                       `(((type . "cursor") (path . ,a) (line . 2) (character . 6))
+                         ((type . "selection") (path . ,a) (text . "int")
+                          (range (startLine . 2) (startCharacter . 3) (endLine . 2) (endCharacter . 6))))))
+        (setq companion4j-test--sent nil)
+        (deactivate-mark)
+        (companion4j--report)
+        (should (equal (companion4j-test--sent "event") `(((type . "selection") (path . ,a) (text . "")))))
+        (setq companion4j-test--sent nil)
+        (add-hook 'kill-buffer-hook #'companion4j--on-kill-buffer nil t)
+        (kill-buffer)
+        (should (equal (companion4j-test--sent "event") `(((type . "close") (path . ,a)))))))))
+
+(ert-deftest companion4j-a-long-selection-is-cut-and-nothing-is-sent-while-detached ()
+  (let ((a (companion4j-test--file "big.txt" (make-string 20000 ?x))))
+    (companion4j-test--with-attach nil
+      (with-current-buffer (find-file-noselect a)
+        (set-window-buffer (selected-window) (current-buffer))
+        (push-mark (point-min) t t)
+        (goto-char (point-max))
+        (set-window-point (selected-window) (point))
+        (companion4j--report)
+        (should (null companion4j-test--sent))
+        (companion4j-test--attached)
+        (companion4j--report)
+        (let ((selection (car (last (companion4j-test--sent "event")))))
+          (should (equal (alist-get 'type selection) "selection"))
+          (should (= (length (alist-get 'text selection)) 16384)))
+        (kill-buffer)))))
+
+(ert-deftest companion4j-flymakes-diagnostics-reach-the-companion-with-their-range ()
+  (let ((a (companion4j-test--file "src/B.java" "class B {\n  int unusedCounter;\n}\n")))
+    (companion4j-test--with-attach nil
+      (companion4j-test--attached)
+      (with-current-buffer (find-file-noselect a)
+        (setq-local flymake-diagnostic-functions
+                    (list (lambda (report &rest _)
+                            (goto-char (point-min))
+                            (search-forward "unusedCounter")
+                            (funcall report (list (flymake-make-diagnostic
+                                                   (current-buffer) (match-beginning 0) (match-end 0)
+                                                   :warning "unusedCounter is never read"))))))
+        (flymake-mode 1)
+        (flymake-start)
+        (companion4j--report-diagnostics-now)
+        (should (equal (companion4j-test--sent "event")
+                       `(((type . "diagnostics") (path . ,a)
+                          (diagnostics . [((range (startLine . 2) (startCharacter . 7) (endLine . 2) (endCharacter . 20))
+                                           (severity . "warning") (message . "unusedCounter is never read")
+                                           (source . ,(format "%s" (car flymake-diagnostic-functions))))])))))
+        (setq companion4j-test--sent nil)
+        (companion4j--report-diagnostics-now)
+        (should (null companion4j-test--sent))
+        (flymake-mode -1)
+        (kill-buffer)))))
+
+;;;; The line protocol
+
+(ert-deftest companion4j-lines-split-anywhere-arrive-whole-and-in-order ()
+  (companion4j-test--with-attach nil
+    (let* ((bytes (encode-coding-string
+                   (concat (json-serialize '((method . "error") (params (message . "première")))) "\n"
+                           (json-serialize '((method . "error") (params (message . "zweite ✓")))) "\n")
+                   'utf-8))
+           (cut (1+ (string-search "\303" bytes))))
+      ;; The cut falls inside the two bytes of "è".
+      (companion4j--output nil (substring bytes 0 cut))
+      (companion4j--output nil (substring bytes cut))
+      (companion4j--drain)
+      (should (equal (seq-take companion4j-test--messages 2)
+                     '("companion4j: zweite ✓" "companion4j: première"))))))
+
+(ert-deftest companion4j-an-answer-reaches-its-request-only ()
+  (companion4j-test--with-attach nil
+    (let (first second)
+      (companion4j--request "state" nil (lambda (a) (setq first a)))
+      (companion4j--request "state" nil (lambda (a) (setq second a)))
+      (let ((ids (mapcar (lambda (m) (alist-get 'id m)) (reverse companion4j-test--sent))))
+        (companion4j--output nil (concat (json-serialize `((id . ,(cadr ids)) (result (n . 2)))) "\n"))
+        (should (null first))
+        (should (equal second `((id . ,(cadr ids)) (result (n . 2)))))
+        (should (null (alist-get 'params (car companion4j-test--sent))))))))
+
+(ert-deftest companion4j-attach-runs-for-the-directory-and-its-end-is-said ()
+  (let* ((script (companion4j-test--file "fake-attach" "#!/bin/sh\necho \"args: $*\" >&2\necho usage >&2\nexit 2\n"))
+         (companion4j-command script)
+         (companion4j-autostart t)
+         (companion4j-reconnect-delay 60))
+    (set-file-modes script #o700)
+    (companion4j-test--with-attach nil
+      (let ((companion4j--transport nil)
+            (companion4j--process nil))
+        (unwind-protect
+            (progn
+              (companion4j--launch)
+              (with-timeout (10 (ert-fail "attach did not end"))
+                (while companion4j--process (accept-process-output nil 0.05)))
+              (should (equal companion4j--reason
+                             (format "companion4j attach ended (exit 2): args: attach --workspace %s --start"
+                                     companion4j-test--dir)))
+              (should (equal (companion4j-mode-line) "C4J off"))
+              (let ((companion4j-command "no-such-companion4j"))
+                (companion4j--launch)
+                (should (companion4j-test--said
+                         "no-such-companion4j is not on the PATH; put it there or set `companion4j-command'"))))
+          (let ((companion4j-mode nil)) (companion4j--quit)))))))
+
+(provide 'companion4j-test)
+;;; companion4j-test.el ends here
