@@ -6,7 +6,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code companion4j bridge}: a CLI's stdio MCP server, relayed to a running companion (see docs/bridge.md). */
+/**
+ * {@code companion4j bridge}: a CLI's stdio MCP server, relayed to a running companion (see
+ * docs/bridge.md).
+ */
 @Command(
     name = "bridge",
     mixinStandardHelpOptions = true,

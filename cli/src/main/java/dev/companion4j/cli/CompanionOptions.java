@@ -17,13 +17,22 @@ final class CompanionOptions {
   /** Each session holds a stream and a queue; far beyond this a typo is likelier than a need. */
   private static final int MAX_CLIS = 1024;
 
-  @Option(names = "--workspace", paramLabel = "DIR", description = "A workspace root; repeat for several. Default: the current directory.")
+  @Option(
+      names = "--workspace",
+      paramLabel = "DIR",
+      description = "A workspace root; repeat for several. Default: the current directory.")
   List<Path> workspaces = new ArrayList<>();
 
-  @Option(names = "--ide-name", paramLabel = "N", description = "Short IDE id the CLIs show (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--ide-name",
+      paramLabel = "N",
+      description = "Short IDE id the CLIs show (default: ${DEFAULT-VALUE}).")
   String ideName = HeadlessCompanion.IDE_INFO.name();
 
-  @Option(names = "--ide-display-name", paramLabel = "D", description = "IDE name the CLIs show (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--ide-display-name",
+      paramLabel = "D",
+      description = "IDE name the CLIs show (default: ${DEFAULT-VALUE}).")
   String ideDisplayName = HeadlessCompanion.IDE_INFO.displayName();
 
   @Option(names = "--open", description = "Open the review page in the default browser.")
@@ -32,7 +41,10 @@ final class CompanionOptions {
   @Option(
       names = "--max-clis",
       paramLabel = "N",
-      description = "How many CLI sessions may be connected at once, 1 to " + MAX_CLIS + " (default: ${DEFAULT-VALUE}).")
+      description =
+          "How many CLI sessions may be connected at once, 1 to "
+              + MAX_CLIS
+              + " (default: ${DEFAULT-VALUE}).")
   int maxClis = HeadlessCompanion.MAX_CLIS;
 
   /** The companion these options describe, not yet started. */
@@ -47,9 +59,11 @@ final class CompanionOptions {
   HeadlessCompanion build(CommandSpec spec, Function<List<Path>, Optional<DaemonSource>> daemon) {
     List<Path> roots = roots(spec);
     if (maxClis < 1 || maxClis > MAX_CLIS) {
-      throw new ParameterException(spec.commandLine(), "--max-clis must be from 1 to " + MAX_CLIS + ", not " + maxClis);
+      throw new ParameterException(
+          spec.commandLine(), "--max-clis must be from 1 to " + MAX_CLIS + ", not " + maxClis);
     }
-    return HeadlessCompanion.build(ideInfo(spec), roots, builder -> builder.maxClients(maxClis), daemon.apply(roots));
+    return HeadlessCompanion.build(
+        ideInfo(spec), roots, builder -> builder.maxClients(maxClis), daemon.apply(roots));
   }
 
   /** The workspace roots, absolute; each must be a directory. */

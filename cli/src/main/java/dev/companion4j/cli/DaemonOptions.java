@@ -16,19 +16,26 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-/** Where {@code serve} finds the {@code qwen serve} daemon its review page chats with: nowhere unless told. */
+/**
+ * Where {@code serve} finds the {@code qwen serve} daemon its review page chats with: nowhere
+ * unless told.
+ */
 final class DaemonOptions {
   @Option(
       names = "--daemon",
       paramLabel = "URL",
-      description = "Chat on the review page with the qwen serve daemon at URL, or with one started for the workspace"
-          + " (spawn), stopped with the companion (default: $" + URL_VARIABLE + ", else no chat).")
+      description =
+          "Chat on the review page with the qwen serve daemon at URL, or with one started for the workspace"
+              + " (spawn), stopped with the companion (default: $"
+              + URL_VARIABLE
+              + ", else no chat).")
   String url;
 
   @Option(
       names = "--daemon-token-file",
       paramLabel = "FILE",
-      description = "The daemon's bearer token, in an owner-only file (default: $" + TOKEN_VARIABLE + ").")
+      description =
+          "The daemon's bearer token, in an owner-only file (default: $" + TOKEN_VARIABLE + ").")
   Path tokenFile;
 
   /**
@@ -40,14 +47,17 @@ final class DaemonOptions {
     String address = url != null ? url : env.get(URL_VARIABLE);
     if (address == null || address.isBlank()) {
       if (tokenFile != null) {
-        throw new ParameterException(spec.commandLine(), "--daemon-token-file needs --daemon (or $" + URL_VARIABLE + ")");
+        throw new ParameterException(
+            spec.commandLine(), "--daemon-token-file needs --daemon (or $" + URL_VARIABLE + ")");
       }
       return Optional.empty();
     }
     if (address.equals("spawn")) {
       if (tokenFile != null) {
-        throw new ParameterException(spec.commandLine(), "--daemon-token-file is for a daemon that runs already;"
-            + " a spawned one gets a fresh token");
+        throw new ParameterException(
+            spec.commandLine(),
+            "--daemon-token-file is for a daemon that runs already;"
+                + " a spawned one gets a fresh token");
       }
       return Optional.of(new SpawnedDaemon("qwen", workspace, env));
     }
@@ -63,14 +73,20 @@ final class DaemonOptions {
     try {
       if (Files.getFileStore(tokenFile).supportsFileAttributeView("posix")) {
         Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(tokenFile);
-        if (permissions.stream().anyMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS"))) {
-          throw new ParameterException(spec.commandLine(),
-              "--daemon-token-file " + tokenFile + " can be read by others; make it owner-only (chmod 600)");
+        if (permissions.stream()
+            .anyMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS"))) {
+          throw new ParameterException(
+              spec.commandLine(),
+              "--daemon-token-file "
+                  + tokenFile
+                  + " can be read by others; make it owner-only (chmod 600)");
         }
       }
       return Files.readString(tokenFile);
     } catch (IOException e) {
-      throw new ParameterException(spec.commandLine(), "--daemon-token-file: cannot read " + tokenFile + ": " + e.getMessage());
+      throw new ParameterException(
+          spec.commandLine(),
+          "--daemon-token-file: cannot read " + tokenFile + ": " + e.getMessage());
     }
   }
 }

@@ -23,19 +23,32 @@ final class ExtensionCommand {
     @Option(names = "--cli", required = true, paramLabel = "CLI", description = "qwen or gemini")
     String cli;
 
-    @Option(names = "--cli-command", paramLabel = "PATH", description = "How to run the CLI (default: qwen or gemini on the PATH).")
+    @Option(
+        names = "--cli-command",
+        paramLabel = "PATH",
+        description = "How to run the CLI (default: qwen or gemini on the PATH).")
     String cliCommand;
 
-    @Option(names = {"-y", "--yes"}, description = {
-        "Give the CLI's consent and setting defaults without asking, and trust the folder the extension is staged in;",
-        "the default without a terminal. Any other question the CLI asks stops the command."})
+    @Option(
+        names = {"-y", "--yes"},
+        description = {
+          "Give the CLI's consent and setting defaults without asking, and trust the folder the extension is staged in;",
+          "the default without a terminal. Any other question the CLI asks stops the command."
+        })
     boolean yes;
 
     ExtensionInstaller.Request request(boolean link) {
       String state = System.getenv("COMPANION4J_STATE");
-      Path stateDir = state != null ? Path.of(state) : DiscoveryLocations.home(System.getenv()).resolve(".companion4j");
-      return new ExtensionInstaller.Request(ExtensionInstaller.Cli.of(cli),
-          List.of(cliCommand != null ? cliCommand : cli), link, stateDir, !yes && atTerminal());
+      Path stateDir =
+          state != null
+              ? Path.of(state)
+              : DiscoveryLocations.home(System.getenv()).resolve(".companion4j");
+      return new ExtensionInstaller.Request(
+          ExtensionInstaller.Cli.of(cli),
+          List.of(cliCommand != null ? cliCommand : cli),
+          link,
+          stateDir,
+          !yes && atTerminal());
     }
   }
 
@@ -48,7 +61,10 @@ final class ExtensionCommand {
         "At a terminal the CLI asks its own questions (consent, settings, folder trust) and you answer them."
       })
   static final class Install extends CliOptions implements Callable<Integer> {
-    @Option(names = "--link", description = "Link the staged extension instead of copying it, so a later install updates it in place.")
+    @Option(
+        names = "--link",
+        description =
+            "Link the staged extension instead of copying it, so a later install updates it in place.")
     boolean link;
 
     @Override
@@ -60,7 +76,8 @@ final class ExtensionCommand {
   @Command(
       name = "uninstall",
       mixinStandardHelpOptions = true,
-      description = "Uninstalls the extension with the CLI's own 'extensions uninstall' and removes the staged copy.")
+      description =
+          "Uninstalls the extension with the CLI's own 'extensions uninstall' and removes the staged copy.")
   static final class Uninstall extends CliOptions implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {

@@ -19,6 +19,7 @@ import java.util.function.UnaryOperator;
 public final class HeadlessCompanion implements AutoCloseable {
   /** The name the CLIs show for a companion the command line starts, unless told otherwise. */
   static final IdeInfo IDE_INFO = new IdeInfo("companion4j", "Companion4J");
+
   /** How many CLIs may be connected at once, unless told otherwise. */
   static final int MAX_CLIS = 32;
 
@@ -27,7 +28,8 @@ public final class HeadlessCompanion implements AutoCloseable {
   private final ChatApi chatApi;
   private final Optional<DaemonChat> chat;
 
-  private HeadlessCompanion(Companion companion, EditorApi editorApi, ChatApi chatApi, Optional<DaemonChat> chat) {
+  private HeadlessCompanion(
+      Companion companion, EditorApi editorApi, ChatApi chatApi, Optional<DaemonChat> chat) {
     this.companion = companion;
     this.editorApi = editorApi;
     this.chatApi = chatApi;
@@ -43,7 +45,8 @@ public final class HeadlessCompanion implements AutoCloseable {
   }
 
   /** Builds (does not start) a headless companion; {@code settings} may adjust the builder. */
-  static HeadlessCompanion build(IdeInfo ideInfo, List<Path> roots, UnaryOperator<Companion.Builder> settings) {
+  static HeadlessCompanion build(
+      IdeInfo ideInfo, List<Path> roots, UnaryOperator<Companion.Builder> settings) {
     return build(ideInfo, roots, settings, Optional.empty());
   }
 
@@ -52,15 +55,23 @@ public final class HeadlessCompanion implements AutoCloseable {
    * daemon's workspace is one of {@code roots}.
    */
   static HeadlessCompanion build(
-      IdeInfo ideInfo, List<Path> roots, UnaryOperator<Companion.Builder> settings, Optional<DaemonSource> daemon) {
+      IdeInfo ideInfo,
+      List<Path> roots,
+      UnaryOperator<Companion.Builder> settings,
+      Optional<DaemonSource> daemon) {
     EditorApi editorApi = new EditorApi();
     HeadlessHost host = new HeadlessHost(ideInfo, roots, editorApi);
-    Companion.Builder builder = settings.apply(Companion.builder(host)).route(EditorApi.pathSpec(), editorApi);
+    Companion.Builder builder =
+        settings.apply(Companion.builder(host)).route(EditorApi.pathSpec(), editorApi);
     ReviewPages.mount(builder);
     // Mounted without a daemon too, so the page learns there is no chat from an answer, not a 404.
     ChatApi chatApi = new ChatApi();
     builder.route(ChatApi.pathSpec(), chatApi);
-    Optional<DaemonChat> chat = daemon.map(source -> new DaemonChat(source, roots.stream().map(Path::toString).toList(), chatApi::publish));
+    Optional<DaemonChat> chat =
+        daemon.map(
+            source ->
+                new DaemonChat(
+                    source, roots.stream().map(Path::toString).toList(), chatApi::publish));
     chat.ifPresent(chatApi::attach);
     Companion companion = builder.build();
     editorApi.attach(companion);
@@ -76,11 +87,12 @@ public final class HeadlessCompanion implements AutoCloseable {
    * delays nothing else, and the page shows why there is no session.
    */
   void startChat() {
-    chat.ifPresent(c -> {
-      Thread connecting = new Thread(c::connect, "companion4j-chat-connect");
-      connecting.setDaemon(true);
-      connecting.start();
-    });
+    chat.ifPresent(
+        c -> {
+          Thread connecting = new Thread(c::connect, "companion4j-chat-connect");
+          connecting.setDaemon(true);
+          connecting.start();
+        });
   }
 
   @Override

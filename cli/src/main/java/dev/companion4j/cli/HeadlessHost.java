@@ -14,9 +14,9 @@ import java.util.Set;
 
 /**
  * The host without an editor window: diffs wait in the editor API until a page or an editor plugin
- * answers them by id, or the user answers in the terminal. Diagnostics and unsaved state come
- * from the editors that post them; requests to open a file go to the editors that follow the
- * event stream and said they handle them.
+ * answers them by id, or the user answers in the terminal. Diagnostics and unsaved state come from
+ * the editors that post them; requests to open a file go to the editors that follow the event
+ * stream and said they handle them.
  */
 final class HeadlessHost implements CompanionHost {
   private final IdeInfo ideInfo;
@@ -38,11 +38,19 @@ final class HeadlessHost implements CompanionHost {
   public String openFile(Path path, int line, int character) throws HostActionException {
     int editors = editorApi.requestOpen(path, line, character);
     if (editors == 0) {
-      throw new HostActionException("No editor follows this companion's event stream (GET " + EditorApi.PATH
-          + "/events/stream), so none can open the file; tell the user the place instead: " + path + (line > 0 ? ":" + line : ""));
+      throw new HostActionException(
+          "No editor follows this companion's event stream (GET "
+              + EditorApi.PATH
+              + "/events/stream), so none can open the file; tell the user the place instead: "
+              + path
+              + (line > 0 ? ":" + line : ""));
     }
-    return "Asked " + (editors == 1 ? "the editor" : "the " + editors + " editors") + " following the companion to show " + path
-        + (line > 0 ? " at line " + line + (character > 0 ? ", character " + character : "") : "") + ".";
+    return "Asked "
+        + (editors == 1 ? "the editor" : "the " + editors + " editors")
+        + " following the companion to show "
+        + path
+        + (line > 0 ? " at line " + line + (character > 0 ? ", character " + character : "") : "")
+        + ".";
   }
 
   @Override

@@ -57,18 +57,28 @@ public final class Main {
     return cl;
   }
 
-  /** A companion that cannot start says why in one line: the user can act on that, not on a stack trace. */
-  private static int failedToStart(Exception e, CommandLine command, CommandLine.ParseResult parsed) throws Exception {
+  /**
+   * A companion that cannot start says why in one line: the user can act on that, not on a stack
+   * trace.
+   */
+  private static int failedToStart(Exception e, CommandLine command, CommandLine.ParseResult parsed)
+      throws Exception {
     if (!(e instanceof IOException) || !STARTING_COMMANDS.contains(command.getCommandName())) {
       throw e;
     }
     LoggerFactory.getLogger(Main.class).debug("Start failed", e);
-    command.getErr().println("companion4j: cannot start: " + Objects.toString(e.getMessage(), e.getClass().getSimpleName()));
+    command
+        .getErr()
+        .println(
+            "companion4j: cannot start: "
+                + Objects.toString(e.getMessage(), e.getClass().getSimpleName()));
     return 1;
   }
 
   /** {@code companion4j chat}: the chat reads its own options, {@code --help} included. */
-  @Command(name = "chat", description = "A terminal chat on a Qwen Code `qwen serve` daemon (see chat --help).")
+  @Command(
+      name = "chat",
+      description = "A terminal chat on a Qwen Code `qwen serve` daemon (see chat --help).")
   static final class ChatEntry implements Callable<Integer> {
     @CommandLine.Unmatched List<String> args = new ArrayList<>();
 
@@ -82,7 +92,9 @@ public final class Main {
     @Override
     public String[] getVersion() {
       String v = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"companion4j " + (v == null ? "(not built as a jar)" : v), "Java " + Runtime.version()};
+      return new String[] {
+        "companion4j " + (v == null ? "(not built as a jar)" : v), "Java " + Runtime.version()
+      };
     }
   }
 }

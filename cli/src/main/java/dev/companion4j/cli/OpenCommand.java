@@ -33,10 +33,15 @@ final class OpenCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--print", description = "Print the address (with the token) instead of opening a browser.")
+  @Option(
+      names = "--print",
+      description = "Print the address (with the token) instead of opening a browser.")
   boolean print;
 
-  @Option(names = "--workspace", paramLabel = "DIR", description = "The folder to find a companion for (default: the current one).")
+  @Option(
+      names = "--workspace",
+      paramLabel = "DIR",
+      description = "The folder to find a companion for (default: the current one).")
   Path workspace = Path.of("");
 
   @Override
@@ -46,12 +51,24 @@ final class OpenCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("companion4j open: not a directory: " + dir);
       return 2;
     }
-    List<CompanionAddress> serving = new DiscoveryScanner(DiscoveryLocations.fromEnvironment()).serving(dir);
-    Optional<CompanionAddress> withPage = serving.stream().filter(a -> RunningCompanions.servesPage(a.port())).findFirst();
+    List<CompanionAddress> serving =
+        new DiscoveryScanner(DiscoveryLocations.fromEnvironment()).serving(dir);
+    Optional<CompanionAddress> withPage =
+        serving.stream().filter(a -> RunningCompanions.servesPage(a.port())).findFirst();
     if (withPage.isEmpty()) {
-      spec.commandLine().getErr().println("companion4j open: no running Companion4J review page serves " + dir
-          + (serving.isEmpty() ? "" : " (" + serving.size() + " other companion" + (serving.size() == 1 ? " does" : "s do") + ")")
-          + ". Start one here with: companion4j serve --open");
+      spec.commandLine()
+          .getErr()
+          .println(
+              "companion4j open: no running Companion4J review page serves "
+                  + dir
+                  + (serving.isEmpty()
+                      ? ""
+                      : " ("
+                          + serving.size()
+                          + " other companion"
+                          + (serving.size() == 1 ? " does" : "s do")
+                          + ")")
+                  + ". Start one here with: companion4j serve --open");
       return 1;
     }
     String url = ReviewPage.pageUrl(withPage.get().port(), withPage.get().authToken());
@@ -64,13 +81,16 @@ final class OpenCommand implements Callable<Integer> {
         // handed it must have read it by then.
         Thread.sleep(BROWSER_READ_GRACE.toMillis());
       } catch (ExecutionException | TimeoutException e) {
-        spec.commandLine().getErr().println("companion4j open: the browser did not start; the address is: " + url);
+        spec.commandLine()
+            .getErr()
+            .println("companion4j open: the browser did not start; the address is: " + url);
         return 1;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return 1;
       }
-      System.out.println("Opened the review page of the companion on port " + withPage.get().port() + ".");
+      System.out.println(
+          "Opened the review page of the companion on port " + withPage.get().port() + ".");
     }
     return 0;
   }

@@ -42,12 +42,16 @@ final class ReviewPages {
     } else if (System.console() != null) {
       System.err.println("Review page: " + url);
       if (beforeCli) {
-        System.err.println("The CLI's screen will cover this. To open the page again: `companion4j open` in this folder,"
-            + " from another terminal or the CLI's shell (`!companion4j open`).");
+        System.err.println(
+            "The CLI's screen will cover this. To open the page again: `companion4j open` in this folder,"
+                + " from another terminal or the CLI's shell (`!companion4j open`).");
       }
     } else {
-      System.err.println("Review page: " + address(companion.port()) + " (it needs its token: run `companion4j open` in the"
-          + " workspace, or start with --open)");
+      System.err.println(
+          "Review page: "
+              + address(companion.port())
+              + " (it needs its token: run `companion4j open` in the"
+              + " workspace, or start with --open)");
     }
   }
 }

@@ -38,21 +38,26 @@ final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--remote",
       paramLabel = "COMMAND_LINE",
-      description = "Start no companion here: the CLIs run this command line, which speaks MCP on its stdin and"
-          + " stdout, e.g. 'ssh laptop companion4j bridge --map /workspaces/app=/home/me/app'. Split at"
-          + " whitespace only, with no shell. Announced in discovery files that name the IDE, removed when"
-          + " the command exits (see docs/remote.md).")
+      description =
+          "Start no companion here: the CLIs run this command line, which speaks MCP on its stdin and"
+              + " stdout, e.g. 'ssh laptop companion4j bridge --map /workspaces/app=/home/me/app'. Split at"
+              + " whitespace only, with no shell. Announced in discovery files that name the IDE, removed when"
+              + " the command exits (see docs/remote.md).")
   String remote;
 
-  @Parameters(paramLabel = "COMMAND", arity = "1..*", description = "The command to run, after --, e.g. -- qwen")
+  @Parameters(
+      paramLabel = "COMMAND",
+      arity = "1..*",
+      description = "The command to run, after --, e.g. -- qwen")
   List<String> command;
 
   /** The shell's exit code for a command that cannot be run. */
   private static final int NOT_FOUND = 127;
 
-  private static final Map<String, String> INSTALL = Map.of(
-      "qwen", "install Qwen Code with: npm install -g @qwen-code/qwen-code",
-      "gemini", "install Gemini CLI with: npm install -g @google/gemini-cli");
+  private static final Map<String, String> INSTALL =
+      Map.of(
+          "qwen", "install Qwen Code with: npm install -g @qwen-code/qwen-code",
+          "gemini", "install Gemini CLI with: npm install -g @google/gemini-cli");
 
   @Override
   public Integer call() throws Exception {
@@ -84,7 +89,8 @@ final class RunCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--remote " + e.getMessage());
     }
     if (options.open) {
-      throw new ParameterException(spec.commandLine(),
+      throw new ParameterException(
+          spec.commandLine(),
           "--open shows a local companion's review page; with --remote, reviews happen where the companion runs");
     }
     // The roots as the CLI sees them; the companion elsewhere sees them mapped.
@@ -92,13 +98,18 @@ final class RunCommand implements Callable<Integer> {
     IdeInfo ideInfo = options.ideInfo(spec);
     if (Executables.find(stdio.command(), System.getenv()).isEmpty()) {
       // The CLIs say no more than "failed to connect" when they cannot start it.
-      throw new ParameterException(spec.commandLine(),
-          "--remote: cannot run " + stdio.command() + ": not found" + (stdio.command().contains(File.separator) ? "" : " on PATH"));
+      throw new ParameterException(
+          spec.commandLine(),
+          "--remote: cannot run "
+              + stdio.command()
+              + ": not found"
+              + (stdio.command().contains(File.separator) ? "" : " on PATH"));
     }
     if (!commandFound()) {
       return NOT_FOUND;
     }
-    try (RemoteIde ide = RemoteIde.announce(stdio, roots, ideInfo, System.getenv(), ProcessHandle.current().pid())) {
+    try (RemoteIde ide =
+        RemoteIde.announce(stdio, roots, ideInfo, System.getenv(), ProcessHandle.current().pid())) {
       ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
       ide.applyTo(pb.environment());
       Process child = start(pb);
@@ -108,7 +119,9 @@ final class RunCommand implements Callable<Integer> {
 
   private boolean commandFound() {
     if (Executables.find(command.get(0), System.getenv()).isEmpty()) {
-      spec.commandLine().getErr().println("companion4j: cannot run " + command.get(0) + ": " + notFound(command.get(0)));
+      spec.commandLine()
+          .getErr()
+          .println("companion4j: cannot run " + command.get(0) + ": " + notFound(command.get(0)));
       return false;
     }
     return true;
@@ -119,7 +132,9 @@ final class RunCommand implements Callable<Integer> {
     try {
       return pb.start();
     } catch (IOException e) {
-      spec.commandLine().getErr().println("companion4j: cannot run " + command.get(0) + ": " + e.getMessage());
+      spec.commandLine()
+          .getErr()
+          .println("companion4j: cannot run " + command.get(0) + ": " + e.getMessage());
       return null;
     }
   }
@@ -131,10 +146,14 @@ final class RunCommand implements Callable<Integer> {
     return child.waitFor();
   }
 
-  /** One line on what to install, checked before any companion starts so nothing else is printed. */
+  /**
+   * One line on what to install, checked before any companion starts so nothing else is printed.
+   */
   private static String notFound(String program) {
     String name = Path.of(program).getFileName().toString();
-    return "not found" + (program.contains(File.separator) ? "" : " on PATH") + "; "
+    return "not found"
+        + (program.contains(File.separator) ? "" : " on PATH")
+        + "; "
         + INSTALL.getOrDefault(name, "install it or give its full path");
   }
 }

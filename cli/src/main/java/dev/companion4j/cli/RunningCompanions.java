@@ -36,7 +36,10 @@ final class RunningCompanions {
    * @param reviewPage whether it serves a review page
    */
   record Entry(
-      DiscoveredCompanion companion, List<Path> files, Optional<CompanionAddress> address, Optional<List<String>> clients,
+      DiscoveredCompanion companion,
+      List<Path> files,
+      Optional<CompanionAddress> address,
+      Optional<List<String>> clients,
       boolean reviewPage) {
 
     String pageAddress() {
@@ -52,7 +55,10 @@ final class RunningCompanions {
     Map<String, List<DiscoveredCompanion>> byCompanion = new LinkedHashMap<>();
     List<DiscoveredCompanion> found = scanner.scan();
     for (DiscoveredCompanion c : found) {
-      c.pid().ifPresent(pid -> byCompanion.computeIfAbsent(c.port() + "/" + pid, k -> new ArrayList<>()).add(c));
+      c.pid()
+          .ifPresent(
+              pid ->
+                  byCompanion.computeIfAbsent(c.port() + "/" + pid, k -> new ArrayList<>()).add(c));
     }
     for (DiscoveredCompanion c : found) {
       if (c.pid().isEmpty()) {
@@ -69,22 +75,25 @@ final class RunningCompanions {
     HttpClient http = HttpClient.newBuilder().connectTimeout(ASK_TIMEOUT).build();
     List<Entry> entries = new ArrayList<>();
     for (List<DiscoveredCompanion> files : byCompanion.values()) {
-      DiscoveredCompanion first = files.stream().filter(DiscoveredCompanion::alive).findFirst().orElse(files.get(0));
+      DiscoveredCompanion first =
+          files.stream().filter(DiscoveredCompanion::alive).findFirst().orElse(files.get(0));
       Optional<CompanionAddress> address =
           first.alive() ? Optional.ofNullable(addresses.get(first.port())) : Optional.empty();
-      entries.add(new Entry(
-          first,
-          files.stream().map(DiscoveredCompanion::file).toList(),
-          address,
-          address.flatMap(RunningCompanions::clients),
-          first.alive() && servesPage(http, first.port())));
+      entries.add(
+          new Entry(
+              first,
+              files.stream().map(DiscoveredCompanion::file).toList(),
+              address,
+              address.flatMap(RunningCompanions::clients),
+              first.alive() && servesPage(http, first.port())));
     }
     return entries;
   }
 
   private static Optional<List<String>> clients(CompanionAddress address) {
     try {
-      return Optional.of(IdeLink.status(address).clients().stream().map(CompanionStatus.Client::label).toList());
+      return Optional.of(
+          IdeLink.status(address).clients().stream().map(CompanionStatus.Client::label).toList());
     } catch (IOException | JacksonException e) {
       return Optional.empty();
     }
@@ -98,9 +107,12 @@ final class RunningCompanions {
   private static boolean servesPage(HttpClient http, int port) {
     try {
       return http.send(
-              HttpRequest.newBuilder(URI.create(ReviewPages.address(port))).timeout(ASK_TIMEOUT).build(),
-              HttpResponse.BodyHandlers.discarding())
-          .statusCode() == 200;
+                  HttpRequest.newBuilder(URI.create(ReviewPages.address(port)))
+                      .timeout(ASK_TIMEOUT)
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
     } catch (IOException e) {
       return false;
     } catch (InterruptedException e) {

@@ -16,14 +16,15 @@ import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 
 /**
- * {@code companion4j selftest}: starts a companion in a scratch folder, completes one MCP
- * handshake with it and stops. It checks an installation, and the launcher runs it once per build
- * to record the class-data-sharing archive that makes later starts fast.
+ * {@code companion4j selftest}: starts a companion in a scratch folder, completes one MCP handshake
+ * with it and stops. It checks an installation, and the launcher runs it once per build to record
+ * the class-data-sharing archive that makes later starts fast.
  */
 @Command(
     name = "selftest",
     mixinStandardHelpOptions = true,
-    description = "Checks this installation: starts a scratch companion, talks MCP to it once, stops.")
+    description =
+        "Checks this installation: starts a scratch companion, talks MCP to it once, stops.")
 final class SelfTestCommand implements Callable<Integer> {
   private static final String INITIALIZE =
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
@@ -34,21 +35,28 @@ final class SelfTestCommand implements Callable<Integer> {
     Path scratch = Files.createTempDirectory("companion4j-selftest");
     try {
       Path workspace = Files.createDirectories(scratch.resolve("workspace"));
-      try (HeadlessCompanion headless = HeadlessCompanion.build(new IdeInfo("selftest", "Self-test"), List.of(workspace),
-          builder -> builder.discoveryLocations(new DiscoveryLocations(scratch.resolve("tmp"), scratch.resolve("qwen"))))) {
+      try (HeadlessCompanion headless =
+          HeadlessCompanion.build(
+              new IdeInfo("selftest", "Self-test"),
+              List.of(workspace),
+              builder ->
+                  builder.discoveryLocations(
+                      new DiscoveryLocations(scratch.resolve("tmp"), scratch.resolve("qwen"))))) {
         Companion companion = headless.companion();
         companion.start();
         HttpClient http = HttpClient.newHttpClient();
-        HttpResponse<String> response = http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/mcp"))
-                .header("Authorization", "Bearer " + companion.authToken())
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofString(INITIALIZE))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response =
+            http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/mcp"))
+                    .header("Authorization", "Bearer " + companion.authToken())
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .POST(HttpRequest.BodyPublishers.ofString(INITIALIZE))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200 || !response.body().contains("companion4j")) {
-          System.err.println("selftest: the MCP handshake failed with HTTP " + response.statusCode());
+          System.err.println(
+              "selftest: the MCP handshake failed with HTTP " + response.statusCode());
           return 1;
         }
       }

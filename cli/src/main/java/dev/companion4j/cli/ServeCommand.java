@@ -7,15 +7,15 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -37,7 +37,8 @@ final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--exit-with-pid",
       paramLabel = "PID",
-      description = "Stop when this process ends (the extension ties a companion it starts to its CLI session).")
+      description =
+          "Stop when this process ends (the extension ties a companion it starts to its CLI session).")
   Long exitWithPid;
 
   @Option(
@@ -53,23 +54,30 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (lingerSeconds < 0) {
-      throw new ParameterException(spec.commandLine(), "--linger must be 0 or more seconds, not " + lingerSeconds);
+      throw new ParameterException(
+          spec.commandLine(), "--linger must be 0 or more seconds, not " + lingerSeconds);
     }
     // A spawned daemon serves the first root.
-    HeadlessCompanion headless = options.build(spec, roots -> daemon.source(spec, System.getenv(), roots.get(0)));
+    HeadlessCompanion headless =
+        options.build(spec, roots -> daemon.source(spec, System.getenv(), roots.get(0)));
     Companion companion = headless.companion();
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      headless.close();
-      stopped.countDown();
-    }, "companion4j-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  headless.close();
+                  stopped.countDown();
+                },
+                "companion4j-stop"));
     companion.start();
     headless.startChat();
     System.out.println(readyLine(companion));
     System.out.flush();
     ReviewPages.announce(companion, options.open);
     if (exitWithPid != null) {
-      ProcessHandle.of(exitWithPid).map(ProcessHandle::onExit)
+      ProcessHandle.of(exitWithPid)
+          .map(ProcessHandle::onExit)
           .orElse(CompletableFuture.completedFuture(null))
           .thenRun(() -> exitWhenIdle(companion, Duration.ofSeconds(lingerSeconds)));
     }
@@ -79,19 +87,25 @@ final class ServeCommand implements Callable<Integer> {
 
   /** Exits once no CLI has been connected for {@code linger}; checked every second. */
   private static void exitWhenIdle(Companion companion, Duration linger) {
-    ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "companion4j-linger");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledExecutorService clock =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "companion4j-linger");
+              t.setDaemon(true);
+              return t;
+            });
     long[] idleSince = {System.nanoTime()};
-    clock.scheduleWithFixedDelay(() -> {
-      if (!companion.clients().isEmpty()) {
-        idleSince[0] = System.nanoTime();
-      } else if (System.nanoTime() - idleSince[0] >= linger.toNanos()) {
-        System.exit(0);
-      }
-    }, 0, 1, TimeUnit.SECONDS);
+    clock.scheduleWithFixedDelay(
+        () -> {
+          if (!companion.clients().isEmpty()) {
+            idleSince[0] = System.nanoTime();
+          } else if (System.nanoTime() - idleSince[0] >= linger.toNanos()) {
+            System.exit(0);
+          }
+        },
+        0,
+        1,
+        TimeUnit.SECONDS);
   }
 
   static String readyLine(Companion companion) {

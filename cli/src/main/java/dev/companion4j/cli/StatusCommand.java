@@ -22,12 +22,15 @@ import tools.jackson.databind.json.JsonMapper;
       "One row per companion (any IDE's), alive or stale."
     })
 final class StatusCommand implements Callable<Integer> {
-  @Option(names = "--json", description = "One JSON object per companion and line instead of a table.")
+  @Option(
+      names = "--json",
+      description = "One JSON object per companion and line instead of a table.")
   boolean json;
 
   @Option(
       names = "--show-token",
-      description = "Show review page addresses with their token (only for companions whose discovery file you own).")
+      description =
+          "Show review page addresses with their token (only for companions whose discovery file you own).")
   boolean showToken;
 
   @Override
@@ -39,8 +42,16 @@ final class StatusCommand implements Callable<Integer> {
       return 0;
     }
     if (entries.isEmpty()) {
-      System.out.println("No companions found in " + locations.qwenLockDir() + ", " + locations.qwenSpecDir()
-          + ", " + locations.geminiDir() + " or " + locations.tmpDir() + ". Start one with: companion4j serve");
+      System.out.println(
+          "No companions found in "
+              + locations.qwenLockDir()
+              + ", "
+              + locations.qwenSpecDir()
+              + ", "
+              + locations.geminiDir()
+              + " or "
+              + locations.tmpDir()
+              + ". Start one with: companion4j serve");
       return 0;
     }
     List<List<String>> rows = new ArrayList<>();
@@ -48,24 +59,29 @@ final class StatusCommand implements Callable<Integer> {
     boolean pages = false;
     for (RunningCompanions.Entry e : entries) {
       pages |= e.reviewPage();
-      rows.add(List.of(
-          String.valueOf(e.companion().port()),
-          e.companion().alive() ? "alive" : "stale",
-          e.companion().pid().map(String::valueOf).orElse("-"),
-          e.companion().ideName().orElse("-"),
-          e.companion().workspacePath().isEmpty() ? "(none)" : e.companion().workspacePath(),
-          page(e),
-          e.clients().map(c -> c.isEmpty() ? "none" : String.join("; ", c)).orElse("-")));
+      rows.add(
+          List.of(
+              String.valueOf(e.companion().port()),
+              e.companion().alive() ? "alive" : "stale",
+              e.companion().pid().map(String::valueOf).orElse("-"),
+              e.companion().ideName().orElse("-"),
+              e.companion().workspacePath().isEmpty() ? "(none)" : e.companion().workspacePath(),
+              page(e),
+              e.clients().map(c -> c.isEmpty() ? "none" : String.join("; ", c)).orElse("-")));
     }
     table(rows).forEach(System.out::println);
     if (pages && !showToken) {
       System.out.println();
-      System.out.println("A page needs its token: `companion4j open` in the workspace opens it, `status --show-token` shows it.");
+      System.out.println(
+          "A page needs its token: `companion4j open` in the workspace opens it, `status --show-token` shows it.");
     }
     return 0;
   }
 
-  /** The rows as lines, each column as wide as its widest cell and one space apart; the last unpadded. */
+  /**
+   * The rows as lines, each column as wide as its widest cell and one space apart; the last
+   * unpadded.
+   */
   static List<String> table(List<List<String>> rows) {
     int[] widths = new int[rows.get(0).size()];
     for (List<String> row : rows) {
@@ -88,7 +104,9 @@ final class StatusCommand implements Callable<Integer> {
     if (!e.reviewPage()) {
       return "-";
     }
-    return showToken && e.address().isPresent() ? ReviewPage.pageUrl(e.companion().port(), e.address().get().authToken()) : e.pageAddress();
+    return showToken && e.address().isPresent()
+        ? ReviewPage.pageUrl(e.companion().port(), e.address().get().authToken())
+        : e.pageAddress();
   }
 
   private Map<String, Object> jsonOf(RunningCompanions.Entry e) {

@@ -30,9 +30,19 @@ class DaemonOptionsTest {
     Path token = Files.writeString(temp.resolve("token"), "secret-daemon-token\n");
     Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));
 
-    assertThatThrownBy(() -> source(Map.of(), "--daemon", "http://127.0.0.1:4170", "--daemon-token-file", token.toString()))
+    assertThatThrownBy(
+            () ->
+                source(
+                    Map.of(),
+                    "--daemon",
+                    "http://127.0.0.1:4170",
+                    "--daemon-token-file",
+                    token.toString()))
         .isInstanceOf(ParameterException.class)
-        .hasMessage("--daemon-token-file " + token + " can be read by others; make it owner-only (chmod 600)")
+        .hasMessage(
+            "--daemon-token-file "
+                + token
+                + " can be read by others; make it owner-only (chmod 600)")
         .hasMessageNotContaining("secret-daemon-token");
   }
 
@@ -41,7 +51,9 @@ class DaemonOptionsTest {
     Path token = Files.writeString(temp.resolve("token"), "secret-daemon-token\n");
     Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-------"));
 
-    Optional<DaemonSource> source = source(Map.of(), "--daemon", "http://127.0.0.1:4170", "--daemon-token-file", token.toString());
+    Optional<DaemonSource> source =
+        source(
+            Map.of(), "--daemon", "http://127.0.0.1:4170", "--daemon-token-file", token.toString());
 
     assertThat(source).isPresent();
     source.get().close();
@@ -58,8 +70,10 @@ class DaemonOptionsTest {
     Path token = Files.writeString(temp.resolve("token"), "t");
     assertThatThrownBy(() -> source(Map.of(), "--daemon-token-file", token.toString()))
         .hasMessage("--daemon-token-file needs --daemon (or $QWEN_IDE_DAEMON_URL)");
-    assertThatThrownBy(() -> source(Map.of(), "--daemon", "spawn", "--daemon-token-file", token.toString()))
-        .hasMessage("--daemon-token-file is for a daemon that runs already; a spawned one gets a fresh token");
+    assertThatThrownBy(
+            () -> source(Map.of(), "--daemon", "spawn", "--daemon-token-file", token.toString()))
+        .hasMessage(
+            "--daemon-token-file is for a daemon that runs already; a spawned one gets a fresh token");
     assertThatThrownBy(() -> source(Map.of(), "--daemon", "ftp://127.0.0.1:4170"))
         .isInstanceOf(ParameterException.class)
         .hasMessageStartingWith("--daemon: ");

@@ -5,9 +5,13 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.companion4j.testkit.ModuleBoundary;
 
-/** The engine, the daemon client, the extension, this command and their tests, as this class path holds them. */
+/**
+ * The engine, the daemon client, the extension, this command and their tests, as this class path
+ * holds them.
+ */
 @AnalyzeClasses(packages = "dev.companion4j")
 class ModuleBoundaryTest {
   @ArchTest
-  static final ArchRule internalPackagesStayInTheirModule = ModuleBoundary.internalPackagesStayInTheirModule();
+  static final ArchRule internalPackagesStayInTheirModule =
+      ModuleBoundary.internalPackagesStayInTheirModule();
 }

@@ -37,6 +37,8 @@ public enum ApprovalMode {
         "unknown approval mode '"
             + name
             + "'; use one of "
-            + Arrays.stream(values()).map(ApprovalMode::wireName).collect(Collectors.joining(", ")));
+            + Arrays.stream(values())
+                .map(ApprovalMode::wireName)
+                .collect(Collectors.joining(", ")));
   }
 }

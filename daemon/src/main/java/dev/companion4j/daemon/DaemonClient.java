@@ -45,7 +45,8 @@ public final class DaemonClient implements AutoCloseable {
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {
-              Thread thread = new Thread(runnable, "companion4j-daemon-timer-" + TIMERS.incrementAndGet());
+              Thread thread =
+                  new Thread(runnable, "companion4j-daemon-timer-" + TIMERS.incrementAndGet());
               thread.setDaemon(true);
               return thread;
             });
@@ -64,8 +65,11 @@ public final class DaemonClient implements AutoCloseable {
             builder.heartbeatTimeout,
             builder.maxQueued,
             builder.maxEventBytes);
-    if (hasToken && "http".equalsIgnoreCase(baseUrl.getScheme()) && !UrlPolicy.isLoopback(baseUrl.getHost())) {
-      LOG.warn("the daemon at {} is reached over plain HTTP; its token travels unencrypted", baseUrl);
+    if (hasToken
+        && "http".equalsIgnoreCase(baseUrl.getScheme())
+        && !UrlPolicy.isLoopback(baseUrl.getHost())) {
+      LOG.warn(
+          "the daemon at {} is reached over plain HTTP; its token travels unencrypted", baseUrl);
     }
   }
 
@@ -78,7 +82,10 @@ public final class DaemonClient implements AutoCloseable {
     return new Builder();
   }
 
-  /** The daemon's address; it stays on this side, and a user interface shows {@link #displayAddress()}. */
+  /**
+   * The daemon's address; it stays on this side, and a user interface shows {@link
+   * #displayAddress()}.
+   */
   public URI baseUrl() {
     return http.baseUrl();
   }
@@ -131,7 +138,8 @@ public final class DaemonClient implements AutoCloseable {
     JsonNode json = http.post("/session", body, clientId);
     String sessionId = Json.text(json, "sessionId");
     if (sessionId == null) {
-      throw new DaemonException("POST /session: the daemon's answer has no sessionId", 200, null, null);
+      throw new DaemonException(
+          "POST /session: the daemon's answer has no sessionId", 200, null, null);
     }
     String stamped = Json.text(json, "clientId");
     return new DaemonSession(
@@ -179,9 +187,9 @@ public final class DaemonClient implements AutoCloseable {
   }
 
   /**
-   * The text without this client's token, in any of the forms the client looks for (see the
-   * daemon client's documentation). The client applies it to everything the daemon sends; a view
-   * that joins the daemon's pieces of text applies it again to what it joined.
+   * The text without this client's token, in any of the forms the client looks for (see the daemon
+   * client's documentation). The client applies it to everything the daemon sends; a view that
+   * joins the daemon's pieces of text applies it again to what it joined.
    */
   public String redact(String text) {
     return http.redact(text);
@@ -283,8 +291,8 @@ public final class DaemonClient implements AutoCloseable {
     }
 
     /**
-     * The most one event of a session's stream may take, 1 KiB to 1 GiB (default 16 MiB); a
-     * longer one ends the session with a {@link DaemonEvent.SessionDied} ({@code event_too_large}).
+     * The most one event of a session's stream may take, 1 KiB to 1 GiB (default 16 MiB); a longer
+     * one ends the session with a {@link DaemonEvent.SessionDied} ({@code event_too_large}).
      */
     public Builder maxEventBytes(int bytes) {
       this.maxEventBytes = size(bytes, "maxEventBytes");

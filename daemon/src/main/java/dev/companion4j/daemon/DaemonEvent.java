@@ -5,8 +5,8 @@ import java.util.List;
 /**
  * A typed event from a {@code qwen serve} session's event stream (daemon 0.24.4).
  *
- * <p>Only frames whose meaning the client knows get a type of their own; everything else arrives
- * as {@link Unknown} with the raw JSON, so nothing is dropped or guessed at.
+ * <p>Only frames whose meaning the client knows get a type of their own; everything else arrives as
+ * {@link Unknown} with the raw JSON, so nothing is dropped or guessed at.
  */
 public sealed interface DaemonEvent {
 
@@ -17,9 +17,8 @@ public sealed interface DaemonEvent {
   <R> R accept(Visitor<R> visitor);
 
   /**
-   * One method per event type: every mapping of events (the listener's callbacks, the
-   * conversation) implements it whole, so a new event type fails compilation in each until it is
-   * mapped there.
+   * One method per event type: every mapping of events (the listener's callbacks, the conversation)
+   * implements it whole, so a new event type fails compilation in each until it is mapped there.
    */
   interface Visitor<R> {
     R visit(AgentMessageChunk event);
@@ -191,7 +190,8 @@ public sealed interface DaemonEvent {
   /**
    * A choice the daemon offers for a permission request.
    *
-   * @param kind {@code allow_once}, {@code allow_always}, {@code reject_once} or {@code reject_always}
+   * @param kind {@code allow_once}, {@code allow_always}, {@code reject_once} or {@code
+   *     reject_always}
    */
   record PermissionOption(String optionId, String name, String kind) {
     /** Whether choosing this option lets the tool run. */
@@ -284,9 +284,9 @@ public sealed interface DaemonEvent {
    * The session is gone and will send nothing more.
    *
    * @param reason the daemon's reason ({@code channel_closed}, {@code daemon_shutdown}, ...), or,
-   *     when {@code reportedByDaemon} is false, what the client observed ({@code daemon_unreachable},
-   *     {@code stream_unstable}, {@code session_not_found}, {@code rejected}, {@code
-   *     event_too_large}, {@code reader_failed})
+   *     when {@code reportedByDaemon} is false, what the client observed ({@code
+   *     daemon_unreachable}, {@code stream_unstable}, {@code session_not_found}, {@code rejected},
+   *     {@code event_too_large}, {@code reader_failed})
    * @param exitCode the agent process's exit code, or {@code null}
    * @param signal the signal that ended the agent process, or {@code null}
    * @param reportedByDaemon true for the daemon's {@code session_died} frame; false when the client

@@ -22,17 +22,16 @@ import dev.companion4j.daemon.DaemonEvent.UserMessageChunk;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where an IDE maps daemon events to its own UI, one callback per row of the adapter's event
- * table.
+ * Where an IDE maps daemon events to its own UI, one callback per row of the adapter's event table.
  *
  * <p>Every typed callback defaults to {@link #onUnsupported}, so an integration implements what it
  * can render and sees everything else in one place, where it can show an honest "not supported
  * here" notice instead of pretending parity. Frames the client has no type for go to {@link
  * #onUnknown}, which by default only logs them at debug level.
  *
- * <p>Callbacks run on the session's single event thread, in stream order. A slow callback slows
- * the reading of the stream (it does not queue events in memory); the daemon then either waits or
- * drops the connection, and the client resumes from the last event it delivered.
+ * <p>Callbacks run on the session's single event thread, in stream order. A slow callback slows the
+ * reading of the stream (it does not queue events in memory); the daemon then either waits or drops
+ * the connection, and the client resumes from the last event it delivered.
  */
 public interface DaemonListener {
 
@@ -148,120 +147,121 @@ public interface DaemonListener {
   /** Routes an event to the callback for its type. */
   static void dispatch(DaemonEvent event, DaemonListener listener) {
     // The event-to-callback table; DaemonEvent.Visitor makes the compiler hold it whole.
-    event.accept(new DaemonEvent.Visitor<Void>() {
-      @Override
-      public Void visit(AgentMessageChunk e) {
-        listener.onAssistantText(e);
-        return null;
-      }
+    event.accept(
+        new DaemonEvent.Visitor<Void>() {
+          @Override
+          public Void visit(AgentMessageChunk e) {
+            listener.onAssistantText(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(AgentThoughtChunk e) {
-        listener.onThinking(e);
-        return null;
-      }
+          @Override
+          public Void visit(AgentThoughtChunk e) {
+            listener.onThinking(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(UserMessageChunk e) {
-        listener.onUserMessage(e);
-        return null;
-      }
+          @Override
+          public Void visit(UserMessageChunk e) {
+            listener.onUserMessage(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(ToolCall e) {
-        listener.onToolCall(e);
-        return null;
-      }
+          @Override
+          public Void visit(ToolCall e) {
+            listener.onToolCall(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(ToolCallUpdate e) {
-        listener.onToolCallUpdate(e);
-        return null;
-      }
+          @Override
+          public Void visit(ToolCallUpdate e) {
+            listener.onToolCallUpdate(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(Plan e) {
-        listener.onPlan(e);
-        return null;
-      }
+          @Override
+          public Void visit(Plan e) {
+            listener.onPlan(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(PermissionRequested e) {
-        listener.onPermissionRequest(e);
-        return null;
-      }
+          @Override
+          public Void visit(PermissionRequested e) {
+            listener.onPermissionRequest(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(PermissionResolved e) {
-        listener.onPermissionResolved(e);
-        return null;
-      }
+          @Override
+          public Void visit(PermissionResolved e) {
+            listener.onPermissionResolved(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(ModelSwitched e) {
-        listener.onModelSwitched(e);
-        return null;
-      }
+          @Override
+          public Void visit(ModelSwitched e) {
+            listener.onModelSwitched(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(ApprovalModeChanged e) {
-        listener.onApprovalModeChanged(e);
-        return null;
-      }
+          @Override
+          public Void visit(ApprovalModeChanged e) {
+            listener.onApprovalModeChanged(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(ReplayComplete e) {
-        listener.onReplayComplete(e);
-        return null;
-      }
+          @Override
+          public Void visit(ReplayComplete e) {
+            listener.onReplayComplete(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(ModelSwitchFailed e) {
-        listener.onModelSwitchFailed(e);
-        return null;
-      }
+          @Override
+          public Void visit(ModelSwitchFailed e) {
+            listener.onModelSwitchFailed(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(TurnComplete e) {
-        listener.onTurnComplete(e);
-        return null;
-      }
+          @Override
+          public Void visit(TurnComplete e) {
+            listener.onTurnComplete(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(TurnError e) {
-        listener.onTurnError(e);
-        return null;
-      }
+          @Override
+          public Void visit(TurnError e) {
+            listener.onTurnError(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(SessionDied e) {
-        listener.onSessionDied(e);
-        return null;
-      }
+          @Override
+          public Void visit(SessionDied e) {
+            listener.onSessionDied(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(SessionClosed e) {
-        listener.onSessionClosed(e);
-        return null;
-      }
+          @Override
+          public Void visit(SessionClosed e) {
+            listener.onSessionClosed(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(StreamError e) {
-        listener.onStreamError(e);
-        return null;
-      }
+          @Override
+          public Void visit(StreamError e) {
+            listener.onStreamError(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(ResyncRequired e) {
-        listener.onResyncRequired(e);
-        return null;
-      }
+          @Override
+          public Void visit(ResyncRequired e) {
+            listener.onResyncRequired(e);
+            return null;
+          }
 
-      @Override
-      public Void visit(Unknown e) {
-        listener.onUnknown(e);
-        return null;
-      }
-    });
+          @Override
+          public Void visit(Unknown e) {
+            listener.onUnknown(e);
+            return null;
+          }
+        });
   }
 }

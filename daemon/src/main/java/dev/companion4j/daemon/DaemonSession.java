@@ -5,10 +5,10 @@ import dev.companion4j.daemon.internal.EventStream;
 import dev.companion4j.daemon.internal.Json;
 import dev.companion4j.daemon.internal.TurnTracker;
 import java.time.Duration;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * One daemon session, bound to the client id the daemon stamped for this attachment.
@@ -27,11 +27,16 @@ public final class DaemonSession implements AutoCloseable {
   private final boolean attached;
   private final TurnTracker turns = new TurnTracker();
   private volatile EventStream events;
+
   /** The subscription while it opens; guarded by this. */
   private EventStream opening;
 
   DaemonSession(
-      DaemonClient client, String sessionId, String clientId, String workspaceCwd, boolean attached) {
+      DaemonClient client,
+      String sessionId,
+      String clientId,
+      String workspaceCwd,
+      boolean attached) {
     this.client = client;
     this.sessionId = sessionId;
     this.clientId = clientId;
@@ -64,8 +69,8 @@ public final class DaemonSession implements AutoCloseable {
   }
 
   /**
-   * Subscribes, replaying the events after {@code afterEventId} that the daemon still holds
-   * ({@code 0} replays all of them).
+   * Subscribes, replaying the events after {@code afterEventId} that the daemon still holds ({@code
+   * 0} replays all of them).
    *
    * @throws IllegalStateException when already subscribed
    * @throws DaemonException when the daemon refuses or cannot be reached
@@ -132,7 +137,10 @@ public final class DaemonSession implements AutoCloseable {
     String promptId = Json.text(accepted, "promptId");
     if (promptId == null) {
       throw new DaemonException(
-          "POST " + sessionPath("/prompt") + ": the daemon's answer has no promptId", 202, null, null);
+          "POST " + sessionPath("/prompt") + ": the daemon's answer has no promptId",
+          202,
+          null,
+          null);
     }
     stream.noteDaemonCursor(Json.number(accepted, "lastEventId", -1));
     return new PromptTurn(promptId, turns.register(promptId));
@@ -176,7 +184,9 @@ public final class DaemonSession implements AutoCloseable {
       outcome.put("outcome", "selected").put("optionId", decision.optionId());
     }
     try {
-      client.http().post(sessionPath("/permission/" + DaemonHttp.segment(requestId)), body, clientId);
+      client
+          .http()
+          .post(sessionPath("/permission/" + DaemonHttp.segment(requestId)), body, clientId);
       return true;
     } catch (DaemonException e) {
       if (e.status() == 404) {

@@ -3,8 +3,8 @@ package dev.companion4j.daemon;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A prompt the daemon accepted. Its events arrive through the session's listener; {@link
- * #result()} completes after the listener has seen the turn's last event.
+ * A prompt the daemon accepted. Its events arrive through the session's listener; {@link #result()}
+ * completes after the listener has seen the turn's last event.
  */
 public final class PromptTurn {
   private final String promptId;

@@ -17,7 +17,9 @@ public record TurnResult(String promptId, Outcome outcome, String stopReason, St
     CANCELLED,
     /** {@code turn_error}. */
     FAILED,
-    /** The session died or closed, or the client gave up on the connection, before the turn ended. */
+    /**
+     * The session died or closed, or the client gave up on the connection, before the turn ended.
+     */
     SESSION_ENDED
   }
 }

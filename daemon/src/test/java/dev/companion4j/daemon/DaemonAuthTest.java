@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.companion4j.daemon.TurnResult.Outcome;
-import dev.companion4j.daemon.testing.RecordingListener;
 import dev.companion4j.daemon.testing.LiveDaemon;
+import dev.companion4j.daemon.testing.RecordingListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -15,14 +15,15 @@ class DaemonAuthTest {
 
   @RegisterExtension static final LiveDaemon LIVE = new LiveDaemon(TOKEN);
 
-
   @Test
   void theTokenOpensTheDaemonAndStaysOutOfSight() {
-    try (DaemonClient client = DaemonClient.builder().baseUrl(LIVE.daemon().url()).token(TOKEN).build()) {
+    try (DaemonClient client =
+        DaemonClient.builder().baseUrl(LIVE.daemon().url()).token(TOKEN).build()) {
       assertThat(client.capabilities().supports("session_events")).isTrue();
       RecordingListener events = new RecordingListener();
       try (DaemonSession session =
-          client.createOrAttach(SessionOptions.forWorkspace(LIVE.daemon().workspace().toString()))) {
+          client.createOrAttach(
+              SessionOptions.forWorkspace(LIVE.daemon().workspace().toString()))) {
         session.subscribe(events);
         PromptTurn turn = session.prompt("hello with a token");
         assertThat(turn.result().join().outcome()).isEqualTo(Outcome.COMPLETED);
@@ -40,7 +41,8 @@ class DaemonAuthTest {
           .isInstanceOf(DaemonException.class)
           .satisfies(e -> assertThat(((DaemonException) e).status()).isEqualTo(401));
     }
-    try (DaemonClient wrong = DaemonClient.builder().baseUrl(LIVE.daemon().url()).token("not-the-token").build()) {
+    try (DaemonClient wrong =
+        DaemonClient.builder().baseUrl(LIVE.daemon().url()).token("not-the-token").build()) {
       assertThatThrownBy(wrong::capabilities)
           .isInstanceOf(DaemonException.class)
           .hasMessageNotContaining("not-the-token")

@@ -94,6 +94,8 @@ class DaemonDeathTest {
     assertThat(died.reason()).isEqualTo("daemon_unreachable");
     assertThat(died.meta().sessionId()).isEqualTo(session.sessionId());
     assertThat(result.outcome()).isEqualTo(Outcome.SESSION_ENDED);
-    assertThat(events.statuses()).extracting(ConnectionStatus::state).contains(State.RECONNECTING, State.LOST);
+    assertThat(events.statuses())
+        .extracting(ConnectionStatus::state)
+        .contains(State.RECONNECTING, State.LOST);
   }
 }

@@ -120,25 +120,33 @@ class DaemonSessionTest {
     Path file = LIVE.daemon().workspace().resolve("allowed.txt");
     PromptTurn turn = session.prompt("please [[write " + file + "]]");
 
-    PermissionRequested request =
-        events.awaitEvent(PermissionRequested.class, r -> true, TURN);
+    PermissionRequested request = events.awaitEvent(PermissionRequested.class, r -> true, TURN);
     assertThat(request.locations()).containsExactly(file.toString());
-    assertThat(request.options()).extracting(PermissionOption::kind).contains("allow_once", "allow_always");
+    assertThat(request.options())
+        .extracting(PermissionOption::kind)
+        .contains("allow_once", "allow_always");
     assertThat(Files.exists(file)).isFalse();
     PermissionOption once =
-        request.options().stream().filter(o -> o.kind().equals("allow_once")).findFirst().orElseThrow();
+        request.options().stream()
+            .filter(o -> o.kind().equals("allow_once"))
+            .findFirst()
+            .orElseThrow();
 
-    assertThat(session.respondToPermission(request.requestId(), PermissionDecision.select(once))).isTrue();
+    assertThat(session.respondToPermission(request.requestId(), PermissionDecision.select(once)))
+        .isTrue();
     TurnResult result = turn.result().join();
 
     assertThat(result.outcome()).isEqualTo(Outcome.COMPLETED);
     assertThat(Files.readString(file)).isEqualTo(FakeModelServer.FILE_CONTENT);
     assertThat(events.events(PermissionResolved.class))
-        .anySatisfy(r -> {
-          assertThat(r.requestId()).isEqualTo(request.requestId());
-          assertThat(r.selectedOptionId()).isEqualTo(once.optionId());
-        });
-    assertThat(events.events(ToolCall.class, turn.promptId())).extracting(ToolCall::kind).contains("edit");
+        .anySatisfy(
+            r -> {
+              assertThat(r.requestId()).isEqualTo(request.requestId());
+              assertThat(r.selectedOptionId()).isEqualTo(once.optionId());
+            });
+    assertThat(events.events(ToolCall.class, turn.promptId()))
+        .extracting(ToolCall::kind)
+        .contains("edit");
     assertThat(events.events(ToolCallUpdate.class, turn.promptId()))
         .extracting(ToolCallUpdate::status)
         .contains("completed");
@@ -157,16 +165,18 @@ class DaemonSessionTest {
     PermissionRequested request = events.awaitEvent(PermissionRequested.class, r -> true, TURN);
     PermissionOption reject =
         request.options().stream().filter(o -> !o.allows()).findFirst().orElseThrow();
-    assertThat(session.respondToPermission(request.requestId(), PermissionDecision.select(reject))).isTrue();
+    assertThat(session.respondToPermission(request.requestId(), PermissionDecision.select(reject)))
+        .isTrue();
     TurnResult result = turn.result().join();
 
     assertThat(result.outcome()).isEqualTo(Outcome.COMPLETED);
     assertThat(Files.exists(file)).isFalse();
     assertThat(events.events(ToolCallUpdate.class, turn.promptId()))
-        .anySatisfy(u -> {
-          assertThat(u.status()).isEqualTo("failed");
-          assertThat(u.text()).contains("canceled by the user");
-        });
+        .anySatisfy(
+            u -> {
+              assertThat(u.status()).isEqualTo("failed");
+              assertThat(u.text()).contains("canceled by the user");
+            });
   }
 
   @Test
@@ -202,10 +212,12 @@ class DaemonSessionTest {
     PromptTurn turn = session.prompt("who are you");
     assertThat(turn.result().join().outcome()).isEqualTo(Outcome.COMPLETED);
     assertThat(events.answer(turn.promptId())).isEqualTo("Hello from " + QwenDaemon.OTHER_MODEL);
-    assertThat(LIVE.model().requests()).anySatisfy(r -> {
-      assertThat(r.model()).isEqualTo(QwenDaemon.OTHER_MODEL);
-      assertThat(r.lastText()).contains("who are you");
-    });
+    assertThat(LIVE.model().requests())
+        .anySatisfy(
+            r -> {
+              assertThat(r.model()).isEqualTo(QwenDaemon.OTHER_MODEL);
+              assertThat(r.lastText()).contains("who are you");
+            });
 
     assertThatThrownBy(() -> session.setModel("no-such-model"))
         .isInstanceOf(DaemonException.class)
@@ -229,15 +241,20 @@ class DaemonSessionTest {
       TurnResult result = turn.result().join();
 
       assertThat(result.outcome()).isEqualTo(Outcome.COMPLETED);
-      String expected = IntStream.range(0, 60).mapToObj(i -> String.format("c%04d ", i)).collect(Collectors.joining());
+      String expected =
+          IntStream.range(0, 60)
+              .mapToObj(i -> String.format("c%04d ", i))
+              .collect(Collectors.joining());
       assertThat(events.answer(turn.promptId())).isEqualTo(expected);
       assertThat(dropped.retryIn()).isEqualTo(Duration.ofSeconds(3));
       assertThat(events.statuses())
-          .anySatisfy(s -> {
-            assertThat(s.state()).isEqualTo(State.CONNECTED);
-            assertThat(s.attempt()).isEqualTo(1);
-          });
-      List<Long> ids = events.events().stream().map(e -> e.meta().id()).filter(id -> id > 0).toList();
+          .anySatisfy(
+              s -> {
+                assertThat(s.state()).isEqualTo(State.CONNECTED);
+                assertThat(s.attempt()).isEqualTo(1);
+              });
+      List<Long> ids =
+          events.events().stream().map(e -> e.meta().id()).filter(id -> id > 0).toList();
       assertThat(ids).isSorted().doesNotHaveDuplicates();
     }
   }
@@ -246,7 +263,10 @@ class DaemonSessionTest {
   void treatsASilentConnectionAsDropped() throws Exception {
     try (TcpProxy proxy = new TcpProxy(LIVE.daemon().port());
         DaemonClient viaProxy =
-            DaemonClient.builder().baseUrl(proxy.url()).heartbeatTimeout(Duration.ofSeconds(2)).build()) {
+            DaemonClient.builder()
+                .baseUrl(proxy.url())
+                .heartbeatTimeout(Duration.ofSeconds(2))
+                .build()) {
       open(viaProxy, newThread());
       proxy.freeze();
       ConnectionStatus dropped = events.awaitStatus(State.RECONNECTING, TURN);
@@ -283,7 +303,10 @@ class DaemonSessionTest {
 
   @Test
   void reportsTheDaemonsReasonForARefusedSession() {
-    assertThatThrownBy(() -> LIVE.client().createOrAttach(SessionOptions.forWorkspace("/definitely/not/registered")))
+    assertThatThrownBy(
+            () ->
+                LIVE.client()
+                    .createOrAttach(SessionOptions.forWorkspace("/definitely/not/registered")))
         .isInstanceOf(DaemonException.class)
         .satisfies(e -> assertThat(((DaemonException) e).status()).isEqualTo(400))
         .hasMessageContaining("POST /session");

@@ -25,14 +25,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The client against a daemon that lies about sizes and timing: answers that never end, bodies
- * that never come, a token echoed back. Every case must end in a precise error or a {@link
- * SessionDied}, never in a hang or an exhausted heap.
+ * The client against a daemon that lies about sizes and timing: answers that never end, bodies that
+ * never come, a token echoed back. Every case must end in a precise error or a {@link SessionDied},
+ * never in a hang or an exhausted heap.
  */
 class HostileDaemonTest {
   private static final Duration LIMIT = Duration.ofSeconds(10);
   private static final String TOKEN = "hostile-test-token-0123456789";
-  /** What the hostile server is willing to send at most, so a client that never stops is bounded too. */
+
+  /**
+   * What the hostile server is willing to send at most, so a client that never stops is bounded
+   * too.
+   */
   private static final long MAX_SENT = 64L * 1024 * 1024;
 
   private final CountDownLatch release = new CountDownLatch(1);
@@ -58,13 +62,15 @@ class HostileDaemonTest {
       server.setExecutor(Executors.newCachedThreadPool());
       server.start();
     }
-    server.createContext(path, exchange -> {
-      try (exchange) {
-        handler.handle(exchange);
-      } catch (IOException e) {
-        // The client hung up, which is what these tests want.
-      }
-    });
+    server.createContext(
+        path,
+        exchange -> {
+          try (exchange) {
+            handler.handle(exchange);
+          } catch (IOException e) {
+            // The client hung up, which is what these tests want.
+          }
+        });
   }
 
   private DaemonClient client(Duration requestTimeout) {
@@ -109,21 +115,27 @@ class HostileDaemonTest {
 
   @Test
   void anEndlessEventEndsTheSessionInsteadOfFillingTheHeap() throws Exception {
-    serve("/session", exchange -> {
-      if (exchange.getRequestURI().getPath().endsWith("/events")) {
-        exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
-        exchange.sendResponseHeaders(200, 0);
-        endless(exchange.getResponseBody(), "retry: 3000\n\n", "data: " + "x".repeat(64 * 1024 - 7) + "\n");
-        holdUntilReleased();
-      } else if (exchange.getRequestURI().getPath().equals("/session")) {
-        json(exchange, 200, "{\"sessionId\":\"s1\",\"clientId\":\"c1\",\"attached\":false}");
-      } else {
-        exchange.sendResponseHeaders(204, -1);
-      }
-    });
+    serve(
+        "/session",
+        exchange -> {
+          if (exchange.getRequestURI().getPath().endsWith("/events")) {
+            exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+            exchange.sendResponseHeaders(200, 0);
+            endless(
+                exchange.getResponseBody(),
+                "retry: 3000\n\n",
+                "data: " + "x".repeat(64 * 1024 - 7) + "\n");
+            holdUntilReleased();
+          } else if (exchange.getRequestURI().getPath().equals("/session")) {
+            json(exchange, 200, "{\"sessionId\":\"s1\",\"clientId\":\"c1\",\"attached\":false}");
+          } else {
+            exchange.sendResponseHeaders(204, -1);
+          }
+        });
     RecordingListener events = new RecordingListener();
 
-    try (DaemonSession session = client(Duration.ofSeconds(5)).createOrAttach(SessionOptions.forWorkspace("/w"))) {
+    try (DaemonSession session =
+        client(Duration.ofSeconds(5)).createOrAttach(SessionOptions.forWorkspace("/w"))) {
       session.subscribe(events);
 
       SessionDied died = events.awaitEvent(SessionDied.class, e -> true, LIMIT);
@@ -139,11 +151,16 @@ class HostileDaemonTest {
 
   @Test
   void aHugeJsonAnswerIsRefusedWithoutReadingItAll() throws Exception {
-    serve("/capabilities", exchange -> {
-      exchange.getResponseHeaders().add("Content-Type", "application/json");
-      exchange.sendResponseHeaders(200, 0);
-      endless(exchange.getResponseBody(), "{\"v\":1,\"features\":[", "\"" + "f".repeat(1000) + "\",");
-    });
+    serve(
+        "/capabilities",
+        exchange -> {
+          exchange.getResponseHeaders().add("Content-Type", "application/json");
+          exchange.sendResponseHeaders(200, 0);
+          endless(
+              exchange.getResponseBody(),
+              "{\"v\":1,\"features\":[",
+              "\"" + "f".repeat(1000) + "\",");
+        });
 
     assertThatThrownBy(client(Duration.ofSeconds(5))::capabilities)
         .isInstanceOf(DaemonException.class)
@@ -155,12 +172,14 @@ class HostileDaemonTest {
 
   @Test
   void anAnswerWhoseBodyNeverComesTimesOut() throws Exception {
-    serve("/capabilities", exchange -> {
-      exchange.getResponseHeaders().add("Content-Type", "application/json");
-      exchange.sendResponseHeaders(200, 100);
-      exchange.getResponseBody().flush();
-      holdUntilReleased();
-    });
+    serve(
+        "/capabilities",
+        exchange -> {
+          exchange.getResponseHeaders().add("Content-Type", "application/json");
+          exchange.sendResponseHeaders(200, 100);
+          exchange.getResponseBody().flush();
+          holdUntilReleased();
+        });
     DaemonClient impatient = client(Duration.ofSeconds(1));
 
     CompletableFuture<Capabilities> asking = CompletableFuture.supplyAsync(impatient::capabilities);
@@ -168,14 +187,22 @@ class HostileDaemonTest {
     await().atMost(Duration.ofSeconds(5)).until(asking::isDone);
     assertThatThrownBy(asking::join)
         .hasCauseInstanceOf(DaemonException.class)
-        .hasMessageContaining("GET /capabilities: the daemon's answer did not arrive in full within 1000 ms")
+        .hasMessageContaining(
+            "GET /capabilities: the daemon's answer did not arrive in full within 1000 ms")
         .hasMessageNotContaining(TOKEN);
   }
 
   @Test
   void theTokenStaysOutOfAnErrorThatEchoesIt() throws Exception {
-    serve("/capabilities", exchange -> json(exchange, 500,
-        "{\"error\":\"refused " + exchange.getRequestHeaders().getFirst("Authorization") + "\"}"));
+    serve(
+        "/capabilities",
+        exchange ->
+            json(
+                exchange,
+                500,
+                "{\"error\":\"refused "
+                    + exchange.getRequestHeaders().getFirst("Authorization")
+                    + "\"}"));
 
     assertThatThrownBy(client(Duration.ofSeconds(5))::capabilities)
         .isInstanceOf(DaemonException.class)
@@ -185,7 +212,9 @@ class HostileDaemonTest {
 
   @Test
   void theLimitsAreSetOnTheBuilder() throws Exception {
-    serve("/capabilities", exchange -> json(exchange, 200, "{\"v\":1,\"mode\":\"" + "m".repeat(2000) + "\"}"));
+    serve(
+        "/capabilities",
+        exchange -> json(exchange, 200, "{\"v\":1,\"mode\":\"" + "m".repeat(2000) + "\"}"));
     client =
         DaemonClient.builder()
             .baseUrl("http://127.0.0.1:" + server.getAddress().getPort())

@@ -41,8 +41,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An IDE companion for Qwen Code and Gemini CLI: an MCP server the CLIs discover, which pushes
- * the editor's context to them and routes their proposed edits to the editor for review.
+ * An IDE companion for Qwen Code and Gemini CLI: an MCP server the CLIs discover, which pushes the
+ * editor's context to them and routes their proposed edits to the editor for review.
  *
  * <pre>{@code
  * Companion companion = Companion.builder(myHost).build();
@@ -54,15 +54,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A companion runs once: to restart, close it and build a new one. It is thread-safe, and its
  * methods never wait for a CLI, nor hold a lock while they wait for the engine thread (a few
- * seconds at most). Every {@link CompanionHost} call and {@link CompanionListener}
- * callback runs on its engine thread; see {@link CompanionHost} for that contract.
+ * seconds at most). Every {@link CompanionHost} call and {@link CompanionListener} callback runs on
+ * its engine thread; see {@link CompanionHost} for that contract.
  */
 public final class Companion implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Companion.class);
   private static final String VERSION = "0.1.0";
   private static final Duration PING_TIMEOUT = Duration.ofSeconds(10);
+
   /** Each CLI's outbound queue; context coalesces, so only outcomes and pings can fill it. */
   private static final SseChannel.Limits QUEUE = new SseChannel.Limits(256, 32L * 1024 * 1024);
+
   private static final String CONTEXT_KEY = "context";
 
   private final CompanionHost host;
@@ -93,29 +95,63 @@ public final class Companion implements AutoCloseable {
     this.listeners.addAll(b.listeners);
     this.ideInfo = onEngine(host::ideInfo);
     Set<HostFeature> declared = onEngine(host::features);
-    this.declaredFeatures = declared.isEmpty() ? EnumSet.noneOf(HostFeature.class) : EnumSet.copyOf(declared);
+    this.declaredFeatures =
+        declared.isEmpty() ? EnumSet.noneOf(HostFeature.class) : EnumSet.copyOf(declared);
     this.tracker = new ContextTracker(onEngine(host::isTrusted));
     this.diagnostics = new DiagnosticsBook(d -> listeners.forEach(l -> l.diagnosticsChanged(d)));
     this.context = tracker.snapshot();
-    this.publisher = new ContextPublisher(settings.debounce, settings.maxDebounce, engine, this::sendContext);
-    this.sessions = new SessionRegistry(
-        new SessionRegistry.Settings(
-            settings.maxClients, settings.idleTimeout, settings.keepAliveInterval, PING_TIMEOUT, QUEUE),
-        clock,
-        engine,
-        liveness,
-        new SessionEvents());
-    this.diffs = new DiffBook(
-        host, this::workspaceRoots, (diff, method, params) -> sessions.notify(diff.clientId(), null, method, params), engine, listeners, clock);
-    this.discovery = new DiscoveryFiles(
-        settings.locations, settings.targets, settings.pid, DiscoveryFiles.ancestorsOf(settings.pid));
+    this.publisher =
+        new ContextPublisher(settings.debounce, settings.maxDebounce, engine, this::sendContext);
+    this.sessions =
+        new SessionRegistry(
+            new SessionRegistry.Settings(
+                settings.maxClients,
+                settings.idleTimeout,
+                settings.keepAliveInterval,
+                PING_TIMEOUT,
+                QUEUE),
+            clock,
+            engine,
+            liveness,
+            new SessionEvents());
+    this.diffs =
+        new DiffBook(
+            host,
+            this::workspaceRoots,
+            (diff, method, params) -> sessions.notify(diff.clientId(), null, method, params),
+            engine,
+            listeners,
+            clock);
+    this.discovery =
+        new DiscoveryFiles(
+            settings.locations,
+            settings.targets,
+            settings.pid,
+            DiscoveryFiles.ancestorsOf(settings.pid));
     this.server =
         new CompanionServer(
             new CompanionServer.Settings(
-                authToken, "companion4j", VERSION, settings.maxBodyBytes, DiffTools.specifications(diffs), routes(b.routes), sessions,
+                authToken,
+                "companion4j",
+                VERSION,
+                settings.maxBodyBytes,
+                DiffTools.specifications(diffs),
+                routes(b.routes),
+                sessions,
                 liveness));
-    this.serving = new Serving(new Serving.Parts(
-        host, ideInfo, authToken, engine, liveness, sessions, diffs, server, discovery, settings.locations));
+    this.serving =
+        new Serving(
+            new Serving.Parts(
+                host,
+                ideInfo,
+                authToken,
+                engine,
+                liveness,
+                sessions,
+                diffs,
+                server,
+                discovery,
+                settings.locations));
   }
 
   /** The host's routes and the IDE routes every companion serves. */
@@ -126,9 +162,12 @@ public final class Companion implements AutoCloseable {
     return all;
   }
 
-  /** What {@code GET /ide/status} answers: editor, roots, context, features, CLIs and pending diffs. */
+  /**
+   * What {@code GET /ide/status} answers: editor, roots, context, features, CLIs and pending diffs.
+   */
   CompanionStatus status() {
-    return CompanionStatus.of(ideInfo, port(), workspaceRoots(), context(), features(), clients(), pendingDiffs());
+    return CompanionStatus.of(
+        ideInfo, port(), workspaceRoots(), context(), features(), clients(), pendingDiffs());
   }
 
   /**
@@ -155,8 +194,10 @@ public final class Companion implements AutoCloseable {
   /** Every file with diagnostics now, most errors first; answered from memory. */
   public List<FileDiagnostics> diagnostics() {
     return diagnostics.snapshot().values().stream()
-        .sorted(Comparator.comparingLong((FileDiagnostics f) -> f.count(Diagnostic.Severity.ERROR)).reversed()
-            .thenComparing(FileDiagnostics::path))
+        .sorted(
+            Comparator.comparingLong((FileDiagnostics f) -> f.count(Diagnostic.Severity.ERROR))
+                .reversed()
+                .thenComparing(FileDiagnostics::path))
         .toList();
   }
 
@@ -174,13 +215,14 @@ public final class Companion implements AutoCloseable {
    */
   private CompletableFuture<String> openFile(Path checked, int line, int character) {
     CompletableFuture<String> shown = new CompletableFuture<>();
-    engine.execute(() -> {
-      try {
-        shown.complete(host.openFile(checked, line, character));
-      } catch (HostActionException | RuntimeException e) {
-        shown.completeExceptionally(e);
-      }
-    });
+    engine.execute(
+        () -> {
+          try {
+            shown.complete(host.openFile(checked, line, character));
+          } catch (HostActionException | RuntimeException e) {
+            shown.completeExceptionally(e);
+          }
+        });
     return shown;
   }
 
@@ -233,9 +275,9 @@ public final class Companion implements AutoCloseable {
   }
 
   /**
-   * The running process {@code pid} as a companion describes the process behind a connection: for
-   * a program that connects on a CLI's behalf, such as the stdio bridge, naming the CLI that
-   * started it.
+   * The running process {@code pid} as a companion describes the process behind a connection: for a
+   * program that connects on a CLI's behalf, such as the stdio bridge, naming the CLI that started
+   * it.
    */
   public static ClientProcess describeProcess(long pid) {
     return PeerProcesses.system().describe(pid);
@@ -258,9 +300,9 @@ public final class Companion implements AutoCloseable {
   }
 
   /**
-   * Stops serving and removes the discovery files; safe to call more than once. Each CLI hears
-   * that its pending edits were rejected; the host closes their views and listeners hear of it on
-   * the engine thread, which this waits for (a few seconds at most).
+   * Stops serving and removes the discovery files; safe to call more than once. Each CLI hears that
+   * its pending edits were rejected; the host closes their views and listeners hear of it on the
+   * engine thread, which this waits for (a few seconds at most).
    */
   public void stop() {
     serving.stop();
@@ -309,8 +351,8 @@ public final class Companion implements AutoCloseable {
   }
 
   /**
-   * The variables a terminal needs so that a CLI started in it connects to this companion even
-   * when several companions serve the same workspace.
+   * The variables a terminal needs so that a CLI started in it connects to this companion even when
+   * several companions serve the same workspace.
    */
   public Map<String, String> terminalEnvironment() {
     Map<String, String> env = new LinkedHashMap<>();
@@ -347,18 +389,19 @@ public final class Companion implements AutoCloseable {
   /** Feeds an editor event; the CLIs hear of it after the debounce. Never blocks. */
   public void editorEvent(EditorEvent event) {
     Objects.requireNonNull(event, "event");
-    engine.execute(() -> {
-      diagnostics.apply(event);
-      if (event instanceof EditorEvent.DiagnosticsChanged) {
-        // The most frequent event, and of no concern to the context or the open editors.
-        return;
-      }
-      if (tracker.apply(event)) {
-        context = tracker.snapshot();
-        publisher.changed(context);
-      }
-      editors = tracker.editors();
-    });
+    engine.execute(
+        () -> {
+          diagnostics.apply(event);
+          if (event instanceof EditorEvent.DiagnosticsChanged) {
+            // The most frequent event, and of no concern to the context or the open editors.
+            return;
+          }
+          if (tracker.apply(event)) {
+            context = tracker.snapshot();
+            publisher.changed(context);
+          }
+          editors = tracker.editors();
+        });
   }
 
   /** The context as the CLIs will see it after the pending debounce. */
@@ -376,8 +419,8 @@ public final class Companion implements AutoCloseable {
   }
 
   /**
-   * The user accepted diff {@code id}; the CLI that proposed it writes {@code content}. The same
-   * as {@link DiffReview#accept} on the handle the host got with it.
+   * The user accepted diff {@code id}; the CLI that proposed it writes {@code content}. The same as
+   * {@link DiffReview#accept} on the handle the host got with it.
    *
    * @param content the accepted text, edits included; null for the text as proposed
    */
@@ -405,7 +448,13 @@ public final class Companion implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "Companion{ide=" + ideInfo.name() + ", port=" + port() + ", workspace=" + workspacePath() + "}";
+    return "Companion{ide="
+        + ideInfo.name()
+        + ", port="
+        + port()
+        + ", workspace="
+        + workspacePath()
+        + "}";
   }
 
   /** Sends {@code now} to every CLI; on the engine thread. A slow CLI gets only the newest. */
@@ -414,7 +463,9 @@ public final class Companion implements AutoCloseable {
     listeners.forEach(l -> l.contextSent(now));
   }
 
-  /** Runs a host call on the engine thread, as the threading contract promises, and waits for it. */
+  /**
+   * Runs a host call on the engine thread, as the threading contract promises, and waits for it.
+   */
   private <T> T onEngine(Callable<T> hostCall) {
     try {
       return engine.call(hostCall);
@@ -431,7 +482,10 @@ public final class Companion implements AutoCloseable {
     return HexFormat.of().formatHex(bytes);
   }
 
-  /** Called on the thread that noticed; everything the engine does about it runs on the engine thread. */
+  /**
+   * Called on the thread that noticed; everything the engine does about it runs on the engine
+   * thread.
+   */
   private final class SessionEvents implements SessionRegistry.Events {
     @Override
     public void connected(ConnectedClient client) {
@@ -442,7 +496,10 @@ public final class Companion implements AutoCloseable {
     @Override
     public void streamOpened(String sessionId) {
       // The CLIs expect the current context as soon as their stream opens.
-      engine.execute(() -> sessions.notify(sessionId, CONTEXT_KEY, "ide/contextUpdate", ContextUpdate.of(context)));
+      engine.execute(
+          () ->
+              sessions.notify(
+                  sessionId, CONTEXT_KEY, "ide/contextUpdate", ContextUpdate.of(context)));
     }
 
     @Override
@@ -503,11 +560,14 @@ public final class Companion implements AutoCloseable {
 
     /** Which CLI families to write discovery files for; both by default. */
     public Builder discoveryTargets(Set<DiscoveryTarget> targets) {
-      this.targets = targets.isEmpty() ? EnumSet.noneOf(DiscoveryTarget.class) : EnumSet.copyOf(targets);
+      this.targets =
+          targets.isEmpty() ? EnumSet.noneOf(DiscoveryTarget.class) : EnumSet.copyOf(targets);
       return this;
     }
 
-    /** The IDE's process id, used in file names and for stale-file detection; this JVM's by default. */
+    /**
+     * The IDE's process id, used in file names and for stale-file detection; this JVM's by default.
+     */
     public Builder ideProcessId(long pid) {
       this.pid = pid;
       return this;
@@ -519,13 +579,17 @@ public final class Companion implements AutoCloseable {
       return this;
     }
 
-    /** How often open streams get a ping, which also detects CLIs that vanished; 30 s by default. */
+    /**
+     * How often open streams get a ping, which also detects CLIs that vanished; 30 s by default.
+     */
     public Builder keepAliveInterval(Duration interval) {
       this.keepAliveInterval = positive(interval, "keepAliveInterval");
       return this;
     }
 
-    /** How long a session without a stream or request lives before it is closed; 2 min by default. */
+    /**
+     * How long a session without a stream or request lives before it is closed; 2 min by default.
+     */
     public Builder idleTimeout(Duration idle) {
       this.idleTimeout = positive(idle, "idleTimeout");
       return this;
@@ -540,7 +604,9 @@ public final class Companion implements AutoCloseable {
       return this;
     }
 
-    /** The largest request body accepted on any route; 10 MB by default, as the official companions. */
+    /**
+     * The largest request body accepted on any route; 10 MB by default, as the official companions.
+     */
     public Builder maxBodyBytes(int max) {
       if (max < 1024) {
         throw new IllegalArgumentException("maxBodyBytes must be at least 1024");
@@ -550,29 +616,34 @@ public final class Companion implements AutoCloseable {
     }
 
     /**
-     * Serves {@code servlet} at {@code pathSpec} on the companion's port, behind the same token
-     * and Host checks as {@code /mcp}. Unlike {@code /mcp}, these routes also accept requests
-     * from the companion's own origin, so a page it serves can call them.
+     * Serves {@code servlet} at {@code pathSpec} on the companion's port, behind the same token and
+     * Host checks as {@code /mcp}. Unlike {@code /mcp}, these routes also accept requests from the
+     * companion's own origin, so a page it serves can call them.
      */
     public Builder route(String pathSpec, HttpServlet servlet) {
       return addRoute(pathSpec, servlet, false);
     }
 
     /**
-     * Serves static assets at {@code pathSpec} without the token (GET and HEAD only; the Host
-     * check still applies): a page the user opens in a browser cannot send a bearer header with
-     * the navigation. Nothing served here may reveal editor data.
+     * Serves static assets at {@code pathSpec} without the token (GET and HEAD only; the Host check
+     * still applies): a page the user opens in a browser cannot send a bearer header with the
+     * navigation. Nothing served here may reveal editor data.
      */
     public Builder publicRoute(String pathSpec, HttpServlet servlet) {
       return addRoute(pathSpec, servlet, true);
     }
 
     private Builder addRoute(String pathSpec, HttpServlet servlet, boolean open) {
-      if (!pathSpec.startsWith("/") || pathSpec.startsWith(CompanionServer.MCP_PATH) || pathSpec.startsWith("/ide/")) {
+      if (!pathSpec.startsWith("/")
+          || pathSpec.startsWith(CompanionServer.MCP_PATH)
+          || pathSpec.startsWith("/ide/")) {
         throw new IllegalArgumentException(
-            "a host route must start with / and not be " + CompanionServer.MCP_PATH + " nor under /ide/, the companion's own");
+            "a host route must start with / and not be "
+                + CompanionServer.MCP_PATH
+                + " nor under /ide/, the companion's own");
       }
-      routes.add(new CompanionServer.Route(pathSpec, Objects.requireNonNull(servlet, "servlet"), open));
+      routes.add(
+          new CompanionServer.Route(pathSpec, Objects.requireNonNull(servlet, "servlet"), open));
       return this;
     }
 

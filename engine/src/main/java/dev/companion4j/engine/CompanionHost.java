@@ -24,8 +24,8 @@ public interface CompanionHost {
   IdeInfo ideInfo();
 
   /**
-   * The open workspace roots, absolute. A CLI only connects when its working directory lies
-   * inside one of them; an empty list makes the CLIs ask the user to open a workspace folder.
+   * The open workspace roots, absolute. A CLI only connects when its working directory lies inside
+   * one of them; an empty list makes the CLIs ask the user to open a workspace folder.
    */
   List<Path> workspaceRoots();
 
@@ -45,8 +45,8 @@ public interface CompanionHost {
   /**
    * Ends the review of {@code diff}: called exactly once for every diff {@link #showDiff} showed,
    * whatever ended it (the user's answer, the CLI closing or replacing it, the CLI leaving, the
-   * companion stopping). Close its view if it is still open. Answers sent to its {@link
-   * DiffReview} from now on change nothing.
+   * companion stopping). Close its view if it is still open. Answers sent to its {@link DiffReview}
+   * from now on change nothing.
    *
    * @return the proposed side's current text, which the user may have edited, or empty when the
    *     host does not keep it; it goes to the CLI when the CLI closed the diff itself
@@ -68,8 +68,8 @@ public interface CompanionHost {
    * @param path the file, absolute
    * @param line the 1-based line, or 0 to open the file where it was
    * @param character the 1-based character on that line, or 0 for the line's start
-   * @return one sentence saying what the user now sees, e.g. "Opened Main.java at line 12 in
-   *     Apache NetBeans."
+   * @return one sentence saying what the user now sees, e.g. "Opened Main.java at line 12 in Apache
+   *     NetBeans."
    * @throws HostActionException when the file cannot be shown; its message reaches the asker
    */
   default String openFile(Path path, int line, int character) throws HostActionException {

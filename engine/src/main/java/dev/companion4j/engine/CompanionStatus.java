@@ -62,7 +62,14 @@ public record CompanionStatus(
    * @param connectedAt when it connected, ISO-8601; null from an older companion
    */
   public record Client(
-      String id, String name, String version, String label, String program, long pid, String terminal, String connectedAt) {
+      String id,
+      String name,
+      String version,
+      String label,
+      String program,
+      long pid,
+      String terminal,
+      String connectedAt) {
     /** An older companion's status names its clients by their handshake only. */
     public Client {
       version = version == null ? "" : version;
@@ -71,9 +78,18 @@ public record CompanionStatus(
       terminal = terminal == null ? "" : terminal;
     }
 
-    /** The one wire form of a connected CLI: {@code /ide/status} and the editor API both serve it. */
+    /**
+     * The one wire form of a connected CLI: {@code /ide/status} and the editor API both serve it.
+     */
     public static Client of(ConnectedClient c) {
-      return new Client(c.id(), c.name(), c.version(), c.label(), c.process().program(), c.process().pid(), c.process().terminal(),
+      return new Client(
+          c.id(),
+          c.name(),
+          c.version(),
+          c.label(),
+          c.process().program(),
+          c.process().pid(),
+          c.process().terminal(),
           c.connectedAt().toString());
     }
   }
@@ -81,28 +97,47 @@ public record CompanionStatus(
   /**
    * A pending diff and the CLI that proposed it.
    *
-   * @param clientName the CLI's {@linkplain ConnectedClient#label() label}, or null when it already left
+   * @param clientName the CLI's {@linkplain ConnectedClient#label() label}, or null when it already
+   *     left
    * @param openedAt when it was proposed, ISO-8601
    */
-  public record Diff(String id, String filePath, String clientId, String clientName, String openedAt) {
-    /** The one summary of a pending diff: {@code /ide/status} serves it, the editor API adds the contents. */
+  public record Diff(
+      String id, String filePath, String clientId, String clientName, String openedAt) {
+    /**
+     * The one summary of a pending diff: {@code /ide/status} serves it, the editor API adds the
+     * contents.
+     */
     public static Diff of(PendingDiff d, List<ConnectedClient> clients) {
       String clientName =
-          clients.stream().filter(c -> c.id().equals(d.clientId())).map(ConnectedClient::label).findFirst().orElse(null);
-      return new Diff(d.id().value(), d.filePath(), d.clientId(), clientName, d.openedAt().toString());
+          clients.stream()
+              .filter(c -> c.id().equals(d.clientId()))
+              .map(ConnectedClient::label)
+              .findFirst()
+              .orElse(null);
+      return new Diff(
+          d.id().value(), d.filePath(), d.clientId(), clientName, d.openedAt().toString());
     }
   }
 
   static CompanionStatus of(
-      IdeInfo ide, int port, List<Path> roots, IdeContext context, Set<HostFeature> features, List<ConnectedClient> clients,
+      IdeInfo ide,
+      int port,
+      List<Path> roots,
+      IdeContext context,
+      Set<HostFeature> features,
+      List<ConnectedClient> clients,
       List<PendingDiff> pendingDiffs) {
-    ActiveFile active = context.activeFile()
-        .map(f -> new ActiveFile(
-            f.path(),
-            f.cursor() == null ? 0 : f.cursor().line(),
-            f.cursor() == null ? 0 : f.cursor().character(),
-            f.selectedText()))
-        .orElse(null);
+    ActiveFile active =
+        context
+            .activeFile()
+            .map(
+                f ->
+                    new ActiveFile(
+                        f.path(),
+                        f.cursor() == null ? 0 : f.cursor().line(),
+                        f.cursor() == null ? 0 : f.cursor().character(),
+                        f.selectedText()))
+            .orElse(null);
     return new CompanionStatus(
         ide,
         port,

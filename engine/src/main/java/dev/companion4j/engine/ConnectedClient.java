@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param connectedAt when its handshake completed
  * @param process the process behind the connection, or {@link ClientProcess#UNKNOWN}
  */
-public record ConnectedClient(String id, String name, String version, Instant connectedAt, ClientProcess process) {
+public record ConnectedClient(
+    String id, String name, String version, Instant connectedAt, ClientProcess process) {
   public ConnectedClient {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(name, "name");
@@ -38,7 +39,12 @@ public record ConnectedClient(String id, String name, String version, Instant co
       label.append(' ').append(version);
     }
     if (process.known()) {
-      label.append(" (").append(process.terminal().isEmpty() ? "" : process.terminal() + ", ").append("pid ").append(process.pid()).append(')');
+      label
+          .append(" (")
+          .append(process.terminal().isEmpty() ? "" : process.terminal() + ", ")
+          .append("pid ")
+          .append(process.pid())
+          .append(')');
     }
     return label.toString();
   }

@@ -12,7 +12,9 @@ import java.util.List;
 public record ContextUpdate(WorkspaceState workspaceState) {
 
   public static ContextUpdate of(IdeContext context) {
-    return new ContextUpdate(new WorkspaceState(context.openFiles().stream().map(OpenFile::of).toList(), context.isTrusted()));
+    return new ContextUpdate(
+        new WorkspaceState(
+            context.openFiles().stream().map(OpenFile::of).toList(), context.isTrusted()));
   }
 
   public record WorkspaceState(List<OpenFile> openFiles, boolean isTrusted) {
@@ -23,7 +25,12 @@ public record ContextUpdate(WorkspaceState workspaceState) {
 
   /** Cursor and selection only on the active file; {@code isActive} only when true. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record OpenFile(String path, long timestamp, Boolean isActive, IdeContext.Cursor cursor, String selectedText) {
+  public record OpenFile(
+      String path,
+      long timestamp,
+      Boolean isActive,
+      IdeContext.Cursor cursor,
+      String selectedText) {
     static OpenFile of(IdeContext.OpenFile f) {
       if (!f.isActive()) {
         return new OpenFile(f.path(), f.timestamp(), null, null, null);

@@ -18,6 +18,7 @@ import java.util.Objects;
 public record Diagnostic(TextRange range, Severity severity, String message, String source) {
   /** Longer messages are cut: a diagnostic is a line in a list, not a document. */
   public static final int MAX_MESSAGE_CHARS = 2000;
+
   /** Longer sources are cut: a source is a tool's name. */
   public static final int MAX_SOURCE_CHARS = 200;
 
@@ -52,7 +53,8 @@ public record Diagnostic(TextRange range, Severity severity, String message, Str
           return s;
         }
       }
-      throw new IllegalArgumentException("severity must be error, warning, information or hint, got '" + name + "'");
+      throw new IllegalArgumentException(
+          "severity must be error, warning, information or hint, got '" + name + "'");
     }
   }
 }

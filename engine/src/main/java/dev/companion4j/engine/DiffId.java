@@ -6,8 +6,8 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The identity of one proposed edit. A CLI that proposes a second edit for the same file gets a
- * new id, so an answer meant for the first can never reach the second.
+ * The identity of one proposed edit. A CLI that proposes a second edit for the same file gets a new
+ * id, so an answer meant for the first can never reach the second.
  *
  * @param value sixteen lowercase hex digits
  */

@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /**
  * Something the user did in the editor that changes what the CLIs should know. Every string is
- * bounded: a path longer than {@link #MAX_PATH_BYTES} names no file and is refused; text is cut
- * (a selection here, a diagnostic's message and source in {@link Diagnostic}).
+ * bounded: a path longer than {@link #MAX_PATH_BYTES} names no file and is refused; text is cut (a
+ * selection here, a diagnostic's message and source in {@link Diagnostic}).
  */
 public sealed interface EditorEvent {
   /** The longest path an event may name, in UTF-8 bytes: Linux's {@code PATH_MAX}. */
@@ -57,8 +57,8 @@ public sealed interface EditorEvent {
   /**
    * The selection changed; an empty text means nothing is selected. Focuses the file.
    *
-   * @param text what is selected, cut as the CLIs cut it: past {@link IdeContext#MAX_SELECTED_CHARS}
-   *     characters, with {@link IdeContext#TRUNCATION_MARK} appended
+   * @param text what is selected, cut as the CLIs cut it: past {@link
+   *     IdeContext#MAX_SELECTED_CHARS} characters, with {@link IdeContext#TRUNCATION_MARK} appended
    * @param range where the selection is, or null when the editor does not say
    */
   record SelectionChanged(Path path, String text, TextRange range) implements EditorEvent {
@@ -99,7 +99,8 @@ public sealed interface EditorEvent {
   private static void requirePath(Path path, String name) {
     Objects.requireNonNull(path, name);
     if (path.toString().getBytes(StandardCharsets.UTF_8).length > MAX_PATH_BYTES) {
-      throw new IllegalArgumentException(name + " is longer than " + MAX_PATH_BYTES + " bytes (PATH_MAX)");
+      throw new IllegalArgumentException(
+          name + " is longer than " + MAX_PATH_BYTES + " bytes (PATH_MAX)");
     }
   }
 }

@@ -20,7 +20,10 @@ public record FileDiagnostics(String path, List<Diagnostic> diagnostics, int tot
     diagnostics = List.copyOf(diagnostics);
   }
 
-  /** {@code path} without diagnostics: what a file has when the editor reports none, or no longer any. */
+  /**
+   * {@code path} without diagnostics: what a file has when the editor reports none, or no longer
+   * any.
+   */
   public static FileDiagnostics none(String path) {
     return new FileDiagnostics(path, List.of(), 0);
   }

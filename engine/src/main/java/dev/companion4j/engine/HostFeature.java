@@ -2,8 +2,8 @@ package dev.companion4j.engine;
 
 /**
  * What a host may offer beyond the IDE-mode contract. A host declares what it offers in {@link
- * CompanionHost#features()}; a host whose editors join later (the headless host's editor API)
- * gains {@link #DIAGNOSTICS} and {@link #DIRTY_STATE} with the first such event it passes on.
+ * CompanionHost#features()}; a host whose editors join later (the headless host's editor API) gains
+ * {@link #DIAGNOSTICS} and {@link #DIRTY_STATE} with the first such event it passes on.
  */
 public enum HostFeature {
   /** The host pushes each open file's diagnostics ({@link EditorEvent.DiagnosticsChanged}). */

@@ -19,14 +19,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A companion's serving life: start, root changes and stop, and the workspace roots they
- * announce. No lock is held while it waits for another thread ({@link Lifecycle}): the host's
- * roots are read on the engine thread without one, and only the state change and the discovery
- * files are under it.
+ * A companion's serving life: start, root changes and stop, and the workspace roots they announce.
+ * No lock is held while it waits for another thread ({@link Lifecycle}): the host's roots are read
+ * on the engine thread without one, and only the state change and the discovery files are under it.
  */
 final class Serving {
   private static final Logger log = LoggerFactory.getLogger(Serving.class);
   private static final Duration STALE_CLEANUP_DEADLINE = Duration.ofSeconds(30);
+
   /** How long a stop waits for the engine thread to finish what is queued. */
   private static final Duration STOP_BOUND = Duration.ofSeconds(5);
 
@@ -45,10 +45,13 @@ final class Serving {
 
   private final Parts parts;
   private final Lifecycle lifecycle = new Lifecycle();
+
   /** Written on the engine thread only, where the host is asked for them. */
   private volatile List<Path> roots = List.of();
+
   /** Guarded by {@link #lifecycle}, as are the discovery files written for it. */
   private List<Path> announced;
+
   /** Guarded by {@link #lifecycle}. */
   private Thread shutdownHook;
 
@@ -75,11 +78,12 @@ final class Serving {
     try {
       parts.server().open();
       readRoots();
-      lifecycle.whileStarting(() -> {
-        announce();
-        shutdownHook = new Thread(parts.discovery()::removeAll, "companion4j-discovery-exit");
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
-      });
+      lifecycle.whileStarting(
+          () -> {
+            announce();
+            shutdownHook = new Thread(parts.discovery()::removeAll, "companion4j-discovery-exit");
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+          });
       parts.server().start();
       lifecycle.started();
     } catch (Exception e) {
@@ -87,17 +91,27 @@ final class Serving {
       lifecycle.stop(this::withdrawDiscovery);
       parts.server().stop();
       parts.engine().shutdown(STOP_BOUND);
-      throw e instanceof IOException io ? io : new IOException("Could not start the companion: " + e.getMessage(), e);
+      throw e instanceof IOException io
+          ? io
+          : new IOException("Could not start the companion: " + e.getMessage(), e);
     }
-    // Crashed companions' files only mislead the CLIs' scans; cleaning them need not delay start-up,
+    // Crashed companions' files only mislead the CLIs' scans; cleaning them need not delay
+    // start-up,
     // and a planted file in a shared directory must not stall the engine.
     new DiscoveryScanner(parts.locations()).removeStaleInBackground(STALE_CLEANUP_DEADLINE);
     // The one liveness sweep: every stream first (heartbeats, stalls), then the sessions.
-    parts.engine().every(Liveness.INTERVAL, () -> {
-      parts.liveness().sweep();
-      parts.sessions().sweep();
-    });
-    log.info("Companion for {} listening on 127.0.0.1:{}", parts.ideInfo().displayName(), parts.server().port());
+    parts
+        .engine()
+        .every(
+            Liveness.INTERVAL,
+            () -> {
+              parts.liveness().sweep();
+              parts.sessions().sweep();
+            });
+    log.info(
+        "Companion for {} listening on 127.0.0.1:{}",
+        parts.ideInfo().displayName(),
+        parts.server().port());
   }
 
   /** See {@link Companion#stop()}. */
@@ -140,7 +154,9 @@ final class Serving {
   private void announce() throws IOException {
     List<Path> now = roots;
     if (!now.equals(announced)) {
-      parts.discovery().write(parts.server().port(), joined(now), parts.authToken(), parts.ideInfo());
+      parts
+          .discovery()
+          .write(parts.server().port(), joined(now), parts.authToken(), parts.ideInfo());
       announced = now;
     }
   }

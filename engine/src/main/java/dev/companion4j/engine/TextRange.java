@@ -7,10 +7,14 @@ package dev.companion4j.engine;
 public record TextRange(int startLine, int startCharacter, int endLine, int endCharacter) {
   public TextRange {
     if (startLine < 1 || startCharacter < 1 || endLine < 1 || endCharacter < 1) {
-      throw new IllegalArgumentException("range positions are 1-based, got " + describe(startLine, startCharacter, endLine, endCharacter));
+      throw new IllegalArgumentException(
+          "range positions are 1-based, got "
+              + describe(startLine, startCharacter, endLine, endCharacter));
     }
     if (endLine < startLine || (endLine == startLine && endCharacter < startCharacter)) {
-      throw new IllegalArgumentException("a range must not end before it starts, got " + describe(startLine, startCharacter, endLine, endCharacter));
+      throw new IllegalArgumentException(
+          "a range must not end before it starts, got "
+              + describe(startLine, startCharacter, endLine, endCharacter));
     }
   }
 

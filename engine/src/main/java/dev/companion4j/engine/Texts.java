@@ -5,8 +5,8 @@ final class Texts {
   private Texts() {}
 
   /**
-   * {@code text}, or its first {@code max} characters with {@code mark} appended; a surrogate
-   * pair is never split, since half of one cannot be written as UTF-8.
+   * {@code text}, or its first {@code max} characters with {@code mark} appended; a surrogate pair
+   * is never split, since half of one cannot be written as UTF-8.
    */
   static String cut(String text, int max, String mark) {
     if (text.length() <= max) {

@@ -24,11 +24,12 @@ class CompanionLifecycleTest {
   void aKilledCliIsReapedWithItsPendingDiffs() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp);
     RecordingHost host = new RecordingHost(env.workspace());
-    try (Companion companion = Companion.builder(host)
-        .discoveryLocations(DiscoveryLocations.fromEnvironment(env.variables()))
-        .keepAliveInterval(Duration.ofMillis(500))
-        .idleTimeout(Duration.ofSeconds(1))
-        .build()) {
+    try (Companion companion =
+        Companion.builder(host)
+            .discoveryLocations(DiscoveryLocations.fromEnvironment(env.variables()))
+            .keepAliveInterval(Duration.ofMillis(500))
+            .idleTimeout(Duration.ofSeconds(1))
+            .build()) {
       companion.start();
       CliDriver cli = CliDriver.start(CliDriver.Cli.QWEN, env.workspace(), env.variables());
       assertThat(cli.connect().path("status").asString()).isEqualTo("connected");
@@ -49,9 +50,10 @@ class CompanionLifecycleTest {
   void rewritesTheDiscoveryFilesWhenTheRootsChange() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp);
     RecordingHost host = new RecordingHost(env.workspace());
-    try (Companion companion = Companion.builder(host)
-        .discoveryLocations(DiscoveryLocations.fromEnvironment(env.variables()))
-        .build()) {
+    try (Companion companion =
+        Companion.builder(host)
+            .discoveryLocations(DiscoveryLocations.fromEnvironment(env.variables()))
+            .build()) {
       companion.start();
       Path lock = env.qwenHome().resolve("ide/" + companion.port() + ".lock");
       assertThat(Files.readString(lock)).contains("\"workspacePath\":\"" + env.workspace() + "\"");
@@ -62,7 +64,8 @@ class CompanionLifecycleTest {
 
       assertThat(Files.readString(lock))
           .contains("\"workspacePath\":\"" + env.workspace() + File.pathSeparator + second + "\"");
-      assertThat(companion.terminalEnvironment()).containsEntry("QWEN_CODE_IDE_WORKSPACE_PATH", companion.workspacePath());
+      assertThat(companion.terminalEnvironment())
+          .containsEntry("QWEN_CODE_IDE_WORKSPACE_PATH", companion.workspacePath());
 
       host.roots = List.of();
       companion.workspaceChanged();
@@ -73,15 +76,19 @@ class CompanionLifecycleTest {
   @Test
   void aCompanionThatCannotWriteItsDiscoveryFilesDoesNotStayUp() throws Exception {
     Path notADirectory = Files.writeString(temp.resolve("qwen-home-is-a-file"), "x");
-    Companion companion = Companion.builder(new RecordingHost(temp))
-        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), notADirectory))
-        .build();
+    Companion companion =
+        Companion.builder(new RecordingHost(temp))
+            .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), notADirectory))
+            .build();
 
     assertThatThrownBy(companion::start).isInstanceOf(java.io.IOException.class);
 
     assertThat(companion.isRunning()).isFalse();
     try (java.net.Socket socket = new java.net.Socket()) {
-      assertThatThrownBy(() -> socket.connect(new java.net.InetSocketAddress("127.0.0.1", companion.port()), 1000))
+      assertThatThrownBy(
+              () ->
+                  socket.connect(
+                      new java.net.InetSocketAddress("127.0.0.1", companion.port()), 1000))
           .isInstanceOf(java.io.IOException.class);
     }
   }

@@ -44,9 +44,10 @@ class CompanionMcpTest {
   }
 
   private Companion companion(Companion.Builder builder) throws Exception {
-    Companion c = builder
-        .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
-        .build();
+    Companion c =
+        builder
+            .discoveryLocations(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")))
+            .build();
     c.start();
     return c;
   }
@@ -61,27 +62,38 @@ class CompanionMcpTest {
   void listsBothDiffToolsWithInputSchemas() {
     List<McpSchema.Tool> tools = client.client.listTools().tools();
 
-    assertThat(tools).extracting(McpSchema.Tool::name).containsExactlyInAnyOrder("openDiff", "closeDiff");
-    McpSchema.Tool open = tools.stream().filter(t -> t.name().equals("openDiff")).findFirst().orElseThrow();
+    assertThat(tools)
+        .extracting(McpSchema.Tool::name)
+        .containsExactlyInAnyOrder("openDiff", "closeDiff");
+    McpSchema.Tool open =
+        tools.stream().filter(t -> t.name().equals("openDiff")).findFirst().orElseThrow();
     assertThat(open.inputSchema()).containsEntry("required", List.of("filePath", "newContent"));
   }
 
   @Test
-  void openDiffAcknowledgesAtOnceAndTheAcceptedContentReachesOnlyTheOpeningClient() throws Exception {
+  void openDiffAcknowledgesAtOnceAndTheAcceptedContentReachesOnlyTheOpeningClient()
+      throws Exception {
     Path file = Files.writeString(workspace.resolve("a.txt"), "old\n");
     try (McpTapClient other = new McpTapClient(companion.port(), companion.authToken(), "other")) {
-      McpSchema.CallToolResult ack = client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "new\n"));
+      McpSchema.CallToolResult ack =
+          client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "new\n"));
 
       assertThat(ack.isError()).isNotEqualTo(Boolean.TRUE);
       assertThat(ack.content()).isEmpty();
-      assertThat(host.shown).singleElement().satisfies(d -> {
-        assertThat(d.originalContent()).isEqualTo("old\n");
-        assertThat(d.newContent()).isEqualTo("new\n");
-      });
+      assertThat(host.shown)
+          .singleElement()
+          .satisfies(
+              d -> {
+                assertThat(d.originalContent()).isEqualTo("old\n");
+                assertThat(d.newContent()).isEqualTo("new\n");
+              });
 
-      assertThat(host.reviews.get(host.shown.get(0).id()).accept("edited\n")).isInstanceOf(AnswerResult.Sent.class);
+      assertThat(host.reviews.get(host.shown.get(0).id()).accept("edited\n"))
+          .isInstanceOf(AnswerResult.Sent.class);
 
-      await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/diffAccepted").isEmpty());
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> !client.received("ide/diffAccepted").isEmpty());
       assertThat(client.received("ide/diffAccepted").get(0).params())
           .containsEntry("filePath", file.toString())
           .containsEntry("content", "edited\n");
@@ -97,12 +109,18 @@ class CompanionMcpTest {
     assertThat(host.shown.get(0).isNewFile()).isTrue();
 
     DiffId id = host.shown.get(0).id();
-    assertThat(companion.rejectDiff(id)).isEqualTo(new AnswerResult.Sent(new DiffOutcome.Rejected()));
-    assertThat(companion.rejectDiff(id)).as("answered once").isEqualTo(new AnswerResult.Ended(new DiffOutcome.Rejected()));
+    assertThat(companion.rejectDiff(id))
+        .isEqualTo(new AnswerResult.Sent(new DiffOutcome.Rejected()));
+    assertThat(companion.rejectDiff(id))
+        .as("answered once")
+        .isEqualTo(new AnswerResult.Ended(new DiffOutcome.Rejected()));
     assertThat(companion.acceptDiff(DiffId.random(), null)).isEqualTo(new AnswerResult.Unknown());
 
-    await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/diffRejected").isEmpty());
-    assertThat(client.received("ide/diffRejected").get(0).params()).isEqualTo(Map.of("filePath", file.toString()));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !client.received("ide/diffRejected").isEmpty());
+    assertThat(client.received("ide/diffRejected").get(0).params())
+        .isEqualTo(Map.of("filePath", file.toString()));
   }
 
   @Test
@@ -120,13 +138,18 @@ class CompanionMcpTest {
     Path marker = workspace.resolve("marker.txt");
     client.call("openDiff", Map.of("filePath", marker.toString(), "newContent", "m"));
     companion.rejectDiff(companion.pendingDiffs().get(0).id());
-    await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/diffRejected").isEmpty());
-    assertThat(client.received("ide/diffRejected")).extracting(r -> r.params().get("filePath")).containsExactly(marker.toString());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !client.received("ide/diffRejected").isEmpty());
+    assertThat(client.received("ide/diffRejected"))
+        .extracting(r -> r.params().get("filePath"))
+        .containsExactly(marker.toString());
   }
 
   @Test
   void closeDiffOfAnUnknownPathAnswersNullContent() {
-    McpSchema.CallToolResult closed = client.call("closeDiff", Map.of("filePath", workspace.resolve("none").toString()));
+    McpSchema.CallToolResult closed =
+        client.call("closeDiff", Map.of("filePath", workspace.resolve("none").toString()));
 
     assertThat(closed.isError()).isNotEqualTo(Boolean.TRUE);
     assertThat(text(closed)).isEqualTo("{\"content\":null}");
@@ -138,18 +161,25 @@ class CompanionMcpTest {
     client.call("openDiff", Map.of("filePath", path, "newContent", "first"));
     client.call("openDiff", Map.of("filePath", path, "newContent", "second"));
 
-    assertThat(companion.pendingDiffs()).singleElement().extracting(PendingDiff::newContent).isEqualTo("second");
+    assertThat(companion.pendingDiffs())
+        .singleElement()
+        .extracting(PendingDiff::newContent)
+        .isEqualTo("second");
     assertThat(host.closed).extracting(PendingDiff::newContent).containsExactly("first");
-    assertThat(host.threads).as("every host call on the engine thread").containsOnly("companion4j-engine");
+    assertThat(host.threads)
+        .as("every host call on the engine thread")
+        .containsOnly("companion4j-engine");
   }
 
   @Test
   void badArgumentsGetPreciseToolErrorsAndTheCompanionKeepsServing() throws Exception {
     Map<String, Object> noPath = Map.of("newContent", "x");
     Map<String, Object> relative = Map.of("filePath", "src/A.java", "newContent", "x");
-    Map<String, Object> outside = Map.of("filePath", temp.resolve("elsewhere/A.java").toString(), "newContent", "x");
+    Map<String, Object> outside =
+        Map.of("filePath", temp.resolve("elsewhere/A.java").toString(), "newContent", "x");
     Map<String, Object> directory = Map.of("filePath", workspace.toString(), "newContent", "x");
-    Map<String, Object> numberContent = new HashMap<>(Map.of("filePath", workspace.resolve("d.txt").toString()));
+    Map<String, Object> numberContent =
+        new HashMap<>(Map.of("filePath", workspace.resolve("d.txt").toString()));
     numberContent.put("newContent", 42);
 
     assertThat(errorOf("openDiff", noPath)).isEqualTo("filePath is required");
@@ -157,12 +187,18 @@ class CompanionMcpTest {
     assertThat(errorOf("openDiff", outside)).startsWith("filePath is outside every workspace root");
     assertThat(errorOf("openDiff", directory)).startsWith("filePath names a directory");
     assertThat(errorOf("openDiff", numberContent)).isEqualTo("newContent must be a string");
-    assertThat(errorOf("closeDiff", Map.of("filePath", "rel"))).isEqualTo("filePath must be absolute: rel");
-    assertThatThrownBy(() -> client.call("deleteEverything", Map.of())).hasMessageContaining("Unknown tool");
+    assertThat(errorOf("closeDiff", Map.of("filePath", "rel")))
+        .isEqualTo("filePath must be absolute: rel");
+    assertThatThrownBy(() -> client.call("deleteEverything", Map.of()))
+        .hasMessageContaining("Unknown tool");
     assertThat(host.shown).isEmpty();
 
     Path ok = workspace.resolve("ok.txt");
-    assertThat(client.call("openDiff", Map.of("filePath", ok.toString(), "newContent", "fine")).isError()).isNotEqualTo(true);
+    assertThat(
+            client
+                .call("openDiff", Map.of("filePath", ok.toString(), "newContent", "fine"))
+                .isError())
+        .isNotEqualTo(true);
     assertThat(companion.pendingDiffs()).hasSize(1);
   }
 
@@ -170,7 +206,10 @@ class CompanionMcpTest {
   void aHostThatCannotShowTheDiffTurnsIntoAToolError() {
     host.refuseWith = "no editor window is open";
 
-    String error = errorOf("openDiff", Map.of("filePath", workspace.resolve("e.txt").toString(), "newContent", "x"));
+    String error =
+        errorOf(
+            "openDiff",
+            Map.of("filePath", workspace.resolve("e.txt").toString(), "newContent", "x"));
 
     assertThat(error).endsWith("no editor window is open");
     assertThat(companion.pendingDiffs()).isEmpty();
@@ -182,19 +221,26 @@ class CompanionMcpTest {
     host.showHeld = held;
     Path file = workspace.resolve("slow.txt");
     try {
-      CompletableFuture<McpSchema.CallToolResult> answer = CompletableFuture.supplyAsync(
-          () -> client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "x")));
+      CompletableFuture<McpSchema.CallToolResult> answer =
+          CompletableFuture.supplyAsync(
+              () ->
+                  client.call("openDiff", Map.of("filePath", file.toString(), "newContent", "x")));
 
       await().atMost(Duration.ofSeconds(15)).until(answer::isDone);
       assertThat(answer.join().isError()).isTrue();
-      assertThat(text(answer.join())).isEqualTo("The editor did not show the diff for " + file + " within 5 s; the proposal was withdrawn");
+      assertThat(text(answer.join()))
+          .isEqualTo(
+              "The editor did not show the diff for "
+                  + file
+                  + " within 5 s; the proposal was withdrawn");
       assertThat(companion.pendingDiffs()).isEmpty();
     } finally {
       held.countDown();
     }
     // Shown after all, too late: its view closes again, and no outcome can follow.
     await().atMost(Duration.ofSeconds(10)).until(() -> host.closed.size() == 1);
-    assertThat(host.reviews.get(host.closed.get(0).id()).accept(null)).isInstanceOf(AnswerResult.Ended.class);
+    assertThat(host.reviews.get(host.closed.get(0).id()).accept(null))
+        .isInstanceOf(AnswerResult.Ended.class);
     assertThat(client.received("ide/diffAccepted")).isEmpty();
   }
 
@@ -205,24 +251,34 @@ class CompanionMcpTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> companion.context().activeFile().isPresent());
 
     try (McpTapClient late = new McpTapClient(companion.port(), companion.authToken(), "late")) {
-      await().atMost(Duration.ofSeconds(10)).until(() -> !late.received("ide/contextUpdate").isEmpty());
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> !late.received("ide/contextUpdate").isEmpty());
       Map<String, Object> params = late.received("ide/contextUpdate").get(0).params();
-      assertThat(params.toString()).contains(file.toString()).contains("line=2").contains("character=5");
+      assertThat(params.toString())
+          .contains(file.toString())
+          .contains("line=2")
+          .contains("character=5");
     }
   }
 
   @Test
   void burstsOfEditorEventsAreDebouncedIntoOneUpdate() throws Exception {
     Path file = Files.writeString(workspace.resolve("burst.txt"), "b");
-    await().atMost(Duration.ofSeconds(10)).until(() -> !client.received("ide/contextUpdate").isEmpty());
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !client.received("ide/contextUpdate").isEmpty());
     int before = client.received("ide/contextUpdate").size();
 
     for (int column = 1; column <= 20; column++) {
       companion.editorEvent(new EditorEvent.CursorMoved(file, 1, column));
     }
 
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.received("ide/contextUpdate").size() > before);
-    McpTapClient.Received last = client.received("ide/contextUpdate").get(client.received("ide/contextUpdate").size() - 1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> client.received("ide/contextUpdate").size() > before);
+    McpTapClient.Received last =
+        client.received("ide/contextUpdate").get(client.received("ide/contextUpdate").size() - 1);
     assertThat(last.params().toString()).contains("character=20");
     assertThat(client.received("ide/contextUpdate").size() - before).isLessThanOrEqualTo(2);
   }
@@ -238,7 +294,9 @@ class CompanionMcpTest {
 
     await().atMost(Duration.ofSeconds(10)).until(() -> companion.pendingDiffs().isEmpty());
     assertThat(host.closed).extracting(PendingDiff::filePath).containsExactly(file.toString());
-    assertThat(companion.clients()).extracting(ConnectedClient::name).containsExactly("test-client");
+    assertThat(companion.clients())
+        .extracting(ConnectedClient::name)
+        .containsExactly("test-client");
   }
 
   @Test
@@ -256,12 +314,21 @@ class CompanionMcpTest {
   @Test
   void malformedAndOversizeBodiesGetCleanErrorsAndServingGoesOn() throws Exception {
     HttpClient http = HttpClient.newHttpClient();
-    HttpResponse<String> malformed = http.send(mcpPost("{\"jsonrpc\":\"2.0\",\"method\":"), HttpResponse.BodyHandlers.ofString());
-    HttpResponse<String> notAnObject = http.send(mcpPost("42"), HttpResponse.BodyHandlers.ofString());
-    HttpResponse<String> oversize = http.send(mcpPost("[" + " ".repeat(11 * 1024 * 1024) + "]"), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> malformed =
+        http.send(
+            mcpPost("{\"jsonrpc\":\"2.0\",\"method\":"), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> notAnObject =
+        http.send(mcpPost("42"), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> oversize =
+        http.send(
+            mcpPost("[" + " ".repeat(11 * 1024 * 1024) + "]"),
+            HttpResponse.BodyHandlers.ofString());
 
     assertThat(malformed.statusCode()).isEqualTo(400);
-    assertThat(malformed.body()).contains("-32700").contains("not valid JSON").doesNotContain("Exception");
+    assertThat(malformed.body())
+        .contains("-32700")
+        .contains("not valid JSON")
+        .doesNotContain("Exception");
     assertThat(notAnObject.statusCode()).isEqualTo(400);
     assertThat(notAnObject.body()).contains("-32600");
     assertThat(oversize.statusCode()).isEqualTo(413);
@@ -271,48 +338,70 @@ class CompanionMcpTest {
   @Test
   void aToolCallWhoseArgumentsAreNoObjectGetsAnInvalidParamsAnswer() throws Exception {
     String session = RawMcp.initialize(companion.port(), companion.authToken());
-    List<String> badParams = List.of(
-        "{\"name\":\"openDiff\",\"arguments\":[\"/etc/passwd\",\"x\"]}",
-        "{\"name\":\"openDiff\",\"arguments\":\"filePath=/etc/passwd\"}",
-        "{\"name\":\"closeDiff\",\"arguments\":42}",
-        "{\"name\":\"openDiff\",\"arguments\":true}",
-        "{\"name\":7,\"arguments\":{}}",
-        "{\"arguments\":{}}",
-        "{\"name\":\"openDiff\",\"arguments\":{},\"_meta\":5}",
-        "[\"openDiff\"]");
+    List<String> badParams =
+        List.of(
+            "{\"name\":\"openDiff\",\"arguments\":[\"/etc/passwd\",\"x\"]}",
+            "{\"name\":\"openDiff\",\"arguments\":\"filePath=/etc/passwd\"}",
+            "{\"name\":\"closeDiff\",\"arguments\":42}",
+            "{\"name\":\"openDiff\",\"arguments\":true}",
+            "{\"name\":7,\"arguments\":{}}",
+            "{\"arguments\":{}}",
+            "{\"name\":\"openDiff\",\"arguments\":{},\"_meta\":5}",
+            "[\"openDiff\"]");
     int id = 100;
     for (String params : badParams) {
       id++;
-      HttpResponse<String> answer = RawMcp.post(companion.port(), companion.authToken(), session,
-          "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":" + params + "}");
+      HttpResponse<String> answer =
+          RawMcp.post(
+              companion.port(),
+              companion.authToken(),
+              session,
+              "{\"jsonrpc\":\"2.0\",\"id\":"
+                  + id
+                  + ",\"method\":\"tools/call\",\"params\":"
+                  + params
+                  + "}");
 
       assertThat(answer.body()).as(params).isNotBlank();
       JsonNode rpc = JSON.readTree(answer.body());
       assertThat(rpc.path("id").asInt()).as(params).isEqualTo(id);
       assertThat(rpc.path("error").path("code").asInt()).as(answer.body()).isEqualTo(-32602);
-      assertThat(rpc.path("error").path("message").asString()).as(params).startsWith("Invalid params: ")
+      assertThat(rpc.path("error").path("message").asString())
+          .as(params)
+          .startsWith("Invalid params: ")
           .doesNotContain("Exception", "jackson", "java.");
     }
     assertThat(host.shown).isEmpty();
-    HttpResponse<String> fine = RawMcp.post(companion.port(), companion.authToken(), session,
-        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"closeDiff\",\"arguments\":null}}");
-    assertThat(fine.body()).as("no arguments at all is the tool's to refuse").contains("filePath is required");
+    HttpResponse<String> fine =
+        RawMcp.post(
+            companion.port(),
+            companion.authToken(),
+            session,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"closeDiff\",\"arguments\":null}}");
+    assertThat(fine.body())
+        .as("no arguments at all is the tool's to refuse")
+        .contains("filePath is required");
   }
 
   @Test
   void aHostThatFailsUnexpectedlyIsReportedInOurWordsNotItsException() {
-    host.crashWith = new IllegalStateException("java.lang.NullPointerException: Cannot invoke \"Object.toString()\" because \"x\" is null");
+    host.crashWith =
+        new IllegalStateException(
+            "java.lang.NullPointerException: Cannot invoke \"Object.toString()\" because \"x\" is null");
     Path file = workspace.resolve("crash.txt");
 
     String error = errorOf("openDiff", Map.of("filePath", file.toString(), "newContent", "x"));
 
-    assertThat(error).isEqualTo("The editor failed to show the diff for " + file + "; its log says why");
+    assertThat(error)
+        .isEqualTo("The editor failed to show the diff for " + file + "; its log says why");
     assertThat(companion.pendingDiffs()).isEmpty();
   }
 
   @Test
   void toStringNeverShowsTheToken() {
-    assertThat(companion.toString()).doesNotContain(companion.authToken()).contains("port=" + companion.port());
+    assertThat(companion.toString())
+        .doesNotContain(companion.authToken())
+        .contains("port=" + companion.port());
   }
 
   private HttpRequest mcpPost(String body) {

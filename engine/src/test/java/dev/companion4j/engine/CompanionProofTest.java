@@ -24,7 +24,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code GET /ide/proof}: a client proves the companion behind a port before it sends the token. */
+/**
+ * {@code GET /ide/proof}: a client proves the companion behind a port before it sends the token.
+ */
 class CompanionProofTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
   private final HttpClient http = HttpClient.newHttpClient();
@@ -40,24 +42,37 @@ class CompanionProofTest {
       HttpResponse<String> answer = get(port, CompanionProof.PATH + "?nonce=" + nonce);
       assertThat(answer.statusCode()).isEqualTo(200);
       assertThat(answer.body())
-          .isEqualTo("{\"proof\":\"" + CompanionProof.answer(nonce, f.companion().authToken()) + "\"}")
+          .isEqualTo(
+              "{\"proof\":\"" + CompanionProof.answer(nonce, f.companion().authToken()) + "\"}")
           .doesNotContain(f.companion().authToken());
     }
   }
 
   @Test
-  void onlyTheExactRouteGoesWithoutTheTokenAndItTakesOnlyANonce(@TempDir Path temp) throws Exception {
+  void onlyTheExactRouteGoesWithoutTheTokenAndItTakesOnlyANonce(@TempDir Path temp)
+      throws Exception {
     try (CompanionFixture f = CompanionFixture.start(temp)) {
       int port = f.companion().port();
       assertThat(get(port, CompanionProof.PATH + "?nonce=abc").statusCode()).isEqualTo(400);
-      assertThat(get(port, CompanionProof.PATH + "?nonce=" + CompanionProof.nonce().toUpperCase()).statusCode()).isEqualTo(400);
+      assertThat(
+              get(port, CompanionProof.PATH + "?nonce=" + CompanionProof.nonce().toUpperCase())
+                  .statusCode())
+          .isEqualTo(400);
       assertThat(get(port, CompanionProof.PATH).statusCode()).isEqualTo(400);
       assertThat(get(port, CompanionProof.PATH + "/status").statusCode()).isEqualTo(401);
       assertThat(get(port, "/ide/status").statusCode()).isEqualTo(401);
-      HttpResponse<String> post = http.send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + CompanionProof.PATH + "?nonce=" + CompanionProof.nonce()))
-              .POST(HttpRequest.BodyPublishers.noBody()).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> post =
+          http.send(
+              HttpRequest.newBuilder(
+                      URI.create(
+                          "http://127.0.0.1:"
+                              + port
+                              + CompanionProof.PATH
+                              + "?nonce="
+                              + CompanionProof.nonce()))
+                  .POST(HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(post.statusCode()).isEqualTo(405);
     }
   }
@@ -65,24 +80,38 @@ class CompanionProofTest {
   @Test
   void aServerWithoutTheTokenCannotPassAndHearsNoToken() throws Exception {
     try (ServerSocket impostor = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      CompletableFuture<String> heard = CompletableFuture.supplyAsync(() -> {
-        try (Socket s = impostor.accept()) {
-          s.setSoTimeout(5000);
-          BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
-          StringBuilder head = new StringBuilder();
-          for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
-            head.append(line).append('\n');
-          }
-          // Claims a proof made without the token, for the nonce it was sent.
-          Matcher nonce = Pattern.compile("nonce=([0-9a-f]{64})").matcher(head);
-          String body = "{\"proof\":\"" + (nonce.find() ? CompanionProof.answer(nonce.group(1), "") : "") + "\"}";
-          s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length()
-              + "\r\nConnection: close\r\n\r\n" + body).getBytes(StandardCharsets.ISO_8859_1));
-          return head.toString();
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
+      CompletableFuture<String> heard =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try (Socket s = impostor.accept()) {
+                  s.setSoTimeout(5000);
+                  BufferedReader in =
+                      new BufferedReader(
+                          new InputStreamReader(s.getInputStream(), StandardCharsets.ISO_8859_1));
+                  StringBuilder head = new StringBuilder();
+                  for (String line = in.readLine();
+                      line != null && !line.isEmpty();
+                      line = in.readLine()) {
+                    head.append(line).append('\n');
+                  }
+                  // Claims a proof made without the token, for the nonce it was sent.
+                  Matcher nonce = Pattern.compile("nonce=([0-9a-f]{64})").matcher(head);
+                  String body =
+                      "{\"proof\":\""
+                          + (nonce.find() ? CompanionProof.answer(nonce.group(1), "") : "")
+                          + "\"}";
+                  s.getOutputStream()
+                      .write(
+                          ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                                  + body.length()
+                                  + "\r\nConnection: close\r\n\r\n"
+                                  + body)
+                              .getBytes(StandardCharsets.ISO_8859_1));
+                  return head.toString();
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
       String token = "the lock's token";
       assertThat(CompanionProof.holdsToken(impostor.getLocalPort(), token, TIMEOUT)).isFalse();
       assertThat(heard.get(5, TimeUnit.SECONDS))
@@ -103,7 +132,8 @@ class CompanionProofTest {
   }
 
   private HttpResponse<String> get(int port, String pathAndQuery) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery)).GET().build(),
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }

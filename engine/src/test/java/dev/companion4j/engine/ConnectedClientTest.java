@@ -10,14 +10,21 @@ class ConnectedClientTest {
 
   @Test
   void aKnownProgramIsNamedByItsPackageTerminalAndProcess() {
-    ConnectedClient qwen = new ConnectedClient("s", "streamable-http-client", "1.0.0", NOW,
-        new ClientProcess(4242, "Qwen Code", "0.24.4", "pts/3"));
+    ConnectedClient qwen =
+        new ConnectedClient(
+            "s",
+            "streamable-http-client",
+            "1.0.0",
+            NOW,
+            new ClientProcess(4242, "Qwen Code", "0.24.4", "pts/3"));
     assertThat(qwen.label()).isEqualTo("Qwen Code 0.24.4 (pts/3, pid 4242)");
   }
 
   @Test
   void otherwiseByItsHandshakeWithWhatIsKnownOfItsProcess() {
-    assertThat(new ConnectedClient("s", "my-agent", "2", NOW, new ClientProcess(7, "", "", "")).label())
+    assertThat(
+            new ConnectedClient("s", "my-agent", "2", NOW, new ClientProcess(7, "", "", ""))
+                .label())
         .isEqualTo("my-agent 2 (pid 7)");
     assertThat(new ConnectedClient("s", "streamable-http-client", "0.61.0", NOW).label())
         .isEqualTo("streamable-http-client 0.61.0");

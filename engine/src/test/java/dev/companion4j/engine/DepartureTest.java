@@ -24,12 +24,15 @@ class DepartureTest {
 
   @BeforeEach
   void start() throws Exception {
-    fixture = CompanionFixture.start(temp, new CompanionListener() {
-      @Override
-      public void clientDisconnected(ConnectedClient client) {
-        departed.add(client);
-      }
-    });
+    fixture =
+        CompanionFixture.start(
+            temp,
+            new CompanionListener() {
+              @Override
+              public void clientDisconnected(ConnectedClient client) {
+                departed.add(client);
+              }
+            });
     companion = fixture.companion();
     // The fixture's own client is not part of these stories.
     fixture.client().close();
@@ -54,7 +57,8 @@ class DepartureTest {
     // The SDK client said goodbye with DELETE; a raw one that just hangs up follows.
     await().atMost(Duration.ofSeconds(3)).until(() -> companion.clients().isEmpty());
     DiffId id = host.shown.get(0).id();
-    assertThat(companion.acceptDiff(id, null)).isEqualTo(new AnswerResult.Ended(new DiffOutcome.ClientGone()));
+    assertThat(companion.acceptDiff(id, null))
+        .isEqualTo(new AnswerResult.Ended(new DiffOutcome.ClientGone()));
     assertThat(departed).extracting(ConnectedClient::id).containsExactly(sessionId);
   }
 
@@ -62,7 +66,8 @@ class DepartureTest {
   void aRawClientThatHangsUpIsNoticedBeforeAnyHeartbeat() throws Exception {
     String session = RawMcp.initialize(companion.port(), companion.authToken());
     try (Socket stream = new Socket()) {
-      assertThat(RawMcp.openStream(stream, companion.port(), companion.authToken(), session)).isEqualTo("HTTP/1.1 200");
+      assertThat(RawMcp.openStream(stream, companion.port(), companion.authToken(), session))
+          .isEqualTo("HTTP/1.1 200");
       assertThat(companion.clients()).hasSize(1);
     }
     // Heartbeats come every 5 s; this must not wait for one.

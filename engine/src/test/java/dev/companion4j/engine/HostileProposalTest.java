@@ -49,21 +49,34 @@ class HostileProposalTest {
 
     // More calls than the server has threads: each must come back, and serving must go on.
     List<String> errors = new ArrayList<>();
-    assertTimeoutPreemptively(HANG_GUARD, () -> {
-      for (int i = 0; i < 80; i++) {
-        errors.add(errorOf(Map.of("filePath", fifo.toString(), "newContent", "x")));
-      }
-    });
+    assertTimeoutPreemptively(
+        HANG_GUARD,
+        () -> {
+          for (int i = 0; i < 80; i++) {
+            errors.add(errorOf(Map.of("filePath", fifo.toString(), "newContent", "x")));
+          }
+        });
 
     assertThat(errors).allSatisfy(e -> assertThat(e).startsWith("filePath is not a regular file"));
-    assertTimeoutPreemptively(HANG_GUARD, () -> {
-      try (McpTapClient late = new McpTapClient(fixture.companion().port(), fixture.companion().authToken(), "late")) {
-        assertThat(late.client.listTools().tools()).hasSize(2);
-      }
-      Path ok = Files.writeString(fixture.workspace().resolve("ok.txt"), "ok");
-      assertThat(fixture.client().call("openDiff", Map.of("filePath", ok.toString(), "newContent", "fine")).isError()).isNotEqualTo(true);
-    });
-    assertThat(fixture.host().shown).extracting(PendingDiff::filePath).containsExactly(fixture.workspace().resolve("ok.txt").toString());
+    assertTimeoutPreemptively(
+        HANG_GUARD,
+        () -> {
+          try (McpTapClient late =
+              new McpTapClient(
+                  fixture.companion().port(), fixture.companion().authToken(), "late")) {
+            assertThat(late.client.listTools().tools()).hasSize(2);
+          }
+          Path ok = Files.writeString(fixture.workspace().resolve("ok.txt"), "ok");
+          assertThat(
+                  fixture
+                      .client()
+                      .call("openDiff", Map.of("filePath", ok.toString(), "newContent", "fine"))
+                      .isError())
+              .isNotEqualTo(true);
+        });
+    assertThat(fixture.host().shown)
+        .extracting(PendingDiff::filePath)
+        .containsExactly(fixture.workspace().resolve("ok.txt").toString());
   }
 
   @Test
@@ -72,7 +85,9 @@ class HostileProposalTest {
     assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
     Path link = Files.createSymbolicLink(fixture.workspace().resolve("link.txt"), fifo);
 
-    String error = assertTimeoutPreemptively(HANG_GUARD, () -> errorOf(Map.of("filePath", link.toString(), "newContent", "x")));
+    String error =
+        assertTimeoutPreemptively(
+            HANG_GUARD, () -> errorOf(Map.of("filePath", link.toString(), "newContent", "x")));
 
     assertThat(error).startsWith("filePath is not a regular file");
   }
@@ -86,7 +101,8 @@ class HostileProposalTest {
 
     String error = errorOf(Map.of("filePath", big.toString(), "newContent", "x"));
 
-    assertThat(error).isEqualTo("The file is larger than 8 MiB, the most the editor reviews: " + big);
+    assertThat(error)
+        .isEqualTo("The file is larger than 8 MiB, the most the editor reviews: " + big);
     assertThat(fixture.host().shown).isEmpty();
     assertThat(fixture.companion().pendingDiffs()).isEmpty();
   }
@@ -99,9 +115,11 @@ class HostileProposalTest {
     Path dirLink = Files.createSymbolicLink(fixture.workspace().resolve("out"), outsideDir);
 
     String viaFile = errorOf(Map.of("filePath", link.toString(), "newContent", "x"));
-    String viaDir = errorOf(Map.of("filePath", dirLink.resolve("new.txt").toString(), "newContent", "x"));
+    String viaDir =
+        errorOf(Map.of("filePath", dirLink.resolve("new.txt").toString(), "newContent", "x"));
 
-    assertThat(viaFile).isEqualTo("filePath resolves to a place outside every workspace root: " + link);
+    assertThat(viaFile)
+        .isEqualTo("filePath resolves to a place outside every workspace root: " + link);
     assertThat(viaDir).startsWith("filePath resolves to a place outside every workspace root");
     assertThat(fixture.host().shown).isEmpty();
   }
@@ -120,19 +138,21 @@ class HostileProposalTest {
     Files.writeString(ws.resolve("secret"), "inside, where the path seems to lead");
 
     // The CLIs send absolute paths; each of these is one inside the workspace as written.
-    List<String> leadingOut = List.of(
-        ws + "/dirlink/secret",
-        ws + "/proclink/self/environ",
-        ws + "/dirlink/new-dir/new.txt",
-        ws + "/inner/../secret",
-        ws + "/inner/../new.txt");
+    List<String> leadingOut =
+        List.of(
+            ws + "/dirlink/secret",
+            ws + "/proclink/self/environ",
+            ws + "/dirlink/new-dir/new.txt",
+            ws + "/inner/../secret",
+            ws + "/inner/../new.txt");
     for (String path : leadingOut) {
       assertThat(errorOf(Map.of("filePath", path, "newContent", "x")))
           .isEqualTo("filePath resolves to a place outside every workspace root: " + path);
     }
     String throughDangling = ws + "/dangling/new.txt";
     assertThat(errorOf(Map.of("filePath", throughDangling, "newContent", "x")))
-        .isEqualTo("filePath passes through a symbolic link that leads nowhere: " + throughDangling);
+        .isEqualTo(
+            "filePath passes through a symbolic link that leads nowhere: " + throughDangling);
     assertThat(fixture.host().shown).isEmpty();
     assertThat(fixture.companion().pendingDiffs()).isEmpty();
   }
@@ -147,8 +167,10 @@ class HostileProposalTest {
     String path = ws + "/inner/../x.txt";
 
     assertThat(errorOf(Map.of("filePath", path, "newContent", "x")))
-        .isEqualTo("filePath has '..' after a symbolic link, so it names another file than it reads as; "
-            + "give it without '..': " + path);
+        .isEqualTo(
+            "filePath has '..' after a symbolic link, so it names another file than it reads as; "
+                + "give it without '..': "
+                + path);
     assertThat(fixture.host().shown).isEmpty();
   }
 
@@ -160,15 +182,25 @@ class HostileProposalTest {
     Files.createSymbolicLink(ws.resolve("alias-dir"), real);
     Files.writeString(ws.resolve("top.txt"), "plain dot-dot");
 
-    McpSchema.CallToolResult viaLink = fixture.client().call("openDiff",
-        Map.of("filePath", ws + "/alias-dir/f.txt", "newContent", "new"));
-    McpSchema.CallToolResult newUnderLink = fixture.client().call("openDiff",
-        Map.of("filePath", ws + "/alias-dir/more/g.txt", "newContent", "new"));
-    McpSchema.CallToolResult dotDot = fixture.client().call("openDiff",
-        Map.of("filePath", ws + "/real-dir/../top.txt", "newContent", "new"));
+    McpSchema.CallToolResult viaLink =
+        fixture
+            .client()
+            .call("openDiff", Map.of("filePath", ws + "/alias-dir/f.txt", "newContent", "new"));
+    McpSchema.CallToolResult newUnderLink =
+        fixture
+            .client()
+            .call(
+                "openDiff", Map.of("filePath", ws + "/alias-dir/more/g.txt", "newContent", "new"));
+    McpSchema.CallToolResult dotDot =
+        fixture
+            .client()
+            .call("openDiff", Map.of("filePath", ws + "/real-dir/../top.txt", "newContent", "new"));
 
-    assertThat(List.of(viaLink, newUnderLink, dotDot)).allSatisfy(r -> assertThat(r.isError()).as(r.toString()).isNotEqualTo(true));
-    assertThat(fixture.host().shown).extracting(PendingDiff::originalContent).containsExactly("through the link", "", "plain dot-dot");
+    assertThat(List.of(viaLink, newUnderLink, dotDot))
+        .allSatisfy(r -> assertThat(r.isError()).as(r.toString()).isNotEqualTo(true));
+    assertThat(fixture.host().shown)
+        .extracting(PendingDiff::originalContent)
+        .containsExactly("through the link", "", "plain dot-dot");
   }
 
   @Test
@@ -176,10 +208,14 @@ class HostileProposalTest {
     Path target = Files.writeString(fixture.workspace().resolve("target.txt"), "inside");
     Path link = Files.createSymbolicLink(fixture.workspace().resolve("alias.txt"), target);
 
-    McpSchema.CallToolResult ack = fixture.client().call("openDiff", Map.of("filePath", link.toString(), "newContent", "new"));
+    McpSchema.CallToolResult ack =
+        fixture.client().call("openDiff", Map.of("filePath", link.toString(), "newContent", "new"));
 
     assertThat(ack.isError()).isNotEqualTo(true);
-    assertThat(fixture.host().shown).singleElement().extracting(PendingDiff::originalContent).isEqualTo("inside");
+    assertThat(fixture.host().shown)
+        .singleElement()
+        .extracting(PendingDiff::originalContent)
+        .isEqualTo("inside");
   }
 
   @Test
@@ -190,18 +226,37 @@ class HostileProposalTest {
     // The SDK answers each of these with a serialized exception of its own.
     answers.add(http.send(get(null), HttpResponse.BodyHandlers.ofString()));
     answers.add(http.send(get("no-such-session"), HttpResponse.BodyHandlers.ofString()));
-    answers.add(http.send(post(null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"), HttpResponse.BodyHandlers.ofString()));
-    answers.add(http.send(post("no-such-session", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"), HttpResponse.BodyHandlers.ofString()));
+    answers.add(
+        http.send(
+            post(null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"),
+            HttpResponse.BodyHandlers.ofString()));
+    answers.add(
+        http.send(
+            post("no-such-session", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}"),
+            HttpResponse.BodyHandlers.ofString()));
     for (String id : List.of("1.5", "null", "123456789012345678901234567890", "{}", "true")) {
-      answers.add(http.send(post("no-such-session", "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\"}"), HttpResponse.BodyHandlers.ofString()));
+      answers.add(
+          http.send(
+              post(
+                  "no-such-session",
+                  "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/list\"}"),
+              HttpResponse.BodyHandlers.ofString()));
     }
-    answers.add(http.send(post(null, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}]"), HttpResponse.BodyHandlers.ofString()));
+    answers.add(
+        http.send(
+            post(null, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}]"),
+            HttpResponse.BodyHandlers.ofString()));
     answers.add(http.send(delete("no-such-session"), HttpResponse.BodyHandlers.ofString()));
 
     for (HttpResponse<String> answer : answers) {
-      assertThat(answer.statusCode()).as(answer.request().method() + " " + answer.body()).isBetween(400, 499);
+      assertThat(answer.statusCode())
+          .as(answer.request().method() + " " + answer.body())
+          .isBetween(400, 499);
       assertThat(answer.body())
-          .as(answer.request().method() + " with session " + answer.request().headers().firstValue("mcp-session-id"))
+          .as(
+              answer.request().method()
+                  + " with session "
+                  + answer.request().headers().firstValue("mcp-session-id"))
           .contains("\"error\"")
           .doesNotContain("stackTrace", "java.", "Exception", "jdk", "at io.", session);
     }
@@ -209,8 +264,10 @@ class HostileProposalTest {
   }
 
   private HttpRequest.Builder mcp(String sessionId) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + fixture.companion().port() + "/mcp"))
-        .header("Authorization", "Bearer " + fixture.companion().authToken());
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + fixture.companion().port() + "/mcp"))
+            .header("Authorization", "Bearer " + fixture.companion().authToken());
     if (sessionId != null) {
       b.header("mcp-session-id", sessionId);
     }

@@ -24,31 +24,55 @@ class IdeRoutesTest {
   private final HttpClient http = HttpClient.newHttpClient();
 
   @Test
-  void diagnosticsAreRefusedUntilTheEditorReportsThemThenAnsweredFromMemory(@TempDir Path temp) throws Exception {
+  void diagnosticsAreRefusedUntilTheEditorReportsThemThenAnsweredFromMemory(@TempDir Path temp)
+      throws Exception {
     List<FileDiagnostics> heard = new CopyOnWriteArrayList<>();
-    try (CompanionFixture f = CompanionFixture.start(temp, Set.of(), new CompanionListener() {
-      @Override
-      public void diagnosticsChanged(FileDiagnostics diagnostics) {
-        heard.add(diagnostics);
-      }
-    })) {
+    try (CompanionFixture f =
+        CompanionFixture.start(
+            temp,
+            Set.of(),
+            new CompanionListener() {
+              @Override
+              public void diagnosticsChanged(FileDiagnostics diagnostics) {
+                heard.add(diagnostics);
+              }
+            })) {
       HttpResponse<String> none = send(f, "GET", "/ide/diagnostics", null);
       assertThat(none.statusCode()).isEqualTo(501);
       assertThat(none.body()).contains("Test IDE does not report diagnostics");
 
       Path a = Files.writeString(f.workspace().resolve("A.java"), "class A { int x = \"s\"; }\n");
       Path b = Files.writeString(f.workspace().resolve("B.java"), "class B {}\n");
-      f.companion().editorEvent(new EditorEvent.DiagnosticsChanged(b, List.of(
-          new Diagnostic(new TextRange(1, 1, 1, 6), Diagnostic.Severity.WARNING, "unused class", "lint"))));
-      f.companion().editorEvent(new EditorEvent.DiagnosticsChanged(a, List.of(
-          new Diagnostic(new TextRange(1, 1, 1, 2), Diagnostic.Severity.HINT, "a hint", null),
-          new Diagnostic(new TextRange(1, 19, 1, 22), Diagnostic.Severity.ERROR, "incompatible types: String cannot be converted to int", "javac"))));
+      f.companion()
+          .editorEvent(
+              new EditorEvent.DiagnosticsChanged(
+                  b,
+                  List.of(
+                      new Diagnostic(
+                          new TextRange(1, 1, 1, 6),
+                          Diagnostic.Severity.WARNING,
+                          "unused class",
+                          "lint"))));
+      f.companion()
+          .editorEvent(
+              new EditorEvent.DiagnosticsChanged(
+                  a,
+                  List.of(
+                      new Diagnostic(
+                          new TextRange(1, 1, 1, 2), Diagnostic.Severity.HINT, "a hint", null),
+                      new Diagnostic(
+                          new TextRange(1, 19, 1, 22),
+                          Diagnostic.Severity.ERROR,
+                          "incompatible types: String cannot be converted to int",
+                          "javac"))));
       await().atMost(Duration.ofSeconds(10)).until(() -> heard.size() == 2);
 
       JsonNode all = JSON.readTree(send(f, "GET", "/ide/diagnostics", null).body());
       assertThat(all.path("files")).hasSize(2);
       JsonNode first = all.path("files").get(0);
-      assertThat(first.path("path").asString()).as("the file with errors comes first").isEqualTo(a.toString());
+      assertThat(first.path("path").asString())
+          .as("the file with errors comes first")
+          .isEqualTo(a.toString());
       JsonNode error = first.path("diagnostics").get(0);
       assertThat(error.path("severity").asString()).as("most severe first").isEqualTo("error");
       assertThat(error.path("range").path("startLine").asInt()).isEqualTo(1);
@@ -56,16 +80,21 @@ class IdeRoutesTest {
       assertThat(error.path("source").asString()).isEqualTo("javac");
 
       JsonNode one = JSON.readTree(send(f, "GET", "/ide/diagnostics?path=" + b, null).body());
-      assertThat(one.path("files").get(0).path("diagnostics").get(0).path("message").asString()).isEqualTo("unused class");
+      assertThat(one.path("files").get(0).path("diagnostics").get(0).path("message").asString())
+          .isEqualTo("unused class");
       assertThat(f.companion().status().features()).contains("diagnostics");
 
       f.companion().editorEvent(new EditorEvent.FileClosed(a));
       await().atMost(Duration.ofSeconds(10)).until(() -> f.companion().diagnostics().size() == 1);
-      assertThat(heard).last().satisfies(d -> {
-        assertThat(d.path()).isEqualTo(a.toString());
-        assertThat(d.diagnostics()).isEmpty();
-      });
-      assertThat(send(f, "GET", "/ide/diagnostics?path=src/B.java", null).statusCode()).isEqualTo(400);
+      assertThat(heard)
+          .last()
+          .satisfies(
+              d -> {
+                assertThat(d.path()).isEqualTo(a.toString());
+                assertThat(d.diagnostics()).isEmpty();
+              });
+      assertThat(send(f, "GET", "/ide/diagnostics?path=src/B.java", null).statusCode())
+          .isEqualTo(400);
     }
   }
 
@@ -76,10 +105,15 @@ class IdeRoutesTest {
       Path b = Files.writeString(f.workspace().resolve("B.java"), "class B {}\n");
       f.companion().editorEvent(new EditorEvent.FileFocused(b));
       f.companion().editorEvent(new EditorEvent.FileFocused(a));
-      f.companion().editorEvent(new EditorEvent.SelectionChanged(a, "class", new TextRange(1, 1, 1, 6)));
+      f.companion()
+          .editorEvent(new EditorEvent.SelectionChanged(a, "class", new TextRange(1, 1, 1, 6)));
       f.companion().editorEvent(new EditorEvent.DirtyChanged(b, true));
-      await().atMost(Duration.ofSeconds(10)).until(() -> f.companion().openEditors().size() == 2
-          && f.companion().openEditors().get(1).dirty());
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  f.companion().openEditors().size() == 2
+                      && f.companion().openEditors().get(1).dirty());
 
       JsonNode answer = JSON.readTree(send(f, "GET", "/ide/editors", null).body());
       assertThat(answer.path("dirtyStateReported").asBoolean()).isTrue();
@@ -92,31 +126,46 @@ class IdeRoutesTest {
       assertThat(answer.path("editors").get(1).path("dirty").asBoolean()).isTrue();
 
       f.companion().editorEvent(new EditorEvent.DirtyChanged(b, false));
-      await().atMost(Duration.ofSeconds(10)).until(() -> !f.companion().openEditors().get(1).dirty());
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> !f.companion().openEditors().get(1).dirty());
     }
   }
 
   @Test
-  void openingAFileAsksTheHostOnTheEngineThreadAndOnlyInsideTheWorkspace(@TempDir Path temp) throws Exception {
+  void openingAFileAsksTheHostOnTheEngineThreadAndOnlyInsideTheWorkspace(@TempDir Path temp)
+      throws Exception {
     try (CompanionFixture f = CompanionFixture.start(temp, Set.of(HostFeature.OPEN_FILE))) {
       Path a = Files.writeString(f.workspace().resolve("A.java"), "class A {}\n");
       Path outside = Files.writeString(temp.resolve("secret.txt"), "no\n");
       Files.createSymbolicLink(f.workspace().resolve("link.txt"), outside);
 
-      HttpResponse<String> ok = send(f, "POST", "/ide/open", "{\"path\":\"" + a + "\",\"line\":3,\"character\":2}");
+      HttpResponse<String> ok =
+          send(f, "POST", "/ide/open", "{\"path\":\"" + a + "\",\"line\":3,\"character\":2}");
       assertThat(ok.statusCode()).isEqualTo(200);
-      assertThat(JSON.readTree(ok.body()).path("message").asString()).isEqualTo("Opened A.java at line 3.");
+      assertThat(JSON.readTree(ok.body()).path("message").asString())
+          .isEqualTo("Opened A.java at line 3.");
       assertThat(f.host().opened).containsExactly(a + ":3:2");
       assertThat(f.host().threads).containsOnly("companion4j-engine");
 
-      HttpResponse<String> out = send(f, "POST", "/ide/open", "{\"path\":\"" + outside + "\",\"line\":1}");
+      HttpResponse<String> out =
+          send(f, "POST", "/ide/open", "{\"path\":\"" + outside + "\",\"line\":1}");
       assertThat(out.statusCode()).isEqualTo(400);
       assertThat(out.body()).contains("outside the workspace");
-      HttpResponse<String> link = send(f, "POST", "/ide/open", "{\"path\":\"" + f.workspace().resolve("link.txt") + "\"}");
+      HttpResponse<String> link =
+          send(f, "POST", "/ide/open", "{\"path\":\"" + f.workspace().resolve("link.txt") + "\"}");
       assertThat(link.statusCode()).isEqualTo(400);
       assertThat(link.body()).contains("symbolic link");
-      assertThat(send(f, "POST", "/ide/open", "{\"path\":\"" + f.workspace().resolve("none.txt") + "\"}").body()).contains("no such file");
-      assertThat(send(f, "POST", "/ide/open", "{\"path\":\"" + a + "\",\"line\":0}").statusCode()).isEqualTo(400);
+      assertThat(
+              send(
+                      f,
+                      "POST",
+                      "/ide/open",
+                      "{\"path\":\"" + f.workspace().resolve("none.txt") + "\"}")
+                  .body())
+          .contains("no such file");
+      assertThat(send(f, "POST", "/ide/open", "{\"path\":\"" + a + "\",\"line\":0}").statusCode())
+          .isEqualTo(400);
       assertThat(send(f, "POST", "/ide/open", "{\"line\":1}").statusCode()).isEqualTo(400);
       assertThat(f.host().opened).hasSize(1);
 
@@ -128,7 +177,8 @@ class IdeRoutesTest {
   }
 
   @Test
-  void openingRefusesWhatLeadsOutThroughALinkedDirectoryAsProposalsDo(@TempDir Path temp) throws Exception {
+  void openingRefusesWhatLeadsOutThroughALinkedDirectoryAsProposalsDo(@TempDir Path temp)
+      throws Exception {
     try (CompanionFixture f = CompanionFixture.start(temp, Set.of(HostFeature.OPEN_FILE))) {
       Path ws = f.workspace();
       Path outside = Files.createDirectories(temp.resolve("outside/a/b"));
@@ -139,21 +189,26 @@ class IdeRoutesTest {
       Files.createSymbolicLink(ws.resolve("proclink"), Path.of("/proc"));
       Files.createSymbolicLink(ws.resolve("inner"), outside);
 
-      for (String path : List.of(ws + "/dirlink/secret", ws + "/proclink/self/environ", ws + "/inner/../x.txt")) {
+      for (String path :
+          List.of(ws + "/dirlink/secret", ws + "/proclink/self/environ", ws + "/inner/../x.txt")) {
         HttpResponse<String> refused = send(f, "POST", "/ide/open", "{\"path\":\"" + path + "\"}");
         assertThat(refused.statusCode()).as(path).isEqualTo(400);
-        assertThat(refused.body()).as(path).contains("leads outside the workspace through a symbolic link");
+        assertThat(refused.body())
+            .as(path)
+            .contains("leads outside the workspace through a symbolic link");
       }
       assertThat(f.host().opened).isEmpty();
     }
   }
 
   @Test
-  void aRelativePathIsRefusedInTheWordsEveryRouteUsesRepeatingAtMostTheStartOfIt(@TempDir Path temp) throws Exception {
+  void aRelativePathIsRefusedInTheWordsEveryRouteUsesRepeatingAtMostTheStartOfIt(@TempDir Path temp)
+      throws Exception {
     try (CompanionFixture f = CompanionFixture.start(temp, Set.of(HostFeature.OPEN_FILE))) {
       String relative = "src/" + "x".repeat(20_000) + ".java";
 
-      HttpResponse<String> refused = send(f, "POST", "/ide/open", "{\"path\":\"" + relative + "\"}");
+      HttpResponse<String> refused =
+          send(f, "POST", "/ide/open", "{\"path\":\"" + relative + "\"}");
 
       assertThat(refused.statusCode()).isEqualTo(400);
       String error = JSON.readTree(refused.body()).path("error").asString();
@@ -166,8 +221,17 @@ class IdeRoutesTest {
   void positionsBeyondAnIntOrNotWholeAreRefusedWithTheReason(@TempDir Path temp) throws Exception {
     try (CompanionFixture f = CompanionFixture.start(temp, Set.of(HostFeature.OPEN_FILE))) {
       Path a = Files.writeString(f.workspace().resolve("A.java"), "class A {}\n");
-      for (String number : List.of("18446744073709551617", "123456789012345678901234567890", "9223372036854775808",
-          "2147483648", "-1", "-18446744073709551617", "1.5", "1e3", "1.0")) {
+      for (String number :
+          List.of(
+              "18446744073709551617",
+              "123456789012345678901234567890",
+              "9223372036854775808",
+              "2147483648",
+              "-1",
+              "-18446744073709551617",
+              "1.5",
+              "1e3",
+              "1.0")) {
         for (String field : List.of("line", "character")) {
           String line = field.equals("line") ? "" : "\"line\":1,";
           String body = "{\"path\":\"" + a + "\"," + line + "\"" + field + "\":" + number + "}";
@@ -181,13 +245,19 @@ class IdeRoutesTest {
   }
 
   @Test
-  void diagnosticsWithHugeSourcesAreCappedAndTheRouteKeepsAnswering(@TempDir Path temp) throws Exception {
+  void diagnosticsWithHugeSourcesAreCappedAndTheRouteKeepsAnswering(@TempDir Path temp)
+      throws Exception {
     try (CompanionFixture f = CompanionFixture.start(temp)) {
       String huge = "s".repeat(3 * 1024 * 1024);
       String hugeMessage = "m".repeat(3 * 1024 * 1024);
       for (int i = 0; i < 150; i++) {
-        f.companion().editorEvent(new EditorEvent.DiagnosticsChanged(f.workspace().resolve("F" + i + ".java"), List.of(
-            new Diagnostic(TextRange.at(1, 1), Diagnostic.Severity.ERROR, hugeMessage, huge))));
+        f.companion()
+            .editorEvent(
+                new EditorEvent.DiagnosticsChanged(
+                    f.workspace().resolve("F" + i + ".java"),
+                    List.of(
+                        new Diagnostic(
+                            TextRange.at(1, 1), Diagnostic.Severity.ERROR, hugeMessage, huge))));
       }
       await().atMost(Duration.ofSeconds(30)).until(() -> f.companion().diagnostics().size() == 150);
 
@@ -197,8 +267,12 @@ class IdeRoutesTest {
       assertThat(files).hasSize(150);
       for (JsonNode file : files) {
         JsonNode d = file.path("diagnostics").get(0);
-        assertThat(d.path("source").asString()).hasSize(Diagnostic.MAX_SOURCE_CHARS + 1).endsWith("…");
-        assertThat(d.path("message").asString()).hasSize(Diagnostic.MAX_MESSAGE_CHARS + 1).endsWith("…");
+        assertThat(d.path("source").asString())
+            .hasSize(Diagnostic.MAX_SOURCE_CHARS + 1)
+            .endsWith("…");
+        assertThat(d.path("message").asString())
+            .hasSize(Diagnostic.MAX_MESSAGE_CHARS + 1)
+            .endsWith("…");
       }
     }
   }
@@ -216,10 +290,16 @@ class IdeRoutesTest {
     }
   }
 
-  private HttpResponse<String> send(CompanionFixture f, String method, String path, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + f.companion().port() + path))
-        .header("Authorization", "Bearer " + f.companion().authToken())
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+  private HttpResponse<String> send(CompanionFixture f, String method, String path, String body)
+      throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + f.companion().port() + path))
+            .header("Authorization", "Bearer " + f.companion().authToken())
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 }

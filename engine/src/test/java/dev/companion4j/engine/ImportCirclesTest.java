@@ -32,7 +32,9 @@ class ImportCirclesTest {
   @Test
   void noCircleOfClassesCrossesBetweenTheApiAndTheInternals(@TempDir Path temp) throws Exception {
     Map<String, Set<String>> uses = classDependencies(temp);
-    assertThat(uses).as("jdeps found the engine's classes").containsKey("dev.companion4j.engine.Companion");
+    assertThat(uses)
+        .as("jdeps found the engine's classes")
+        .containsKey("dev.companion4j.engine.Companion");
 
     List<Set<String>> crossing = new ArrayList<>();
     for (Set<String> circle : circles(uses)) {
@@ -43,22 +45,39 @@ class ImportCirclesTest {
       }
     }
 
-    assertThat(crossing).as("circles of classes that cross between the API and the internals").isEmpty();
+    assertThat(crossing)
+        .as("circles of classes that cross between the API and the internals")
+        .isEmpty();
   }
 
-  /** Top-level class to the top-level classes of the engine it uses, as jdeps reads the bytecode. */
+  /**
+   * Top-level class to the top-level classes of the engine it uses, as jdeps reads the bytecode.
+   */
   private static Map<String, Set<String>> classDependencies(Path temp) throws Exception {
-    Path classes = Path.of(Companion.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    // jdeps would resolve the descriptor's modules, which are not all on hand here: read the classes only.
+    Path classes =
+        Path.of(Companion.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    // jdeps would resolve the descriptor's modules, which are not all on hand here: read the
+    // classes only.
     Path copy = temp.resolve("classes");
     try (Stream<Path> files = Files.walk(classes)) {
-      files.filter(f -> f.toString().endsWith(".class") && !f.getFileName().toString().equals("module-info.class"))
+      files
+          .filter(
+              f ->
+                  f.toString().endsWith(".class")
+                      && !f.getFileName().toString().equals("module-info.class"))
           .forEach(f -> copyTo(copy.resolve(classes.relativize(f).toString()), f));
     }
     ToolProvider jdeps = ToolProvider.findFirst("jdeps").orElseThrow();
     StringWriter out = new StringWriter();
-    int status = jdeps.run(new PrintWriter(out), new PrintWriter(out),
-        "-verbose:class", "-filter:none", "-e", "dev\\.companion4j\\.engine\\..*", copy.toString());
+    int status =
+        jdeps.run(
+            new PrintWriter(out),
+            new PrintWriter(out),
+            "-verbose:class",
+            "-filter:none",
+            "-e",
+            "dev\\.companion4j\\.engine\\..*",
+            copy.toString());
     assertThat(status).as(out.toString()).isZero();
     Map<String, Set<String>> uses = new HashMap<>();
     for (String line : out.toString().split("\n")) {
@@ -103,8 +122,14 @@ class ImportCirclesTest {
     return circles;
   }
 
-  private static void visit(String node, Map<String, Set<String>> uses, Map<String, Integer> index, Map<String, Integer> low,
-      Deque<String> stack, Set<String> onStack, List<Set<String>> circles) {
+  private static void visit(
+      String node,
+      Map<String, Set<String>> uses,
+      Map<String, Integer> index,
+      Map<String, Integer> low,
+      Deque<String> stack,
+      Set<String> onStack,
+      List<Set<String>> circles) {
     index.put(node, index.size());
     low.put(node, index.get(node));
     stack.push(node);

@@ -18,10 +18,17 @@ final class RawMcp {
 
   /** Initializes a session and returns its id. */
   static String initialize(int port, String token) throws Exception {
-    HttpResponse<String> init = post(port, token, null,
-        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-            + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
-    String session = init.headers().firstValue("mcp-session-id").orElseThrow(() -> new AssertionError(init.body()));
+    HttpResponse<String> init =
+        post(
+            port,
+            token,
+            null,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}");
+    String session =
+        init.headers()
+            .firstValue("mcp-session-id")
+            .orElseThrow(() -> new AssertionError(init.body()));
     post(port, token, session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
     return session;
   }
@@ -30,21 +37,31 @@ final class RawMcp {
    * Opens the session's notification stream on {@code socket} by hand and reads only the status
    * line, so the test decides whether anything more is ever read.
    */
-  static String openStream(Socket socket, int port, String token, String session) throws IOException {
+  static String openStream(Socket socket, int port, String token, String session)
+      throws IOException {
     socket.connect(new InetSocketAddress("127.0.0.1", port));
     OutputStream out = socket.getOutputStream();
-    out.write(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer " + token
-        + "\r\nAccept: text/event-stream\r\nmcp-session-id: " + session + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+    out.write(
+        ("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:"
+                + port
+                + "\r\nAuthorization: Bearer "
+                + token
+                + "\r\nAccept: text/event-stream\r\nmcp-session-id: "
+                + session
+                + "\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
     out.flush();
     return new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
   }
 
-  static HttpResponse<String> post(int port, String token, String session, String body) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
-        .header("Authorization", "Bearer " + token)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .POST(HttpRequest.BodyPublishers.ofString(body));
+  static HttpResponse<String> post(int port, String token, String session, String body)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/mcp"))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
     if (session != null) {
       request.header("mcp-session-id", session);
     }

@@ -15,19 +15,27 @@ final class RecordingHost implements CompanionHost {
   final List<PendingDiff> shown = new CopyOnWriteArrayList<>();
   final List<PendingDiff> closed = new CopyOnWriteArrayList<>();
   final Map<DiffId, DiffReview> reviews = new ConcurrentHashMap<>();
+
   /** The threads host calls ran on; the contract says only the engine thread. */
   final List<String> threads = new CopyOnWriteArrayList<>();
+
   volatile List<Path> roots;
   volatile String refuseWith;
+
   /** Thrown by {@link #showDiff}, as a host with a bug would. */
   volatile RuntimeException crashWith;
+
   volatile String editedText;
+
   /** While set and not counted down, {@link #showDiff} waits for it: a host slow to show. */
   volatile CountDownLatch showHeld;
+
   /** Read once, when the companion is built. */
   volatile Set<HostFeature> features = Set.of();
+
   /** The places {@link #openFile} was asked to show, as {@code path:line:character}. */
   final List<String> opened = new CopyOnWriteArrayList<>();
+
   volatile String refuseOpenWith;
 
   RecordingHost(Path... roots) {

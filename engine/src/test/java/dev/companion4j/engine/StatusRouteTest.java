@@ -27,7 +27,9 @@ class StatusRouteTest {
       Path file = Files.writeString(f.workspace().resolve("A.java"), "class A {}\n");
       f.companion().editorEvent(new EditorEvent.FileFocused(file));
       f.companion().editorEvent(new EditorEvent.CursorMoved(file, 1, 7));
-      await().atMost(Duration.ofSeconds(10)).until(() -> f.companion().status().activeFile() != null);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> f.companion().status().activeFile() != null);
 
       HttpResponse<String> anonymous = get(f, null);
       assertThat(anonymous.statusCode()).isEqualTo(401);
@@ -37,9 +39,12 @@ class StatusRouteTest {
           .contains("\"activeFile\":{\"path\":\"" + file + "\",\"line\":1,\"character\":7")
           .contains("\"workspaceRoots\":[\"" + f.workspace().toRealPath() + "\"]")
           .contains("\"port\":" + f.companion().port());
-      HttpResponse<String> post = http.send(
-          request(f, f.companion().authToken()).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> post =
+          http.send(
+              request(f, f.companion().authToken())
+                  .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(post.statusCode()).isEqualTo(405);
     }
   }
@@ -47,22 +52,28 @@ class StatusRouteTest {
   @Test
   void aHostCannotTakeTheCompanionsOwnRoutes(@TempDir Path temp) {
     Companion.Builder builder = Companion.builder(new RecordingHost(temp));
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> builder.route("/ide/status", new jakarta.servlet.http.HttpServlet() {}))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> builder.route("/ide/status", new jakarta.servlet.http.HttpServlet() {}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("/ide/");
   }
 
   @Test
-  void theScannerFindsTheCompanionServingAFolderWithItsTokenKeptOutOfToString(@TempDir Path temp) throws Exception {
+  void theScannerFindsTheCompanionServingAFolderWithItsTokenKeptOutOfToString(@TempDir Path temp)
+      throws Exception {
     try (CompanionFixture f = CompanionFixture.start(temp)) {
-      DiscoveryScanner scanner = new DiscoveryScanner(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")));
+      DiscoveryScanner scanner =
+          new DiscoveryScanner(new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen")));
       Path inside = Files.createDirectories(f.workspace().resolve("src/main"));
       List<CompanionAddress> found = scanner.serving(inside);
-      assertThat(found).singleElement().satisfies(c -> {
-        assertThat(c.port()).isEqualTo(f.companion().port());
-        assertThat(c.authToken()).isEqualTo(f.companion().authToken());
-        assertThat(c.toString()).doesNotContain(f.companion().authToken());
-      });
+      assertThat(found)
+          .singleElement()
+          .satisfies(
+              c -> {
+                assertThat(c.port()).isEqualTo(f.companion().port());
+                assertThat(c.authToken()).isEqualTo(f.companion().authToken());
+                assertThat(c.toString()).doesNotContain(f.companion().authToken());
+              });
       assertThat(scanner.serving(Files.createDirectories(temp.resolve("elsewhere")))).isEmpty();
     }
   }
@@ -72,7 +83,9 @@ class StatusRouteTest {
   }
 
   private static HttpRequest.Builder request(CompanionFixture f, String token) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + f.companion().port() + CompanionStatus.PATH));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + f.companion().port() + CompanionStatus.PATH));
     return token == null ? b : b.header("Authorization", "Bearer " + token);
   }
 }

@@ -31,8 +31,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ThreadsTableTest {
   private static final Path ARCHITECTURE = Path.of("..", "docs", "architecture.md");
-  /** The first cell of a row of the table: one or more thread names in backticks, {@code *} for any suffix. */
+
+  /**
+   * The first cell of a row of the table: one or more thread names in backticks, {@code *} for any
+   * suffix.
+   */
   private static final Pattern ROW = Pattern.compile("^\\| ((?:`[^`]+`(?:, )?)+) \\|");
+
   private static final Pattern NAME = Pattern.compile("`([^`]+)`");
 
   @TempDir Path temp;
@@ -44,43 +49,56 @@ class ThreadsTableTest {
     Path file = Files.writeString(workspace.resolve("a.txt"), "a\n");
     EventStreams editors = new EventStreams();
     EventStreams chat = new EventStreams();
-    try (Companion companion = CompanionFixture.builder(temp, new RecordingHost(workspace))
-        .keepAliveInterval(Duration.ofMillis(300))
-        .route("/editors/*", subscribing(editors))
-        .route("/chat/*", subscribing(chat))
-        .build();
+    try (Companion companion =
+            CompanionFixture.builder(temp, new RecordingHost(workspace))
+                .keepAliveInterval(Duration.ofMillis(300))
+                .route("/editors/*", subscribing(editors))
+                .route("/chat/*", subscribing(chat))
+                .build();
         Socket cliStream = new Socket();
         Socket editorStream = new Socket();
         Socket chatStream = new Socket()) {
       companion.start();
       String session = RawMcp.initialize(companion.port(), companion.authToken());
-      assertThat(RawMcp.openStream(cliStream, companion.port(), companion.authToken(), session)).isEqualTo("HTTP/1.1 200");
-      RawMcp.post(companion.port(), companion.authToken(), session,
+      assertThat(RawMcp.openStream(cliStream, companion.port(), companion.authToken(), session))
+          .isEqualTo("HTTP/1.1 200");
+      RawMcp.post(
+          companion.port(),
+          companion.authToken(),
+          session,
           "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"openDiff\",\"arguments\":"
-              + "{\"filePath\":\"" + file + "\",\"newContent\":\"b\\n\"}}}");
+              + "{\"filePath\":\""
+              + file
+              + "\",\"newContent\":\"b\\n\"}}}");
       subscribe(editorStream, companion, "/editors/stream");
       subscribe(chatStream, companion, "/chat/stream");
       assertThat(readUntil(editorStream, ": connected")).contains(": connected");
       assertThat(readUntil(chatStream, ": connected")).contains(": connected");
       editors.publish("hello", null, Map.of());
       chat.publish("hello", null, Map.of());
-      assertThat(readUntil(cliStream, "\"ping\"")).as("a ping reached the CLI's stream").contains("\"ping\"");
+      assertThat(readUntil(cliStream, "\"ping\""))
+          .as("a ping reached the CLI's stream")
+          .contains("\"ping\"");
       assertThat(readUntil(editorStream, "event: hello")).contains("event: hello");
       assertThat(readUntil(chatStream, "event: hello")).contains("event: hello");
 
       List<String> documented = documentedThreads();
-      List<String> created = Thread.getAllStackTraces().keySet().stream()
-          .filter(t -> !before.contains(t))
-          .map(Thread::getName)
-          // The test's own HTTP client (RawMcp).
-          .filter(name -> !name.startsWith("HttpClient-"))
-          .sorted()
-          .toList();
+      List<String> created =
+          Thread.getAllStackTraces().keySet().stream()
+              .filter(t -> !before.contains(t))
+              .map(Thread::getName)
+              // The test's own HTTP client (RawMcp).
+              .filter(name -> !name.startsWith("HttpClient-"))
+              .sorted()
+              .toList();
 
       assertThat(created).isNotEmpty();
-      assertThat(created).allSatisfy(name -> assertThat(documented)
-          .as("a row of the threads table for " + name)
-          .anyMatch(row -> matches(row, name)));
+      assertThat(created)
+          .allSatisfy(
+              name ->
+                  assertThat(documented)
+                      .as("a row of the threads table for " + name)
+                      .anyMatch(row -> matches(row, name)));
     } finally {
       editors.close();
       chat.close();
@@ -96,11 +114,19 @@ class ThreadsTableTest {
     };
   }
 
-  private static void subscribe(Socket socket, Companion companion, String path) throws IOException {
+  private static void subscribe(Socket socket, Companion companion, String path)
+      throws IOException {
     socket.connect(new InetSocketAddress("127.0.0.1", companion.port()));
     OutputStream out = socket.getOutputStream();
-    out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + companion.port() + "\r\nAuthorization: Bearer "
-        + companion.authToken() + "\r\nAccept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+    out.write(
+        ("GET "
+                + path
+                + " HTTP/1.1\r\nHost: 127.0.0.1:"
+                + companion.port()
+                + "\r\nAuthorization: Bearer "
+                + companion.authToken()
+                + "\r\nAccept: text/event-stream\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
     out.flush();
   }
 
@@ -151,6 +177,8 @@ class ThreadsTableTest {
   }
 
   private static boolean matches(String documented, String name) {
-    return documented.endsWith("*") ? name.startsWith(documented.substring(0, documented.length() - 1)) : name.equals(documented);
+    return documented.endsWith("*")
+        ? name.startsWith(documented.substring(0, documented.length() - 1))
+        : name.equals(documented);
   }
 }

@@ -77,7 +77,9 @@ class UiThreadTest {
     host.uiAnswers.clear();
     Path file = Files.writeString(host.root.resolve("a.txt"), "old\n");
     try (McpTapClient cli = new McpTapClient(companion.port(), companion.authToken(), "cli")) {
-      assertThat(cli.call("openDiff", Map.of("filePath", file.toString(), "newContent", "new\n")).isError())
+      assertThat(
+              cli.call("openDiff", Map.of("filePath", file.toString(), "newContent", "new\n"))
+                  .isError())
           .isNotEqualTo(Boolean.TRUE);
 
       CompletableFuture<Void> stopped = offUiThread(companion::stop);
@@ -89,15 +91,19 @@ class UiThreadTest {
     }
   }
 
-  /** A lifecycle call from a background thread, as an IDE makes it (NetBeans: its request processor). */
+  /**
+   * A lifecycle call from a background thread, as an IDE makes it (NetBeans: its request
+   * processor).
+   */
   private static CompletableFuture<Void> offUiThread(ThrowingCall call) {
-    return CompletableFuture.runAsync(() -> {
-      try {
-        call.run();
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    return CompletableFuture.runAsync(
+        () -> {
+          try {
+            call.run();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   private interface ThrowingCall {
@@ -146,8 +152,9 @@ class UiThreadTest {
         return;
       }
       try {
-        uiAnswers.add(ui.submit(() -> c.isRunning() ? "running" : "not running")
-            .get(HOST_BOUND_SECONDS, TimeUnit.SECONDS));
+        uiAnswers.add(
+            ui.submit(() -> c.isRunning() ? "running" : "not running")
+                .get(HOST_BOUND_SECONDS, TimeUnit.SECONDS));
       } catch (TimeoutException e) {
         uiAnswers.add(NO_ANSWER);
       } catch (Exception e) {

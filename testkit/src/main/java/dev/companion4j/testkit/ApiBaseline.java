@@ -25,10 +25,10 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * A module's public API as text, compared with a checked-in baseline, so that every change to it
- * is a reviewed diff: the public and protected types of the packages the module exports, with
- * their supertypes, sealed permits, record components, constructors, methods and fields, one
- * sorted line each.
+ * A module's public API as text, compared with a checked-in baseline, so that every change to it is
+ * a reviewed diff: the public and protected types of the packages the module exports, with their
+ * supertypes, sealed permits, record components, constructors, methods and fields, one sorted line
+ * each.
  *
  * <p>No released artifact exists to compare against, so tools that compare two published jars
  * (japicmp, revapi) cannot be used; the baseline file takes that artifact's place.
@@ -54,14 +54,28 @@ public final class ApiBaseline {
         Files.write(file, actual, StandardCharsets.UTF_8);
         return;
       }
-      List<String> expected = Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
+      List<String> expected =
+          Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
       if (!expected.equals(actual)) {
-        List<String> diff = UnifiedDiffUtils.generateUnifiedDiff(
-            baseline, baseline + " (the code now)", expected, DiffUtils.diff(expected, actual), 2);
-        throw new AssertionError("The public API of " + module.getName() + " differs from " + baseline
-            + ". If the change is meant, update the baseline and commit it with the change:\n"
-            + "  mvn -pl " + mavenModule + " -am verify -Dtest=ApiBaselineTest -Dsurefire.failIfNoSpecifiedTests=false -D"
-            + UPDATE + "=true\n\n" + String.join("\n", diff));
+        List<String> diff =
+            UnifiedDiffUtils.generateUnifiedDiff(
+                baseline,
+                baseline + " (the code now)",
+                expected,
+                DiffUtils.diff(expected, actual),
+                2);
+        throw new AssertionError(
+            "The public API of "
+                + module.getName()
+                + " differs from "
+                + baseline
+                + ". If the change is meant, update the baseline and commit it with the change:\n"
+                + "  mvn -pl "
+                + mavenModule
+                + " -am verify -Dtest=ApiBaselineTest -Dsurefire.failIfNoSpecifiedTests=false -D"
+                + UPDATE
+                + "=true\n\n"
+                + String.join("\n", diff));
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -72,12 +86,14 @@ public final class ApiBaseline {
   static List<String> describe(Module module) {
     ModuleDescriptor descriptor = module.getDescriptor();
     if (descriptor == null) {
-      throw new IllegalStateException("the API is read from a named module; these tests run on the class path");
+      throw new IllegalStateException(
+          "the API is read from a named module; these tests run on the class path");
     }
-    Set<String> exported = descriptor.exports().stream()
-        .filter(e -> !e.isQualified())
-        .map(ModuleDescriptor.Exports::source)
-        .collect(Collectors.toSet());
+    Set<String> exported =
+        descriptor.exports().stream()
+            .filter(e -> !e.isQualified())
+            .map(ModuleDescriptor.Exports::source)
+            .collect(Collectors.toSet());
     List<String> lines = new ArrayList<>();
     for (Class<?> type : classes(module, exported)) {
       if (visible(type)) {
@@ -89,8 +105,14 @@ public final class ApiBaseline {
   }
 
   private static List<Class<?>> classes(Module module, Set<String> packages) {
-    try (ModuleReader reader = module.getLayer().configuration().findModule(module.getName()).orElseThrow()
-        .reference().open();
+    try (ModuleReader reader =
+            module
+                .getLayer()
+                .configuration()
+                .findModule(module.getName())
+                .orElseThrow()
+                .reference()
+                .open();
         Stream<String> resources = reader.list()) {
       return resources
           .filter(r -> r.endsWith(".class") && !r.equals("module-info.class"))
@@ -108,14 +130,18 @@ public final class ApiBaseline {
     try {
       return Class.forName(name, false, module.getClassLoader());
     } catch (ClassNotFoundException e) {
-      throw new IllegalStateException(name + " is listed in " + module.getName() + " but does not load", e);
+      throw new IllegalStateException(
+          name + " is listed in " + module.getName() + " but does not load", e);
     }
   }
 
   /** Public or protected, and so is every class around it. */
   private static boolean visible(Class<?> type) {
     for (Class<?> c = type; c != null; c = c.getDeclaringClass()) {
-      if (c.isAnonymousClass() || c.isLocalClass() || c.isSynthetic() || !exposed(c.getModifiers())) {
+      if (c.isAnonymousClass()
+          || c.isLocalClass()
+          || c.isSynthetic()
+          || !exposed(c.getModifiers())) {
         return false;
       }
     }
@@ -128,18 +154,27 @@ public final class ApiBaseline {
 
   /** As {@link Class#toGenericString()} prints it on JDK 17, which later JDKs extend. */
   private static String header(Class<?> type) {
-    int modifiers = type.getModifiers()
-        & (type.isInterface() ? Modifier.interfaceModifiers() : Modifier.classModifiers());
-    String kind = type.isAnnotation() ? "@interface"
-        : type.isInterface() ? "interface"
-        : type.isEnum() ? "enum"
-        : type.isRecord() ? "record"
-        : "class";
-    StringBuilder line = new StringBuilder(Modifier.toString(modifiers)).append(' ').append(kind).append(' ')
-        .append(type.getName());
+    int modifiers =
+        type.getModifiers()
+            & (type.isInterface() ? Modifier.interfaceModifiers() : Modifier.classModifiers());
+    String kind =
+        type.isAnnotation()
+            ? "@interface"
+            : type.isInterface()
+                ? "interface"
+                : type.isEnum() ? "enum" : type.isRecord() ? "record" : "class";
+    StringBuilder line =
+        new StringBuilder(Modifier.toString(modifiers))
+            .append(' ')
+            .append(kind)
+            .append(' ')
+            .append(type.getName());
     TypeVariable<?>[] parameters = type.getTypeParameters();
     if (parameters.length > 0) {
-      line.append(Arrays.stream(parameters).map(ApiBaseline::typeParameter).collect(Collectors.joining(",", "<", ">")));
+      line.append(
+          Arrays.stream(parameters)
+              .map(ApiBaseline::typeParameter)
+              .collect(Collectors.joining(",", "<", ">")));
     }
     Type superclass = type.getGenericSuperclass();
     if (superclass != null && superclass != Object.class && !type.isEnum() && !type.isRecord()) {
@@ -148,28 +183,37 @@ public final class ApiBaseline {
     Type[] interfaces = type.getGenericInterfaces();
     if (interfaces.length > 0) {
       line.append(type.isInterface() ? " extends " : " implements ")
-          .append(Arrays.stream(interfaces).map(Type::getTypeName).collect(Collectors.joining(", ")));
+          .append(
+              Arrays.stream(interfaces).map(Type::getTypeName).collect(Collectors.joining(", ")));
     }
     if (type.isSealed()) {
-      line.append(" permits ").append(Arrays.stream(type.getPermittedSubclasses())
-          .map(Class::getName).sorted().collect(Collectors.joining(", ")));
+      line.append(" permits ")
+          .append(
+              Arrays.stream(type.getPermittedSubclasses())
+                  .map(Class::getName)
+                  .sorted()
+                  .collect(Collectors.joining(", ")));
     }
     return line.toString();
   }
 
   private static String typeParameter(TypeVariable<?> parameter) {
-    List<String> bounds = Arrays.stream(parameter.getBounds())
-        .filter(b -> b != Object.class)
-        .map(Type::getTypeName)
-        .collect(Collectors.toList());
-    return bounds.isEmpty() ? parameter.getName() : parameter.getName() + " extends " + String.join(" & ", bounds);
+    List<String> bounds =
+        Arrays.stream(parameter.getBounds())
+            .filter(b -> b != Object.class)
+            .map(Type::getTypeName)
+            .collect(Collectors.toList());
+    return bounds.isEmpty()
+        ? parameter.getName()
+        : parameter.getName() + " extends " + String.join(" & ", bounds);
   }
 
   private static List<String> members(Class<?> type) {
     List<String> members = new ArrayList<>();
     if (type.isRecord()) {
       for (RecordComponent component : type.getRecordComponents()) {
-        members.add("component " + component.getGenericType().getTypeName() + " " + component.getName());
+        members.add(
+            "component " + component.getGenericType().getTypeName() + " " + component.getName());
       }
     }
     for (Constructor<?> c : type.getDeclaredConstructors()) {

@@ -47,10 +47,10 @@ public final class CliDriver implements AutoCloseable {
   /**
    * How the driver is started.
    *
-   * @param prefix the command that runs {@code node}, e.g. {@code ip netns exec <name>}; empty
-   *     for none
-   * @param packages the directory whose {@code node_modules} holds the CLI package: the pinned
-   *     one in {@code test-peers}, or one version's install
+   * @param prefix the command that runs {@code node}, e.g. {@code ip netns exec <name>}; empty for
+   *     none
+   * @param packages the directory whose {@code node_modules} holds the CLI package: the pinned one
+   *     in {@code test-peers}, or one version's install
    */
   public record Launch(List<String> prefix, Path packages) {
     public Launch {
@@ -68,7 +68,9 @@ public final class CliDriver implements AutoCloseable {
     }
   }
 
-  /** Starts a pinned CLI's IdeClient in {@code cwd} with exactly {@code env} (nothing inherited). */
+  /**
+   * Starts a pinned CLI's IdeClient in {@code cwd} with exactly {@code env} (nothing inherited).
+   */
   public static CliDriver start(Cli cli, Path cwd, Map<String, String> env) {
     return start(cli, cwd, env, Launch.pinned());
   }
@@ -76,9 +78,14 @@ public final class CliDriver implements AutoCloseable {
   /** Starts a CLI's IdeClient as {@code launch} says, in {@code cwd} with exactly {@code env}. */
   public static CliDriver start(Cli cli, Path cwd, Map<String, String> env, Launch launch) {
     List<String> command = new ArrayList<>(launch.prefix());
-    command.addAll(List.of(
-        "node", TestPeers.ideClientDriver().toString(), "--cli", cli.flag,
-        "--packages", launch.packages().toString()));
+    command.addAll(
+        List.of(
+            "node",
+            TestPeers.ideClientDriver().toString(),
+            "--cli",
+            cli.flag,
+            "--packages",
+            launch.packages().toString()));
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.directory(cwd.toFile());
     pb.environment().clear();
@@ -124,7 +131,8 @@ public final class CliDriver implements AutoCloseable {
         }
       }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError(cli + ": no context matched within " + timeout + "; last: " + lastContext());
+        throw new AssertionError(
+            cli + ": no context matched within " + timeout + "; last: " + lastContext());
       }
       try {
         peer.awaitEvent(100);

@@ -27,10 +27,15 @@ public final class CliEnvironment {
   /** Creates the folders under {@code root} (a JUnit {@code @TempDir}, say). */
   public static CliEnvironment in(Path root) {
     Path home = root.resolve("home");
-    return create(new CliEnvironment(home, home.resolve(".qwen"), root.resolve("tmp"), root.resolve("workspace")));
+    return create(
+        new CliEnvironment(
+            home, home.resolve(".qwen"), root.resolve("tmp"), root.resolve("workspace")));
   }
 
-  /** The folders of a companion that runs elsewhere (an IDE under test), to meet its discovery files. */
+  /**
+   * The folders of a companion that runs elsewhere (an IDE under test), to meet its discovery
+   * files.
+   */
   public static CliEnvironment sharing(Path home, Path qwenHome, Path tmpDir, Path workspace) {
     return create(new CliEnvironment(home, qwenHome, tmpDir, workspace));
   }

@@ -37,8 +37,8 @@ import tools.jackson.databind.node.ObjectNode;
  *   <li>OpenAI chat completions under {@link #baseUrl()}: {@code GET /v1/models} and streamed
  *       {@code POST /v1/chat/completions} (tool calls as {@code delta.tool_calls});
  *   <li>Gemini under {@link #geminiBaseUrl()}: {@code POST
- *       /v1beta/models/<model>:streamGenerateContent?alt=sse}, {@code :generateContent} and
- *       {@code :countTokens} (tool calls as {@code functionCall} parts).
+ *       /v1beta/models/<model>:streamGenerateContent?alt=sse}, {@code :generateContent} and {@code
+ *       :countTokens} (tool calls as {@code functionCall} parts).
  * </ul>
  *
  * <p>Each model request is answered by the first of:
@@ -65,8 +65,8 @@ import tools.jackson.databind.node.ObjectNode;
  *         <li>{@code [[count N]]}: N chunks {@code c0000 c0001 ...} as fast as possible;
  *         <li>{@code [[count N gate K]]}: the same, pausing after K chunks until {@link
  *             #openGate()};
- *         <li>{@code [[hold]]}: three chunks, then the stream stays open until the caller goes
- *             away or {@link #openGate()};
+ *         <li>{@code [[hold]]}: three chunks, then the stream stays open until the caller goes away
+ *             or {@link #openGate()};
  *         <li>{@code [[think]]}: a reasoning chunk, then the answer {@code thought done};
  *       </ul>
  *   <li>a tool result without a pending call: {@code Tool said: <tool result>};
@@ -77,32 +77,45 @@ public final class FakeModelServer implements AutoCloseable {
   /** What {@code [[write]]} writes. */
   public static final String FILE_CONTENT = "written by the fake model\n";
 
-  /** Deeper than Jackson's default (500): a test may have the model send a deeply nested argument, as a hostile one would. */
-  private static final JsonMapper JSON = JsonMapper.builder(JsonFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(2_000).build())
-      .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(2_000).build()).build()).build();
+  /**
+   * Deeper than Jackson's default (500): a test may have the model send a deeply nested argument,
+   * as a hostile one would.
+   */
+  private static final JsonMapper JSON =
+      JsonMapper.builder(
+              JsonFactory.builder()
+                  .streamReadConstraints(
+                      StreamReadConstraints.builder().maxNestingDepth(2_000).build())
+                  .streamWriteConstraints(
+                      StreamWriteConstraints.builder().maxNestingDepth(2_000).build())
+                  .build())
+          .build();
+
   private static final Pattern COUNT = Pattern.compile("\\[\\[count (\\d+)(?: gate (\\d+))?]]");
   private static final Pattern STEP =
-      Pattern.compile("\\[\\[(?:write (\\S+)|call ([^\\s\\]]+)(?:\\s+(\\{.*?}))?\\s*)]]", Pattern.DOTALL);
+      Pattern.compile(
+          "\\[\\[(?:write (\\S+)|call ([^\\s\\]]+)(?:\\s+(\\{.*?}))?\\s*)]]", Pattern.DOTALL);
   private static final String GEMINI_PREFIX = "/v1beta/models/";
 
   /** The JSON answers to schema-constrained utility calls, keyed by a property the schema has. */
-  private static final Map<String, String> SCHEMA_ANSWERS = Map.of(
-      "complexity_score", "{\"complexity_reasoning\":\"simple\",\"complexity_score\":1}",
-      "model_choice", "{\"reasoning\":\"simple\",\"model_choice\":\"flash\"}",
-      "next_speaker", "{\"reasoning\":\"done\",\"next_speaker\":\"user\"}");
+  private static final Map<String, String> SCHEMA_ANSWERS =
+      Map.of(
+          "complexity_score", "{\"complexity_reasoning\":\"simple\",\"complexity_score\":1}",
+          "model_choice", "{\"reasoning\":\"simple\",\"model_choice\":\"flash\"}",
+          "next_speaker", "{\"reasoning\":\"done\",\"next_speaker\":\"user\"}");
 
   /**
    * One model request, as received.
    *
    * @param path the request path without the query, e.g. {@code /v1/chat/completions}
    * @param model the model asked for (OpenAI: the body's {@code model}; Gemini: from the path)
-   * @param lastRole the role of the last message; {@code tool} when it carries tool results
-   *     (OpenAI role {@code tool}, Gemini {@code functionResponse} parts)
+   * @param lastRole the role of the last message; {@code tool} when it carries tool results (OpenAI
+   *     role {@code tool}, Gemini {@code functionResponse} parts)
    * @param lastText the last message's text, or its tool results' text
    * @param body the whole JSON body; read it, do not change it
    */
-  public record Request(String path, String model, String lastRole, String lastText, JsonNode body) {
+  public record Request(
+      String path, String model, String lastRole, String lastText, JsonNode body) {
     /** The names of the tools the request declares. */
     public List<String> toolNames() {
       List<String> names = new ArrayList<>();
@@ -143,10 +156,12 @@ public final class FakeModelServer implements AutoCloseable {
       try {
         parsed = JSON.readTree(arguments);
       } catch (JacksonException e) {
-        throw new IllegalArgumentException("Arguments of " + tool + " are not JSON: " + arguments, e);
+        throw new IllegalArgumentException(
+            "Arguments of " + tool + " are not JSON: " + arguments, e);
       }
       if (!parsed.isObject()) {
-        throw new IllegalArgumentException("Arguments of " + tool + " are not a JSON object: " + arguments);
+        throw new IllegalArgumentException(
+            "Arguments of " + tool + " are not a JSON object: " + arguments);
       }
       return new Call(tool, JSON.writeValueAsString(parsed));
     }
@@ -165,11 +180,13 @@ public final class FakeModelServer implements AutoCloseable {
   private record Step(String preface, Reply.Call call) {}
 
   private final HttpServer server;
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "fake-model");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService executor =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "fake-model");
+            t.setDaemon(true);
+            return t;
+          });
   private final List<Request> requests = new CopyOnWriteArrayList<>();
   private final List<Function<Request, Optional<Reply>>> rules = new CopyOnWriteArrayList<>();
   private final AtomicInteger callIds = new AtomicInteger();
@@ -201,10 +218,10 @@ public final class FakeModelServer implements AutoCloseable {
   }
 
   /**
-   * Adds a rule consulted before the prompt's directives: the first rule that answers decides.
-   * This is how requests that do not carry the prompt's directives (a subagent's, say) are
-   * scripted. Rules see every model request, tool results too, so a rule that calls a tool
-   * usually checks {@code lastRole} to answer only once:
+   * Adds a rule consulted before the prompt's directives: the first rule that answers decides. This
+   * is how requests that do not carry the prompt's directives (a subagent's, say) are scripted.
+   * Rules see every model request, tool results too, so a rule that calls a tool usually checks
+   * {@code lastRole} to answer only once:
    *
    * <pre>{@code
    * model.script(r -> r.systemText().contains("You are the reviewer") && !r.lastRole().equals("tool")
@@ -292,7 +309,11 @@ public final class FakeModelServer implements AutoCloseable {
     JsonNode body = JSON.readTree(exchange.getRequestBody().readAllBytes());
     Request request = received(exchange, target.substring(0, colon), body);
     if (method.equals("countTokens")) {
-      send(exchange, 200, JSON.createObjectNode().put("totalTokens", Math.max(1, JSON.writeValueAsString(body).length() / 4)));
+      send(
+          exchange,
+          200,
+          JSON.createObjectNode()
+              .put("totalTokens", Math.max(1, JSON.writeValueAsString(body).length() / 4)));
       return;
     }
     if (method.equals("generateContent")) {
@@ -308,7 +329,9 @@ public final class FakeModelServer implements AutoCloseable {
       }
     }
     try {
-      play(request, method.equals("generateContent") ? new GeminiJson(exchange) : new GeminiStream(exchange));
+      play(
+          request,
+          method.equals("generateContent") ? new GeminiJson(exchange) : new GeminiStream(exchange));
     } catch (IOException e) {
       // The caller went away mid-answer (cancel, kill): nothing to answer any more.
     }
@@ -317,7 +340,8 @@ public final class FakeModelServer implements AutoCloseable {
   private Request received(HttpExchange exchange, String model, JsonNode body) {
     List<Message> messages = messages(body);
     Message last = messages.isEmpty() ? new Message("", "") : messages.get(messages.size() - 1);
-    Request request = new Request(exchange.getRequestURI().getPath(), model, last.role(), last.text(), body);
+    Request request =
+        new Request(exchange.getRequestURI().getPath(), model, last.role(), last.text(), body);
     requests.add(request);
     return request;
   }
@@ -350,9 +374,11 @@ public final class FakeModelServer implements AutoCloseable {
       prompt--;
     }
     List<Step> steps = prompt < 0 ? List.of() : steps(messages.get(prompt).text());
-    int done = (int) messages.subList(prompt + 1, messages.size()).stream()
-        .filter(m -> m.role().equals("tool"))
-        .count();
+    int done =
+        (int)
+            messages.subList(prompt + 1, messages.size()).stream()
+                .filter(m -> m.role().equals("tool"))
+                .count();
     if (done < steps.size()) {
       Step step = steps.get(done);
       if (step.preface() != null) {
@@ -407,7 +433,10 @@ public final class FakeModelServer implements AutoCloseable {
     while (step.find()) {
       if (step.group(1) != null) {
         String args =
-            JSON.createObjectNode().put("file_path", step.group(1)).put("content", FILE_CONTENT).toString();
+            JSON.createObjectNode()
+                .put("file_path", step.group(1))
+                .put("content", FILE_CONTENT)
+                .toString();
         steps.add(new Step("Writing the file.", Reply.call("write_file", args)));
       } else {
         String args = step.group(3) == null ? "{}" : step.group(3);
@@ -417,7 +446,10 @@ public final class FakeModelServer implements AutoCloseable {
     return steps;
   }
 
-  /** Waits for the gate, keeping the stream alive so a caller that left is noticed by a failed write. */
+  /**
+   * Waits for the gate, keeping the stream alive so a caller that left is noticed by a failed
+   * write.
+   */
   private void awaitGate(Answer out) throws IOException {
     synchronized (gateLock) {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -446,14 +478,18 @@ public final class FakeModelServer implements AutoCloseable {
         JsonNode response = part.path("functionResponse").path("response");
         if (!response.isMissingNode()) {
           toolResult = true;
-          results.append(response.path("output").isString() ? response.path("output").stringValue()
-              : response.path("error").isString() ? response.path("error").stringValue()
-              : response.toString());
+          results.append(
+              response.path("output").isString()
+                  ? response.path("output").stringValue()
+                  : response.path("error").isString()
+                      ? response.path("error").stringValue()
+                      : response.toString());
         }
       }
-      messages.add(toolResult
-          ? new Message("tool", results.toString())
-          : new Message(content.path("role").asString(""), text(content)));
+      messages.add(
+          toolResult
+              ? new Message("tool", results.toString())
+              : new Message(content.path("role").asString(""), text(content)));
     }
     return messages;
   }
@@ -548,11 +584,21 @@ public final class FakeModelServer implements AutoCloseable {
     @Override
     public void call(String id, String name, String arguments) throws IOException {
       ObjectNode start = JSON.createObjectNode();
-      ObjectNode call = start.putArray("tool_calls").addObject().put("index", 0).put("id", id).put("type", "function");
+      ObjectNode call =
+          start
+              .putArray("tool_calls")
+              .addObject()
+              .put("index", 0)
+              .put("id", id)
+              .put("type", "function");
       call.putObject("function").put("name", name).put("arguments", "");
       chunk(start, null);
       ObjectNode args = JSON.createObjectNode();
-      args.putArray("tool_calls").addObject().put("index", 0).putObject("function").put("arguments", arguments);
+      args.putArray("tool_calls")
+          .addObject()
+          .put("index", 0)
+          .putObject("function")
+          .put("arguments", arguments);
       chunk(args, null);
     }
 
@@ -561,7 +607,11 @@ public final class FakeModelServer implements AutoCloseable {
       chunk(JSON.createObjectNode(), calledTool ? "tool_calls" : "stop");
       ObjectNode usage = header();
       usage.putArray("choices");
-      usage.putObject("usage").put("prompt_tokens", 1).put("completion_tokens", 1).put("total_tokens", 2);
+      usage
+          .putObject("usage")
+          .put("prompt_tokens", 1)
+          .put("completion_tokens", 1)
+          .put("total_tokens", 2);
       write("data: " + usage + "\n\n");
       write("data: [DONE]\n\n");
     }
@@ -572,8 +622,11 @@ public final class FakeModelServer implements AutoCloseable {
     }
 
     private ObjectNode header() {
-      return JSON.createObjectNode().put("id", "chatcmpl-fake").put("object", "chat.completion.chunk")
-          .put("created", 1).put("model", model);
+      return JSON.createObjectNode()
+          .put("id", "chatcmpl-fake")
+          .put("object", "chat.completion.chunk")
+          .put("created", 1)
+          .put("model", model);
     }
 
     private void chunk(ObjectNode delta, String finishReason) throws IOException {
@@ -690,7 +743,10 @@ public final class FakeModelServer implements AutoCloseable {
     }
     candidate.put("index", 0);
     if (finishReason != null) {
-      response.putObject("usageMetadata").put("promptTokenCount", 1).put("candidatesTokenCount", 1)
+      response
+          .putObject("usageMetadata")
+          .put("promptTokenCount", 1)
+          .put("candidatesTokenCount", 1)
           .put("totalTokenCount", 2);
     }
     return response;

@@ -19,6 +19,7 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class HeadlessCli {
   private static final JsonMapper JSON = JsonMapper.shared();
+
   /** Only stops a hung CLI from hanging the build; nothing here measures speed. */
   private static final Duration HANG_GUARD = Duration.ofSeconds(240);
 
@@ -55,6 +56,7 @@ public final class HeadlessCli {
   public final Kind kind;
   public final CliEnvironment env;
   public final FakeModelServer model;
+
   /** Where the extension keeps its state in these tests ({@code COMPANION4J_STATE}). */
   public final Path state;
 
@@ -72,7 +74,8 @@ public final class HeadlessCli {
    *
    * @param command the server's command and arguments
    */
-  public void mcpServer(String name, List<String> command, Map<String, String> environment) throws IOException {
+  public void mcpServer(String name, List<String> command, Map<String, String> environment)
+      throws IOException {
     Map<String, Object> server = new LinkedHashMap<>();
     server.put("command", command.get(0));
     server.put("args", command.subList(1, command.size()));
@@ -84,11 +87,15 @@ public final class HeadlessCli {
   private void writeSettings(String more) throws IOException {
     if (kind == Kind.QWEN) {
       Files.createDirectories(env.qwenHome());
-      Files.writeString(env.qwenHome().resolve("settings.json"),
-          "{\"security\":{\"auth\":{\"selectedType\":\"openai\"}},\"model\":{\"name\":\"fake-model\"}" + more + "}");
+      Files.writeString(
+          env.qwenHome().resolve("settings.json"),
+          "{\"security\":{\"auth\":{\"selectedType\":\"openai\"}},\"model\":{\"name\":\"fake-model\"}"
+              + more
+              + "}");
     } else {
       Files.createDirectories(env.home().resolve(".gemini"));
-      Files.writeString(env.home().resolve(".gemini/settings.json"),
+      Files.writeString(
+          env.home().resolve(".gemini/settings.json"),
           "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}" + more + "}");
     }
   }
@@ -117,7 +124,14 @@ public final class HeadlessCli {
    */
   public Result install(List<String> companion4j, String... args) throws Exception {
     List<String> command = new ArrayList<>(companion4j);
-    command.addAll(List.of("extension", "install", "--cli", kind.runtime, "--cli-command", kind.executable().toString()));
+    command.addAll(
+        List.of(
+            "extension",
+            "install",
+            "--cli",
+            kind.runtime,
+            "--cli-command",
+            kind.executable().toString()));
     command.addAll(List.of(args));
     return run(command, Map.of());
   }
@@ -137,7 +151,8 @@ public final class HeadlessCli {
    */
   private void trustTheWorkspace() throws IOException {
     Path file = env.home().resolve(".gemini/trustedFolders.json");
-    ObjectNode trusted = Files.exists(file) ? (ObjectNode) JSON.readTree(file.toFile()) : JSON.createObjectNode();
+    ObjectNode trusted =
+        Files.exists(file) ? (ObjectNode) JSON.readTree(file.toFile()) : JSON.createObjectNode();
     trusted.put(env.workspace().toString(), "TRUST_FOLDER");
     Files.writeString(file, JSON.writeValueAsString(trusted));
   }
@@ -167,10 +182,12 @@ public final class HeadlessCli {
   private Result run(List<String> command, Map<String, String> extraEnv) throws Exception {
     Path out = Files.createTempFile(state, "stdout", ".txt");
     Path err = Files.createTempFile(state, "stderr", ".txt");
-    ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-        .redirectOutput(out.toFile())
-        .redirectError(err.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(env.workspace().toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile());
     pb.environment().clear();
     pb.environment().putAll(variables());
     pb.environment().putAll(extraEnv);
@@ -178,7 +195,8 @@ public final class HeadlessCli {
     if (!p.waitFor(HANG_GUARD.toSeconds(), TimeUnit.SECONDS)) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly().waitFor();
-      throw new AssertionError(String.join(" ", command) + " did not return; stderr:\n" + Files.readString(err));
+      throw new AssertionError(
+          String.join(" ", command) + " did not return; stderr:\n" + Files.readString(err));
     }
     return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
   }

@@ -69,7 +69,8 @@ public final class JsonLinePeer implements AutoCloseable {
       }
     } catch (IOException e) {
       pending.remove(id);
-      answer.completeExceptionally(new AssertionError(name + " is gone; its stderr:\n" + stderr, e));
+      answer.completeExceptionally(
+          new AssertionError(name + " is gone; its stderr:\n" + stderr, e));
     }
     return answer;
   }
@@ -78,7 +79,8 @@ public final class JsonLinePeer implements AutoCloseable {
   public JsonNode call(String op, Map<String, ?> args, Duration timeout) {
     JsonNode answer = await(send(op, args), timeout);
     if (!answer.path("ok").asBoolean()) {
-      throw new AssertionError(name + " " + op + " " + args + " failed: " + answer.path("error").asString());
+      throw new AssertionError(
+          name + " " + op + " " + args + " failed: " + answer.path("error").asString());
     }
     return answer;
   }
@@ -119,7 +121,8 @@ public final class JsonLinePeer implements AutoCloseable {
 
   private void readStdout() {
     try (BufferedReader in =
-        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         JsonNode message = JSON.readTree(line);
@@ -138,12 +141,16 @@ public final class JsonLinePeer implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       // The peer ended; pending calls fail below.
     }
-    pending.values().forEach(f -> f.completeExceptionally(new AssertionError(name + " exited; stderr:\n" + stderr)));
+    pending
+        .values()
+        .forEach(
+            f -> f.completeExceptionally(new AssertionError(name + " exited; stderr:\n" + stderr)));
   }
 
   private void readStderr() {
     try (BufferedReader in =
-        new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+        new BufferedReader(
+            new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         if (stderr.length() < 200_000) {

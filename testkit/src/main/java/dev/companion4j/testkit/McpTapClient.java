@@ -28,7 +28,9 @@ public final class McpTapClient implements AutoCloseable {
     HttpClientStreamableHttpTransport http =
         HttpClientStreamableHttpTransport.builder("http://127.0.0.1:" + port)
             .endpoint("/mcp")
-            .httpRequestCustomizer((builder, method, uri, body, context) -> builder.header("Authorization", "Bearer " + token))
+            .httpRequestCustomizer(
+                (builder, method, uri, body, context) ->
+                    builder.header("Authorization", "Bearer " + token))
             .build();
     client =
         McpClient.sync(new Tap(http))
@@ -60,12 +62,20 @@ public final class McpTapClient implements AutoCloseable {
 
     @Override
     @SuppressWarnings("unchecked")
-    public Mono<Void> connect(Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
-      return delegate.connect(messages -> handler.apply(messages.doOnNext(m -> {
-        if (m instanceof McpSchema.JSONRPCNotification n && n.method().startsWith("ide/")) {
-          notifications.add(new Received(n.method(), (Map<String, Object>) n.params(), System.nanoTime()));
-        }
-      })));
+    public Mono<Void> connect(
+        Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
+      return delegate.connect(
+          messages ->
+              handler.apply(
+                  messages.doOnNext(
+                      m -> {
+                        if (m instanceof McpSchema.JSONRPCNotification n
+                            && n.method().startsWith("ide/")) {
+                          notifications.add(
+                              new Received(
+                                  n.method(), (Map<String, Object>) n.params(), System.nanoTime()));
+                        }
+                      })));
     }
 
     @Override

@@ -10,12 +10,12 @@ import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
 import java.util.List;
 
 /**
- * The boundary between modules, checked on compiled classes: a package named {@code internal}
- * (and everything below it) belongs to the module whose package holds it, and no class outside
- * that module uses it.
+ * The boundary between modules, checked on compiled classes: a package named {@code internal} (and
+ * everything below it) belongs to the module whose package holds it, and no class outside that
+ * module uses it.
  *
- * <p>A module descriptor cannot hold this for every module: {@code cli}, {@code extension} and
- * the NetBeans module are not JPMS modules, their users put the engine on the class path, and the
+ * <p>A module descriptor cannot hold this for every module: {@code cli}, {@code extension} and the
+ * NetBeans module are not JPMS modules, their users put the engine on the class path, and the
  * shaded jar strips the descriptors. So each module's tests check the classes they can see.
  */
 public final class ModuleBoundary {
@@ -26,18 +26,20 @@ public final class ModuleBoundary {
   /** No class uses an {@code internal} package of the project from outside the package's module. */
   public static ArchRule internalPackagesStayInTheirModule() {
     return ArchRuleDefinition.classes()
-        .should(new ArchCondition<JavaClass>("use no internal package of another module") {
-          @Override
-          public void check(JavaClass user, ConditionEvents events) {
-            for (Dependency dependency : user.getDirectDependenciesFromSelf()) {
-              String owner = owner(dependency.getTargetClass().getPackageName());
-              String from = user.getPackageName();
-              if (owner != null && !from.equals(owner) && !from.startsWith(owner + ".")) {
-                events.add(SimpleConditionEvent.violated(dependency, dependency.getDescription()));
+        .should(
+            new ArchCondition<JavaClass>("use no internal package of another module") {
+              @Override
+              public void check(JavaClass user, ConditionEvents events) {
+                for (Dependency dependency : user.getDirectDependenciesFromSelf()) {
+                  String owner = owner(dependency.getTargetClass().getPackageName());
+                  String from = user.getPackageName();
+                  if (owner != null && !from.equals(owner) && !from.startsWith(owner + ".")) {
+                    events.add(
+                        SimpleConditionEvent.violated(dependency, dependency.getDescription()));
+                  }
+                }
               }
-            }
-          }
-        })
+            })
         .because("internal packages are hidden behind their module's API");
   }
 

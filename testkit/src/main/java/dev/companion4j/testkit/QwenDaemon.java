@@ -33,12 +33,20 @@ public final class QwenDaemon implements AutoCloseable {
   private final Path root;
   private final Path workspace;
   private final String url;
+
   /** How to start it again: its token and flags, on its port. */
   private final String token;
+
   private final List<String> extraFlags;
   private Process process;
 
-  private QwenDaemon(Process process, Path root, Path workspace, String url, String token, List<String> extraFlags) {
+  private QwenDaemon(
+      Process process,
+      Path root,
+      Path workspace,
+      String url,
+      String token,
+      List<String> extraFlags) {
     this.process = process;
     this.root = root;
     this.workspace = workspace;
@@ -64,15 +72,18 @@ public final class QwenDaemon implements AutoCloseable {
   }
 
   /** Starts a daemon for {@code workspace}, an existing folder, instead of a temporary one. */
-  public static QwenDaemon startIn(Path workspace, FakeModelServer model, String token) throws IOException {
+  public static QwenDaemon startIn(Path workspace, FakeModelServer model, String token)
+      throws IOException {
     return start(model, token, List.of(), workspace);
   }
 
-  private static QwenDaemon start(FakeModelServer model, String token, List<String> extraFlags, Path served)
+  private static QwenDaemon start(
+      FakeModelServer model, String token, List<String> extraFlags, Path served)
       throws IOException {
     Path root = Files.createTempDirectory("companion4j-qwen-serve-");
     Path home = Files.createDirectories(root.resolve("home"));
-    Path workspace = (served == null ? Files.createDirectories(root.resolve("workspace")) : served).toRealPath();
+    Path workspace =
+        (served == null ? Files.createDirectories(root.resolve("workspace")) : served).toRealPath();
     Files.createDirectories(home.resolve(".qwen"));
     Files.writeString(home.resolve(".qwen/settings.json"), settings(model.baseUrl()));
     Process process = launch(root, workspace, token, 0, extraFlags);
@@ -95,23 +106,33 @@ public final class QwenDaemon implements AutoCloseable {
     awaitListening(process, root);
   }
 
-  private static Process launch(Path root, Path workspace, String token, int port, List<String> extraFlags)
+  private static Process launch(
+      Path root, Path workspace, String token, int port, List<String> extraFlags)
       throws IOException {
     Path cli = TestPeers.dir().resolve("node_modules/@qwen-code/qwen-code/cli.js");
-    List<String> command = new ArrayList<>(List.of(
-        "node", cli.toString(), "serve",
-        "--port", Integer.toString(port),
-        "--hostname", "127.0.0.1",
-        "--workspace", workspace.toString(),
-        "--no-web",
-        "--no-token-qr"));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "node",
+                cli.toString(),
+                "serve",
+                "--port",
+                Integer.toString(port),
+                "--hostname",
+                "127.0.0.1",
+                "--workspace",
+                workspace.toString(),
+                "--no-web",
+                "--no-token-qr"));
     if (token != null) {
       command.add("--require-auth");
     }
     command.addAll(extraFlags);
     ProcessBuilder builder = new ProcessBuilder(command).directory(workspace.toFile());
     Map<String, String> env = builder.environment();
-    env.keySet().removeIf(k -> k.startsWith("OPENAI_") || k.startsWith("QWEN_") || k.startsWith("DASHSCOPE_"));
+    env.keySet()
+        .removeIf(
+            k -> k.startsWith("OPENAI_") || k.startsWith("QWEN_") || k.startsWith("DASHSCOPE_"));
     env.put("HOME", root.resolve("home").toString());
     env.put("FAKE_MODEL_KEY", "sk-fake-test-key");
     env.put("NO_COLOR", "1");
@@ -140,7 +161,10 @@ public final class QwenDaemon implements AutoCloseable {
     }
   }
 
-  /** The {@code settings.json} that points Qwen Code at {@code modelBaseUrl} with {@link #MODEL} and {@link #OTHER_MODEL}. */
+  /**
+   * The {@code settings.json} that points Qwen Code at {@code modelBaseUrl} with {@link #MODEL} and
+   * {@link #OTHER_MODEL}.
+   */
   public static String settings(String modelBaseUrl) {
     return """
         {
@@ -155,12 +179,14 @@ public final class QwenDaemon implements AutoCloseable {
           "privacy": {"usageStatisticsEnabled": false},
           "telemetry": {"enabled": false}
         }
-        """.formatted(MODEL, OTHER_MODEL, modelBaseUrl);
+        """
+        .formatted(MODEL, OTHER_MODEL, modelBaseUrl);
   }
 
   private static void copyOutput(Process process, Path log, CompletableFuture<String> listening) {
     try (BufferedReader in =
-            new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         var out = Files.newBufferedWriter(log, StandardCharsets.UTF_8)) {
       String line;
       while ((line = in.readLine()) != null) {

@@ -19,10 +19,9 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p>Once the daemon listens it prints {@code {"url":…,"workspace":…,"settings":…}} on a line, the
  * settings being a {@code settings.json} for another Qwen Code on the same fake model (its key in
- * {@code FAKE_MODEL_KEY}, {@code sk-fake-test-key}). Then each line
- * on stdin is a command, answered by a line {@code done COMMAND}: {@code kill} (SIGKILL to the
- * daemon and its agents) and {@code restart} (the same port and workspace). The end of stdin
- * stops both servers and the process.
+ * {@code FAKE_MODEL_KEY}, {@code sk-fake-test-key}). Then each line on stdin is a command, answered
+ * by a line {@code done COMMAND}: {@code kill} (SIGKILL to the daemon and its agents) and {@code
+ * restart} (the same port and workspace). The end of stdin stops both servers and the process.
  */
 public final class QwenDaemonPeer {
   private QwenDaemonPeer() {}
@@ -35,10 +34,21 @@ public final class QwenDaemonPeer {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     String token = System.getenv("QWEN_SERVER_TOKEN");
     try (FakeModelServer model = new FakeModelServer();
-        QwenDaemon daemon = QwenDaemon.startIn(Path.of(args[0]), model, token == null || token.isBlank() ? null : token)) {
-      out.println(JsonMapper.shared().writeValueAsString(
-          Map.of("url", daemon.url(), "workspace", daemon.workspace().toString(), "settings", QwenDaemon.settings(model.baseUrl()))));
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        QwenDaemon daemon =
+            QwenDaemon.startIn(
+                Path.of(args[0]), model, token == null || token.isBlank() ? null : token)) {
+      out.println(
+          JsonMapper.shared()
+              .writeValueAsString(
+                  Map.of(
+                      "url",
+                      daemon.url(),
+                      "workspace",
+                      daemon.workspace().toString(),
+                      "settings",
+                      QwenDaemon.settings(model.baseUrl()))));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       String command;
       while ((command = in.readLine()) != null) {
         switch (command.strip()) {

@@ -13,7 +13,9 @@ public final class TestPeers {
     Path dir = configured != null ? Path.of(configured) : Path.of("test-peers").toAbsolutePath();
     if (!Files.isDirectory(dir.resolve("node_modules/@qwen-code/qwen-code"))) {
       throw new IllegalStateException(
-          "The real CLIs are not installed in " + dir + "/node_modules; run ./test.sh, which installs them");
+          "The real CLIs are not installed in "
+              + dir
+              + "/node_modules; run ./test.sh, which installs them");
     }
     return dir;
   }

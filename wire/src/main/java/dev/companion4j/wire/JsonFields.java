@@ -9,8 +9,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The one validation of JSON request bodies: each reader binds a body to its own records through
- * these, so a field is refused in the same words wherever it is sent. Every message repeats at
- * most {@value #SHOWN_CHARS} characters of what was sent, since a request's text may be megabytes.
+ * these, so a field is refused in the same words wherever it is sent. Every message repeats at most
+ * {@value #SHOWN_CHARS} characters of what was sent, since a request's text may be megabytes.
  */
 public final class JsonFields {
   private static final JsonMapper JSON = JsonMapper.shared();
@@ -39,7 +39,8 @@ public final class JsonFields {
   }
 
   public static String string(JsonNode body, String field) throws BadRequest {
-    return required(body, field, JsonNode::isString, " is required and must be a string").asString();
+    return required(body, field, JsonNode::isString, " is required and must be a string")
+        .asString();
   }
 
   /** A string that is not blank. */
@@ -72,8 +73,12 @@ public final class JsonFields {
    * fraction, beyond 32 bits however many digits) is refused.
    */
   public static int position(JsonNode body, String field) throws BadRequest {
-    return required(body, field, v -> v.isIntegralNumber() && v.canConvertToInt() && v.intValue() >= 1,
-        " must be a whole number from 1 (positions are 1-based)").intValue();
+    return required(
+            body,
+            field,
+            v -> v.isIntegralNumber() && v.canConvertToInt() && v.intValue() >= 1,
+            " must be a whole number from 1 (positions are 1-based)")
+        .intValue();
   }
 
   /** A 1-based position, or 0 for none when the field is absent or null. */
@@ -83,8 +88,8 @@ public final class JsonFields {
   }
 
   /**
-   * The one check that a path given on the wire is absolute; whether it may be used (inside a
-   * root, on disk) is each reader's own question.
+   * The one check that a path given on the wire is absolute; whether it may be used (inside a root,
+   * on disk) is each reader's own question.
    *
    * @param what how the message names it, e.g. the field
    */
@@ -101,8 +106,12 @@ public final class JsonFields {
     return path;
   }
 
-  /** The field's value if present and {@code valid}; else refused with the field's name and {@code refusal}. */
-  private static JsonNode required(JsonNode body, String field, Predicate<JsonNode> valid, String refusal) throws BadRequest {
+  /**
+   * The field's value if present and {@code valid}; else refused with the field's name and {@code
+   * refusal}.
+   */
+  private static JsonNode required(
+      JsonNode body, String field, Predicate<JsonNode> valid, String refusal) throws BadRequest {
     JsonNode value = body.get(field);
     if (value == null || !valid.test(value)) {
       throw new BadRequest(field + refusal);

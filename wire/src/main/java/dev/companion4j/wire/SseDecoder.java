@@ -56,17 +56,21 @@ public final class SseDecoder {
     }
     this.maxEventBytes = maxEventBytes;
     this.listener = listener;
-    this.splitter = new LineSplitter(maxEventBytes, true, new LineSplitter.Lines() {
-      @Override
-      public void line(String line) {
-        onLine(line);
-      }
+    this.splitter =
+        new LineSplitter(
+            maxEventBytes,
+            true,
+            new LineSplitter.Lines() {
+              @Override
+              public void line(String line) {
+                onLine(line);
+              }
 
-      @Override
-      public void tooLong() {
-        drop();
-      }
-    });
+              @Override
+              public void tooLong() {
+                drop();
+              }
+            });
   }
 
   public void feed(ByteBuffer bytes) {
@@ -114,7 +118,8 @@ public final class SseDecoder {
     }
     int colon = line.indexOf(':');
     String field = colon < 0 ? line : line.substring(0, colon);
-    String value = colon < 0 ? "" : line.substring(colon + (line.startsWith(" ", colon + 1) ? 2 : 1));
+    String value =
+        colon < 0 ? "" : line.substring(colon + (line.startsWith(" ", colon + 1) ? 2 : 1));
     switch (field) {
       case "data" -> {
         if (hasData) {
@@ -130,7 +135,9 @@ public final class SseDecoder {
         }
       }
       case "retry" -> {
-        if (!value.isEmpty() && value.length() < 10 && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (!value.isEmpty()
+            && value.length() < 10
+            && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
           listener.retry(Long.parseLong(value));
         }
       }
@@ -164,7 +171,9 @@ public final class SseDecoder {
 
   private void dispatch() {
     if (hasData && !dropping) {
-      listener.event(new SseEvent(id, name == null || name.isEmpty() ? SseEvent.MESSAGE : name, data.toString()));
+      listener.event(
+          new SseEvent(
+              id, name == null || name.isEmpty() ? SseEvent.MESSAGE : name, data.toString()));
     }
     reset();
     dropping = false;

@@ -16,27 +16,29 @@ class SseDecoderTest {
   private final List<String> seen = new ArrayList<>();
 
   private SseDecoder decoder(int max) {
-    return new SseDecoder(max, new SseDecoder.Listener() {
-      @Override
-      public void event(SseEvent event) {
-        seen.add("event id=" + event.id() + " name=" + event.name() + " data=" + event.data());
-      }
+    return new SseDecoder(
+        max,
+        new SseDecoder.Listener() {
+          @Override
+          public void event(SseEvent event) {
+            seen.add("event id=" + event.id() + " name=" + event.name() + " data=" + event.data());
+          }
 
-      @Override
-      public void tooLarge() {
-        seen.add("too large");
-      }
+          @Override
+          public void tooLarge() {
+            seen.add("too large");
+          }
 
-      @Override
-      public void retry(long millis) {
-        seen.add("retry " + millis);
-      }
+          @Override
+          public void retry(long millis) {
+            seen.add("retry " + millis);
+          }
 
-      @Override
-      public void comment(String text) {
-        seen.add("comment " + text);
-      }
-    });
+          @Override
+          public void comment(String text) {
+            seen.add("comment " + text);
+          }
+        });
   }
 
   private void read(String stream, int max) throws IOException {
@@ -56,28 +58,37 @@ class SseDecoderTest {
   void readsTheDaemonsFraming() throws IOException {
     read("retry: 3000\n\n: heartbeat\n\nid: 7\nevent: session_update\ndata: {\"a\":1}\n\n", 1024);
 
-    assertThat(seen).containsExactly(
-        "retry 3000", "comment heartbeat", "event id=7 name=session_update data={\"a\":1}");
+    assertThat(seen)
+        .containsExactly(
+            "retry 3000", "comment heartbeat", "event id=7 name=session_update data={\"a\":1}");
   }
 
   @Test
   void anyLineEndEndsALineWhereverTheBytesAreSplitAndDataLinesJoin() {
-    trickle(": connected\n\nevent: message\ndata: {\"a\":\"ü\"}\n\r\ndata:two\r\ndata: lines\r\rid: 7\n"
-        + "event: ping\ndata: named\n\ndata: unterminated", 1024);
+    trickle(
+        ": connected\n\nevent: message\ndata: {\"a\":\"ü\"}\n\r\ndata:two\r\ndata: lines\r\rid: 7\n"
+            + "event: ping\ndata: named\n\ndata: unterminated",
+        1024);
 
-    assertThat(seen).containsExactly(
-        "comment connected",
-        "event id=null name=message data={\"a\":\"ü\"}",
-        "event id=null name=message data=two\nlines",
-        "event id=7 name=ping data=named");
+    assertThat(seen)
+        .containsExactly(
+            "comment connected",
+            "event id=null name=message data={\"a\":\"ü\"}",
+            "event id=null name=message data=two\nlines",
+            "event id=7 name=ping data=named");
   }
 
   @Test
   void ignoresEventsWithoutDataBadRetryValuesAndIdsWithNul() throws IOException {
-    read("event: x\n\nretry: soon\n\nretry: 99999999999\n\nid: 1\0\ndata: d\n\nid: 2\ndata: e\n\ndata: f\n\n", 1024);
+    read(
+        "event: x\n\nretry: soon\n\nretry: 99999999999\n\nid: 1\0\ndata: d\n\nid: 2\ndata: e\n\ndata: f\n\n",
+        1024);
 
-    assertThat(seen).containsExactly(
-        "event id=null name=message data=d", "event id=2 name=message data=e", "event id=null name=message data=f");
+    assertThat(seen)
+        .containsExactly(
+            "event id=null name=message data=d",
+            "event id=2 name=message data=e",
+            "event id=null name=message data=f");
   }
 
   @Test
@@ -97,9 +108,12 @@ class SseDecoderTest {
   @Test
   void everyFieldOfAnEventCountsAgainstTheCapInBytes() throws IOException {
     // 16 bytes a line, 8 characters; names and ids count as data does.
-    read("data: üüüüü\ndata: üüüüü\n\nevent: aaaaaaaaaa\nid: bbbbbbbbbbbbbb\ndata: c\n\ndata: fits\n\n", 24);
+    read(
+        "data: üüüüü\ndata: üüüüü\n\nevent: aaaaaaaaaa\nid: bbbbbbbbbbbbbb\ndata: c\n\ndata: fits\n\n",
+        24);
 
-    assertThat(seen).containsExactly("too large", "too large", "event id=null name=message data=fits");
+    assertThat(seen)
+        .containsExactly("too large", "too large", "event id=null name=message data=fits");
   }
 
   @Test
@@ -111,22 +125,28 @@ class SseDecoderTest {
 
   @Test
   void refusesANonPositiveCap() {
-    assertThatThrownBy(() -> decoder(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0");
+    assertThatThrownBy(() -> decoder(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0");
   }
 
   @Test
   void jsonLinesEndAtLineFeedsOnlyAndDropACarriageReturnBeforeOne() {
-    LineSplitter splitter = new LineSplitter(8, false, new LineSplitter.Lines() {
-      @Override
-      public void line(String line) {
-        seen.add(line);
-      }
+    LineSplitter splitter =
+        new LineSplitter(
+            8,
+            false,
+            new LineSplitter.Lines() {
+              @Override
+              public void line(String line) {
+                seen.add(line);
+              }
 
-      @Override
-      public void tooLong() {
-        seen.add("<too long>");
-      }
-    });
+              @Override
+              public void tooLong() {
+                seen.add("<too long>");
+              }
+            });
 
     byte[] bytes = "{\"a\":1}\r\n{\"b\"\r:2}\n0123456789abc\nlast".getBytes(StandardCharsets.UTF_8);
     splitter.feed(bytes, 0, 5);

@@ -1,8 +1,8 @@
 package dev.companion4j.cli.attach;
 
 import dev.companion4j.cli.bridge.JsonRpc;
-import dev.companion4j.wire.LineSplitter;
 import dev.companion4j.engine.DiffId;
+import dev.companion4j.wire.LineSplitter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -18,13 +18,15 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The editor's side of attach: reads its JSON lines from stdin on the calling thread, handles each
- * in order (requests to the attached companion are bounded by {@link EditorClient#REQUEST_TIMEOUT}),
- * and ends when stdin does. See docs/attach.md.
+ * in order (requests to the attached companion are bounded by {@link
+ * EditorClient#REQUEST_TIMEOUT}), and ends when stdin does. See docs/attach.md.
  */
 final class Attach {
   /** The longest line either way; longer ones are skipped with an error, never held. */
   static final int MAX_LINE_BYTES = 64 * 1024 * 1024;
+
   private static final Logger log = LoggerFactory.getLogger(Attach.class);
+
   /** Starting a companion takes a second or two; past this, something is wrong. */
   private static final Duration START_BOUND = Duration.ofSeconds(30);
 
@@ -42,17 +44,21 @@ final class Attach {
   void serve(InputStream stdin) throws IOException {
     link.start();
     try {
-      LineSplitter lines = new LineSplitter(MAX_LINE_BYTES, false, new LineSplitter.Lines() {
-        @Override
-        public void line(String line) {
-          handle(line);
-        }
+      LineSplitter lines =
+          new LineSplitter(
+              MAX_LINE_BYTES,
+              false,
+              new LineSplitter.Lines() {
+                @Override
+                public void line(String line) {
+                  handle(line);
+                }
 
-        @Override
-        public void tooLong() {
-          out.error("skipped a line longer than " + (MAX_LINE_BYTES >> 20) + " MiB", null);
-        }
-      });
+                @Override
+                public void tooLong() {
+                  out.error("skipped a line longer than " + (MAX_LINE_BYTES >> 20) + " MiB", null);
+                }
+              });
       byte[] buffer = new byte[64 * 1024];
       int n;
       while ((n = stdin.read(buffer)) >= 0) {
@@ -110,7 +116,10 @@ final class Attach {
         out.error(f.getMessage(), "event");
       }
     } else {
-      out.error("unknown notification " + Out.shown(method.asString()) + "; the editor sends only event as a notification",
+      out.error(
+          "unknown notification "
+              + Out.shown(method.asString())
+              + "; the editor sends only event as a notification",
           Out.shown(method.asString()));
     }
   }
@@ -127,8 +136,12 @@ final class Attach {
         event(params);
         yield JsonRpc.JSON.createObjectNode();
       }
-      default -> throw new RequestFailure("unknownMethod", "no method " + Out.shown(method)
-          + "; the methods are event, state, diff, accept, reject, terminal and start");
+      default ->
+          throw new RequestFailure(
+              "unknownMethod",
+              "no method "
+                  + Out.shown(method)
+                  + "; the methods are event, state, diff, accept, reject, terminal and start");
     };
   }
 
@@ -145,7 +158,10 @@ final class Attach {
     EditorClient.Reply reply = call(target -> client.get(target, "/diffs/" + id));
     return switch (reply.status()) {
       case 200 -> reply.body();
-      case 404 -> throw new RequestFailure("unknownDiff", "diff " + id + " is not pending: it was never proposed here, or it ended");
+      case 404 ->
+          throw new RequestFailure(
+              "unknownDiff",
+              "diff " + id + " is not pending: it was never proposed here, or it ended");
       default -> throw new RequestFailure("failed", "the companion refused: " + reply.error());
     };
   }
@@ -166,7 +182,9 @@ final class Attach {
       case 204, 200 -> JsonRpc.JSON.createObjectNode();
       case 400 -> throw new RequestFailure("invalidParams", reply.error());
       case 404 -> throw new RequestFailure("unknownDiff", reply.error());
-      case 409 -> throw new RequestFailure("ended", reply.error(), reply.body().path("outcome").asString("ended"));
+      case 409 ->
+          throw new RequestFailure(
+              "ended", reply.error(), reply.body().path("outcome").asString("ended"));
       case 410 -> throw new RequestFailure("clientGone", reply.error());
       default -> throw new RequestFailure("failed", "the companion refused: " + reply.error());
     };
@@ -174,14 +192,19 @@ final class Attach {
 
   private void event(JsonNode params) throws RequestFailure {
     if (!params.isObject()) {
-      throw new RequestFailure("invalidParams", "an event's params are one editor event, e.g. "
-          + "{\"type\":\"focus\",\"path\":\"/abs/file\"}");
+      throw new RequestFailure(
+          "invalidParams",
+          "an event's params are one editor event, e.g. "
+              + "{\"type\":\"focus\",\"path\":\"/abs/file\"}");
     }
     EditorClient.Reply reply = call(target -> client.post(target, "/events", params));
     switch (reply.status()) {
-      case 204, 200 -> { }
-      case 400, 413 -> throw new RequestFailure("invalidParams", "the companion refused the event: " + reply.error());
-      default -> throw new RequestFailure("failed", "the companion refused the event: " + reply.error());
+      case 204, 200 -> {}
+      case 400, 413 ->
+          throw new RequestFailure(
+              "invalidParams", "the companion refused the event: " + reply.error());
+      default ->
+          throw new RequestFailure("failed", "the companion refused the event: " + reply.error());
     }
   }
 
@@ -195,7 +218,8 @@ final class Attach {
     } catch (ExecutionException e) {
       throw new RequestFailure("failed", e.getCause().getMessage());
     } catch (TimeoutException e) {
-      throw new RequestFailure("failed", "no companion was running within " + START_BOUND.toSeconds() + " s");
+      throw new RequestFailure(
+          "failed", "no companion was running within " + START_BOUND.toSeconds() + " s");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RequestFailure("failed", "interrupted");
@@ -203,26 +227,43 @@ final class Attach {
   }
 
   private static JsonNode startAnswer(Target target) {
-    return JsonRpc.JSON.createObjectNode().put("port", target.port()).put("started", target.started());
+    return JsonRpc.JSON
+        .createObjectNode()
+        .put("port", target.port())
+        .put("started", target.started());
   }
 
   private static String diffId(JsonNode params) throws RequestFailure {
     JsonNode id = params.path("diff");
     if (!id.isString() || !DiffId.isValid(id.asString())) {
-      throw new RequestFailure("invalidParams", "params must name a diff: {\"diff\": id}, a diff id is sixteen lowercase hex digits");
+      throw new RequestFailure(
+          "invalidParams",
+          "params must name a diff: {\"diff\": id}, a diff id is sixteen lowercase hex digits");
     }
     return id.asString();
   }
 
-  /** A request to the attached companion; {@code detached} when there is none, {@code failed} when it cannot be reached. */
+  /**
+   * A request to the attached companion; {@code detached} when there is none, {@code failed} when
+   * it cannot be reached.
+   */
   private EditorClient.Reply call(Exchange exchange) throws RequestFailure {
-    Target target = link.current().orElseThrow(
-        () -> new RequestFailure("detached", "no companion is attached; attached follows when one proves itself"));
+    Target target =
+        link.current()
+            .orElseThrow(
+                () ->
+                    new RequestFailure(
+                        "detached",
+                        "no companion is attached; attached follows when one proves itself"));
     try {
       return exchange.with(target);
     } catch (IOException e) {
-      throw new RequestFailure("failed", "the companion on port " + target.port() + " could not be reached: "
-          + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+      throw new RequestFailure(
+          "failed",
+          "the companion on port "
+              + target.port()
+              + " could not be reached: "
+              + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
     }
   }
 

@@ -11,7 +11,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code companion4j attach}: an editor plugin's one process for finding and talking to its companion. */
+/**
+ * {@code companion4j attach}: an editor plugin's one process for finding and talking to its
+ * companion.
+ */
 @Command(
     name = "attach",
     mixinStandardHelpOptions = true,
@@ -22,10 +25,16 @@ import picocli.CommandLine.Spec;
 public final class AttachCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--workspace", paramLabel = "DIR", description = "The folder the editor edits (default: the current one).")
+  @Option(
+      names = "--workspace",
+      paramLabel = "DIR",
+      description = "The folder the editor edits (default: the current one).")
   Path workspace = Path.of("");
 
-  @Option(names = "--start", description = "When no companion serves the folder at the start, run one in this process until attach ends.")
+  @Option(
+      names = "--start",
+      description =
+          "When no companion serves the folder at the start, run one in this process until attach ends.")
   boolean start;
 
   @Override

@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
 final class Finder {
   static final String API_VARIABLE = "COMPANION4J_EDITOR_API";
   static final String TOKEN_VARIABLE = "COMPANION4J_TOKEN";
-  private static final Pattern LOOPBACK_API = Pattern.compile("http://(?:127\\.0\\.0\\.1|localhost):(\\d{1,5})/editor/?");
+  private static final Pattern LOOPBACK_API =
+      Pattern.compile("http://(?:127\\.0\\.0\\.1|localhost):(\\d{1,5})/editor/?");
   private static final Duration PROOF_TIMEOUT = Duration.ofSeconds(2);
 
   /** What a look found: a proven companion, or why there is none. */
@@ -60,20 +61,28 @@ final class Finder {
     String api = blankToNull(env.get(API_VARIABLE));
     String token = blankToNull(env.get(TOKEN_VARIABLE));
     if ((api == null) != (token == null)) {
-      throw new IllegalArgumentException(API_VARIABLE + " and " + TOKEN_VARIABLE + " name a companion together; only "
-          + (api == null ? TOKEN_VARIABLE : API_VARIABLE) + " is set");
+      throw new IllegalArgumentException(
+          API_VARIABLE
+              + " and "
+              + TOKEN_VARIABLE
+              + " name a companion together; only "
+              + (api == null ? TOKEN_VARIABLE : API_VARIABLE)
+              + " is set");
     }
     Optional<Named> named = Optional.empty();
     if (api != null) {
       Matcher m = LOOPBACK_API.matcher(api);
       int port = m.matches() ? Integer.parseInt(m.group(1)) : -1;
       if (port <= 0 || port > 65_535) {
-        throw new IllegalArgumentException(API_VARIABLE + " must be a loopback editor API such as http://127.0.0.1:41233/editor, not "
-            + Out.shown(api));
+        throw new IllegalArgumentException(
+            API_VARIABLE
+                + " must be a loopback editor API such as http://127.0.0.1:41233/editor, not "
+                + Out.shown(api));
       }
       named = Optional.of(new Named(port, token));
     }
-    return new Finder(workspace, new DiscoveryScanner(DiscoveryLocations.fromEnvironment(env)), named);
+    return new Finder(
+        workspace, new DiscoveryScanner(DiscoveryLocations.fromEnvironment(env)), named);
   }
 
   Search find() {
@@ -81,10 +90,16 @@ final class Finder {
       Named n = named.get();
       return CompanionProof.holdsToken(n.port(), n.token(), PROOF_TIMEOUT)
           ? Search.found(new Target(n.port(), n.token(), false))
-          : Search.none("the companion " + API_VARIABLE + " names (port " + n.port() + ") does not prove that it holds "
-              + TOKEN_VARIABLE);
+          : Search.none(
+              "the companion "
+                  + API_VARIABLE
+                  + " names (port "
+                  + n.port()
+                  + ") does not prove that it holds "
+                  + TOKEN_VARIABLE);
     }
-    return scanner.newestServing(workspace)
+    return scanner
+        .newestServing(workspace)
         .map(a -> Search.found(new Target(a.port(), a.authToken(), false)))
         .orElseGet(() -> Search.none("no companion serves " + workspace));
   }

@@ -2,9 +2,9 @@ package dev.companion4j.cli.attach;
 
 import dev.companion4j.cli.HeadlessCompanion;
 import dev.companion4j.cli.bridge.JsonRpc;
+import dev.companion4j.engine.Companion;
 import dev.companion4j.wire.SseDecoder;
 import dev.companion4j.wire.SseEvent;
-import dev.companion4j.engine.Companion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -30,22 +30,33 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The attachment to a companion, owned by its own thread ({@value #THREAD}): it finds one that
- * proves itself (or starts one in this process), says {@code attached}, forwards its event
- * stream's events, says {@code detached} when it goes, and looks again every {@link #RETRY}.
- * The thread reading stdin only reads {@link #current()} and asks for a start; a watchdog
- * ({@value #WATCHDOG_THREAD}) ends a stream that has been silent past {@link #SILENCE_BOUND}.
+ * proves itself (or starts one in this process), says {@code attached}, forwards its event stream's
+ * events, says {@code detached} when it goes, and looks again every {@link #RETRY}. The thread
+ * reading stdin only reads {@link #current()} and asks for a start; a watchdog ({@value
+ * #WATCHDOG_THREAD}) ends a stream that has been silent past {@link #SILENCE_BOUND}.
  */
 final class Link {
   static final String THREAD = "companion4j-attach-stream";
   static final String WATCHDOG_THREAD = "companion4j-attach-watchdog";
   private static final Logger log = LoggerFactory.getLogger(Link.class);
+
   /** How often a detached attach looks for a companion again. */
   static final Duration RETRY = Duration.ofSeconds(2);
+
   /** One event may carry a diff's two sides; as long as a line to the editor may be. */
   private static final int MAX_EVENT_BYTES = Attach.MAX_LINE_BYTES;
-  private static final Set<String> FORWARDED = Set.of(
-      "diffOpened", "diffClosed", "clientConnected", "clientDisconnected", "context", "diagnostics", "openFile");
+
+  private static final Set<String> FORWARDED =
+      Set.of(
+          "diffOpened",
+          "diffClosed",
+          "clientConnected",
+          "clientDisconnected",
+          "context",
+          "diagnostics",
+          "openFile");
   private static final Duration JOIN_BOUND = Duration.ofSeconds(5);
+
   /**
    * The companion writes a heartbeat every 5 s: a stream silent for this long belongs to a
    * companion that hangs (stopped, swapping), which is as good as gone.
@@ -58,19 +69,26 @@ final class Link {
   private final Path workspace;
   private final boolean startAtFirst;
   private final AtomicReference<Target> current = new AtomicReference<>();
-  private final BlockingQueue<CompletableFuture<Target>> startRequests = new LinkedBlockingQueue<>();
+  private final BlockingQueue<CompletableFuture<Target>> startRequests =
+      new LinkedBlockingQueue<>();
+
   /** The companion this process started, if any; it lives until attach ends. */
   private final AtomicReference<HeadlessCompanion> own = new AtomicReference<>();
+
   private final Thread thread = new Thread(this::run, THREAD);
-  private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, WATCHDOG_THREAD);
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService watchdog =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, WATCHDOG_THREAD);
+            t.setDaemon(true);
+            return t;
+          });
   private volatile boolean stopping;
   private volatile InputStream stream;
+
   /** When the stream last brought bytes (or opened), in {@link System#nanoTime()}. */
   private volatile long heardAt;
+
   private volatile boolean silent;
 
   Link(Finder finder, EditorClient client, Out out, Path workspace, boolean startAtFirst) {
@@ -154,7 +172,8 @@ final class Link {
         detached(detachedFor);
       }
       try {
-        CompletableFuture<Target> asked = startRequests.poll(RETRY.toMillis(), TimeUnit.MILLISECONDS);
+        CompletableFuture<Target> asked =
+            startRequests.poll(RETRY.toMillis(), TimeUnit.MILLISECONDS);
         if (asked != null) {
           waiting.add(asked);
           startRequests.drainTo(waiting);
@@ -167,13 +186,18 @@ final class Link {
     waiting.forEach(w -> w.completeExceptionally(new IOException("attach is ending")));
   }
 
-  /** A look for a companion; an unexpected failure is a reason to look again, never the thread's end. */
+  /**
+   * A look for a companion; an unexpected failure is a reason to look again, never the thread's
+   * end.
+   */
   private Finder.Search find() {
     try {
       return finder.find();
     } catch (RuntimeException e) {
       log.warn("Looking for a companion failed", e);
-      return Finder.Search.none("looking for a companion failed: " + Objects.toString(e.getMessage(), e.getClass().getSimpleName()));
+      return Finder.Search.none(
+          "looking for a companion failed: "
+              + Objects.toString(e.getMessage(), e.getClass().getSimpleName()));
     }
   }
 
@@ -182,7 +206,10 @@ final class Link {
     out.notify("detached", JsonRpc.JSON.createObjectNode().put("reason", why));
   }
 
-  /** Starts a companion in this process, as {@code serve} would; tells the waiting requests if it cannot. */
+  /**
+   * Starts a companion in this process, as {@code serve} would; tells the waiting requests if it
+   * cannot.
+   */
   private Finder.Search startOwn(List<CompletableFuture<Target>> waiting) {
     HeadlessCompanion headless = null;
     try {
@@ -198,7 +225,11 @@ final class Link {
       if (headless != null) {
         headless.close();
       }
-      String why = "cannot start a companion for " + workspace + ": " + Objects.toString(e.getMessage(), e.getClass().getSimpleName());
+      String why =
+          "cannot start a companion for "
+              + workspace
+              + ": "
+              + Objects.toString(e.getMessage(), e.getClass().getSimpleName());
       log.warn("{}", why);
       waiting.forEach(w -> w.completeExceptionally(new IOException(why)));
       waiting.clear();
@@ -216,8 +247,8 @@ final class Link {
   }
 
   /**
-   * Follows {@code target} until its stream ends: its state goes out as {@code attached} once
-   * its stream is open, so no event falls between the two.
+   * Follows {@code target} until its stream ends: its state goes out as {@code attached} once its
+   * stream is open, so no event falls between the two.
    *
    * @return why it ended
    */
@@ -234,28 +265,40 @@ final class Link {
       if (state.status() != 200 || !state.body().isObject()) {
         return where + " did not give its state: " + state.error();
       }
-      // A diff proposed after the stream opened is in the state too; its diffOpened is not repeated.
+      // A diff proposed after the stream opened is in the state too; its diffOpened is not
+      // repeated.
       Set<String> inState = new HashSet<>();
       state.body().path("pendingDiffs").forEach(d -> inState.add(d.path("id").asString("")));
       current.set(target);
       log.info("Attached to {}{}", where, target.started() ? ", started here" : "");
-      ObjectNode attached = JsonRpc.JSON.createObjectNode().put("port", target.port()).put("started", target.started());
+      ObjectNode attached =
+          JsonRpc.JSON
+              .createObjectNode()
+              .put("port", target.port())
+              .put("started", target.started());
       attached.set("state", state.body());
       out.notify("attached", attached);
       startRequests.drainTo(waiting);
       waiting.forEach(w -> w.complete(target));
       waiting.clear();
-      SseDecoder events = new SseDecoder(MAX_EVENT_BYTES, new SseDecoder.Listener() {
-        @Override
-        public void event(SseEvent event) {
-          forward(event.name(), event.data(), inState);
-        }
+      SseDecoder events =
+          new SseDecoder(
+              MAX_EVENT_BYTES,
+              new SseDecoder.Listener() {
+                @Override
+                public void event(SseEvent event) {
+                  forward(event.name(), event.data(), inState);
+                }
 
-        @Override
-        public void tooLarge() {
-          out.error("an event from the companion longer than " + (MAX_EVENT_BYTES >> 20) + " MiB was dropped", null);
-        }
-      });
+                @Override
+                public void tooLarge() {
+                  out.error(
+                      "an event from the companion longer than "
+                          + (MAX_EVENT_BYTES >> 20)
+                          + " MiB was dropped",
+                      null);
+                }
+              });
       byte[] buffer = new byte[64 * 1024];
       int n;
       while ((n = body.read(buffer)) >= 0) {
@@ -268,7 +311,8 @@ final class Link {
       if (stopping) {
         return "attach is ending";
       }
-      return silent ? where + " sent nothing for " + SILENCE_BOUND.toSeconds() + " s"
+      return silent
+          ? where + " sent nothing for " + SILENCE_BOUND.toSeconds() + " s"
           : "lost " + where + ": " + Objects.toString(e.getMessage(), e.getClass().getSimpleName());
     } finally {
       current.set(null);

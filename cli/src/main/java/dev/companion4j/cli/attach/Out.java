@@ -42,7 +42,8 @@ final class Out {
   void failure(JsonNode id, RequestFailure failure) {
     ObjectNode message = JsonRpc.JSON.createObjectNode();
     message.set("id", id);
-    ObjectNode error = message.putObject("error").put("code", failure.code()).put("message", failure.getMessage());
+    ObjectNode error =
+        message.putObject("error").put("code", failure.code()).put("message", failure.getMessage());
     failure.outcome().ifPresent(o -> error.put("outcome", o));
     write(message);
   }

@@ -27,14 +27,16 @@ final class BodyReaders {
   static HttpResponse.BodySubscriber<Void> collect(int max, boolean strict, Consumer<byte[]> done) {
     ByteArrayOutputStream body = new ByteArrayOutputStream();
     boolean[] over = {false};
-    return streaming(buffer -> {
-      int take = Math.min(buffer.remaining(), max - body.size());
-      over[0] |= take < buffer.remaining();
-      byte[] bytes = new byte[take];
-      buffer.get(bytes);
-      body.write(bytes, 0, take);
-      buffer.position(buffer.limit());
-    }, () -> done.accept(over[0] && strict ? null : body.toByteArray()));
+    return streaming(
+        buffer -> {
+          int take = Math.min(buffer.remaining(), max - body.size());
+          over[0] |= take < buffer.remaining();
+          byte[] bytes = new byte[take];
+          buffer.get(bytes);
+          body.write(bytes, 0, take);
+          buffer.position(buffer.limit());
+        },
+        () -> done.accept(over[0] && strict ? null : body.toByteArray()));
   }
 
   private static final class Bytes implements Flow.Subscriber<List<ByteBuffer>> {

@@ -29,8 +29,9 @@ public class BridgeOptions {
       names = "--map",
       paramLabel = "CLI_PATH=COMPANION_PATH",
       converter = MappingConverter.class,
-      description = "The CLI sees the folder COMPANION_PATH at CLI_PATH (e.g. /workspaces/app=/home/me/app); "
-          + "both absolute. Repeatable: the longest matching prefix wins.")
+      description =
+          "The CLI sees the folder COMPANION_PATH at CLI_PATH (e.g. /workspaces/app=/home/me/app); "
+              + "both absolute. Repeatable: the longest matching prefix wins.")
   List<PathMap.Mapping> mappings = new ArrayList<>();
 
   /** At most one way of naming the companion; none means the workspace rule. */
@@ -38,11 +39,15 @@ public class BridgeOptions {
     @Option(
         names = "--workspace",
         paramLabel = "DIR",
-        description = "The running companion whose workspace holds DIR (default: the companion side of the "
-            + "first --map, else the current directory).")
+        description =
+            "The running companion whose workspace holds DIR (default: the companion side of the "
+                + "first --map, else the current directory).")
     Path workspace;
 
-    @Option(names = "--port", paramLabel = "PORT", converter = PortConverter.class,
+    @Option(
+        names = "--port",
+        paramLabel = "PORT",
+        converter = PortConverter.class,
         description = "The running companion on PORT, with the token from its discovery file.")
     Integer port;
 
@@ -52,12 +57,20 @@ public class BridgeOptions {
 
   /** A companion this machine has no discovery file of, e.g. across a network namespace. */
   static final class Explicit {
-    @Option(names = "--address", paramLabel = "HOST:PORT", required = true, converter = HostPortConverter.class,
+    @Option(
+        names = "--address",
+        paramLabel = "HOST:PORT",
+        required = true,
+        converter = HostPortConverter.class,
         description = "The companion at HOST:PORT (needs --token-file).")
     CompanionTarget.HostPort address;
 
-    @Option(names = "--token-file", paramLabel = "FILE", required = true,
-        description = "Its token, read from FILE, which must be its owner's only (as ssh wants its keys).")
+    @Option(
+        names = "--token-file",
+        paramLabel = "FILE",
+        required = true,
+        description =
+            "Its token, read from FILE, which must be its owner's only (as ssh wants its keys).")
     Path tokenFile;
   }
 
@@ -70,8 +83,10 @@ public class BridgeOptions {
   public int run(CommandLine command) {
     PathMap paths = paths(command);
     PrintStream err = System.err;
-    // Stdout carries the CLI's messages and nothing else: anything printed by mistake goes to stderr.
-    OutputStream out = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
+    // Stdout carries the CLI's messages and nothing else: anything printed by mistake goes to
+    // stderr.
+    OutputStream out =
+        new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
     System.setOut(err);
     CompanionTarget target;
     try {
@@ -82,31 +97,39 @@ public class BridgeOptions {
     }
     // Both CLIs call themselves stdio-client; the companion sees only this process, so the
     // handshake names the CLI that started it, as the companion names a process it sees.
-    Optional<ClientProcess> cli = ProcessHandle.current().parent()
-        .map(parent -> Companion.describeProcess(parent.pid()))
-        .filter(parent -> !parent.program().isEmpty());
+    Optional<ClientProcess> cli =
+        ProcessHandle.current()
+            .parent()
+            .map(parent -> Companion.describeProcess(parent.pid()))
+            .filter(parent -> !parent.program().isEmpty());
     return Bridge.run(target, paths, cli, System.in, out, err);
   }
 
-  /** @throws CommandLine.ParameterException when two mappings share a side */
+  /**
+   * @throws CommandLine.ParameterException when two mappings share a side
+   */
   PathMap paths(CommandLine command) {
     try {
       return new PathMap(mappings);
     } catch (IllegalArgumentException e) {
-      throw new CommandLine.ParameterException(command, "Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): " + e.getMessage());
+      throw new CommandLine.ParameterException(
+          command, "Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): " + e.getMessage());
     }
   }
 
-  CompanionTarget target(PathMap paths, Path cwd, DiscoveryLocations locations) throws BridgeFailure {
+  CompanionTarget target(PathMap paths, Path cwd, DiscoveryLocations locations)
+      throws BridgeFailure {
     if (selector != null && selector.explicit != null) {
-      return CompanionTarget.at(selector.explicit.address, cwd.resolve(selector.explicit.tokenFile));
+      return CompanionTarget.at(
+          selector.explicit.address, cwd.resolve(selector.explicit.tokenFile));
     }
     if (selector != null && selector.port != null) {
       return CompanionTarget.onPort(selector.port, locations);
     }
-    Path dir = selector != null && selector.workspace != null ? cwd.resolve(selector.workspace)
-        : paths.isEmpty() ? cwd
-        : Path.of(paths.mappings().get(0).companionPath());
+    Path dir =
+        selector != null && selector.workspace != null
+            ? cwd.resolve(selector.workspace)
+            : paths.isEmpty() ? cwd : Path.of(paths.mappings().get(0).companionPath());
     return CompanionTarget.serving(dir, locations);
   }
 
@@ -136,7 +159,8 @@ public class BridgeOptions {
     }
   }
 
-  static final class HostPortConverter implements CommandLine.ITypeConverter<CompanionTarget.HostPort> {
+  static final class HostPortConverter
+      implements CommandLine.ITypeConverter<CompanionTarget.HostPort> {
     @Override
     public CompanionTarget.HostPort convert(String value) {
       try {

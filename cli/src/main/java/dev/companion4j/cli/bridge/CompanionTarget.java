@@ -23,30 +23,49 @@ record CompanionTarget(URI endpoint, String token, String description) {
     Objects.requireNonNull(description, "description");
   }
 
-  /** The companion of this user's that serves {@code dir}, as {@code companion4j open} finds it: the newest first. */
+  /**
+   * The companion of this user's that serves {@code dir}, as {@code companion4j open} finds it: the
+   * newest first.
+   */
   static CompanionTarget serving(Path dir, DiscoveryLocations locations) throws BridgeFailure {
     List<CompanionAddress> serving = new DiscoveryScanner(locations).serving(dir);
     if (serving.isEmpty()) {
-      throw new BridgeFailure(Bridge.EXIT_UNREACHABLE, "no running companion of yours serves " + dir
-          + " (looked in " + places(locations) + "); start one with: companion4j serve --workspace " + dir);
+      throw new BridgeFailure(
+          Bridge.EXIT_UNREACHABLE,
+          "no running companion of yours serves "
+              + dir
+              + " (looked in "
+              + places(locations)
+              + "); start one with: companion4j serve --workspace "
+              + dir);
     }
     return local(serving.get(0));
   }
 
   /** The companion of this user's on {@code port}, with the token from its discovery file. */
   static CompanionTarget onPort(int port, DiscoveryLocations locations) throws BridgeFailure {
-    return new DiscoveryScanner(locations).reachable().stream()
-        .filter(a -> a.port() == port)
-        .findFirst()
-        .map(CompanionTarget::local)
-        .orElseThrow(() -> new BridgeFailure(Bridge.EXIT_UNREACHABLE,
-            "no running companion of yours on port " + port + " (looked in " + places(locations) + ")"));
+    return new DiscoveryScanner(locations)
+        .reachable().stream()
+            .filter(a -> a.port() == port)
+            .findFirst()
+            .map(CompanionTarget::local)
+            .orElseThrow(
+                () ->
+                    new BridgeFailure(
+                        Bridge.EXIT_UNREACHABLE,
+                        "no running companion of yours on port "
+                            + port
+                            + " (looked in "
+                            + places(locations)
+                            + ")"));
   }
 
   /** A companion named on the command line, with its token from an owner-only file. */
   static CompanionTarget at(HostPort address, Path tokenFile) throws BridgeFailure {
     return new CompanionTarget(
-        URI.create("http://" + address + "/mcp"), TokenFile.read(tokenFile), "the companion at " + address);
+        URI.create("http://" + address + "/mcp"),
+        TokenFile.read(tokenFile),
+        "the companion at " + address);
   }
 
   private static CompanionTarget local(CompanionAddress a) {
@@ -81,11 +100,14 @@ record CompanionTarget(URI endpoint, String token, String description) {
       }
     }
 
-    /** @throws IllegalArgumentException with what is wrong, in words for the user */
+    /**
+     * @throws IllegalArgumentException with what is wrong, in words for the user
+     */
     static HostPort parse(String text) {
       int colon = text.lastIndexOf(':');
       if (colon < 0) {
-        throw new IllegalArgumentException("expected HOST:PORT, e.g. 127.0.0.1:41233, but there is no ':'");
+        throw new IllegalArgumentException(
+            "expected HOST:PORT, e.g. 127.0.0.1:41233, but there is no ':'");
       }
       String host = text.substring(0, colon);
       if (host.startsWith("[") && host.endsWith("]")) {
@@ -97,7 +119,8 @@ record CompanionTarget(URI endpoint, String token, String description) {
       try {
         port = Integer.parseInt(text.substring(colon + 1));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("the port is not a number: " + text.substring(colon + 1));
+        throw new IllegalArgumentException(
+            "the port is not a number: " + text.substring(colon + 1));
       }
       return new HostPort(host, port);
     }

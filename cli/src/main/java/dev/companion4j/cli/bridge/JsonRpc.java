@@ -6,17 +6,20 @@ import tools.jackson.databind.cfg.JsonNodeFeature;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-/** JSON-RPC 2.0 messages as MCP carries them, one object each: what kind a message is, and errors. */
+/**
+ * JSON-RPC 2.0 messages as MCP carries them, one object each: what kind a message is, and errors.
+ */
 public final class JsonRpc {
   /**
    * Numbers pass through as written (no float rounding, no trailing zeros dropped), and a line is
    * one value: {@code {} x} is not JSON.
    */
-  public static final JsonMapper JSON = JsonMapper.builder()
-      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-      .enable(JsonNodeFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-      .build();
+  public static final JsonMapper JSON =
+      JsonMapper.builder()
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(JsonNodeFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+          .build();
 
   static final int PARSE_ERROR = -32700;
   static final int INVALID_REQUEST = -32600;
@@ -24,7 +27,11 @@ public final class JsonRpc {
 
   private JsonRpc() {}
 
-  enum Kind { REQUEST, NOTIFICATION, RESPONSE }
+  enum Kind {
+    REQUEST,
+    NOTIFICATION,
+    RESPONSE
+  }
 
   /** A message that is valid JSON but no JSON-RPC message; {@link #id} is what to answer with. */
   static final class InvalidMessage extends Exception {
@@ -44,16 +51,20 @@ public final class JsonRpc {
   /**
    * What {@code message} is.
    *
-   * @throws InvalidMessage when it is none of the three; its id is the message's own when that is
-   *     a valid id, else null
+   * @throws InvalidMessage when it is none of the three; its id is the message's own when that is a
+   *     valid id, else null
    */
   static Kind kind(JsonNode message) throws InvalidMessage {
     if (message == null || !message.isObject()) {
-      throw new InvalidMessage(null, message != null && message.isArray()
-          ? "JSON-RPC batches are not supported" : "expected a JSON-RPC message object");
+      throw new InvalidMessage(
+          null,
+          message != null && message.isArray()
+              ? "JSON-RPC batches are not supported"
+              : "expected a JSON-RPC message object");
     }
     JsonNode id = message.get("id");
-    boolean validId = id != null && (id.isString() || (id.isIntegralNumber() && id.canConvertToLong()));
+    boolean validId =
+        id != null && (id.isString() || (id.isIntegralNumber() && id.canConvertToLong()));
     JsonNode answerId = validId ? id : null;
     if (!"2.0".equals(message.path("jsonrpc").asString(null))) {
       throw new InvalidMessage(answerId, "jsonrpc must be \"2.0\"");
@@ -75,7 +86,8 @@ public final class JsonRpc {
       return Kind.REQUEST;
     }
     if (id == null || !(message.has("result") || message.has("error"))) {
-      throw new InvalidMessage(answerId, "a message needs a method, or an id with a result or an error");
+      throw new InvalidMessage(
+          answerId, "a message needs a method, or an id with a result or an error");
     }
     return Kind.RESPONSE;
   }

@@ -10,16 +10,19 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Translates the paths in the messages the companion's contract carries, in place. Towards the
  * companion: the path arguments of its tools ({@code openDiff} and {@code closeDiff} take {@code
- * filePath}; they take no other path). Towards the CLI: {@code ide/contextUpdate}'s open files,
- * the diff outcomes' {@code filePath}, and error texts that quote a translated argument. File
- * contents (a diff's text, {@code closeDiff}'s result) are never touched.
+ * filePath}; they take no other path). Towards the CLI: {@code ide/contextUpdate}'s open files, the
+ * diff outcomes' {@code filePath}, and error texts that quote a translated argument. File contents
+ * (a diff's text, {@code closeDiff}'s result) are never touched.
  */
 final class MessagePaths {
   /** The companion's tools and which of their arguments are paths. */
-  private static final Map<String, Set<String>> PATH_ARGUMENTS = Map.of(
-      "openDiff", Set.of("filePath"),
-      "closeDiff", Set.of("filePath"));
-  private static final Set<String> OUTCOMES = Set.of("ide/diffAccepted", "ide/diffRejected", "ide/diffClosed");
+  private static final Map<String, Set<String>> PATH_ARGUMENTS =
+      Map.of(
+          "openDiff", Set.of("filePath"),
+          "closeDiff", Set.of("filePath"));
+
+  private static final Set<String> OUTCOMES =
+      Set.of("ide/diffAccepted", "ide/diffRejected", "ide/diffClosed");
 
   private final PathMap paths;
 

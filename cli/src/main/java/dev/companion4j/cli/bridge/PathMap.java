@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
  * ({@code C:\work\app}), whose separators are {@code \} and {@code /}: what follows the prefix is
  * written with the other side's separator.
  *
- * <p>Translating there and back gives the path again when no two mappings cross (one mapping's
- * side nested in another's while the other sides are not nested the same way).
+ * <p>Translating there and back gives the path again when no two mappings cross (one mapping's side
+ * nested in another's while the other sides are not nested the same way).
  *
  * @param mappings in the order given; no two share a side
  */
@@ -28,10 +28,12 @@ record PathMap(List<Mapping> mappings) {
     for (int i = 0; i < mappings.size(); i++) {
       for (int j = 0; j < i; j++) {
         if (mappings.get(i).cliPath().equals(mappings.get(j).cliPath())) {
-          throw new IllegalArgumentException("two mappings give the CLI path " + mappings.get(i).cliPath());
+          throw new IllegalArgumentException(
+              "two mappings give the CLI path " + mappings.get(i).cliPath());
         }
         if (mappings.get(i).companionPath().equals(mappings.get(j).companionPath())) {
-          throw new IllegalArgumentException("two mappings give the companion path " + mappings.get(i).companionPath());
+          throw new IllegalArgumentException(
+              "two mappings give the companion path " + mappings.get(i).companionPath());
         }
       }
     }
@@ -63,12 +65,14 @@ record PathMap(List<Mapping> mappings) {
       }
       int eq = spec.lastIndexOf('=');
       if (eq < 0) {
-        throw new IllegalArgumentException("expected CLI_PATH=COMPANION_PATH, e.g. /workspaces/app=/home/me/app, but there is no '='");
+        throw new IllegalArgumentException(
+            "expected CLI_PATH=COMPANION_PATH, e.g. /workspaces/app=/home/me/app, but there is no '='");
       }
       String companion = spec.substring(eq + 1);
-      throw new IllegalArgumentException(companion.isEmpty()
-          ? "the companion path after '=' is empty"
-          : "the companion path must be absolute: " + companion);
+      throw new IllegalArgumentException(
+          companion.isEmpty()
+              ? "the companion path after '=' is empty"
+              : "the companion path must be absolute: " + companion);
     }
 
     @Override
@@ -91,10 +95,12 @@ record PathMap(List<Mapping> mappings) {
     return mappings.isEmpty();
   }
 
-  private String translate(String path, Function<Mapping, String> from, Function<Mapping, String> to) {
-    Optional<Mapping> best = mappings.stream()
-        .filter(m -> remainder(path, from.apply(m)) != null)
-        .max(Comparator.comparingInt(m -> from.apply(m).length()));
+  private String translate(
+      String path, Function<Mapping, String> from, Function<Mapping, String> to) {
+    Optional<Mapping> best =
+        mappings.stream()
+            .filter(m -> remainder(path, from.apply(m)) != null)
+            .max(Comparator.comparingInt(m -> from.apply(m).length()));
     if (best.isEmpty()) {
       return path;
     }
@@ -104,7 +110,9 @@ record PathMap(List<Mapping> mappings) {
     if (isWindows(prefix) != isWindows(target)) {
       rest = rest.replace(separator(prefix), separator(target));
     }
-    return endsWithSeparator(target) && !rest.isEmpty() ? target + rest.substring(1) : target + rest;
+    return endsWithSeparator(target) && !rest.isEmpty()
+        ? target + rest.substring(1)
+        : target + rest;
   }
 
   /**
@@ -140,7 +148,8 @@ record PathMap(List<Mapping> mappings) {
     List<String> names = new ArrayList<>();
     for (String name : path.substring(rootLength).split(windows ? "[\\\\/]+" : "/+")) {
       if (name.equals(".") || name.equals("..")) {
-        throw new IllegalArgumentException("the " + side + " path must not contain '.' or '..': " + path);
+        throw new IllegalArgumentException(
+            "the " + side + " path must not contain '.' or '..': " + path);
       }
       if (!name.isEmpty()) {
         names.add(name);

@@ -19,8 +19,11 @@ import java.util.Set;
  */
 final class TokenFile {
   private static final int MAX_BYTES = 64 * 1024;
-  private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(
-      PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
+  private static final Set<PosixFilePermission> OWNER_ONLY =
+      EnumSet.of(
+          PosixFilePermission.OWNER_READ,
+          PosixFilePermission.OWNER_WRITE,
+          PosixFilePermission.OWNER_EXECUTE);
 
   private TokenFile() {}
 
@@ -38,17 +41,23 @@ final class TokenFile {
           throw usage(name + " is not a regular file");
         }
         if (!attributes.owner().equals(currentUser(file))) {
-          throw usage(name + " belongs to " + attributes.owner().getName() + "; it must be your own");
+          throw usage(
+              name + " belongs to " + attributes.owner().getName() + "; it must be your own");
         }
         Set<PosixFilePermission> others = EnumSet.copyOf(attributes.permissions());
         others.removeAll(OWNER_ONLY);
         if (!others.isEmpty()) {
-          throw usage(name + " is accessible by group or others (" + PosixFilePermissions.toString(attributes.permissions())
-              + "); it must be its owner's only: chmod 600 " + file);
+          throw usage(
+              name
+                  + " is accessible by group or others ("
+                  + PosixFilePermissions.toString(attributes.permissions())
+                  + "); it must be its owner's only: chmod 600 "
+                  + file);
         }
       }
       if (Files.size(file) > MAX_BYTES) {
-        throw usage(name + " is larger than " + MAX_BYTES / 1024 + " KiB; it must hold the token only");
+        throw usage(
+            name + " is larger than " + MAX_BYTES / 1024 + " KiB; it must hold the token only");
       }
       String token = Files.readString(file, StandardCharsets.UTF_8).strip();
       if (token.isEmpty()) {
@@ -62,10 +71,15 @@ final class TokenFile {
     }
   }
 
-  /** This user; {@code /proc/self} serves where the user name has no entry (a container's arbitrary uid). */
+  /**
+   * This user; {@code /proc/self} serves where the user name has no entry (a container's arbitrary
+   * uid).
+   */
   private static UserPrincipal currentUser(Path file) throws IOException {
     try {
-      return file.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(System.getProperty("user.name"));
+      return file.getFileSystem()
+          .getUserPrincipalLookupService()
+          .lookupPrincipalByName(System.getProperty("user.name"));
     } catch (IOException e) {
       return Files.getOwner(Path.of("/proc/self"));
     }

@@ -23,13 +23,15 @@ import java.util.function.Consumer;
 
 /** {@code companion4j chat}: a terminal chat on a {@code qwen serve} daemon. */
 public final class ChatCommand {
-  private static final String DAEMON_LOG_LEVEL = "org.slf4j.simpleLogger.log.dev.companion4j.daemon";
+  private static final String DAEMON_LOG_LEVEL =
+      "org.slf4j.simpleLogger.log.dev.companion4j.daemon";
 
   private ChatCommand() {}
 
   /** Runs the chat with the arguments after {@code chat}; returns the process exit code. */
   public static int run(String[] args) {
-    // The chat reports drops and reconnects itself; the client's own log lines would garble the screen.
+    // The chat reports drops and reconnects itself; the client's own log lines would garble the
+    // screen.
     if (System.getProperty(DAEMON_LOG_LEVEL) == null) {
       System.setProperty(DAEMON_LOG_LEVEL, "error");
     }
@@ -112,13 +114,21 @@ public final class ChatCommand {
 
     int run(Capabilities caps, InputStream in, Consumer<Runnable> interrupts) {
       SessionOptions sessionOptions =
-          new SessionOptions(options.workspace(), options.newSession(), options.approvalMode(), null);
+          new SessionOptions(
+              options.workspace(), options.newSession(), options.approvalMode(), null);
       try (DaemonSession opened = client.createOrAttach(sessionOptions)) {
         session = opened;
-        // The banner shows the approval mode this chat asked for; a joined session's is not known yet.
+        // The banner shows the approval mode this chat asked for; a joined session's is not known
+        // yet.
         Conversation first =
-            Conversation.connected(null, session.attached() ? null : options.approvalMode().wireName());
-        view = new ChatView(out, first, session.clientId(), () -> inputs.add(Input.of(Input.Kind.SESSION_ENDED)));
+            Conversation.connected(
+                null, session.attached() ? null : options.approvalMode().wireName());
+        view =
+            new ChatView(
+                out,
+                first,
+                session.clientId(),
+                () -> inputs.add(Input.of(Input.Kind.SESSION_ENDED)));
         banner(caps);
         session.subscribe(view);
         interrupts.accept(() -> inputs.add(Input.of(Input.Kind.INTERRUPT)));
@@ -131,12 +141,17 @@ public final class ChatCommand {
     private void banner(Capabilities caps) {
       String version = caps.qwenCodeVersion() == null ? "" : caps.qwenCodeVersion() + " ";
       out.println("companion4j chat: qwen serve " + version + "at " + client.baseUrl());
-      out.println((session.attached() ? "Joined session " : "Started session ") + session.sessionId()
-          + " in workspace " + session.workspaceCwd());
-      out.println(session.attached()
-          ? "[approval mode] the session's own; changes show here"
-          : "[approval mode] " + ChatView.describe(options.approvalMode().wireName()));
-      out.println("Files, MCP servers and credentials live on the daemon's host: the workspace is a path");
+      out.println(
+          (session.attached() ? "Joined session " : "Started session ")
+              + session.sessionId()
+              + " in workspace "
+              + session.workspaceCwd());
+      out.println(
+          session.attached()
+              ? "[approval mode] the session's own; changes show here"
+              : "[approval mode] " + ChatView.describe(options.approvalMode().wireName()));
+      out.println(
+          "Files, MCP servers and credentials live on the daemon's host: the workspace is a path");
       out.println("there, and the agent reads, writes and runs things there, not on this machine.");
       out.println("/model NAME switches the model, /quit leaves, Ctrl-C cancels a running turn.");
     }
@@ -204,7 +219,10 @@ public final class ChatCommand {
           act(() -> session.setModel(model));
         }
       } else if (text.startsWith("/")) {
-        view.line("unknown command " + text.split("\\s+")[0] + "; /model NAME switches the model, /quit leaves");
+        view.line(
+            "unknown command "
+                + text.split("\\s+")[0]
+                + "; /model NAME switches the model, /quit leaves");
       } else if (!text.isEmpty()) {
         prompt(text);
         return true;
@@ -234,11 +252,12 @@ public final class ChatCommand {
         return;
       }
       view.permissionAnswered(request.requestId());
-      act(() -> {
-        if (!session.respondToPermission(request.requestId(), decision.get())) {
-          view.line("[permission] that request was already decided");
-        }
-      });
+      act(
+          () -> {
+            if (!session.respondToPermission(request.requestId(), decision.get())) {
+              view.line("[permission] that request was already decided");
+            }
+          });
     }
 
     private void act(Runnable action) {

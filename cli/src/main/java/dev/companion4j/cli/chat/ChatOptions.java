@@ -50,7 +50,9 @@ record ChatOptions(
   /** The command line as picocli reads it; {@link #parse} turns it into the record. */
   @Command(name = "chat")
   static final class Arguments {
-    @Option(names = {"-h", "--help"}, usageHelp = true)
+    @Option(
+        names = {"-h", "--help"},
+        usageHelp = true)
     boolean help;
 
     @Option(names = "--daemon")
@@ -87,20 +89,27 @@ record ChatOptions(
     String url = parsed.url;
     String tokenEnv = parsed.tokenEnv;
     String workspace = parsed.workspace;
-    // The daemon's own default edits the workspace without asking; a chat asks unless told otherwise.
-    ApprovalMode mode = parsed.approvalMode == null ? ApprovalMode.DEFAULT : ApprovalMode.parse(parsed.approvalMode);
+    // The daemon's own default edits the workspace without asking; a chat asks unless told
+    // otherwise.
+    ApprovalMode mode =
+        parsed.approvalMode == null
+            ? ApprovalMode.DEFAULT
+            : ApprovalMode.parse(parsed.approvalMode);
     boolean newSession = parsed.newSession;
     String token = null;
     if (tokenEnv != null) {
       if (!tokenEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-        throw new IllegalArgumentException("--token-env takes a variable name, e.g. QWEN_SERVER_TOKEN");
+        throw new IllegalArgumentException(
+            "--token-env takes a variable name, e.g. QWEN_SERVER_TOKEN");
       }
       token = env.get(tokenEnv);
       if (token == null || token.isBlank()) {
-        throw new IllegalArgumentException("environment variable " + tokenEnv + " is not set or empty");
+        throw new IllegalArgumentException(
+            "environment variable " + tokenEnv + " is not set or empty");
       }
     }
-    if (workspace != null && !(workspace.startsWith("/") || workspace.matches("[A-Za-z]:[\\\\/].*"))) {
+    if (workspace != null
+        && !(workspace.startsWith("/") || workspace.matches("[A-Za-z]:[\\\\/].*"))) {
       throw new IllegalArgumentException(
           "--workspace must be an absolute path on the daemon's host, got '" + workspace + "'");
     }
@@ -108,11 +117,17 @@ record ChatOptions(
   }
 
   private static String optionName(CommandLine.MissingParameterException e) {
-    return e.getMissing().get(0) instanceof CommandLine.Model.OptionSpec option ? option.longestName() : "an argument";
+    return e.getMissing().get(0) instanceof CommandLine.Model.OptionSpec option
+        ? option.longestName()
+        : "an argument";
   }
 
   @Override
   public String toString() {
-    return "ChatOptions[" + daemonUrl + ", token " + (token == null ? "none" : "from " + tokenEnv) + "]";
+    return "ChatOptions["
+        + daemonUrl
+        + ", token "
+        + (token == null ? "none" : "from " + tokenEnv)
+        + "]";
   }
 }

@@ -21,9 +21,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * Renders a session in the terminal from its {@link Conversation}, the model the review page and
- * NetBeans render: each event becomes the next conversation ({@link Conversations#apply}), and
- * what changed between the two is written: the answer as it streams, thoughts, tool calls and
- * notices on compact marked lines, permission requests as a numbered question.
+ * NetBeans render: each event becomes the next conversation ({@link Conversations#apply}), and what
+ * changed between the two is written: the answer as it streams, thoughts, tool calls and notices on
+ * compact marked lines, permission requests as a numbered question.
  *
  * <p>Events arrive on the session's event thread while the user types on the main thread; every
  * write goes through {@link #lock} so lines do not interleave.
@@ -37,6 +37,7 @@ final class ChatView implements DaemonListener {
   // Guarded by lock.
   private Conversation shown;
   private boolean midLine;
+
   /** The entry whose text the open line shows, so its next piece continues the line. */
   private String openEntry;
 
@@ -131,7 +132,10 @@ final class ChatView implements DaemonListener {
   }
 
   private static Optional<PermissionDecision> byKind(List<PermissionOption> options, String kind) {
-    return options.stream().filter(o -> kind.equals(o.kind())).findFirst().map(PermissionDecision::select);
+    return options.stream()
+        .filter(o -> kind.equals(o.kind()))
+        .findFirst()
+        .map(PermissionDecision::select);
   }
 
   /** The user answered the pending request (or it was decided elsewhere). */
@@ -207,20 +211,24 @@ final class ChatView implements DaemonListener {
     } else if (entry instanceof Entry.ToolCall t) {
       toolCall((Entry.ToolCall) before, t);
     } else if (entry instanceof Entry.Notice n && before == null) {
-      line(switch (n.level()) {
-        case INFO -> "[note] ";
-        case WARNING -> "[warning] ";
-        case ERROR -> "[error] ";
-      } + n.text());
+      line(
+          switch (n.level()) {
+                case INFO -> "[note] ";
+                case WARNING -> "[warning] ";
+                case ERROR -> "[error] ";
+              }
+              + n.text());
     }
   }
 
   /** What an entry's text gained since it was last written; its text only grows. */
   private static String grown(Entry before, String text) {
-    String was = before instanceof Entry.AssistantMessage m ? m.text()
-        : before instanceof Entry.Thought t ? t.text()
-        : before instanceof Entry.UserMessage u ? u.text()
-        : "";
+    String was =
+        before instanceof Entry.AssistantMessage m
+            ? m.text()
+            : before instanceof Entry.Thought t
+                ? t.text()
+                : before instanceof Entry.UserMessage u ? u.text() : "";
     return text.startsWith(was) ? text.substring(was.length()) : text;
   }
 
@@ -261,12 +269,20 @@ final class ChatView implements DaemonListener {
     StringBuilder text = new StringBuilder("  [plan]");
     int n = 1;
     for (PlanEntry entry : entries) {
-      text.append("\n    ").append(n++).append(". ").append(entry.content()).append(" (").append(entry.status()).append(')');
+      text.append("\n    ")
+          .append(n++)
+          .append(". ")
+          .append(entry.content())
+          .append(" (")
+          .append(entry.status())
+          .append(')');
     }
     line(text.toString());
   }
 
-  /** Asks about each new request; says so when the one asked about was decided elsewhere or ended. */
+  /**
+   * Asks about each new request; says so when the one asked about was decided elsewhere or ended.
+   */
   private void permissions(Conversation was, Conversation now) {
     for (PendingPermission request : now.permissions()) {
       if (!holds(was, request.requestId())) {
@@ -274,7 +290,9 @@ final class ChatView implements DaemonListener {
       }
     }
     PendingPermission asked = pendingPermission.get();
-    if (asked != null && !holds(now, asked.requestId()) && pendingPermission.compareAndSet(asked, null)) {
+    if (asked != null
+        && !holds(now, asked.requestId())
+        && pendingPermission.compareAndSet(asked, null)) {
       line("[permission request closed elsewhere]");
     }
   }
@@ -285,13 +303,20 @@ final class ChatView implements DaemonListener {
 
   private void ask(PendingPermission request) {
     pendingPermission.set(request);
-    StringBuilder text = new StringBuilder("[permission] ").append(nonNull(request.title(), "tool call"));
+    StringBuilder text =
+        new StringBuilder("[permission] ").append(nonNull(request.title(), "tool call"));
     if (!request.locations().isEmpty()) {
       text.append(" - ").append(String.join(", ", request.locations()));
     }
     int n = 1;
     for (PermissionOption option : request.options()) {
-      text.append("\n  ").append(n++).append(") ").append(option.name()).append(" [").append(label(option)).append(']');
+      text.append("\n  ")
+          .append(n++)
+          .append(") ")
+          .append(option.name())
+          .append(" [")
+          .append(label(option))
+          .append(']');
     }
     line(text.toString());
     print("Allow? number, or o = once, a = always, d = deny: ");
@@ -314,22 +339,28 @@ final class ChatView implements DaemonListener {
 
   /** An approval mode as the daemon names it, and what it lets the agent do. */
   static String describe(String mode) {
-    return mode + switch (mode) {
-      case "plan" -> ": plans only, changes nothing";
-      case "default" -> ": asks before edits and commands";
-      case "auto-edit" -> ": edits files without asking, asks before commands";
-      case "auto" -> ": decides per call, edits the workspace without asking";
-      case "yolo" -> ": runs everything without asking";
-      default -> "";
-    };
+    return mode
+        + switch (mode) {
+          case "plan" -> ": plans only, changes nothing";
+          case "default" -> ": asks before edits and commands";
+          case "auto-edit" -> ": edits files without asking, asks before commands";
+          case "auto" -> ": decides per call, edits the workspace without asking";
+          case "yolo" -> ": runs everything without asking";
+          default -> "";
+        };
   }
 
   @Override
   public void onConnectionChanged(ConnectionStatus status) {
     switch (status.state()) {
       case RECONNECTING:
-        line(String.format(Locale.ROOT, "[connection lost: %s; reconnecting in %.1f s, attempt %d]",
-            nonNull(status.detail(), "dropped"), status.retryIn().toMillis() / 1000.0, status.attempt()));
+        line(
+            String.format(
+                Locale.ROOT,
+                "[connection lost: %s; reconnecting in %.1f s, attempt %d]",
+                nonNull(status.detail(), "dropped"),
+                status.retryIn().toMillis() / 1000.0,
+                status.attempt()));
         break;
       case CONNECTED:
         if (status.attempt() > 0) {

@@ -24,11 +24,14 @@ import tools.jackson.databind.JsonNode;
 public final class ChatApi extends HttpServlet {
   private static final long serialVersionUID = 1L;
   public static final String PATH = "/chat";
-  static final String NO_DAEMON = "no chat: the companion was started without a daemon"
-      + " (serve --daemon URL, --daemon spawn, or $QWEN_IDE_DAEMON_URL)";
+  static final String NO_DAEMON =
+      "no chat: the companion was started without a daemon"
+          + " (serve --daemon URL, --daemon spawn, or $QWEN_IDE_DAEMON_URL)";
   private static final int MAX_BODY_BYTES = 1024 * 1024;
+
   /** Only the newest conversation matters to a subscriber that fell behind. */
   private static final String CONVERSATION_KEY = "conversation";
+
   private static final Pattern ANSWER = Pattern.compile("/permissions/([A-Za-z0-9_.:-]{1,200})");
 
   private final transient AtomicReference<DaemonChat> chat = new AtomicReference<>();
@@ -56,11 +59,21 @@ public final class ChatApi extends HttpServlet {
   @Override
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     switch (HttpBodies.route(req)) {
-      case "/state" -> HttpBodies.json(resp, 200, chat.get() == null ? ChatJson.unconfigured() : ChatJson.status(chat.get().status()));
+      case "/state" ->
+          HttpBodies.json(
+              resp,
+              200,
+              chat.get() == null ? ChatJson.unconfigured() : ChatJson.status(chat.get().status()));
       case "/sessions" -> sessions(resp);
       case "/events/stream" -> events.subscribe(req, resp);
-      default -> HttpBodies.error(resp, 404, "no route GET " + PATH + HttpBodies.route(req)
-          + "; the chat serves GET /state, /sessions and /events/stream");
+      default ->
+          HttpBodies.error(
+              resp,
+              404,
+              "no route GET "
+                  + PATH
+                  + HttpBodies.route(req)
+                  + "; the chat serves GET /state, /sessions and /events/stream");
     }
   }
 
@@ -83,13 +96,22 @@ public final class ChatApi extends HttpServlet {
         case "/attach" -> c.attach(text(body, "sessionId"));
         default -> {
           if (!answer.matches()) {
-            HttpBodies.error(resp, 404, "no route POST " + PATH + route
-                + "; the chat serves POST /prompt, /cancel, /model, /new, /attach, /reconnect and /permissions/{requestId}");
+            HttpBodies.error(
+                resp,
+                404,
+                "no route POST "
+                    + PATH
+                    + route
+                    + "; the chat serves POST /prompt, /cancel, /model, /new, /attach, /reconnect and /permissions/{requestId}");
             return;
           }
           if (!c.connection().answer(answer.group(1), text(body, "optionId"))) {
-            HttpBodies.error(resp, 409, "permission request " + answer.group(1)
-                + " is no longer pending: it was answered or ended elsewhere");
+            HttpBodies.error(
+                resp,
+                409,
+                "permission request "
+                    + answer.group(1)
+                    + " is no longer pending: it was answered or ended elsewhere");
             return;
           }
         }
@@ -128,7 +150,6 @@ public final class ChatApi extends HttpServlet {
     }
     return c;
   }
-
 
   private static String text(JsonNode body, String field) throws BadRequest {
     JsonNode value = body == null ? null : body.get(field);

@@ -86,7 +86,13 @@ final class ChatJson {
   }
 
   private static Map<String, Object> planEntry(PlanEntry p) {
-    return Map.of("content", p.content(), "priority", String.valueOf(p.priority()), "status", String.valueOf(p.status()));
+    return Map.of(
+        "content",
+        p.content(),
+        "priority",
+        String.valueOf(p.priority()),
+        "status",
+        String.valueOf(p.status()));
   }
 
   private static Map<String, Object> permission(Conversation.PendingPermission p) {
@@ -97,12 +103,23 @@ final class ChatJson {
     json.put("kind", p.kind());
     json.put("locations", p.locations());
     json.put("options", p.options().stream().map(ChatJson::option).toList());
-    json.put("diffs", p.diffs().stream()
-        .map(d -> Map.of("path", d.path(), "oldText", d.oldText(), "newText", d.newText())).toList());
+    json.put(
+        "diffs",
+        p.diffs().stream()
+            .map(d -> Map.of("path", d.path(), "oldText", d.oldText(), "newText", d.newText()))
+            .toList());
     return json;
   }
 
   private static Map<String, Object> option(PermissionOption o) {
-    return Map.of("optionId", o.optionId(), "name", String.valueOf(o.name()), "kind", String.valueOf(o.kind()), "allows", o.allows());
+    return Map.of(
+        "optionId",
+        o.optionId(),
+        "name",
+        String.valueOf(o.name()),
+        "kind",
+        String.valueOf(o.kind()),
+        "allows",
+        o.allows());
   }
 }

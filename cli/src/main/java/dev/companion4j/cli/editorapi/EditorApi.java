@@ -29,19 +29,27 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The editor API at {@code /editor}: any editor (a Vim autocmd with curl, an Emacs hook, the
- * review page) feeds events, lists diffs and answers them by id, and follows an event stream. It
- * sits behind the companion's token and Host checks; see docs/editor-api.md.
+ * The editor API at {@code /editor}: any editor (a Vim autocmd with curl, an Emacs hook, the review
+ * page) feeds events, lists diffs and answers them by id, and follows an event stream. It sits
+ * behind the companion's token and Host checks; see docs/editor-api.md.
  */
 public final class EditorApi extends HttpServlet implements CompanionListener {
   private static final long serialVersionUID = 1L;
+
   /** The mount point under which {@link #pathSpec()} serves. */
   public static final String PATH = "/editor";
+
   private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
-  /** What the review page says it is with {@code ?client=}: it follows the stream but opens no files. */
+
+  /**
+   * What the review page says it is with {@code ?client=}: it follows the stream but opens no
+   * files.
+   */
   public static final String REVIEW_PAGE = "review-page";
+
   /** Only the newest context matters to a subscriber that fell behind. */
   private static final String CONTEXT_KEY = "context";
+
   private static final Pattern ONE_DIFF = Pattern.compile("/diffs/([^/]+)");
   private static final Pattern ANSWER = Pattern.compile("/diffs/([^/]+)/(accept|reject)");
 
@@ -72,7 +80,8 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       case "/diffs" -> {
         Companion c = companion.get();
         List<ConnectedClient> clients = c.clients();
-        HttpBodies.json(resp, 200, c.pendingDiffs().stream().map(d -> EditorJson.Diff.of(d, clients)).toList());
+        HttpBodies.json(
+            resp, 200, c.pendingDiffs().stream().map(d -> EditorJson.Diff.of(d, clients)).toList());
       }
       case "/events/stream" -> subscribe(req, resp);
       // What `companion4j run` sets, so an editor's terminal starts a CLI that connects here.
@@ -96,9 +105,20 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     String route = HttpBodies.route(req);
     Matcher answer = ANSWER.matcher(route);
     if (route.equals("/diffs/accept") || route.equals("/diffs/reject")) {
-      HttpBodies.error(resp, 404, "POST " + PATH + route + " is gone: it could answer a proposal the caller never saw. "
-          + "Answer a diff by its id (from GET " + PATH + "/diffs or a diffOpened event) at "
-          + PATH + "/diffs/{id}/accept or " + PATH + "/diffs/{id}/reject");
+      HttpBodies.error(
+          resp,
+          404,
+          "POST "
+              + PATH
+              + route
+              + " is gone: it could answer a proposal the caller never saw. "
+              + "Answer a diff by its id (from GET "
+              + PATH
+              + "/diffs or a diffOpened event) at "
+              + PATH
+              + "/diffs/{id}/accept or "
+              + PATH
+              + "/diffs/{id}/reject");
       return;
     }
     if (!route.equals("/events") && !answer.matches()) {
@@ -108,7 +128,11 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     try {
       if (answer.matches()) {
         boolean accept = answer.group(2).equals("accept");
-        answer(EditorRequests.diffId(answer.group(1)), accept, EditorRequests.acceptedContent(JsonFields.parse(bytes), accept), resp);
+        answer(
+            EditorRequests.diffId(answer.group(1)),
+            accept,
+            EditorRequests.acceptedContent(JsonFields.parse(bytes), accept),
+            resp);
       } else {
         companion.get().editorEvent(EditorRequests.event(JsonFields.parse(bytes)));
         resp.setStatus(204);
@@ -124,8 +148,8 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   }
 
   /**
-   * Asks the editors following the event stream to show a place, with an {@code openFile} event
-   * to every subscriber; line and character are 1-based, 0 when not given.
+   * Asks the editors following the event stream to show a place, with an {@code openFile} event to
+   * every subscriber; line and character are 1-based, 0 when not given.
    *
    * @return how many subscribers other than review pages were asked
    */
@@ -164,8 +188,10 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
    *
    * @param content the edited text to accept, or null for the proposal as it is
    */
-  private void answer(DiffId id, boolean accept, String content, HttpServletResponse resp) throws IOException {
-    AnswerResult result = accept ? companion.get().acceptDiff(id, content) : companion.get().rejectDiff(id);
+  private void answer(DiffId id, boolean accept, String content, HttpServletResponse resp)
+      throws IOException {
+    AnswerResult result =
+        accept ? companion.get().acceptDiff(id, content) : companion.get().rejectDiff(id);
     if (result instanceof AnswerResult.Sent) {
       resp.setStatus(204);
     } else if (result instanceof AnswerResult.Ended ended) {
@@ -173,10 +199,17 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       if (outcome == EditorJson.Outcome.CLIENT_GONE) {
         HttpBodies.json(resp, 410, new EditorJson.Refusal(outcome.why, outcome.wireName));
       } else {
-        HttpBodies.json(resp, 409, new EditorJson.Refusal("diff " + id + " is no longer pending: " + outcome.why, outcome.wireName));
+        HttpBodies.json(
+            resp,
+            409,
+            new EditorJson.Refusal(
+                "diff " + id + " is no longer pending: " + outcome.why, outcome.wireName));
       }
     } else {
-      HttpBodies.error(resp, 404, "no diff " + id + " is known: it was never proposed here, or it ended long ago");
+      HttpBodies.error(
+          resp,
+          404,
+          "no diff " + id + " is known: it was never proposed here, or it ended long ago");
     }
   }
 
@@ -211,7 +244,9 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     events.publish("diagnostics", "diagnostics:" + diagnostics.path(), diagnostics);
   }
 
-  private static void notFound(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-    HttpBodies.error(resp, 404, "no editor API route " + req.getMethod() + " " + PATH + HttpBodies.route(req));
+  private static void notFound(HttpServletRequest req, HttpServletResponse resp)
+      throws IOException {
+    HttpBodies.error(
+        resp, 404, "no editor API route " + req.getMethod() + " " + PATH + HttpBodies.route(req));
   }
 }

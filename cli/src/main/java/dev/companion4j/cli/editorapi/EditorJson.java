@@ -13,8 +13,8 @@ import dev.companion4j.engine.PendingDiff;
 import java.util.List;
 
 /**
- * The editor API's JSON shapes, in one place so the page, the editor plugins and
- * docs/editor-api.md agree. They are this API's own: the CLIs' wire may change without them.
+ * The editor API's JSON shapes, in one place so the page, the editor plugins and docs/editor-api.md
+ * agree. They are this API's own: the CLIs' wire may change without them.
  */
 final class EditorJson {
   private EditorJson() {}
@@ -36,8 +36,15 @@ final class EditorJson {
 
     static Diff of(PendingDiff d, List<ConnectedClient> clients) {
       CompanionStatus.Diff summary = CompanionStatus.Diff.of(d, clients);
-      return new Diff(summary.id(), summary.filePath(), change(d), d.originalContent(), d.newContent(), summary.openedAt(),
-          summary.clientId(), summary.clientName());
+      return new Diff(
+          summary.id(),
+          summary.filePath(),
+          change(d),
+          d.originalContent(),
+          d.newContent(),
+          summary.openedAt(),
+          summary.clientId(),
+          summary.clientName());
     }
 
     private static String change(PendingDiff d) {
@@ -89,6 +96,7 @@ final class EditorJson {
     STOPPED("stopped", "it was ended when the companion stopped");
 
     final String wireName;
+
     /** Why an answer to a diff that ended this way changed nothing. */
     final String why;
 

@@ -13,9 +13,9 @@ import java.util.List;
 import tools.jackson.databind.JsonNode;
 
 /**
- * What the editor API's requests say, bound to the engine's records and checked, in one place:
- * the servlet only routes. Every refusal is a {@link BadRequest} whose message the caller gets
- * with a 400.
+ * What the editor API's requests say, bound to the engine's records and checked, in one place: the
+ * servlet only routes. Every refusal is a {@link BadRequest} whose message the caller gets with a
+ * 400.
  */
 final class EditorRequests {
   /** More diagnostics in one event than any file has; the rest would only cost memory. */
@@ -25,14 +25,17 @@ final class EditorRequests {
 
   static DiffId diffId(String segment) throws BadRequest {
     if (!DiffId.isValid(segment)) {
-      throw new BadRequest("malformed diff id '" + JsonFields.shown(segment) + "': a diff id is sixteen lowercase hex digits");
+      throw new BadRequest(
+          "malformed diff id '"
+              + JsonFields.shown(segment)
+              + "': a diff id is sixteen lowercase hex digits");
     }
     return new DiffId(segment);
   }
 
   /**
-   * The edited text an accept carries, or null to accept the proposal as it is (no body, no
-   * {@code content}, or a reject, whose {@code content} is ignored).
+   * The edited text an accept carries, or null to accept the proposal as it is (no body, no {@code
+   * content}, or a reject, whose {@code content} is ignored).
    */
   static String acceptedContent(JsonNode body, boolean accept) throws BadRequest {
     if (body == null) {
@@ -51,21 +54,35 @@ final class EditorRequests {
     String type = JsonFields.text(body, "type");
     EditorEvent event;
     try {
-      event = switch (type) {
-        case "focus" -> new EditorEvent.FileFocused(absolutePath(body, "path"));
-        case "close" -> new EditorEvent.FileClosed(absolutePath(body, "path"));
-        case "delete" -> new EditorEvent.FileDeleted(absolutePath(body, "path"));
-        case "rename" -> new EditorEvent.FileRenamed(absolutePath(body, "from"), absolutePath(body, "to"));
-        case "cursor" -> new EditorEvent.CursorMoved(
-            absolutePath(body, "path"), JsonFields.position(body, "line"), JsonFields.position(body, "character"));
-        case "selection" -> new EditorEvent.SelectionChanged(
-            absolutePath(body, "path"), JsonFields.string(body, "text"), body.has("range") ? range(body.get("range")) : null);
-        case "diagnostics" -> new EditorEvent.DiagnosticsChanged(absolutePath(body, "path"), diagnostics(body));
-        case "dirty" -> new EditorEvent.DirtyChanged(absolutePath(body, "path"), JsonFields.bool(body, "dirty"));
-        case "trust" -> new EditorEvent.TrustChanged(JsonFields.bool(body, "trusted"));
-        default -> throw new BadRequest("unknown event type '" + JsonFields.shown(type)
-            + "'; expected focus, close, delete, rename, cursor, selection, diagnostics, dirty or trust");
-      };
+      event =
+          switch (type) {
+            case "focus" -> new EditorEvent.FileFocused(absolutePath(body, "path"));
+            case "close" -> new EditorEvent.FileClosed(absolutePath(body, "path"));
+            case "delete" -> new EditorEvent.FileDeleted(absolutePath(body, "path"));
+            case "rename" ->
+                new EditorEvent.FileRenamed(absolutePath(body, "from"), absolutePath(body, "to"));
+            case "cursor" ->
+                new EditorEvent.CursorMoved(
+                    absolutePath(body, "path"),
+                    JsonFields.position(body, "line"),
+                    JsonFields.position(body, "character"));
+            case "selection" ->
+                new EditorEvent.SelectionChanged(
+                    absolutePath(body, "path"),
+                    JsonFields.string(body, "text"),
+                    body.has("range") ? range(body.get("range")) : null);
+            case "diagnostics" ->
+                new EditorEvent.DiagnosticsChanged(absolutePath(body, "path"), diagnostics(body));
+            case "dirty" ->
+                new EditorEvent.DirtyChanged(
+                    absolutePath(body, "path"), JsonFields.bool(body, "dirty"));
+            case "trust" -> new EditorEvent.TrustChanged(JsonFields.bool(body, "trusted"));
+            default ->
+                throw new BadRequest(
+                    "unknown event type '"
+                        + JsonFields.shown(type)
+                        + "'; expected focus, close, delete, rename, cursor, selection, diagnostics, dirty or trust");
+          };
     } catch (IllegalArgumentException e) {
       throw new BadRequest(e.getMessage());
     }
@@ -73,7 +90,10 @@ final class EditorRequests {
     return event;
   }
 
-  /** Focus, cursor and selection name a file the CLIs will read: a mistyped path is refused, not ignored. */
+  /**
+   * Focus, cursor and selection name a file the CLIs will read: a mistyped path is refused, not
+   * ignored.
+   */
   private static void requireOnDisk(EditorEvent event) throws BadRequest {
     Path path = null;
     if (event instanceof EditorEvent.FileFocused focus) {
@@ -94,7 +114,8 @@ final class EditorRequests {
       throw new BadRequest("diagnostics must be an array (the file's whole list; [] clears it)");
     }
     if (list.size() > MAX_DIAGNOSTICS_PER_EVENT) {
-      throw new BadRequest("at most " + MAX_DIAGNOSTICS_PER_EVENT + " diagnostics per file, got " + list.size());
+      throw new BadRequest(
+          "at most " + MAX_DIAGNOSTICS_PER_EVENT + " diagnostics per file, got " + list.size());
     }
     List<Diagnostic> diagnostics = new ArrayList<>(list.size());
     for (int i = 0; i < list.size(); i++) {
@@ -104,11 +125,12 @@ final class EditorRequests {
         throw new BadRequest(where + " must be an object {range, severity, message, source?}");
       }
       try {
-        diagnostics.add(new Diagnostic(
-            range(d.get("range")),
-            Diagnostic.Severity.ofWireName(JsonFields.string(d, "severity")),
-            JsonFields.text(d, "message"),
-            JsonFields.optionalString(d, "source")));
+        diagnostics.add(
+            new Diagnostic(
+                range(d.get("range")),
+                Diagnostic.Severity.ofWireName(JsonFields.string(d, "severity")),
+                JsonFields.text(d, "message"),
+                JsonFields.optionalString(d, "source")));
       } catch (BadRequest | IllegalArgumentException e) {
         throw new BadRequest(where + ": " + e.getMessage());
       }
@@ -118,11 +140,15 @@ final class EditorRequests {
 
   private static TextRange range(JsonNode range) throws BadRequest {
     if (range == null || !range.isObject()) {
-      throw new BadRequest("range must be {startLine, startCharacter, endLine, endCharacter}, 1-based");
+      throw new BadRequest(
+          "range must be {startLine, startCharacter, endLine, endCharacter}, 1-based");
     }
     try {
-      return new TextRange(JsonFields.position(range, "startLine"), JsonFields.position(range, "startCharacter"),
-          JsonFields.position(range, "endLine"), JsonFields.position(range, "endCharacter"));
+      return new TextRange(
+          JsonFields.position(range, "startLine"),
+          JsonFields.position(range, "startCharacter"),
+          JsonFields.position(range, "endLine"),
+          JsonFields.position(range, "endCharacter"));
     } catch (BadRequest | IllegalArgumentException e) {
       throw new BadRequest("range: " + e.getMessage());
     }

@@ -21,8 +21,9 @@ public final class RemoteIde implements AutoCloseable {
    * Inherited from an editor's terminal, these steer the CLIs to that editor's companion: Qwen Code
    * reads the lock its port names first, Gemini CLI dials the port and prefers the pid's file.
    */
-  private static final List<String> LOCAL_COMPANION_VARIABLES = List.of(
-      "QWEN_CODE_IDE_SERVER_PORT", "GEMINI_CLI_IDE_SERVER_PORT", "GEMINI_CLI_IDE_AUTH_TOKEN");
+  private static final List<String> LOCAL_COMPANION_VARIABLES =
+      List.of(
+          "QWEN_CODE_IDE_SERVER_PORT", "GEMINI_CLI_IDE_SERVER_PORT", "GEMINI_CLI_IDE_AUTH_TOKEN");
 
   private final StdioCommand command;
   private final String workspacePath;
@@ -30,7 +31,12 @@ public final class RemoteIde implements AutoCloseable {
   private final StdioDiscoveryFiles files;
   private final Thread cleanup;
 
-  private RemoteIde(StdioCommand command, String workspacePath, long pid, StdioDiscoveryFiles files, Thread cleanup) {
+  private RemoteIde(
+      StdioCommand command,
+      String workspacePath,
+      long pid,
+      StdioDiscoveryFiles files,
+      Thread cleanup) {
     this.command = command;
     this.workspacePath = workspacePath;
     this.pid = pid;
@@ -45,10 +51,13 @@ public final class RemoteIde implements AutoCloseable {
    * @param pid the process that outlives the CLI: Qwen Code deletes a lock whose owner has died
    * @throws IOException when the files cannot be written; none is left behind
    */
-  public static RemoteIde announce(StdioCommand command, List<Path> roots, IdeInfo ideInfo, Map<String, String> env, long pid)
+  public static RemoteIde announce(
+      StdioCommand command, List<Path> roots, IdeInfo ideInfo, Map<String, String> env, long pid)
       throws IOException {
-    String workspacePath = roots.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
-    StdioDiscoveryFiles files = new StdioDiscoveryFiles(DiscoveryLocations.fromEnvironment(env), pid);
+    String workspacePath =
+        roots.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
+    StdioDiscoveryFiles files =
+        new StdioDiscoveryFiles(DiscoveryLocations.fromEnvironment(env), pid);
     // Registered before writing: a SIGTERM may arrive while the files are being written.
     Thread cleanup = new Thread(files::removeAll, "companion4j-remote-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);

@@ -24,8 +24,9 @@ public record StdioCommand(String command, List<String> args) {
   public static StdioCommand parse(String line) {
     String trimmed = line.strip();
     if (trimmed.isEmpty()) {
-      throw new IllegalArgumentException("is empty; give the command that reaches the companion, e.g. "
-          + "'ssh laptop companion4j bridge --map /workspaces/app=/home/me/app'");
+      throw new IllegalArgumentException(
+          "is empty; give the command that reaches the companion, e.g. "
+              + "'ssh laptop companion4j bridge --map /workspaces/app=/home/me/app'");
     }
     String[] words = trimmed.split("\\s+");
     return new StdioCommand(words[0], Arrays.asList(words).subList(1, words.length));

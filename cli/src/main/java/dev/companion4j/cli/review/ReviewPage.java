@@ -51,8 +51,8 @@ public final class ReviewPage {
   /**
    * Only the page's own scripts and styles, and requests to its own origin. No inline style, so
    * nothing that reaches the page as text (a chat message above all) can restyle it: the page sets
-   * styles through the CSSOM, which the policy allows, and CodeMirror's own style sheet carries
-   * the nonce of {@link #policy}.
+   * styles through the CSSOM, which the policy allows, and CodeMirror's own style sheet carries the
+   * nonce of {@link #policy}.
    */
   static final String CONTENT_SECURITY_POLICY =
       "default-src 'none'; script-src 'self'; style-src 'self'; "
@@ -64,7 +64,8 @@ public final class ReviewPage {
 
   /** The policy of the page itself: style elements only with {@code nonce}. */
   static String policy(String nonce) {
-    return CONTENT_SECURITY_POLICY.replace("style-src 'self';", "style-src 'self' 'nonce-" + nonce + "';");
+    return CONTENT_SECURITY_POLICY.replace(
+        "style-src 'self';", "style-src 'self' 'nonce-" + nonce + "';");
   }
 
   private ReviewPage() {}
@@ -77,7 +78,8 @@ public final class ReviewPage {
   public static HttpServlet assetsServlet() {
     URL index = ReviewPage.class.getClassLoader().getResource(ASSET_ROOT + "index.html");
     if (index == null) {
-      throw new IllegalStateException("the review page is not on the classpath at " + ASSET_ROOT + "; build it with Maven");
+      throw new IllegalStateException(
+          "the review page is not on the classpath at " + ASSET_ROOT + "; build it with Maven");
     }
     String url = index.toString();
     try {
@@ -99,19 +101,21 @@ public final class ReviewPage {
   }
 
   /**
-   * Opens {@code url} in the default browser, without waiting for it: {@code open} on macOS,
-   * {@code xdg-open} on Linux and other Unix desktops, {@link Desktop#browse} otherwise. Logs how
-   * to open it by hand when none of these works.
+   * Opens {@code url} in the default browser, without waiting for it: {@code open} on macOS, {@code
+   * xdg-open} on Linux and other Unix desktops, {@link Desktop#browse} otherwise. Logs how to open
+   * it by hand when none of these works.
    *
-   * <p>The token never becomes a process argument, which every local user can read: the browser
-   * is pointed at an owner-only file that redirects to {@code url}, removed when the JVM exits.
+   * <p>The token never becomes a process argument, which every local user can read: the browser is
+   * pointed at an owner-only file that redirects to {@code url}, removed when the JVM exits.
    *
    * @return completes when the browser launcher has ended (the browser itself may still be loading)
    */
   public static CompletableFuture<Void> open(String url) {
     Path privateDir;
     try {
-      privateDir = Files.createTempDirectory("companion4j-", PosixFilePermissions.asFileAttribute(OWNER_DIR));
+      privateDir =
+          Files.createTempDirectory(
+              "companion4j-", PosixFilePermissions.asFileAttribute(OWNER_DIR));
     } catch (IOException | UnsupportedOperationException e) {
       couldNotOpen(url, "cannot write the launch file: " + e.getMessage());
       return CompletableFuture.completedFuture(null);
@@ -125,7 +129,8 @@ public final class ReviewPage {
     return !isUnix(System.getProperty("os.name", "")) || hasDisplay(System.getenv());
   }
 
-  static CompletableFuture<Void> open(String url, Path privateDir, String osName, Map<String, String> env) {
+  static CompletableFuture<Void> open(
+      String url, Path privateDir, String osName, Map<String, String> env) {
     String target;
     try {
       target = launchFile(url, privateDir).toUri().toString();
@@ -136,14 +141,23 @@ public final class ReviewPage {
     return open(target, url, osName, env);
   }
 
-  private static final Set<PosixFilePermission> OWNER_DIR = PosixFilePermissions.fromString("rwx------");
-  private static final Set<PosixFilePermission> OWNER_FILE = PosixFilePermissions.fromString("rw-------");
+  private static final Set<PosixFilePermission> OWNER_DIR =
+      PosixFilePermissions.fromString("rwx------");
+  private static final Set<PosixFilePermission> OWNER_FILE =
+      PosixFilePermissions.fromString("rw-------");
 
   /** Writes an owner-only page in {@code privateDir} that sends the browser on to {@code url}. */
   static Path launchFile(String url, Path privateDir) throws IOException {
-    Path file = Files.createFile(privateDir.resolve("review.html"), PosixFilePermissions.asFileAttribute(OWNER_FILE));
-    Files.writeString(file, "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url="
-        + url + "\"><title>Companion4J</title><a href=\"" + url + "\">Open the review page</a>\n");
+    Path file =
+        Files.createFile(
+            privateDir.resolve("review.html"), PosixFilePermissions.asFileAttribute(OWNER_FILE));
+    Files.writeString(
+        file,
+        "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0;url="
+            + url
+            + "\"><title>Companion4J</title><a href=\""
+            + url
+            + "\">Open the review page</a>\n");
     file.toFile().deleteOnExit();
     privateDir.toFile().deleteOnExit();
     return file;
@@ -153,7 +167,8 @@ public final class ReviewPage {
    * @param target what the launcher is given (the launch file)
    * @param url the page itself, shown on the terminal only if nothing can open it
    */
-  private static CompletableFuture<Void> open(String target, String url, String osName, Map<String, String> env) {
+  private static CompletableFuture<Void> open(
+      String target, String url, String osName, Map<String, String> env) {
     Optional<List<String>> command = browserCommand(target, osName, env);
     if (command.isPresent()) {
       try {
@@ -176,7 +191,8 @@ public final class ReviewPage {
     }
     if (!osName.toLowerCase(Locale.ROOT).contains("linux") || hasDisplay(env)) {
       try {
-        if (Desktop.isDesktopSupported() && Desktop.getDesktop().isSupported(Desktop.Action.BROWSE)) {
+        if (Desktop.isDesktopSupported()
+            && Desktop.getDesktop().isSupported(Desktop.Action.BROWSE)) {
           Desktop.getDesktop().browse(URI.create(target));
           return CompletableFuture.completedFuture(null);
         }
@@ -185,7 +201,9 @@ public final class ReviewPage {
         return CompletableFuture.completedFuture(null);
       }
     }
-    couldNotOpen(url, hasDisplay(env) || !isUnix(osName) ? "no browser launcher found" : "no graphical session");
+    couldNotOpen(
+        url,
+        hasDisplay(env) || !isUnix(osName) ? "no browser launcher found" : "no graphical session");
     return CompletableFuture.completedFuture(null);
   }
 
@@ -208,7 +226,8 @@ public final class ReviewPage {
   }
 
   private static boolean hasDisplay(Map<String, String> env) {
-    return !env.getOrDefault("DISPLAY", "").isEmpty() || !env.getOrDefault("WAYLAND_DISPLAY", "").isEmpty();
+    return !env.getOrDefault("DISPLAY", "").isEmpty()
+        || !env.getOrDefault("WAYLAND_DISPLAY", "").isEmpty();
   }
 
   private static Optional<String> onPath(String program, Map<String, String> env) {
@@ -220,9 +239,11 @@ public final class ReviewPage {
     if (System.console() != null) {
       log.warn("Could not open a browser ({}). Open the review page yourself: {}", why, url);
     } else {
-      log.warn("Could not open a browser ({}). `companion4j open --print` in the workspace prints the page's address"
-          + " with its token; or open {} yourself, with #token= and the token of the discovery file appended",
-          why, url.substring(0, url.indexOf('#')));
+      log.warn(
+          "Could not open a browser ({}). `companion4j open --print` in the workspace prints the page's address"
+              + " with its token; or open {} yourself, with #token= and the token of the discovery file appended",
+          why,
+          url.substring(0, url.indexOf('#')));
     }
   }
 
@@ -255,7 +276,8 @@ public final class ReviewPage {
     }
 
     @Override
-    protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+    protected void service(HttpServletRequest req, HttpServletResponse resp)
+        throws ServletException, IOException {
       assets().service(req, resp);
     }
 
@@ -288,14 +310,22 @@ public final class ReviewPage {
   private static final class Assets extends ResourceServlet {
     private static final long serialVersionUID = 1L;
     private final transient Map<String, String> settings;
-    /** The page, with a nonce drawn once per companion: it is cached by its ETag as the other assets are. */
+
+    /**
+     * The page, with a nonce drawn once per companion: it is cached by its ETag as the other assets
+     * are.
+     */
     private final transient String nonce = Base64.getEncoder().encodeToString(randomBytes());
+
     private final transient byte[] page;
     private final transient String pageTag;
 
     Assets(URL base) throws IOException {
       try (InputStream in = new URL(base, "index.html").openStream()) {
-        page = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace(NONCE_SLOT, nonce).getBytes(StandardCharsets.UTF_8);
+        page =
+            new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                .replace(NONCE_SLOT, nonce)
+                .getBytes(StandardCharsets.UTF_8);
       }
       pageTag = "\"" + HexFormat.of().formatHex(Arrays.copyOf(sha256(page), 12)) + "\"";
       settings =
@@ -314,7 +344,8 @@ public final class ReviewPage {
     }
 
     @Override
-    protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+    protected void doGet(HttpServletRequest req, HttpServletResponse resp)
+        throws ServletException, IOException {
       String rest = req.getPathInfo();
       if (rest == null) {
         // "/review" without the slash: relative asset links need the directory form. The
@@ -344,7 +375,8 @@ public final class ReviewPage {
     }
 
     @Override
-    protected void doNotFound(HttpServletRequest req, HttpServletResponse resp, String path) throws IOException {
+    protected void doNotFound(HttpServletRequest req, HttpServletResponse resp, String path)
+        throws IOException {
       resp.setHeader("Cache-Control", "no-store");
       super.doNotFound(req, resp, path);
     }

@@ -40,12 +40,16 @@ final class AttachProcess implements AutoCloseable {
     daemon("attach-stderr", () -> read(process.getErrorStream(), false));
   }
 
-  /** {@code attach args…} in {@code env}'s workspace, with {@code variables} set or replaced as well. */
+  /**
+   * {@code attach args…} in {@code env}'s workspace, with {@code variables} set or replaced as
+   * well.
+   */
   static AttachProcess start(CliEnvironment env, Map<String, String> variables, String... args) {
     List<String> command = new ArrayList<>(List.of("attach"));
     command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(CompanionProcess.command(command.toArray(String[]::new)))
-        .directory(env.workspace().toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(CompanionProcess.command(command.toArray(String[]::new)))
+            .directory(env.workspace().toFile());
     pb.environment().clear();
     pb.environment().putAll(env.variables());
     pb.environment().putAll(variables);
@@ -83,7 +87,8 @@ final class AttachProcess implements AutoCloseable {
   /** Sends a request and waits for its one answer: the whole line, with result or error. */
   JsonNode request(String method, Object params) {
     int id = ids.incrementAndGet();
-    ObjectNode message = CompanionProcess.JSON.createObjectNode().put("id", id).put("method", method);
+    ObjectNode message =
+        CompanionProcess.JSON.createObjectNode().put("id", id).put("method", method);
     if (params != null) {
       message.set("params", CompanionProcess.JSON.valueToTree(params));
     }
@@ -97,14 +102,19 @@ final class AttachProcess implements AutoCloseable {
 
   /** The answer to request {@code id}, awaited. */
   JsonNode answer(Object id) {
-    return await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
+    return await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(20))
         .alias("the answer to " + id + "; so far: " + lines + "; stderr:\n" + stderr)
-        .until(() -> answers(id), a -> !a.isEmpty()).get(0);
+        .until(() -> answers(id), a -> !a.isEmpty())
+        .get(0);
   }
 
   /** The first notification {@code method} whose params match, awaited. */
   JsonNode awaitNotification(String method, Predicate<JsonNode> params) {
-    return awaitLine(l -> method.equals(l.path("method").asString(null)) && params.test(l.path("params"))).path("params");
+    return awaitLine(
+            l -> method.equals(l.path("method").asString(null)) && params.test(l.path("params")))
+        .path("params");
   }
 
   JsonNode awaitNotification(String method) {
@@ -119,13 +129,19 @@ final class AttachProcess implements AutoCloseable {
 
   /** The notifications {@code method} so far. */
   List<JsonNode> notifications(String method) {
-    return lines.stream().filter(l -> method.equals(l.path("method").asString(null))).map(l -> l.path("params")).toList();
+    return lines.stream()
+        .filter(l -> method.equals(l.path("method").asString(null)))
+        .map(l -> l.path("params"))
+        .toList();
   }
 
   private JsonNode awaitLine(Predicate<JsonNode> match) {
-    return await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
+    return await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(20))
         .alias("a line from attach; so far: " + lines + "; stderr:\n" + stderr)
-        .until(() -> lines.stream().filter(match).findFirst(), java.util.Optional::isPresent).orElseThrow();
+        .until(() -> lines.stream().filter(match).findFirst(), java.util.Optional::isPresent)
+        .orElseThrow();
   }
 
   /** Every line attach wrote to stdout that is not a JSON object: there must be none. */
@@ -173,7 +189,8 @@ final class AttachProcess implements AutoCloseable {
   }
 
   private void read(InputStream stream, boolean json) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         if (!json) {

@@ -18,13 +18,23 @@ class FinderTest {
   @Test
   void theVariablesNameACompanionOnlyTogetherAndOnlyOnLoopback() {
     assertThatThrownBy(() -> Finder.of(env(null, TOKEN), temp))
-        .hasMessageContaining("only " + Finder.TOKEN_VARIABLE + " is set").hasMessageNotContaining(TOKEN);
+        .hasMessageContaining("only " + Finder.TOKEN_VARIABLE + " is set")
+        .hasMessageNotContaining(TOKEN);
     assertThatThrownBy(() -> Finder.of(env("http://127.0.0.1:41233/editor", null), temp))
         .hasMessageContaining("only " + Finder.API_VARIABLE + " is set");
-    for (String api : new String[] {"http://example.com:41233/editor", "https://127.0.0.1:41233/editor",
-        "http://127.0.0.1:0/editor", "http://127.0.0.1:70000/editor", "http://127.0.0.1:41233/mcp", "http://127.0.0.1.evil:1/editor"}) {
-      assertThatThrownBy(() -> Finder.of(env(api, TOKEN), temp)).as(api)
-          .hasMessageContaining("must be a loopback editor API").hasMessageNotContaining(TOKEN);
+    for (String api :
+        new String[] {
+          "http://example.com:41233/editor",
+          "https://127.0.0.1:41233/editor",
+          "http://127.0.0.1:0/editor",
+          "http://127.0.0.1:70000/editor",
+          "http://127.0.0.1:41233/mcp",
+          "http://127.0.0.1.evil:1/editor"
+        }) {
+      assertThatThrownBy(() -> Finder.of(env(api, TOKEN), temp))
+          .as(api)
+          .hasMessageContaining("must be a loopback editor API")
+          .hasMessageNotContaining(TOKEN);
     }
     Finder.of(env("http://127.0.0.1:41233/editor/", TOKEN), temp);
     Finder.of(env("http://localhost:41233/editor", TOKEN), temp);
@@ -44,7 +54,8 @@ class FinderTest {
   }
 
   private Map<String, String> env(String api, String token) {
-    Map<String, String> env = new HashMap<>(Map.of("HOME", temp.toString(), "TMPDIR", temp.toString()));
+    Map<String, String> env =
+        new HashMap<>(Map.of("HOME", temp.toString(), "TMPDIR", temp.toString()));
     if (api != null) {
       env.put(Finder.API_VARIABLE, api);
     }

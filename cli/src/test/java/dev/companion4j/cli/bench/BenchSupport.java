@@ -12,7 +12,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-/** What the benchmark programs share: percentiles, formatting, clean-up and a host that shows nothing. */
+/**
+ * What the benchmark programs share: percentiles, formatting, clean-up and a host that shows
+ * nothing.
+ */
 final class BenchSupport {
   private BenchSupport() {}
 

@@ -30,11 +30,11 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Measures the figures in docs/performance.md: openDiff acknowledgement round trip and editor
- * event to {@code ide/contextUpdate} arrival (in-process engine, the official MCP Java SDK client
- * on loopback), cold start to discovery file written, and resident memory idle and with 20 real
- * CLI IdeClients connected (the shaded jar started as the launcher starts it). Run it with
- * {@code scripts/benchmark.sh}; it prints a Markdown table.
+ * Measures the figures in docs/performance.md: openDiff acknowledgement round trip and editor event
+ * to {@code ide/contextUpdate} arrival (in-process engine, the official MCP Java SDK client on
+ * loopback), cold start to discovery file written, and resident memory idle and with 20 real CLI
+ * IdeClients connected (the shaded jar started as the launcher starts it). Run it with {@code
+ * scripts/benchmark.sh}; it prints a Markdown table.
  */
 public final class CompanionBenchmark {
   private static final int ACK_WARMUP = 500;
@@ -51,8 +51,13 @@ public final class CompanionBenchmark {
     try {
       engineLatencies(scratch.resolve("engine"), rows);
       Path archive = scratch.resolve("companion4j.jsa");
-      run(javaCommand(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off"),
-          launcherFlags(), jar(), "selftest"));
+      run(
+          javaCommand(
+              List.of(
+                  "-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off"),
+              launcherFlags(),
+              jar(),
+              "selftest"));
       List<String> withArchive = List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off");
       coldStart(scratch.resolve("cold"), withArchive, rows);
       memory(scratch.resolve("memory"), withArchive, rows);
@@ -68,9 +73,10 @@ public final class CompanionBenchmark {
   private static void engineLatencies(Path dir, List<String> rows) throws Exception {
     Path workspace = Files.createDirectories(dir.resolve("ws"));
     Path file = Files.writeString(workspace.resolve("a.txt"), "a\n");
-    Companion companion = Companion.builder(new BenchSupport.NullHost(workspace))
-        .discoveryLocations(new DiscoveryLocations(dir.resolve("tmp"), dir.resolve("qwen")))
-        .build();
+    Companion companion =
+        Companion.builder(new BenchSupport.NullHost(workspace))
+            .discoveryLocations(new DiscoveryLocations(dir.resolve("tmp"), dir.resolve("qwen")))
+            .build();
     companion.start();
     try (McpTapClient client = new McpTapClient(companion.port(), companion.authToken(), "bench")) {
       Map<String, Object> args = Map.of("filePath", file.toString(), "newContent", "b\n");
@@ -83,8 +89,14 @@ public final class CompanionBenchmark {
         client.call("openDiff", args);
         ack[i] = System.nanoTime() - start;
       }
-      rows.add("| openDiff acknowledgement round trip, p50 / p99 (" + ACK_SAMPLES + " calls) | "
-          + millis(percentile(ack, 50)) + " / " + millis(percentile(ack, 99)) + " |");
+      rows.add(
+          "| openDiff acknowledgement round trip, p50 / p99 ("
+              + ACK_SAMPLES
+              + " calls) | "
+              + millis(percentile(ack, 50))
+              + " / "
+              + millis(percentile(ack, 99))
+              + " |");
 
       await(() -> !client.received("ide/contextUpdate").isEmpty());
       long[] context = new long[CONTEXT_SAMPLES];
@@ -94,13 +106,20 @@ public final class CompanionBenchmark {
         companion.editorEvent(new EditorEvent.CursorMoved(file, 1 + i % 50, 1 + i % 7));
         await(() -> client.received("ide/contextUpdate").size() > before);
         List<McpTapClient.Received> got = client.received("ide/contextUpdate");
-        long beyondDebounce = got.get(got.size() - 1).nanoTime() - start - Duration.ofMillis(50).toNanos();
+        long beyondDebounce =
+            got.get(got.size() - 1).nanoTime() - start - Duration.ofMillis(50).toNanos();
         if (i >= CONTEXT_WARMUP) {
           context[i - CONTEXT_WARMUP] = beyondDebounce;
         }
       }
-      rows.add("| editor event to `ide/contextUpdate` arrival beyond the 50 ms debounce, p50 / p99 ("
-          + CONTEXT_SAMPLES + " events) | " + millis(percentile(context, 50)) + " / " + millis(percentile(context, 99)) + " |");
+      rows.add(
+          "| editor event to `ide/contextUpdate` arrival beyond the 50 ms debounce, p50 / p99 ("
+              + CONTEXT_SAMPLES
+              + " events) | "
+              + millis(percentile(context, 50))
+              + " / "
+              + millis(percentile(context, 99))
+              + " |");
     }
     try (WireClient wire = new WireClient(companion.port(), companion.authToken())) {
       String args = "{\"filePath\":\"" + file + "\",\"newContent\":\"c\\n\"}";
@@ -113,8 +132,12 @@ public final class CompanionBenchmark {
         wire.callTool("openDiff", args);
         ack[i] = System.nanoTime() - start;
       }
-      rows.add("| the same with a minimal HTTP/1.1 keep-alive MCP client (engine cost alone) | "
-          + millis(percentile(ack, 50)) + " / " + millis(percentile(ack, 99)) + " |");
+      rows.add(
+          "| the same with a minimal HTTP/1.1 keep-alive MCP client (engine cost alone) | "
+              + millis(percentile(ack, 50))
+              + " / "
+              + millis(percentile(ack, 99))
+              + " |");
 
       wire.listen();
       wire.nextNotification();
@@ -127,25 +150,49 @@ public final class CompanionBenchmark {
           context[i - CONTEXT_WARMUP] = arrived - start - Duration.ofMillis(50).toNanos();
         }
       }
-      rows.add("| the same with the minimal client's notification stream | "
-          + millis(percentile(context, 50)) + " / " + millis(percentile(context, 99)) + " |");
+      rows.add(
+          "| the same with the minimal client's notification stream | "
+              + millis(percentile(context, 50))
+              + " / "
+              + millis(percentile(context, 99))
+              + " |");
     } finally {
       companion.close();
     }
   }
 
-  private static void coldStart(Path dir, List<String> withArchive, List<String> rows) throws Exception {
+  private static void coldStart(Path dir, List<String> withArchive, List<String> rows)
+      throws Exception {
     long[][] plain = new long[2][COLD_STARTS];
     long[][] shared = new long[2][COLD_STARTS];
     for (int i = 0; i < COLD_STARTS; i++) {
-      record(plain, i, startUp(dir.resolve("plain" + i), javaCommand(List.of(), launcherFlags(), jar(), "serve")));
-      record(shared, i, startUp(dir.resolve("cds" + i), javaCommand(withArchive, launcherFlags(), jar(), "serve")));
+      record(
+          plain,
+          i,
+          startUp(
+              dir.resolve("plain" + i), javaCommand(List.of(), launcherFlags(), jar(), "serve")));
+      record(
+          shared,
+          i,
+          startUp(
+              dir.resolve("cds" + i), javaCommand(withArchive, launcherFlags(), jar(), "serve")));
     }
-    rows.add("| cold start to discovery file written, median of " + COLD_STARTS
-        + " (launcher flags and class-data archive) | " + millis(percentile(shared[0], 50)) + " |");
-    rows.add("| cold start to first MCP `initialize` answered, same runs | " + millis(percentile(shared[1], 50)) + " |");
-    rows.add("| both without the class-data archive | " + millis(percentile(plain[0], 50)) + " / "
-        + millis(percentile(plain[1], 50)) + " |");
+    rows.add(
+        "| cold start to discovery file written, median of "
+            + COLD_STARTS
+            + " (launcher flags and class-data archive) | "
+            + millis(percentile(shared[0], 50))
+            + " |");
+    rows.add(
+        "| cold start to first MCP `initialize` answered, same runs | "
+            + millis(percentile(shared[1], 50))
+            + " |");
+    rows.add(
+        "| both without the class-data archive | "
+            + millis(percentile(plain[0], 50))
+            + " / "
+            + millis(percentile(plain[1], 50))
+            + " |");
   }
 
   private static void record(long[][] into, int i, long[] sample) {
@@ -153,15 +200,21 @@ public final class CompanionBenchmark {
     into[1][i] = sample[1];
   }
 
-  private static void memory(Path dir, List<String> withArchive, List<String> rows) throws Exception {
+  private static void memory(Path dir, List<String> withArchive, List<String> rows)
+      throws Exception {
     CliEnvironment env = CliEnvironment.in(dir);
-    ProcessBuilder pb = new ProcessBuilder(javaCommand(withArchive, launcherFlags(), jar(), "serve"))
-        .directory(env.workspace().toFile()).redirectError(ProcessBuilder.Redirect.DISCARD);
+    ProcessBuilder pb =
+        new ProcessBuilder(javaCommand(withArchive, launcherFlags(), jar(), "serve"))
+            .directory(env.workspace().toFile())
+            .redirectError(ProcessBuilder.Redirect.DISCARD);
     pb.environment().putAll(env.variables());
     Process companion = pb.start();
     List<CliDriver> clis = new ArrayList<>();
     try {
-      String ready = new BufferedReader(new InputStreamReader(companion.getInputStream(), StandardCharsets.UTF_8)).readLine();
+      String ready =
+          new BufferedReader(
+                  new InputStreamReader(companion.getInputStream(), StandardCharsets.UTF_8))
+              .readLine();
       if (ready == null) {
         throw new IllegalStateException("companion did not start");
       }
@@ -169,22 +222,35 @@ public final class CompanionBenchmark {
       warmUpAndSettle(companion);
       long idle = rssKib(companion.pid());
       for (int i = 0; i < CLIS; i++) {
-        CliDriver cli = CliDriver.start(i % 2 == 0 ? CliDriver.Cli.QWEN : CliDriver.Cli.GEMINI, env.workspace(), env.variables());
+        CliDriver cli =
+            CliDriver.start(
+                i % 2 == 0 ? CliDriver.Cli.QWEN : CliDriver.Cli.GEMINI,
+                env.workspace(),
+                env.variables());
         clis.add(cli);
         if (!cli.connect().path("status").asString().equals("connected")) {
           throw new IllegalStateException("CLI " + i + " did not connect: " + cli.stderr());
         }
       }
-      HTTP.send(HttpRequest.newBuilder(URI.create(readyEditorApi(ready) + "/events"))
-          .header("Authorization", "Bearer " + tokenOf(env))
-          .POST(HttpRequest.BodyPublishers.ofString("{\"type\":\"focus\",\"path\":\"" + file + "\"}"))
-          .build(), HttpResponse.BodyHandlers.discarding());
+      HTTP.send(
+          HttpRequest.newBuilder(URI.create(readyEditorApi(ready) + "/events"))
+              .header("Authorization", "Bearer " + tokenOf(env))
+              .POST(
+                  HttpRequest.BodyPublishers.ofString(
+                      "{\"type\":\"focus\",\"path\":\"" + file + "\"}"))
+              .build(),
+          HttpResponse.BodyHandlers.discarding());
       for (CliDriver cli : clis) {
         cli.awaitContext(c -> c.toString().contains("a.txt"), Duration.ofSeconds(30));
       }
       long loaded = rssKib(companion.pid());
       rows.add("| resident memory (RSS), idle | " + loaded(idle) + " |");
-      rows.add("| resident memory (RSS), " + CLIS + " real CLI IdeClients connected (10 Qwen Code, 10 Gemini CLI) | " + loaded(loaded) + " |");
+      rows.add(
+          "| resident memory (RSS), "
+              + CLIS
+              + " real CLI IdeClients connected (10 Qwen Code, 10 Gemini CLI) | "
+              + loaded(loaded)
+              + " |");
     } finally {
       clis.forEach(CliDriver::close);
       companion.destroy();
@@ -194,8 +260,11 @@ public final class CompanionBenchmark {
 
   private static void warmUpAndSettle(Process companion) throws Exception {
     // Let start-up garbage be collected, as it is a few seconds into a real session.
-    new ProcessBuilder("jcmd", Long.toString(companion.pid()), "GC.run").redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+    new ProcessBuilder("jcmd", Long.toString(companion.pid()), "GC.run")
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start()
+        .waitFor(30, TimeUnit.SECONDS);
   }
 
   private static String tokenOf(CliEnvironment env) throws Exception {
@@ -213,8 +282,11 @@ public final class CompanionBenchmark {
   private static long[] startUp(Path dir, List<String> command) throws Exception {
     CliEnvironment env = CliEnvironment.in(dir);
     Path lockDir = env.qwenHome().resolve("ide");
-    ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile())
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(env.workspace().toFile())
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(ProcessBuilder.Redirect.DISCARD);
     pb.environment().putAll(env.variables());
     long start = System.nanoTime();
     Process p = pb.start();
@@ -231,13 +303,17 @@ public final class CompanionBenchmark {
         lock = files.filter(f -> f.toString().endsWith(".lock")).findFirst().orElseThrow();
       }
       JsonNode json = JsonMapper.shared().readTree(Files.readString(lock));
-      HttpRequest initialize = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + json.path("port").asInt() + "/mcp"))
-          .header("Authorization", "Bearer " + json.path("authToken").asString())
-          .header("Content-Type", "application/json")
-          .header("Accept", "application/json, text/event-stream")
-          .POST(HttpRequest.BodyPublishers.ofString("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
-              + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}"))
-          .build();
+      HttpRequest initialize =
+          HttpRequest.newBuilder(
+                  URI.create("http://127.0.0.1:" + json.path("port").asInt() + "/mcp"))
+              .header("Authorization", "Bearer " + json.path("authToken").asString())
+              .header("Content-Type", "application/json")
+              .header("Accept", "application/json, text/event-stream")
+              .POST(
+                  HttpRequest.BodyPublishers.ofString(
+                      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                          + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}"))
+              .build();
       int status = HTTP.send(initialize, HttpResponse.BodyHandlers.discarding()).statusCode();
       if (status != 200) {
         throw new IllegalStateException("initialize answered " + status);
@@ -270,7 +346,8 @@ public final class CompanionBenchmark {
         .toList();
   }
 
-  private static List<String> javaCommand(List<String> cds, List<String> flags, Path jar, String command) {
+  private static List<String> javaCommand(
+      List<String> cds, List<String> flags, Path jar, String command) {
     List<String> c = new ArrayList<>();
     c.add(ProcessHandle.current().info().command().orElse("java"));
     c.addAll(cds);
@@ -282,8 +359,11 @@ public final class CompanionBenchmark {
   }
 
   private static void run(List<String> command) throws Exception {
-    Process p = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    Process p =
+        new ProcessBuilder(command)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
     if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
       throw new IllegalStateException("failed: " + command);
     }

@@ -24,16 +24,15 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongPredicate;
 
 /**
- * Measures context delivery to 20 connected CLIs when one of them is frozen, beside the same
- * figure when none is (docs/performance.md, "Context delivery with a frozen CLI").
+ * Measures context delivery to 20 connected CLIs when one of them is frozen, beside the same figure
+ * when none is (docs/performance.md, "Context delivery with a frozen CLI").
  *
- * <p>An in-process engine and 20 minimal wire clients ({@link WireClient}) on loopback. Every
- * 100 ms the program feeds a 16,000-character selection whose first characters carry a sequence
- * number, and records when the matching {@code ide/contextUpdate} reaches each reading client.
- * Run A: all 20 read. Run B: one of the 20 opened its notification stream on a socket with a
- * 1 KiB receive buffer and never reads; the run goes on until the companion has closed that
- * client, then 100 events more. Run it with {@code scripts/benchmark.sh frozen}; it prints a
- * Markdown table.
+ * <p>An in-process engine and 20 minimal wire clients ({@link WireClient}) on loopback. Every 100
+ * ms the program feeds a 16,000-character selection whose first characters carry a sequence number,
+ * and records when the matching {@code ide/contextUpdate} reaches each reading client. Run A: all
+ * 20 read. Run B: one of the 20 opened its notification stream on a socket with a 1 KiB receive
+ * buffer and never reads; the run goes on until the companion has closed that client, then 100
+ * events more. Run it with {@code scripts/benchmark.sh frozen}; it prints a Markdown table.
  */
 public final class FrozenClientBenchmark {
   private static final int CLIS = 20;
@@ -44,8 +43,13 @@ public final class FrozenClientBenchmark {
   private static final int FROZEN_RECEIVE_BUFFER = 1024;
   private static final Duration INTERVAL = Duration.ofMillis(100);
   private static final Duration DEBOUNCE = Duration.ofMillis(50);
-  /** How long the companion's stall bound is; the last this-long before the close was certainly stalled. */
+
+  /**
+   * How long the companion's stall bound is; the last this-long before the close was certainly
+   * stalled.
+   */
   private static final Duration STALL_BOUND = Duration.ofSeconds(10);
+
   private static final Duration GIVE_UP = Duration.ofMinutes(3);
   private static final String MARK = "\"selectedText\":\"#";
 
@@ -57,7 +61,14 @@ public final class FrozenClientBenchmark {
     try {
       Run a = run(scratch.resolve("a"), false, closures);
       rows.add(a.row("A: none frozen, 20 reading", a.after(0)));
-      notes.add("A: " + a.events + " events, " + a.healthyLeft + " of " + a.healthy + " reading clients connected at the end.");
+      notes.add(
+          "A: "
+              + a.events
+              + " events, "
+              + a.healthyLeft
+              + " of "
+              + a.healthy
+              + " reading clients connected at the end.");
 
       Run b = run(scratch.resolve("b"), true, closures);
       if (b.closedNanos == 0) {
@@ -66,25 +77,39 @@ public final class FrozenClientBenchmark {
       } else {
         long close = b.closedNanos;
         rows.add(b.row("B: one frozen, 19 reading, while it was connected", t -> t < close));
-        rows.add(b.row("B: the same, its last " + STALL_BOUND.toSeconds() + " s (its write stalled)",
-            t -> t < close && t >= close - STALL_BOUND.toNanos()));
+        rows.add(
+            b.row(
+                "B: the same, its last " + STALL_BOUND.toSeconds() + " s (its write stalled)",
+                t -> t < close && t >= close - STALL_BOUND.toNanos()));
         rows.add(b.row("B: after the companion closed it", t -> t >= close));
-        notes.add(String.format("B: the frozen client was closed %.1f s after its stream opened (%d events of %d characters"
-                + " fed by then)%s.",
-            (close - b.frozenOpenedNanos) / 1e9, b.eventsBeforeClose(), SELECTION_CHARS,
-            closures.onlyReason().map(r -> ", reason " + r).orElse("")));
+        notes.add(
+            String.format(
+                "B: the frozen client was closed %.1f s after its stream opened (%d events of %d characters"
+                    + " fed by then)%s.",
+                (close - b.frozenOpenedNanos) / 1e9,
+                b.eventsBeforeClose(),
+                SELECTION_CHARS,
+                closures.onlyReason().map(r -> ", reason " + r).orElse("")));
       }
-      notes.add("B: " + b.healthyLeft + " of " + b.healthy + " reading clients connected at the end.");
+      notes.add(
+          "B: " + b.healthyLeft + " of " + b.healthy + " reading clients connected at the end.");
     } finally {
       delete(scratch);
     }
-    System.out.println("| run | deliveries | p50 | p95 | p99 | max | events no reading client got | deliveries missed besides |");
+    System.out.println(
+        "| run | deliveries | p50 | p95 | p99 | max | events no reading client got | deliveries missed besides |");
     System.out.println("|---|---|---|---|---|---|---|---|");
     rows.forEach(System.out::println);
     System.out.println();
-    System.out.println("Latency from `Companion.editorEvent` to the matching `ide/contextUpdate` arriving at a reading client,"
-        + " beyond the " + DEBOUNCE.toMillis() + " ms debounce; one event every " + INTERVAL.toMillis() + " ms, the first "
-        + WARMUP + " not counted.");
+    System.out.println(
+        "Latency from `Companion.editorEvent` to the matching `ide/contextUpdate` arriving at a reading client,"
+            + " beyond the "
+            + DEBOUNCE.toMillis()
+            + " ms debounce; one event every "
+            + INTERVAL.toMillis()
+            + " ms, the first "
+            + WARMUP
+            + " not counted.");
     notes.forEach(System.out::println);
     System.exit(0);
   }
@@ -93,17 +118,19 @@ public final class FrozenClientBenchmark {
     Path workspace = Files.createDirectories(dir.resolve("ws"));
     Path file = Files.writeString(workspace.resolve("a.txt"), "a\n");
     Run run = new Run();
-    Companion companion = Companion.builder(new BenchSupport.NullHost(workspace))
-        .discoveryLocations(new DiscoveryLocations(dir.resolve("tmp"), dir.resolve("qwen")))
-        .listener(new CompanionListener() {
-          @Override
-          public void clientDisconnected(ConnectedClient client) {
-            if (client.id().equals(run.frozenId) && run.closedNanos == 0) {
-              run.closedNanos = System.nanoTime();
-            }
-          }
-        })
-        .build();
+    Companion companion =
+        Companion.builder(new BenchSupport.NullHost(workspace))
+            .discoveryLocations(new DiscoveryLocations(dir.resolve("tmp"), dir.resolve("qwen")))
+            .listener(
+                new CompanionListener() {
+                  @Override
+                  public void clientDisconnected(ConnectedClient client) {
+                    if (client.id().equals(run.frozenId) && run.closedNanos == 0) {
+                      run.closedNanos = System.nanoTime();
+                    }
+                  }
+                })
+            .build();
     companion.start();
     List<WireClient> reading = new ArrayList<>();
     WireClient frozen = null;
@@ -126,10 +153,12 @@ public final class FrozenClientBenchmark {
         }
       }
       if (companion.clients().size() != CLIS) {
-        throw new IllegalStateException("only " + companion.clients().size() + " clients connected");
+        throw new IllegalStateException(
+            "only " + companion.clients().size() + " clients connected");
       }
       run.healthy = reading.size();
-      int capacity = (int) (GIVE_UP.toNanos() / INTERVAL.toNanos()) + WARMUP + SAMPLES + AFTER_CLOSE;
+      int capacity =
+          (int) (GIVE_UP.toNanos() / INTERVAL.toNanos()) + WARMUP + SAMPLES + AFTER_CLOSE;
       run.fed = new long[capacity];
       run.arrived = new long[reading.size()][capacity];
       String filler = "x".repeat(SELECTION_CHARS - 8);
@@ -143,7 +172,8 @@ public final class FrozenClientBenchmark {
           if (closedAt < 0 && run.closedNanos != 0) {
             closedAt = seq;
           }
-          if (closedAt >= 0 ? seq >= Math.max(closedAt + AFTER_CLOSE, WARMUP + SAMPLES)
+          if (closedAt >= 0
+              ? seq >= Math.max(closedAt + AFTER_CLOSE, WARMUP + SAMPLES)
               : System.nanoTime() - first > GIVE_UP.toNanos()) {
             break;
           }
@@ -154,7 +184,8 @@ public final class FrozenClientBenchmark {
           LockSupport.parkNanos(tick - System.nanoTime());
         }
         run.fed[seq] = System.nanoTime();
-        companion.editorEvent(new EditorEvent.SelectionChanged(file, String.format("#%06d ", seq) + filler));
+        companion.editorEvent(
+            new EditorEvent.SelectionChanged(file, String.format("#%06d ", seq) + filler));
         run.events = seq + 1;
         drain(reading, run, Duration.ZERO);
       }
@@ -177,7 +208,8 @@ public final class FrozenClientBenchmark {
     return run;
   }
 
-  private static void drain(List<WireClient> reading, Run run, Duration wait) throws InterruptedException {
+  private static void drain(List<WireClient> reading, Run run, Duration wait)
+      throws InterruptedException {
     for (int c = 0; c < reading.size(); c++) {
       WireClient.Arrival a;
       while ((a = reading.get(c).pollNotification(wait)) != null) {
@@ -193,7 +225,10 @@ public final class FrozenClientBenchmark {
     }
   }
 
-  /** One run's raw times: when each event was fed and when it reached each reading client (0: never). */
+  /**
+   * One run's raw times: when each event was fed and when it reached each reading client (0:
+   * never).
+   */
   private static final class Run {
     volatile String frozenId = "";
     volatile long closedNanos;
@@ -249,12 +284,25 @@ public final class FrozenClientBenchmark {
       if (l.length == 0) {
         return "| " + name + " | 0 | | | | " + tail;
       }
-      return "| " + name + " | " + l.length + " | " + millis(percentile(l, 50)) + " | " + millis(percentile(l, 95)) + " | "
-          + millis(percentile(l, 99)) + " | " + millis(percentile(l, 100)) + tail;
+      return "| "
+          + name
+          + " | "
+          + l.length
+          + " | "
+          + millis(percentile(l, 50))
+          + " | "
+          + millis(percentile(l, 95))
+          + " | "
+          + millis(percentile(l, 99))
+          + " | "
+          + millis(percentile(l, 100))
+          + tail;
     }
   }
 
-  /** Keeps the engine's "Closed the session of CLI ..." log lines, which name why a session ended. */
+  /**
+   * Keeps the engine's "Closed the session of CLI ..." log lines, which name why a session ended.
+   */
   private static final class ClosureLog extends OutputStream {
     private final PrintStream original;
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
@@ -289,10 +337,14 @@ public final class FrozenClientBenchmark {
       original.flush();
     }
 
-    /** The reason at the end of the closure line, when exactly one session was closed (the line names no session id). */
+    /**
+     * The reason at the end of the closure line, when exactly one session was closed (the line
+     * names no session id).
+     */
     Optional<String> onlyReason() {
       return closures.size() == 1
-          ? Optional.of("\"" + closures.get(0).substring(closures.get(0).lastIndexOf(": ") + 2).trim() + "\"")
+          ? Optional.of(
+              "\"" + closures.get(0).substring(closures.get(0).lastIndexOf(": ") + 2).trim() + "\"")
           : Optional.empty();
     }
   }

@@ -44,7 +44,8 @@ public final class HookBenchmark {
     launchers.put("Java hook (" + newest + ", cache)", work.resolve("newest/bin/companion4j"));
     if (!newest.equals(jdk17)) {
       installer.prepare(ExtensionInstaller.Cli.QWEN, work.resolve("jdk17"), jdk17, jar);
-      launchers.put("Java hook (" + jdk17 + ", CDS archive)", work.resolve("jdk17/bin/companion4j"));
+      launchers.put(
+          "Java hook (" + jdk17 + ", CDS archive)", work.resolve("jdk17/bin/companion4j"));
     }
     Path nodePolicy = TestPeers.dir().resolve("hook-bench/policy-hook.mjs");
     Path nodeStart = TestPeers.dir().resolve("hook-bench/session-start-hook.mjs");
@@ -53,28 +54,57 @@ public final class HookBenchmark {
     CliEnvironment env = CliEnvironment.in(work.resolve("env"));
     Map<String, String> vars = new LinkedHashMap<>(env.variables());
     vars.put("COMPANION4J_AUTOSTART", "false");
-    String policyInput = "{\"session_id\":\"bench\",\"hook_event_name\":\"PreToolUse\",\"cwd\":\"" + env.workspace()
-        + "\",\"tool_name\":\"run_shell_command\",\"tool_input\":{\"command\":\"rm -rf build\"}}";
-    String startInput = "{\"session_id\":\"bench\",\"hook_event_name\":\"SessionStart\",\"cwd\":\"" + env.workspace()
-        + "\",\"source\":\"startup\"}";
+    String policyInput =
+        "{\"session_id\":\"bench\",\"hook_event_name\":\"PreToolUse\",\"cwd\":\""
+            + env.workspace()
+            + "\",\"tool_name\":\"run_shell_command\",\"tool_input\":{\"command\":\"rm -rf build\"}}";
+    String startInput =
+        "{\"session_id\":\"bench\",\"hook_event_name\":\"SessionStart\",\"cwd\":\""
+            + env.workspace()
+            + "\",\"source\":\"startup\"}";
 
-    System.out.printf("%n%-70s %10s %10s%n", "PreToolUse shell policy (rm -rf build: deny)", "p50", "p90");
+    System.out.printf(
+        "%n%-70s %10s %10s%n", "PreToolUse shell policy (rm -rf build: deny)", "p50", "p90");
     for (Map.Entry<String, Path> l : launchers.entrySet()) {
-      report(l.getKey(), List.of(l.getValue().toString(), "hook", "qwen", "shell-policy"), policyInput, vars, "deny");
+      report(
+          l.getKey(),
+          List.of(l.getValue().toString(), "hook", "qwen", "shell-policy"),
+          policyInput,
+          vars,
+          "deny");
     }
-    // The Node script matches the rules' regular expressions, not the shell grammar the Java policy reads: a floor, not a twin.
-    report("Node script (the rules' patterns, same answer)", List.of("node", nodePolicy.toString(), rules.toString()), policyInput, vars, "deny");
+    // The Node script matches the rules' regular expressions, not the shell grammar the Java policy
+    // reads: a floor, not a twin.
+    report(
+        "Node script (the rules' patterns, same answer)",
+        List.of("node", nodePolicy.toString(), rules.toString()),
+        policyInput,
+        vars,
+        "deny");
 
     try (CompanionProcess companion = CompanionProcess.start(env)) {
-      System.out.printf("%n%-70s %10s %10s%n", "SessionStart status (companion on port " + companion.port() + ")", "p50", "p90");
+      System.out.printf(
+          "%n%-70s %10s %10s%n",
+          "SessionStart status (companion on port " + companion.port() + ")", "p50", "p90");
       for (Map.Entry<String, Path> l : launchers.entrySet()) {
-        report(l.getKey(), List.of(l.getValue().toString(), "hook", "qwen", "session-start"), startInput, vars, "Workspace roots");
+        report(
+            l.getKey(),
+            List.of(l.getValue().toString(), "hook", "qwen", "session-start"),
+            startInput,
+            vars,
+            "Workspace roots");
       }
-      report("Node script (same discovery, same request)", List.of("node", nodeStart.toString()), startInput, vars, "Workspace roots");
+      report(
+          "Node script (same discovery, same request)",
+          List.of("node", nodeStart.toString()),
+          startInput,
+          vars,
+          "Workspace roots");
     }
   }
 
-  private static void report(String name, List<String> command, String input, Map<String, String> env, String expected)
+  private static void report(
+      String name, List<String> command, String input, Map<String, String> env, String expected)
       throws Exception {
     long[] samples = new long[RUNS];
     for (int i = -WARMUP; i < RUNS; i++) {
@@ -88,11 +118,15 @@ public final class HookBenchmark {
         samples[i] = took;
       }
     }
-    System.out.printf("%-70s %10s %10s%n", name, BenchSupport.millis(BenchSupport.percentile(samples, 50)),
+    System.out.printf(
+        "%-70s %10s %10s%n",
+        name,
+        BenchSupport.millis(BenchSupport.percentile(samples, 50)),
         BenchSupport.millis(BenchSupport.percentile(samples, 90)));
   }
 
-  private static String once(List<String> command, String input, Map<String, String> env) throws Exception {
+  private static String once(List<String> command, String input, Map<String, String> env)
+      throws Exception {
     ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(command)).redirectErrorStream(true);
     pb.environment().clear();
     pb.environment().putAll(env);

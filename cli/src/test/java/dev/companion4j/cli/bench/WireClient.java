@@ -7,8 +7,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.Socket;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The thinnest MCP Streamable HTTP client: one keep-alive socket for requests, one for the
- * notification stream, no framework. It isolates what the engine costs from what a client
- * library costs; the benchmark reports both.
+ * notification stream, no framework. It isolates what the engine costs from what a client library
+ * costs; the benchmark reports both.
  */
 final class WireClient implements AutoCloseable {
   /** A notification's data as it arrived, with its arrival time. */
@@ -40,11 +40,17 @@ final class WireClient implements AutoCloseable {
     requests.setTcpNoDelay(true);
     out = requests.getOutputStream();
     in = new BufferedInputStream(requests.getInputStream());
-    String head = post(null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-        + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"wire-bench\",\"version\":\"1\"}}}");
-    sessionId = head.lines().filter(l -> l.toLowerCase().startsWith("mcp-session-id:"))
-        .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst()
-        .orElseThrow(() -> new IOException("no session id in " + head));
+    String head =
+        post(
+            null,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"wire-bench\",\"version\":\"1\"}}}");
+    sessionId =
+        head.lines()
+            .filter(l -> l.toLowerCase().startsWith("mcp-session-id:"))
+            .map(l -> l.substring(l.indexOf(':') + 1).trim())
+            .findFirst()
+            .orElseThrow(() -> new IOException("no session id in " + head));
     post(sessionId, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
   }
 
@@ -52,30 +58,45 @@ final class WireClient implements AutoCloseable {
   void listen() throws IOException {
     stream = new Socket("127.0.0.1", port);
     stream.setTcpNoDelay(true);
-    stream.getOutputStream().write(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer " + token
-        + "\r\nmcp-session-id: " + sessionId + "\r\nAccept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+    stream
+        .getOutputStream()
+        .write(
+            ("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:"
+                    + port
+                    + "\r\nAuthorization: Bearer "
+                    + token
+                    + "\r\nmcp-session-id: "
+                    + sessionId
+                    + "\r\nAccept: text/event-stream\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
     InputStream events = new BufferedInputStream(stream.getInputStream());
     // The response head and chunk sizes read as lines of unknown fields, which the decoder ignores.
-    SseDecoder decoder = new SseDecoder(64 * 1024 * 1024, new SseDecoder.Listener() {
-      @Override
-      public void event(SseEvent event) {
-        if (event.data().contains("ide/")) {
-          notifications.add(new Arrival(event.data(), System.nanoTime()));
-        }
-      }
+    SseDecoder decoder =
+        new SseDecoder(
+            64 * 1024 * 1024,
+            new SseDecoder.Listener() {
+              @Override
+              public void event(SseEvent event) {
+                if (event.data().contains("ide/")) {
+                  notifications.add(new Arrival(event.data(), System.nanoTime()));
+                }
+              }
 
-      @Override
-      public void tooLarge() {
-        throw new AssertionError("a notification longer than 64 MiB");
-      }
-    });
-    Thread reader = new Thread(() -> {
-      try {
-        decoder.read(events);
-      } catch (IOException closed) {
-        // The benchmark is over.
-      }
-    }, "wire-stream");
+              @Override
+              public void tooLarge() {
+                throw new AssertionError("a notification longer than 64 MiB");
+              }
+            });
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                decoder.read(events);
+              } catch (IOException closed) {
+                // The benchmark is over.
+              }
+            },
+            "wire-stream");
     reader.setDaemon(true);
     reader.start();
   }
@@ -88,8 +109,17 @@ final class WireClient implements AutoCloseable {
     stream = new Socket();
     stream.setReceiveBufferSize(receiveBufferBytes);
     stream.connect(new InetSocketAddress("127.0.0.1", port));
-    stream.getOutputStream().write(("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer " + token
-        + "\r\nmcp-session-id: " + sessionId + "\r\nAccept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+    stream
+        .getOutputStream()
+        .write(
+            ("GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:"
+                    + port
+                    + "\r\nAuthorization: Bearer "
+                    + token
+                    + "\r\nmcp-session-id: "
+                    + sessionId
+                    + "\r\nAccept: text/event-stream\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
   }
 
   Arrival nextNotification() throws InterruptedException {
@@ -107,16 +137,26 @@ final class WireClient implements AutoCloseable {
 
   /** Calls a tool and returns when the whole answer has arrived. */
   String callTool(String name, String argumentsJson) throws IOException {
-    return post(sessionId, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"" + name
-        + "\",\"arguments\":" + argumentsJson + "}}");
+    return post(
+        sessionId,
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\""
+            + name
+            + "\",\"arguments\":"
+            + argumentsJson
+            + "}}");
   }
 
   private String post(String session, String json) throws IOException {
     byte[] body = json.getBytes(StandardCharsets.UTF_8);
-    String head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer " + token
-        + (session == null ? "" : "\r\nmcp-session-id: " + session)
-        + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: "
-        + body.length + "\r\n\r\n";
+    String head =
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:"
+            + port
+            + "\r\nAuthorization: Bearer "
+            + token
+            + (session == null ? "" : "\r\nmcp-session-id: " + session)
+            + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: "
+            + body.length
+            + "\r\n\r\n";
     out.write(head.getBytes(StandardCharsets.US_ASCII));
     out.write(body);
     out.flush();
@@ -139,8 +179,12 @@ final class WireClient implements AutoCloseable {
           return sofar;
         }
       } else {
-        int length = head.lines().filter(l -> l.toLowerCase().startsWith("content-length:"))
-            .map(l -> Integer.parseInt(l.substring(15).trim())).findFirst().orElse(0);
+        int length =
+            head.lines()
+                .filter(l -> l.toLowerCase().startsWith("content-length:"))
+                .map(l -> Integer.parseInt(l.substring(15).trim()))
+                .findFirst()
+                .orElse(0);
         if (all.size() - end - 4 >= length) {
           return sofar;
         }

@@ -36,10 +36,10 @@ import tools.jackson.databind.JsonNode;
 /**
  * The real CLIs' IdeClients (Qwen Code 0.24.4, Gemini CLI 0.61.0) reach {@code companion4j serve}
  * through {@code companion4j bridge}, which each CLI starts itself as its stdio IDE server. Each
- * CLI runs in a folder the companion does not serve, {@code container/workspaces/app}, which
- * {@code --map} puts onto the companion's workspace, as a CLI in a container sees a mounted
- * workspace; the CLI has discovery places of its own, where it finds nothing of the companion's.
- * Then the bridge alone, spoken to line by line: bad input, refusals, its ends.
+ * CLI runs in a folder the companion does not serve, {@code container/workspaces/app}, which {@code
+ * --map} puts onto the companion's workspace, as a CLI in a container sees a mounted workspace; the
+ * CLI has discovery places of its own, where it finds nothing of the companion's. Then the bridge
+ * alone, spoken to line by line: bad input, refusals, its ends.
  */
 class BridgeIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -56,12 +56,16 @@ class BridgeIT {
   enum Route {
     /** {@code *_IDE_SERVER_STDIO_COMMAND}/{@code _ARGS} and {@code *_IDE_WORKSPACE_PATH}. */
     VARIABLES,
-    /** The CLI's own discovery file with a {@code stdio} entry, {@code ideInfo} and a live {@code ppid}; no port, no token. */
+    /**
+     * The CLI's own discovery file with a {@code stdio} entry, {@code ideInfo} and a live {@code
+     * ppid}; no port, no token.
+     */
     DISCOVERY_FILE
   }
 
   static Stream<Arguments> routes() {
-    return Arrays.stream(Cli.values()).flatMap(cli -> Arrays.stream(Route.values()).map(route -> Arguments.of(cli, route)));
+    return Arrays.stream(Cli.values())
+        .flatMap(cli -> Arrays.stream(Route.values()).map(route -> Arguments.of(cli, route)));
   }
 
   @AfterEach
@@ -95,7 +99,8 @@ class BridgeIT {
     Map<String, String> vars = new HashMap<>(env.variables());
     vars.put("QWEN_HOME", cliQwenHome.toString());
     vars.put("TMPDIR", cliTmp.toString());
-    List<String> command = CompanionProcess.command("bridge", "--map", cliSide + "=" + env.workspace());
+    List<String> command =
+        CompanionProcess.command("bridge", "--map", cliSide + "=" + env.workspace());
     List<String> args = command.subList(1, command.size());
     if (route == Route.VARIABLES) {
       String prefix = which == Cli.QWEN ? "QWEN_CODE" : "GEMINI_CLI";
@@ -111,9 +116,10 @@ class BridgeIT {
     // Qwen Code deletes a lock whose ppid is not a live process.
     file.put("ppid", ProcessHandle.current().pid());
     long pid = ProcessHandle.current().pid();
-    Path place = which == Cli.QWEN
-        ? cliQwenHome.resolve("ide").resolve(pid + ".lock")
-        : cliTmp.resolve("gemini/ide/gemini-ide-server-" + pid + "-1.json");
+    Path place =
+        which == Cli.QWEN
+            ? cliQwenHome.resolve("ide").resolve(pid + ".lock")
+            : cliTmp.resolve("gemini/ide/gemini-ide-server-" + pid + "-1.json");
     Files.createDirectories(place.getParent());
     Files.writeString(place, CompanionProcess.JSON.writeValueAsString(file));
     return vars;
@@ -135,22 +141,28 @@ class BridgeIT {
     return status;
   }
 
-  // ---- the real CLIs through the bridge ----------------------------------------------------------
+  // ---- the real CLIs through the bridge
+  // ----------------------------------------------------------
 
   @ParameterizedTest
   @MethodSource("routes")
-  void connectsWithDiffingAndIsNamedAfterTheCliThatStartedTheBridge(Cli which, Route route) throws Exception {
+  void connectsWithDiffingAndIsNamedAfterTheCliThatStartedTheBridge(Cli which, Route route)
+      throws Exception {
     JsonNode status = connect(which, route);
 
     assertThat(status.path("diffingEnabled").asBoolean()).isTrue();
-    // With the variables alone the CLIs take the terminal for a VS Code fork's, which they call "IDE".
+    // With the variables alone the CLIs take the terminal for a VS Code fork's, which they call
+    // "IDE".
     assertThat(status.path("ideDisplayName").asString())
         .isEqualTo(route == Route.DISCOVERY_FILE ? "Companion4J via bridge" : "IDE");
     // Both CLIs call themselves stdio-client; the bridge names the program that started it, here
     // the test's IdeClient driver, as the companion names a CLI whose process it sees.
-    JsonNode client = await().atMost(WAIT).until(() -> Review.clients(companion), c -> c.size() == 1).get(0);
+    JsonNode client =
+        await().atMost(WAIT).until(() -> Review.clients(companion), c -> c.size() == 1).get(0);
     assertThat(client.path("name").asString()).isEqualTo("companion4j-test-peers");
-    assertThat(client.path("label").asString()).startsWith("companion4j-test-peers (").contains("pid ");
+    assertThat(client.path("label").asString())
+        .startsWith("companion4j-test-peers (")
+        .contains("pid ");
   }
 
   @ParameterizedTest
@@ -164,25 +176,42 @@ class BridgeIT {
     companion.event(Map.of("type", "cursor", "path", main.toString(), "line", 3, "character", 7));
     companion.event(Map.of("type", "selection", "path", main.toString(), "text", "class Main"));
 
-    JsonNode files = cli.awaitContext(c -> c.path("workspaceState").path("openFiles").size() == 2
-        && c.path("workspaceState").path("openFiles").get(0).has("selectedText"), WAIT).path("workspaceState").path("openFiles");
-    assertThat(files.get(0).path("path").asString()).isEqualTo(cliSide.resolve("src/Main.java").toString());
+    JsonNode files =
+        cli.awaitContext(
+                c ->
+                    c.path("workspaceState").path("openFiles").size() == 2
+                        && c.path("workspaceState").path("openFiles").get(0).has("selectedText"),
+                WAIT)
+            .path("workspaceState")
+            .path("openFiles");
+    assertThat(files.get(0).path("path").asString())
+        .isEqualTo(cliSide.resolve("src/Main.java").toString());
     assertThat(files.get(0).path("cursor").path("line").asInt()).isEqualTo(3);
     assertThat(files.get(0).path("selectedText").asString()).isEqualTo("class Main");
-    assertThat(files.get(1).path("path").asString()).isEqualTo(cliSide.resolve("older.txt").toString());
+    assertThat(files.get(1).path("path").asString())
+        .isEqualTo(cliSide.resolve("older.txt").toString());
   }
 
   @ParameterizedTest
   @MethodSource("routes")
-  void aProposalUnderTheClisPathIsReviewedAtTheCompanionsAndAcceptedWithTheEdits(Cli which, Route route) throws Exception {
+  void aProposalUnderTheClisPathIsReviewedAtTheCompanionsAndAcceptedWithTheEdits(
+      Cli which, Route route) throws Exception {
     connect(which, route);
     Path file = env.file("hello.txt", "hello\n");
 
     CompletableFuture<JsonNode> outcome =
-        cli.send("openDiff", Map.of("filePath", cliSide.resolve("hello.txt").toString(), "newContent", "hello, world\n"));
+        cli.send(
+            "openDiff",
+            Map.of(
+                "filePath",
+                cliSide.resolve("hello.txt").toString(),
+                "newContent",
+                "hello, world\n"));
     JsonNode pending = Review.awaitPendingDiff(companion, file, "hello, world\n", WAIT);
     assertThat(pending.path("originalContent").asString()).isEqualTo("hello\n");
-    assertThat(Review.accept(companion, pending.path("id").asString(), "hello, edited\n").statusCode()).isEqualTo(204);
+    assertThat(
+            Review.accept(companion, pending.path("id").asString(), "hello, edited\n").statusCode())
+        .isEqualTo(204);
 
     JsonNode answer = CliDriver.await(outcome, WAIT);
     assertThat(answer.path("status").asString()).as(answer.toString()).isEqualTo("accepted");
@@ -196,8 +225,15 @@ class BridgeIT {
     Path file = env.file("new/Created.java", "");
 
     CompletableFuture<JsonNode> outcome =
-        cli.send("openDiff", Map.of("filePath", cliSide.resolve("new/Created.java").toString(), "newContent", "class Created {}\n"));
-    String id = Review.awaitPendingDiff(companion, file, "class Created {}\n", WAIT).path("id").asString();
+        cli.send(
+            "openDiff",
+            Map.of(
+                "filePath",
+                cliSide.resolve("new/Created.java").toString(),
+                "newContent",
+                "class Created {}\n"));
+    String id =
+        Review.awaitPendingDiff(companion, file, "class Created {}\n", WAIT).path("id").asString();
     assertThat(Review.reject(companion, id).statusCode()).isEqualTo(204);
 
     JsonNode answer = CliDriver.await(outcome, WAIT);
@@ -206,14 +242,16 @@ class BridgeIT {
 
   @ParameterizedTest
   @MethodSource("routes")
-  void closeDiffByTheClisPathEndsTheReviewAndReturnsTheProposal(Cli which, Route route) throws Exception {
+  void closeDiffByTheClisPathEndsTheReviewAndReturnsTheProposal(Cli which, Route route)
+      throws Exception {
     connect(which, route);
     Path file = env.file("notes.md", "# old\n");
     String cliPath = cliSide.resolve("notes.md").toString();
 
     cli.send("openDiff", Map.of("filePath", cliPath, "newContent", "# new\n"));
     String id = Review.awaitPendingDiff(companion, file, "# new\n", WAIT).path("id").asString();
-    JsonNode closed = cli.call("closeDiff", Map.of("filePath", cliPath, "suppressNotification", true));
+    JsonNode closed =
+        cli.call("closeDiff", Map.of("filePath", cliPath, "suppressNotification", true));
 
     assertThat(closed.path("content").asString()).isEqualTo("# new\n");
     assertThat(Review.pendingDiffs(companion)).isEmpty();
@@ -228,11 +266,16 @@ class BridgeIT {
     connect(which, Route.DISCOVERY_FILE);
     Files.createDirectories(env.workspace().resolve("folder"));
 
-    JsonNode answer = CliDriver.await(
-        cli.send("openDiff", Map.of("filePath", cliSide.resolve("folder").toString(), "newContent", "x")), WAIT);
+    JsonNode answer =
+        CliDriver.await(
+            cli.send(
+                "openDiff",
+                Map.of("filePath", cliSide.resolve("folder").toString(), "newContent", "x")),
+            WAIT);
 
     assertThat(answer.path("ok").asBoolean()).as(answer.toString()).isFalse();
-    assertThat(answer.path("error").asString()).isEqualTo("filePath names a directory, not a file: " + cliSide.resolve("folder"));
+    assertThat(answer.path("error").asString())
+        .isEqualTo("filePath names a directory, not a file: " + cliSide.resolve("folder"));
   }
 
   @ParameterizedTest
@@ -243,9 +286,13 @@ class BridgeIT {
 
     companion.kill();
 
-    await("the CLI hears its IDE server ended").atMost(WAIT).until(() -> cli.call("status").path("status").asString(), "disconnected"::equals);
+    await("the CLI hears its IDE server ended")
+        .atMost(WAIT)
+        .until(() -> cli.call("status").path("status").asString(), "disconnected"::equals);
     assertThat(cli.stderr().lines().filter(l -> l.startsWith("companion4j bridge: ")))
-        .singleElement().asString().contains("the companion on port " + port);
+        .singleElement()
+        .asString()
+        .contains("the companion on port " + port);
   }
 
   @ParameterizedTest
@@ -261,7 +308,8 @@ class BridgeIT {
     assertThat(Review.clients(companion)).isEmpty();
   }
 
-  // ---- the bridge alone --------------------------------------------------------------------------
+  // ---- the bridge alone
+  // --------------------------------------------------------------------------
 
   @Test
   void aLineThatIsNoJsonRpcMessageGetsAnErrorAndServingGoesOn() throws Exception {
@@ -276,12 +324,18 @@ class BridgeIT {
     bridge.send("{\"jsonrpc\":\"2.0\",\"id\":{\"no\":1},\"method\":\"ping\"}");
     JsonNode initialized = bridge.handshake();
 
-    assertThat(initialized.path("result").path("serverInfo").path("name").asString()).isEqualTo("companion4j");
-    assertThat(bridge.answers("null")).extracting(m -> m.path("error").path("code").asInt()).containsExactly(-32700, -32700, -32600, -32600);
-    assertThat(bridge.answer("7").path("error").path("message").asString()).isEqualTo("Invalid Request: method must be a string");
-    assertThat(bridge.answer("\"x\"").path("error").path("message").asString()).isEqualTo("Invalid Request: jsonrpc must be \"2.0\"");
+    assertThat(initialized.path("result").path("serverInfo").path("name").asString())
+        .isEqualTo("companion4j");
+    assertThat(bridge.answers("null"))
+        .extracting(m -> m.path("error").path("code").asInt())
+        .containsExactly(-32700, -32700, -32600, -32600);
+    assertThat(bridge.answer("7").path("error").path("message").asString())
+        .isEqualTo("Invalid Request: method must be a string");
+    assertThat(bridge.answer("\"x\"").path("error").path("message").asString())
+        .isEqualTo("Invalid Request: jsonrpc must be \"2.0\"");
     bridge.send("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}");
-    assertThat(bridge.answer("3").path("result").path("tools")).extracting(t -> t.path("name").asString())
+    assertThat(bridge.answer("3").path("result").path("tools"))
+        .extracting(t -> t.path("name").asString())
         .containsExactlyInAnyOrder("openDiff", "closeDiff");
     assertThat(bridge.messages()).filteredOn(m -> !m.has("method")).hasSize(8);
     assertThat(bridge.notJson()).isEmpty();
@@ -313,7 +367,9 @@ class BridgeIT {
     bridge.closeStdin();
 
     assertThat(bridge.awaitExit()).isEqualTo(0);
-    await().atMost(WAIT).until(() -> companion.stderr().contains("CLI raw-client left: it ended its session"));
+    await()
+        .atMost(WAIT)
+        .until(() -> companion.stderr().contains("CLI raw-client left: it ended its session"));
     assertThat(Review.clients(companion)).isEmpty();
     assertThat(bridge.stderr()).isEmpty();
   }
@@ -328,7 +384,9 @@ class BridgeIT {
     bridge.terminate();
 
     assertThat(bridge.awaitExit()).isEqualTo(143);
-    await().atMost(WAIT).until(() -> companion.stderr().contains("CLI raw-client left: it ended its session"));
+    await()
+        .atMost(WAIT)
+        .until(() -> companion.stderr().contains("CLI raw-client left: it ended its session"));
   }
 
   @ParameterizedTest
@@ -336,15 +394,22 @@ class BridgeIT {
   void findsTheCompanionByPortWorkspaceOrAddressAndTokenFile(String selector) throws Exception {
     startCompanion();
     Path tokenFile = tokenFile(companion.token());
-    String[] args = switch (selector) {
-      case "--port" -> new String[] {"--port", Integer.toString(companion.port())};
-      case "--workspace" -> new String[] {"--workspace", env.workspace().resolve("src").toString()};
-      case "--address" -> new String[] {"--address", "127.0.0.1:" + companion.port(), "--token-file", tokenFile.toString()};
-      default -> new String[] {"--map", "/container/app=" + env.workspace()};
-    };
+    String[] args =
+        switch (selector) {
+          case "--port" -> new String[] {"--port", Integer.toString(companion.port())};
+          case "--workspace" ->
+              new String[] {"--workspace", env.workspace().resolve("src").toString()};
+          case "--address" ->
+              new String[] {
+                "--address", "127.0.0.1:" + companion.port(), "--token-file", tokenFile.toString()
+              };
+          default -> new String[] {"--map", "/container/app=" + env.workspace()};
+        };
     bridge = BridgeProcess.start(env.variables(), temp, args);
 
-    assertThat(bridge.handshake().path("result").path("serverInfo").path("name").asString()).as(bridge.stderr()).isEqualTo("companion4j");
+    assertThat(bridge.handshake().path("result").path("serverInfo").path("name").asString())
+        .as(bridge.stderr())
+        .isEqualTo("companion4j");
     await().atMost(WAIT).until(() -> Review.clients(companion).size() == 1);
   }
 
@@ -355,8 +420,14 @@ class BridgeIT {
     try (ServerSocket s = new ServerSocket(0)) {
       closedPort = s.getLocalPort();
     }
-    bridge = BridgeProcess.start(env.variables(), temp,
-        "--address", "127.0.0.1:" + closedPort, "--token-file", tokenFile(companion.token()).toString());
+    bridge =
+        BridgeProcess.start(
+            env.variables(),
+            temp,
+            "--address",
+            "127.0.0.1:" + closedPort,
+            "--token-file",
+            tokenFile(companion.token()).toString());
 
     bridge.send(BridgeProcess.INITIALIZE);
 
@@ -370,15 +441,26 @@ class BridgeIT {
   void aWrongTokenIsRefusedAtTheHandshakeAndTheTokenIsNeverShown() throws Exception {
     startCompanion();
     String wrong = "0".repeat(64);
-    bridge = BridgeProcess.start(env.variables(), temp,
-        "--address", "127.0.0.1:" + companion.port(), "--token-file", tokenFile(wrong).toString());
+    bridge =
+        BridgeProcess.start(
+            env.variables(),
+            temp,
+            "--address",
+            "127.0.0.1:" + companion.port(),
+            "--token-file",
+            tokenFile(wrong).toString());
 
     bridge.send(BridgeProcess.INITIALIZE);
 
     assertThat(bridge.answer("1").path("error").path("code").asInt()).isEqualTo(-32600);
     assertThat(bridge.awaitExit()).isEqualTo(1);
-    assertThat(bridge.stderr()).startsWith("companion4j bridge: the companion at 127.0.0.1:" + companion.port()
-        + " refused the handshake (HTTP 401").hasLineCount(1).doesNotContainPattern(TOKEN_LIKE);
+    assertThat(bridge.stderr())
+        .startsWith(
+            "companion4j bridge: the companion at 127.0.0.1:"
+                + companion.port()
+                + " refused the handshake (HTTP 401")
+        .hasLineCount(1)
+        .doesNotContainPattern(TOKEN_LIKE);
   }
 
   @Test
@@ -388,7 +470,11 @@ class BridgeIT {
     bridge = BridgeProcess.start(env.variables(), temp, "--workspace", elsewhere.toString());
 
     assertThat(bridge.awaitExit()).isEqualTo(1);
-    assertThat(bridge.stderr()).startsWith("companion4j bridge: no running companion of yours serves " + elsewhere + " (looked in ")
+    assertThat(bridge.stderr())
+        .startsWith(
+            "companion4j bridge: no running companion of yours serves "
+                + elsewhere
+                + " (looked in ")
         .hasLineCount(1);
     assertThat(bridge.messages()).isEmpty();
   }
@@ -400,9 +486,11 @@ class BridgeIT {
     JarCommand all = JarCommand.run(vars, temp, temp, "--help");
     JarCommand own = JarCommand.run(vars, temp, temp, "bridge", "--help");
 
-    assertThat(all.stdout()).containsPattern("(?m)^\\s+bridge\\s+Relays a CLI's IDE connection over stdio");
+    assertThat(all.stdout())
+        .containsPattern("(?m)^\\s+bridge\\s+Relays a CLI's IDE connection over stdio");
     assertThat(own.exitCode()).isZero();
-    assertThat(own.stdout()).startsWith("Usage: companion4j bridge [-hV] [--map=CLI_PATH=COMPANION_PATH]...")
+    assertThat(own.stdout())
+        .startsWith("Usage: companion4j bridge [-hV] [--map=CLI_PATH=COMPANION_PATH]...")
         .contains("--workspace=DIR | --port=PORT | [--address=HOST:PORT", "--token-file=FILE]]");
   }
 

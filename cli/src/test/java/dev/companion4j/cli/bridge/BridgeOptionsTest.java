@@ -44,25 +44,32 @@ class BridgeOptionsTest {
   private static Outcome execute(String... args) {
     BridgeLine command = new BridgeLine();
     StringWriter err = new StringWriter();
-    CommandLine cl = new CommandLine(command).setErr(new PrintWriter(err)).setOut(new PrintWriter(new StringWriter()));
+    CommandLine cl =
+        new CommandLine(command)
+            .setErr(new PrintWriter(err))
+            .setOut(new PrintWriter(new StringWriter()));
     int code = cl.execute(args);
     return new Outcome(code, err.toString(), command);
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-    "--map|/workspaces/app|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): /workspaces/app: expected CLI_PATH=COMPANION_PATH, e.g. /workspaces/app=/home/me/app, but there is no '='",
-    "--map|app=/home/me/app|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): app=/home/me/app: the CLI path must be absolute: app",
-    "--map|/workspaces/app=me/app|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): /workspaces/app=me/app: the companion path must be absolute: me/app",
-    "--map|/workspaces/app=|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): /workspaces/app=: the companion path after '=' is empty",
-    "--map|=/home/me/app|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): =/home/me/app: the CLI path is empty",
-    "--port|0|Invalid value for option '--port': 0: a port is a number from 1 to 65535",
-    "--port|http|Invalid value for option '--port': http: a port is a number from 1 to 65535",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "--map|/workspaces/app|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): /workspaces/app: expected CLI_PATH=COMPANION_PATH, e.g. /workspaces/app=/home/me/app, but there is no '='",
+        "--map|app=/home/me/app|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): app=/home/me/app: the CLI path must be absolute: app",
+        "--map|/workspaces/app=me/app|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): /workspaces/app=me/app: the companion path must be absolute: me/app",
+        "--map|/workspaces/app=|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): /workspaces/app=: the companion path after '=' is empty",
+        "--map|=/home/me/app|Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): =/home/me/app: the CLI path is empty",
+        "--port|0|Invalid value for option '--port': 0: a port is a number from 1 to 65535",
+        "--port|http|Invalid value for option '--port': http: a port is a number from 1 to 65535",
+      })
   void aBadValueGetsOnePreciseLineAndTheUsageExitCode(String option, String value, String message) {
     Outcome outcome = execute(option, value);
 
-    assertThat(outcome.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE).isEqualTo(Bridge.EXIT_USAGE);
+    assertThat(outcome.exitCode())
+        .isEqualTo(CommandLine.ExitCode.USAGE)
+        .isEqualTo(Bridge.EXIT_USAGE);
     assertThat(outcome.err().lines().findFirst()).hasValue(message);
   }
 
@@ -71,7 +78,9 @@ class BridgeOptionsTest {
     Outcome outcome = execute("--map", "/w/app=/home/me/app", "--map", "/w/app/=/home/me/other");
 
     assertThat(outcome.exitCode()).isEqualTo(CommandLine.ExitCode.USAGE);
-    assertThat(outcome.err().lines().findFirst()).hasValue("Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): two mappings give the CLI path /w/app");
+    assertThat(outcome.err().lines().findFirst())
+        .hasValue(
+            "Invalid value for option '--map' (CLI_PATH=COMPANION_PATH): two mappings give the CLI path /w/app");
   }
 
   @Test
@@ -91,26 +100,39 @@ class BridgeOptionsTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-    "localhost|Invalid value for option '--address': localhost: expected HOST:PORT, e.g. 127.0.0.1:41233, but there is no ':'",
-    "::1:4000|Invalid value for option '--address': ::1:4000: an IPv6 host goes in brackets, e.g. [::1]:41233",
-    "host:99999|Invalid value for option '--address': host:99999: the port must be 1 to 65535, not 99999",
-    ":4000|Invalid value for option '--address': :4000: the host is empty",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "localhost|Invalid value for option '--address': localhost: expected HOST:PORT, e.g. 127.0.0.1:41233, but there is no ':'",
+        "::1:4000|Invalid value for option '--address': ::1:4000: an IPv6 host goes in brackets, e.g. [::1]:41233",
+        "host:99999|Invalid value for option '--address': host:99999: the port must be 1 to 65535, not 99999",
+        ":4000|Invalid value for option '--address': :4000: the host is empty",
+      })
   void aBadAddressSaysWhatIsWrong(String address, String message) {
-    assertThat(execute("--address", address, "--token-file", "t").err().lines().findFirst()).hasValue(message);
+    assertThat(execute("--address", address, "--token-file", "t").err().lines().findFirst())
+        .hasValue(message);
   }
 
   @Test
-  void withoutASelectorTheCompanionServingTheFirstMappingsCompanionSideIsLookedFor() throws Exception {
+  void withoutASelectorTheCompanionServingTheFirstMappingsCompanionSideIsLookedFor()
+      throws Exception {
     DiscoveryLocations nowhere = new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen"));
-    Outcome outcome = execute("--map", "/workspaces/app=/home/me/app", "--map", "/other=/home/me/other");
+    Outcome outcome =
+        execute("--map", "/workspaces/app=/home/me/app", "--map", "/other=/home/me/other");
 
     assertThatThrownBy(() -> outcome.options().target(outcome.options().paths(null), temp, nowhere))
-        .isInstanceOfSatisfying(BridgeFailure.class, f -> assertThat(f.exitCode()).isEqualTo(Bridge.EXIT_UNREACHABLE))
-        .hasMessage("no running companion of yours serves /home/me/app (looked in " + temp.resolve("qwen/ide") + ", "
-            + temp.resolve("tmp/qwen/ide") + ", " + temp.resolve("tmp/gemini/ide") + " and " + temp.resolve("tmp")
-            + "); start one with: companion4j serve --workspace /home/me/app");
+        .isInstanceOfSatisfying(
+            BridgeFailure.class, f -> assertThat(f.exitCode()).isEqualTo(Bridge.EXIT_UNREACHABLE))
+        .hasMessage(
+            "no running companion of yours serves /home/me/app (looked in "
+                + temp.resolve("qwen/ide")
+                + ", "
+                + temp.resolve("tmp/qwen/ide")
+                + ", "
+                + temp.resolve("tmp/gemini/ide")
+                + " and "
+                + temp.resolve("tmp")
+                + "); start one with: companion4j serve --workspace /home/me/app");
   }
 
   @Test
@@ -121,8 +143,10 @@ class BridgeOptionsTest {
 
     assertThatThrownBy(() -> none.options().target(none.options().paths(null), temp, nowhere))
         .hasMessageStartingWith("no running companion of yours serves " + temp + " (looked in");
-    assertThatThrownBy(() -> relative.options().target(relative.options().paths(null), temp, nowhere))
-        .hasMessageStartingWith("no running companion of yours serves " + temp.resolve("sub/dir") + " (looked in");
+    assertThatThrownBy(
+            () -> relative.options().target(relative.options().paths(null), temp, nowhere))
+        .hasMessageStartingWith(
+            "no running companion of yours serves " + temp.resolve("sub/dir") + " (looked in");
   }
 
   @Test
@@ -131,8 +155,10 @@ class BridgeOptionsTest {
     Outcome outcome = execute("--port", "4000");
 
     assertThatThrownBy(() -> outcome.options().target(outcome.options().paths(null), temp, nowhere))
-        .isInstanceOfSatisfying(BridgeFailure.class, f -> assertThat(f.exitCode()).isEqualTo(Bridge.EXIT_UNREACHABLE))
-        .hasMessageStartingWith("no running companion of yours on port 4000 (looked in " + temp.resolve("qwen/ide"));
+        .isInstanceOfSatisfying(
+            BridgeFailure.class, f -> assertThat(f.exitCode()).isEqualTo(Bridge.EXIT_UNREACHABLE))
+        .hasMessageStartingWith(
+            "no running companion of yours on port 4000 (looked in " + temp.resolve("qwen/ide"));
   }
 
   @Test
@@ -155,21 +181,34 @@ class BridgeOptionsTest {
     Outcome outcome = execute("--address", "127.0.0.1:4000", "--token-file", file.toString());
 
     assertThatThrownBy(() -> outcome.options().target(outcome.options().paths(null), temp, null))
-        .isInstanceOfSatisfying(BridgeFailure.class, f -> assertThat(f.exitCode()).isEqualTo(Bridge.EXIT_USAGE))
-        .hasMessage("--token-file " + file + " is accessible by group or others (" + permissions
-            + "); it must be its owner's only: chmod 600 " + file)
-        .message().doesNotContain(TOKEN);
+        .isInstanceOfSatisfying(
+            BridgeFailure.class, f -> assertThat(f.exitCode()).isEqualTo(Bridge.EXIT_USAGE))
+        .hasMessage(
+            "--token-file "
+                + file
+                + " is accessible by group or others ("
+                + permissions
+                + "); it must be its owner's only: chmod 600 "
+                + file)
+        .message()
+        .doesNotContain(TOKEN);
   }
 
   @Test
   void aMissingEmptyOrNonRegularTokenFileIsRefusedWithTheReason() throws Exception {
     Path missing = temp.resolve("missing");
     Path empty = tokenFile("rw-------", " \n");
-    Path dir = Files.createDirectory(temp.resolve("dir"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    Path dir =
+        Files.createDirectory(
+            temp.resolve("dir"),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
 
-    assertThatThrownBy(() -> TokenFile.read(missing)).hasMessage("--token-file " + missing + " does not exist");
-    assertThatThrownBy(() -> TokenFile.read(empty)).hasMessage("--token-file " + empty + " is empty");
-    assertThatThrownBy(() -> TokenFile.read(dir)).hasMessage("--token-file " + dir + " is not a regular file");
+    assertThatThrownBy(() -> TokenFile.read(missing))
+        .hasMessage("--token-file " + missing + " does not exist");
+    assertThatThrownBy(() -> TokenFile.read(empty))
+        .hasMessage("--token-file " + empty + " is empty");
+    assertThatThrownBy(() -> TokenFile.read(dir))
+        .hasMessage("--token-file " + dir + " is not a regular file");
   }
 
   private Path tokenFile(String permissions, String content) throws IOException {

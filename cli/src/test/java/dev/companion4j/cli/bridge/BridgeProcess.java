@@ -25,9 +25,11 @@ import tools.jackson.databind.JsonNode;
  * write), stderr kept.
  */
 final class BridgeProcess implements AutoCloseable {
-  static final String INITIALIZE = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-      + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw-client\",\"version\":\"1\"}}}";
-  static final String INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+  static final String INITIALIZE =
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+          + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"raw-client\",\"version\":\"1\"}}}";
+  static final String INITIALIZED =
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   private final Process process;
@@ -39,24 +41,33 @@ final class BridgeProcess implements AutoCloseable {
   private BridgeProcess(Process process) {
     this.process = process;
     this.stdin = process.getOutputStream();
-    daemon("bridge-stdout", () -> read(process.getInputStream(), line -> {
-      try {
-        JsonNode message = CompanionProcess.JSON.readTree(line);
-        if (message != null && message.isObject()) {
-          messages.add(message);
-          return;
-        }
-      } catch (RuntimeException e) {
-        // Kept below.
-      }
-      notJson.add(line);
-    }));
-    daemon("bridge-stderr", () -> read(process.getErrorStream(), line -> stderr.append(line).append('\n')));
+    daemon(
+        "bridge-stdout",
+        () ->
+            read(
+                process.getInputStream(),
+                line -> {
+                  try {
+                    JsonNode message = CompanionProcess.JSON.readTree(line);
+                    if (message != null && message.isObject()) {
+                      messages.add(message);
+                      return;
+                    }
+                  } catch (RuntimeException e) {
+                    // Kept below.
+                  }
+                  notJson.add(line);
+                }));
+    daemon(
+        "bridge-stderr",
+        () -> read(process.getErrorStream(), line -> stderr.append(line).append('\n')));
   }
 
   /** Starts {@code companion4j bridge args…} in {@code cwd} with exactly {@code env}. */
   static BridgeProcess start(Map<String, String> env, Path cwd, String... args) {
-    ProcessBuilder pb = new ProcessBuilder(CompanionProcess.command(prepend("bridge", args))).directory(cwd.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(CompanionProcess.command(prepend("bridge", args)))
+            .directory(cwd.toFile());
     pb.environment().clear();
     pb.environment().putAll(env);
     try {
@@ -89,15 +100,21 @@ final class BridgeProcess implements AutoCloseable {
     return answer;
   }
 
-  /** Waits for the one message answering request {@code id} (its JSON text: {@code 1}, {@code "x"} or {@code null}). */
+  /**
+   * Waits for the one message answering request {@code id} (its JSON text: {@code 1}, {@code "x"}
+   * or {@code null}).
+   */
   JsonNode answer(String id) {
-    return await("an answer to " + id + "; stderr:\n" + stderr).atMost(WAIT)
+    return await("an answer to " + id + "; stderr:\n" + stderr)
+        .atMost(WAIT)
         .until(() -> answers(id), list -> !list.isEmpty())
         .get(0);
   }
 
   List<JsonNode> answers(String id) {
-    return messages.stream().filter(m -> !m.has("method") && String.valueOf(m.get("id")).equals(id)).toList();
+    return messages.stream()
+        .filter(m -> !m.has("method") && String.valueOf(m.get("id")).equals(id))
+        .toList();
   }
 
   List<JsonNode> messages() {
@@ -150,7 +167,8 @@ final class BridgeProcess implements AutoCloseable {
   }
 
   private static void read(InputStream stream, LineSink sink) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         sink.line(line);

@@ -16,7 +16,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * from fixed seeds, so a failure names the seed and repeats.
  */
 class PathMapTest {
-  private static final String[] NAMES = {"a", "b", "app", "ap", "app.bak", "x y", "ü", "app-1", "."};
+  private static final String[] NAMES = {
+    "a", "b", "app", "ap", "app.bak", "x y", "ü", "app-1", "."
+  };
 
   private static PathMap map(String... specs) {
     List<PathMap.Mapping> mappings = new ArrayList<>();
@@ -39,7 +41,8 @@ class PathMapTest {
     "/elsewhere/file,                /elsewhere/file",
     "relative/path,                  relative/path",
   })
-  void theLongestPrefixOnWholeComponentsWinsAndOtherPathsPassUnchanged(String cli, String companion) {
+  void theLongestPrefixOnWholeComponentsWinsAndOtherPathsPassUnchanged(
+      String cli, String companion) {
     PathMap paths = map("/workspaces/app=/home/me/app", "/workspaces/app/sub=/mnt/sub");
 
     assertThat(paths.toCompanion(cli)).isEqualTo(companion);
@@ -52,7 +55,9 @@ class PathMapTest {
     assertThat(paths.toCli("/home/me/app/src/A.java")).isEqualTo("/workspaces/app/src/A.java");
     assertThat(paths.toCli("/mnt/sub/B.java")).isEqualTo("/workspaces/app/sub/B.java");
     assertThat(paths.toCli("/home/me/apple/C.java")).isEqualTo("/home/me/apple/C.java");
-    assertThat(paths.toCli("/workspaces/app/D.java")).as("a CLI path is no companion path").isEqualTo("/workspaces/app/D.java");
+    assertThat(paths.toCli("/workspaces/app/D.java"))
+        .as("a CLI path is no companion path")
+        .isEqualTo("/workspaces/app/D.java");
   }
 
   @Test
@@ -77,8 +82,10 @@ class PathMapTest {
   void aWindowsCompanionGetsBackslashesAndGivesThemBack() {
     PathMap paths = map("/workspaces/app=C:\\Users\\me\\app");
 
-    assertThat(paths.toCompanion("/workspaces/app/src/Main.java")).isEqualTo("C:\\Users\\me\\app\\src\\Main.java");
-    assertThat(paths.toCli("C:\\Users\\me\\app\\src\\Main.java")).isEqualTo("/workspaces/app/src/Main.java");
+    assertThat(paths.toCompanion("/workspaces/app/src/Main.java"))
+        .isEqualTo("C:\\Users\\me\\app\\src\\Main.java");
+    assertThat(paths.toCli("C:\\Users\\me\\app\\src\\Main.java"))
+        .isEqualTo("/workspaces/app/src/Main.java");
     assertThat(paths.toCli("C:\\Users\\me\\apple\\x")).isEqualTo("C:\\Users\\me\\apple\\x");
   }
 
@@ -91,22 +98,28 @@ class PathMapTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-    "/workspaces/app                | expected CLI_PATH=COMPANION_PATH, e.g. /workspaces/app=/home/me/app, but there is no '='",
-    "/workspaces/app=               | the companion path after '=' is empty",
-    "=/home/me/app                  | the CLI path is empty",
-    "workspaces/app=/home/me/app    | the CLI path must be absolute: workspaces/app",
-    "/workspaces/app=home/me/app    | the companion path must be absolute: home/me/app",
-    "/workspaces/../app=/home/me/app | the CLI path must not contain '.' or '..': /workspaces/../app",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "/workspaces/app                | expected CLI_PATH=COMPANION_PATH, e.g. /workspaces/app=/home/me/app, but there is no '='",
+        "/workspaces/app=               | the companion path after '=' is empty",
+        "=/home/me/app                  | the CLI path is empty",
+        "workspaces/app=/home/me/app    | the CLI path must be absolute: workspaces/app",
+        "/workspaces/app=home/me/app    | the companion path must be absolute: home/me/app",
+        "/workspaces/../app=/home/me/app | the CLI path must not contain '.' or '..': /workspaces/../app",
+      })
   void aBadMappingSaysWhatIsWrong(String spec, String message) {
-    assertThatThrownBy(() -> PathMap.Mapping.parse(spec)).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+    assertThatThrownBy(() -> PathMap.Mapping.parse(spec))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(message);
   }
 
   @Test
   void twoMappingsMayNotShareASide() {
-    assertThatThrownBy(() -> map("/w/a=/h/a", "/w/a=/h/b")).hasMessage("two mappings give the CLI path /w/a");
-    assertThatThrownBy(() -> map("/w/a=/h/a", "/w/b/=/h/a")).hasMessage("two mappings give the companion path /h/a");
+    assertThatThrownBy(() -> map("/w/a=/h/a", "/w/a=/h/b"))
+        .hasMessage("two mappings give the CLI path /w/a");
+    assertThatThrownBy(() -> map("/w/a=/h/a", "/w/b/=/h/a"))
+        .hasMessage("two mappings give the companion path /h/a");
   }
 
   @Test
@@ -121,7 +134,9 @@ class PathMapTest {
 
       assertThat(paths.toCompanion(under)).as("seed %d", seed).isEqualTo(companionUnder);
       assertThat(paths.toCli(paths.toCompanion(under))).as("seed %d", seed).isEqualTo(under);
-      assertThat(paths.toCompanion(paths.toCli(companionUnder))).as("seed %d", seed).isEqualTo(companionUnder);
+      assertThat(paths.toCompanion(paths.toCli(companionUnder)))
+          .as("seed %d", seed)
+          .isEqualTo(companionUnder);
     }
   }
 
@@ -149,17 +164,26 @@ class PathMapTest {
       PathMap paths = map(cliRoot + "=/c", cliRoot + nested + "=/c" + nested + "/inner");
       String tail = path(random, random.nextInt(3));
 
-      assertThat(paths.toCompanion(cliRoot + nested + tail)).as("seed %d", seed).isEqualTo("/c" + nested + "/inner" + tail);
-      assertThat(paths.toCompanion(cliRoot + tail)).as("seed %d", seed)
-          .isEqualTo(tail.startsWith(nested + "/") || tail.equals(nested) ? "/c" + nested + "/inner" + tail.substring(nested.length()) : "/c" + tail);
-      assertThat(paths.toCli(paths.toCompanion(cliRoot + nested + tail))).as("seed %d", seed).isEqualTo(cliRoot + nested + tail);
+      assertThat(paths.toCompanion(cliRoot + nested + tail))
+          .as("seed %d", seed)
+          .isEqualTo("/c" + nested + "/inner" + tail);
+      assertThat(paths.toCompanion(cliRoot + tail))
+          .as("seed %d", seed)
+          .isEqualTo(
+              tail.startsWith(nested + "/") || tail.equals(nested)
+                  ? "/c" + nested + "/inner" + tail.substring(nested.length())
+                  : "/c" + tail);
+      assertThat(paths.toCli(paths.toCompanion(cliRoot + nested + tail)))
+          .as("seed %d", seed)
+          .isEqualTo(cliRoot + nested + tail);
     }
   }
 
   /** {@code n} components, each with a leading separator: {@code /a/x y/ü}. */
   private static String path(Random random, int n) {
     StringBuilder path = new StringBuilder();
-    IntStream.range(0, n).forEach(i -> path.append('/').append(NAMES[random.nextInt(NAMES.length - 1)]));
+    IntStream.range(0, n)
+        .forEach(i -> path.append('/').append(NAMES[random.nextInt(NAMES.length - 1)]));
     return path.toString();
   }
 }

@@ -70,18 +70,34 @@ class ChatCommandTest {
     try (ServerSocket free = new ServerSocket(0)) {
       port = free.getLocalPort();
     }
-    assertThat(run(Map.of("T", "secret-token-value"), "--daemon", "http://127.0.0.1:" + port, "--token-env", "T"))
+    assertThat(
+            run(
+                Map.of("T", "secret-token-value"),
+                "--daemon",
+                "http://127.0.0.1:" + port,
+                "--token-env",
+                "T"))
         .isEqualTo(1);
-    assertThat(err()).contains("cannot reach the daemon at 127.0.0.1:" + port + " ").doesNotContain("secret-token-value");
+    assertThat(err())
+        .contains("cannot reach the daemon at 127.0.0.1:" + port + " ")
+        .doesNotContain("secret-token-value");
   }
 
   @Test
   void mapsPermissionAnswersToTheOfferedOptions() {
-    PermissionOption always = new PermissionOption("proceed_always", "Allow All Edits", "allow_always");
+    PermissionOption always =
+        new PermissionOption("proceed_always", "Allow All Edits", "allow_always");
     PermissionOption once = new PermissionOption("proceed_once", "Allow", "allow_once");
     PermissionOption reject = new PermissionOption("cancel", "Reject", "reject_once");
     PendingPermission request =
-        new PendingPermission("r", "call", "Write", "edit", List.of("/w/a.txt"), List.of(always, once, reject), List.of());
+        new PendingPermission(
+            "r",
+            "call",
+            "Write",
+            "edit",
+            List.of("/w/a.txt"),
+            List.of(always, once, reject),
+            List.of());
 
     assertThat(ChatView.decide(request, "o")).contains(PermissionDecision.select(once));
     assertThat(ChatView.decide(request, " A ")).contains(PermissionDecision.select(always));
@@ -90,8 +106,11 @@ class ChatCommandTest {
     assertThat(ChatView.decide(request, "4")).isEmpty();
     assertThat(ChatView.decide(request, "maybe")).isEmpty();
 
-    PendingPermission onlyAllow = new PendingPermission("r", "call", "Run", "execute", List.of(), List.of(once), List.of());
-    assertThat(ChatView.decide(onlyAllow, "d")).as("no reject option offered: cancel").contains(PermissionDecision.cancel());
+    PendingPermission onlyAllow =
+        new PendingPermission("r", "call", "Run", "execute", List.of(), List.of(once), List.of());
+    assertThat(ChatView.decide(onlyAllow, "d"))
+        .as("no reject option offered: cancel")
+        .contains(PermissionDecision.cancel());
     assertThat(ChatView.decide(onlyAllow, "a")).isEqualTo(Optional.empty());
   }
 }

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code companion4j chat} from the shaded jar in a pseudo-terminal (tmux), against the real
- * {@code qwen serve} with a scripted model: typed prompts, streamed answers, permission questions,
- * a model switch, Ctrl-C, and a dropped connection.
+ * {@code companion4j chat} from the shaded jar in a pseudo-terminal (tmux), against the real {@code
+ * qwen serve} with a scripted model: typed prompts, streamed answers, permission questions, a model
+ * switch, Ctrl-C, and a dropped connection.
  */
 class ChatIT {
   private static final Duration LIMIT = Duration.ofSeconds(60);
@@ -44,15 +44,26 @@ class ChatIT {
     Path jar = TestPeers.repoRoot().resolve("cli/target/companion4j.jar");
     assertThat(jar).as("the shaded jar; failsafe runs after `package`").isRegularFile();
     String java = ProcessHandle.current().info().command().orElse("java");
-    terminal = Tmux.start(List.of(java, "-jar", jar.toString(), "chat",
-        "--daemon", proxy.url(),
-        "--workspace", daemon.workspace().toString(),
-        "--new"));
+    terminal =
+        Tmux.start(
+            List.of(
+                java,
+                "-jar",
+                jar.toString(),
+                "chat",
+                "--daemon",
+                proxy.url(),
+                "--workspace",
+                daemon.workspace().toString(),
+                "--new"));
   }
 
   @AfterEach
   void stop() throws Exception {
-    try (FakeModelServer m = model; QwenDaemon d = daemon; TcpProxy p = proxy; Tmux t = terminal) {
+    try (FakeModelServer m = model;
+        QwenDaemon d = daemon;
+        TcpProxy p = proxy;
+        Tmux t = terminal) {
       if (m != null) {
         m.openGate();
       }
@@ -60,15 +71,17 @@ class ChatIT {
   }
 
   private void awaitScreen(String... parts) {
-    awaitThat("the screen shows " + String.join(" and ", parts), () -> {
-      String screen = terminal.screen();
-      for (String part : parts) {
-        if (!screen.contains(part)) {
-          return false;
-        }
-      }
-      return true;
-    });
+    awaitThat(
+        "the screen shows " + String.join(" and ", parts),
+        () -> {
+          String screen = terminal.screen();
+          for (String part : parts) {
+            if (!screen.contains(part)) {
+              return false;
+            }
+          }
+          return true;
+        });
   }
 
   /** Waits for a condition; on timeout the failure shows the terminal. */
@@ -82,7 +95,8 @@ class ChatIT {
       } catch (Exception unreadable) {
         screen = "(unreadable: " + unreadable.getMessage() + ")";
       }
-      throw new AssertionError("timed out waiting until " + what + "; the terminal shows:\n" + screen, e);
+      throw new AssertionError(
+          "timed out waiting until " + what + "; the terminal shows:\n" + screen, e);
     }
   }
 
@@ -146,8 +160,12 @@ class ChatIT {
     awaitScreen("[reconnected; resuming after event", "c0039");
     String screen = terminal.screen();
     List<String> chunks = chunks(screen.substring(screen.indexOf("[[count 40 gate 20]]") + 20));
-    assertThat(chunks).as("every chunk once, in order, across the reconnect")
-        .isEqualTo(IntStream.range(0, 40).mapToObj(i -> String.format("c%04d", i)).collect(Collectors.toList()));
+    assertThat(chunks)
+        .as("every chunk once, in order, across the reconnect")
+        .isEqualTo(
+            IntStream.range(0, 40)
+                .mapToObj(i -> String.format("c%04d", i))
+                .collect(Collectors.toList()));
 
     awaitThat("the long answer is done", () -> count("[done]") > doneBeforeCount);
     send("/quit");

@@ -17,8 +17,12 @@ import org.junit.jupiter.api.Test;
 class ChatViewTest {
   private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
   private final AtomicInteger ended = new AtomicInteger();
-  private final ChatView view = new ChatView(
-      new PrintStream(bytes, true, StandardCharsets.UTF_8), Conversation.connected(null, "default"), "me", ended::incrementAndGet);
+  private final ChatView view =
+      new ChatView(
+          new PrintStream(bytes, true, StandardCharsets.UTF_8),
+          Conversation.connected(null, "default"),
+          "me",
+          ended::incrementAndGet);
   private long eventId;
 
   private EventMeta meta(String promptId, String from) {
@@ -35,11 +39,18 @@ class ChatViewTest {
     view.onEvent(new DaemonEvent.AgentThoughtChunk(meta("p1", null), "let me\nsee"));
     view.onEvent(new DaemonEvent.AgentMessageChunk(meta("p1", null), "Hel"));
     view.onEvent(new DaemonEvent.AgentMessageChunk(meta("p1", null), "lo"));
-    view.onEvent(new DaemonEvent.ToolCall(meta("p1", null), "c1", "Write a.txt", "edit", "pending", List.of("/w/a.txt"), "{}"));
-    view.onEvent(new DaemonEvent.ToolCallUpdate(meta("p1", null), "c1", null, "failed", List.of(), "disk full"));
+    view.onEvent(
+        new DaemonEvent.ToolCall(
+            meta("p1", null), "c1", "Write a.txt", "edit", "pending", List.of("/w/a.txt"), "{}"));
+    view.onEvent(
+        new DaemonEvent.ToolCallUpdate(
+            meta("p1", null), "c1", null, "failed", List.of(), "disk full"));
     view.onEvent(new DaemonEvent.TurnComplete(meta("p1", null), "end_turn"));
 
-    assertThat(screen()).as("the own prompt's echo is not written again").isEqualTo("""
+    assertThat(screen())
+        .as("the own prompt's echo is not written again")
+        .isEqualTo(
+            """
           (thinking) let me see
         Hello
           [tool] Write a.txt (edit) /w/a.txt
@@ -53,7 +64,9 @@ class ChatViewTest {
     view.onEvent(new DaemonEvent.UserMessageChunk(meta("p2", "other"), "from the terminal"));
     view.onEvent(new DaemonEvent.TurnComplete(meta("p2", null), "cancelled"));
 
-    assertThat(screen()).isEqualTo("""
+    assertThat(screen())
+        .isEqualTo(
+            """
         [another client asked] from the terminal
         [note] Cancelled.
         """);
@@ -66,7 +79,9 @@ class ChatViewTest {
     view.onEvent(new DaemonEvent.ApprovalModeChanged(meta(null, null), "default", "default"));
     view.onEvent(new DaemonEvent.ApprovalModeChanged(meta(null, null), "default", "yolo"));
 
-    assertThat(screen()).isEqualTo("""
+    assertThat(screen())
+        .isEqualTo(
+            """
         [note] The daemon sent session_rewound events, which this view does not show.
         [approval mode] yolo: runs everything without asking
         """);
@@ -75,16 +90,28 @@ class ChatViewTest {
   @Test
   void aPermissionRequestIsAskedAndClosedWhenDecidedElsewhereAndTheSessionsEndEndsTheChat() {
     PermissionOption once = new PermissionOption("proceed_once", "Allow", "allow_once");
-    view.onEvent(new DaemonEvent.PermissionRequested(meta("p1", null), "r1", "c1", "Write a.txt", "edit", List.of("/w/a.txt"),
-        List.of(once), List.of()));
-    assertThat(view.pendingPermission()).hasValueSatisfying(p -> assertThat(p.requestId()).isEqualTo("r1"));
+    view.onEvent(
+        new DaemonEvent.PermissionRequested(
+            meta("p1", null),
+            "r1",
+            "c1",
+            "Write a.txt",
+            "edit",
+            List.of("/w/a.txt"),
+            List.of(once),
+            List.of()));
+    assertThat(view.pendingPermission())
+        .hasValueSatisfying(p -> assertThat(p.requestId()).isEqualTo("r1"));
 
     view.onEvent(new DaemonEvent.PermissionResolved(meta("p1", null), "r1", "proceed_once"));
-    view.onEvent(new DaemonEvent.SessionDied(meta(null, null), "daemon_shutdown", null, null, true));
+    view.onEvent(
+        new DaemonEvent.SessionDied(meta(null, null), "daemon_shutdown", null, null, true));
 
     assertThat(view.pendingPermission()).isEmpty();
     assertThat(ended).hasValue(1);
-    assertThat(screen()).startsWith("""
+    assertThat(screen())
+        .startsWith(
+            """
         [permission] Write a.txt - /w/a.txt
           1) Allow [once]
         Allow? number, or o = once, a = always, d = deny:\s

@@ -26,8 +26,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * {@code companion4j serve --daemon} against a real {@code qwen serve} with a token, whose model is
- * a scripted fake: the chat routes the review page uses, and never the daemon's token in what
- * they answer.
+ * a scripted fake: the chat routes the review page uses, and never the daemon's token in what they
+ * answer.
  */
 class ChatApiIT {
   private static final Duration TURN = Duration.ofSeconds(60);
@@ -39,14 +39,20 @@ class ChatApiIT {
   private CompanionProcess companion;
   private final List<String> answers = new ArrayList<>();
 
-
   @BeforeEach
   void startCompanion() throws Exception {
     Path tokenFile = temp.resolve("daemon-token");
     Files.writeString(tokenFile, DAEMON_TOKEN + "\n");
     Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
-    companion = CompanionProcess.start(CliEnvironment.in(temp.resolve("home")),
-        "--workspace", LIVE.daemon().workspace().toString(), "--daemon", LIVE.daemon().url(), "--daemon-token-file", tokenFile.toString());
+    companion =
+        CompanionProcess.start(
+            CliEnvironment.in(temp.resolve("home")),
+            "--workspace",
+            LIVE.daemon().workspace().toString(),
+            "--daemon",
+            LIVE.daemon().url(),
+            "--daemon-token-file",
+            tokenFile.toString());
   }
 
   @AfterEach
@@ -54,22 +60,33 @@ class ChatApiIT {
     if (companion != null) {
       companion.close();
     }
-    assertThat(answers).as("no answer of the chat routes holds the daemon's token").noneMatch(a -> a.contains(DAEMON_TOKEN));
+    assertThat(answers)
+        .as("no answer of the chat routes holds the daemon's token")
+        .noneMatch(a -> a.contains(DAEMON_TOKEN));
   }
 
   @Test
   void aPromptStreamsIntoTheConversationInASessionThatAsksBeforeEdits() {
     JsonNode ready = awaitState(s -> s.path("conversation").isObject());
-    // Where the agent runs, named by host and port: the daemon's address itself stays in the companion.
-    assertThat(ready.path("daemon").asString()).isEqualTo(LIVE.daemon().url().replaceFirst("^http://", ""));
+    // Where the agent runs, named by host and port: the daemon's address itself stays in the
+    // companion.
+    assertThat(ready.path("daemon").asString())
+        .isEqualTo(LIVE.daemon().url().replaceFirst("^http://", ""));
     assertThat(ready.path("workspace").asString()).isEqualTo(LIVE.daemon().workspace().toString());
     assertThat(ready.path("conversation").path("approvalMode").asString()).isEqualTo("default");
 
     assertThat(post("/chat/prompt", Map.of("text", "say hello")).statusCode()).isEqualTo(204);
 
-    JsonNode done = awaitState(s -> !s.path("conversation").path("turnRunning").asBoolean()
-        && s.path("conversation").path("entries").toString().contains("Hello from " + QwenDaemon.MODEL));
-    assertThat(done.path("conversation").path("entries").get(0).path("type").asString()).isEqualTo("user");
+    JsonNode done =
+        awaitState(
+            s ->
+                !s.path("conversation").path("turnRunning").asBoolean()
+                    && s.path("conversation")
+                        .path("entries")
+                        .toString()
+                        .contains("Hello from " + QwenDaemon.MODEL));
+    assertThat(done.path("conversation").path("entries").get(0).path("type").asString())
+        .isEqualTo("user");
   }
 
   @Test
@@ -78,8 +95,11 @@ class ChatApiIT {
     Path file = LIVE.daemon().workspace().resolve("chat-allowed.txt");
 
     post("/chat/prompt", Map.of("text", "please [[write " + file + "]]"));
-    JsonNode request = awaitState(s -> s.path("conversation").path("permissions").size() > 0)
-        .path("conversation").path("permissions").get(0);
+    JsonNode request =
+        awaitState(s -> s.path("conversation").path("permissions").size() > 0)
+            .path("conversation")
+            .path("permissions")
+            .get(0);
     assertThat(file).doesNotExist();
     String allow = null;
     for (JsonNode option : request.path("options")) {
@@ -88,10 +108,17 @@ class ChatApiIT {
       }
     }
 
-    assertThat(post("/chat/permissions/" + request.path("requestId").asString(), Map.of("optionId", allow)).statusCode()).isEqualTo(204);
+    assertThat(
+            post(
+                    "/chat/permissions/" + request.path("requestId").asString(),
+                    Map.of("optionId", allow))
+                .statusCode())
+        .isEqualTo(204);
     await().atMost(TURN).until(() -> Files.exists(file));
     assertThat(Files.readString(file)).isEqualTo(FakeModelServer.FILE_CONTENT);
-    HttpResponse<String> again = post("/chat/permissions/" + request.path("requestId").asString(), Map.of("optionId", allow));
+    HttpResponse<String> again =
+        post(
+            "/chat/permissions/" + request.path("requestId").asString(), Map.of("optionId", allow));
     assertThat(again.statusCode()).isEqualTo(409);
     assertThat(again.body()).contains("is no longer pending");
   }
@@ -99,30 +126,47 @@ class ChatApiIT {
   @Test
   void theEventStreamCarriesEachChangeAndNeverTheDaemonsToken() throws Exception {
     awaitState(s -> s.path("conversation").isObject());
-    HttpResponse<java.io.InputStream> stream = java.net.http.HttpClient.newHttpClient().send(companion.request("/chat/events/stream")
-        .header("Accept", "text/event-stream").timeout(Duration.ofMinutes(2)).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+    HttpResponse<java.io.InputStream> stream =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                companion
+                    .request("/chat/events/stream")
+                    .header("Accept", "text/event-stream")
+                    .timeout(Duration.ofMinutes(2))
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.ofInputStream());
     StringBuilder seen = new StringBuilder();
-    Thread reader = new Thread(() -> {
-      try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(stream.body(), java.nio.charset.StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          synchronized (seen) {
-            seen.append(line).append('\n');
-          }
-        }
-      } catch (java.io.IOException e) {
-        // The stream ends with the test.
-      }
-    });
+    Thread reader =
+        new Thread(
+            () -> {
+              try (var in =
+                  new java.io.BufferedReader(
+                      new java.io.InputStreamReader(
+                          stream.body(), java.nio.charset.StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                  synchronized (seen) {
+                    seen.append(line).append('\n');
+                  }
+                }
+              } catch (java.io.IOException e) {
+                // The stream ends with the test.
+              }
+            });
     reader.setDaemon(true);
     reader.start();
 
     post("/chat/prompt", Map.of("text", "say hello"));
-    await().atMost(TURN).until(() -> {
-      synchronized (seen) {
-        return seen.toString().contains("Hello from " + QwenDaemon.MODEL) && seen.toString().contains("\"turnRunning\":false");
-      }
-    });
+    await()
+        .atMost(TURN)
+        .until(
+            () -> {
+              synchronized (seen) {
+                return seen.toString().contains("Hello from " + QwenDaemon.MODEL)
+                    && seen.toString().contains("\"turnRunning\":false");
+              }
+            });
     synchronized (seen) {
       assertThat(seen.toString()).contains("event: chat").doesNotContain(DAEMON_TOKEN);
     }
@@ -145,10 +189,12 @@ class ChatApiIT {
 
   @Test
   void withoutADaemonTheStateSaysSoAndIntentsAreRefused() throws Exception {
-    try (CompanionProcess plain = CompanionProcess.start(CliEnvironment.in(temp.resolve("plain")))) {
+    try (CompanionProcess plain =
+        CompanionProcess.start(CliEnvironment.in(temp.resolve("plain")))) {
       HttpResponse<String> state = plain.get("/chat/state");
       assertThat(state.statusCode()).isEqualTo(200);
-      assertThat(CompanionProcess.JSON.readTree(state.body()).path("configured").asBoolean(true)).isFalse();
+      assertThat(CompanionProcess.JSON.readTree(state.body()).path("configured").asBoolean(true))
+          .isFalse();
       HttpResponse<String> prompt = plain.post("/chat/prompt", "{\"text\":\"hello\"}");
       assertThat(prompt.statusCode()).isEqualTo(409);
       assertThat(prompt.body()).contains("no chat: the companion was started without a daemon");

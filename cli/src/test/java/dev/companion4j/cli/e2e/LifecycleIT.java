@@ -49,7 +49,9 @@ class LifecycleIT {
 
     try (CompanionProcess next = CompanionProcess.start(env)) {
       // Cleaned in the background right after start-up.
-      await().atMost(Duration.ofSeconds(10)).until(() -> !Files.exists(staleLock) && !Files.exists(staleGemini));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> !Files.exists(staleLock) && !Files.exists(staleGemini));
       assertThat(next.qwenLockFile()).exists();
       assertThat(runCommand(env, "status")).contains(next.port() + " ").contains("alive");
     }
@@ -59,11 +61,17 @@ class LifecycleIT {
   void runSetsTheTerminalVariablesAndPassesTheExitCodeThrough() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp);
     Path out = temp.resolve("seen.txt");
-    String script = "printf '%s|%s|%s|%s' \"$QWEN_CODE_IDE_SERVER_PORT\" \"$QWEN_CODE_IDE_WORKSPACE_PATH\" "
-        + "\"$GEMINI_CLI_IDE_SERVER_PORT\" \"${#GEMINI_CLI_IDE_AUTH_TOKEN}\" > " + out + "; "
-        + "test -f \"$QWEN_HOME/ide/$QWEN_CODE_IDE_SERVER_PORT.lock\" || exit 99; exit 7";
+    String script =
+        "printf '%s|%s|%s|%s' \"$QWEN_CODE_IDE_SERVER_PORT\" \"$QWEN_CODE_IDE_WORKSPACE_PATH\" "
+            + "\"$GEMINI_CLI_IDE_SERVER_PORT\" \"${#GEMINI_CLI_IDE_AUTH_TOKEN}\" > "
+            + out
+            + "; "
+            + "test -f \"$QWEN_HOME/ide/$QWEN_CODE_IDE_SERVER_PORT.lock\" || exit 99; exit 7";
 
-    Process run = start(env, List.of("run", "--workspace", env.workspace().toString(), "--", "sh", "-c", script));
+    Process run =
+        start(
+            env,
+            List.of("run", "--workspace", env.workspace().toString(), "--", "sh", "-c", script));
     assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
 
     assertThat(run.exitValue()).isEqualTo(7);
@@ -83,7 +91,8 @@ class LifecycleIT {
     assertThat(serve.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
     assertThat(serve.exitValue()).isEqualTo(2);
-    assertThat(new String(serve.getErrorStream().readAllBytes(), StandardCharsets.UTF_8)).contains("--workspace is not a directory");
+    assertThat(new String(serve.getErrorStream().readAllBytes(), StandardCharsets.UTF_8))
+        .contains("--workspace is not a directory");
   }
 
   @Test
@@ -109,8 +118,12 @@ class LifecycleIT {
   }
 
   private static Process start(CliEnvironment env, List<String> args) throws Exception {
-    List<String> command = new java.util.ArrayList<>(List.of(
-        ProcessHandle.current().info().command().orElse("java"), "-jar", CompanionProcess.jar().toString()));
+    List<String> command =
+        new java.util.ArrayList<>(
+            List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "-jar",
+                CompanionProcess.jar().toString()));
     command.addAll(args);
     ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile());
     pb.environment().clear();
@@ -126,5 +139,4 @@ class LifecycleIT {
     assertThat(p.exitValue()).as(out).isZero();
     return out;
   }
-
 }

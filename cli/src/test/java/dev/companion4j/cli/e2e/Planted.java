@@ -23,13 +23,17 @@ final class Planted {
 
   /** Skips the calling test unless it runs as root, which alone can give files to another user. */
   static void assumeRoot() {
-    Assumptions.assumeTrue(root(), "only root can make files owned by another user (nobody); run as root to test this");
+    Assumptions.assumeTrue(
+        root(),
+        "only root can make files owned by another user (nobody); run as root to test this");
   }
 
   static void fifos(List<Path> paths) throws Exception {
     for (int from = 0; from < paths.size(); from += MKFIFO_BATCH) {
       List<String> command = new ArrayList<>(List.of("mkfifo"));
-      paths.subList(from, Math.min(paths.size(), from + MKFIFO_BATCH)).forEach(p -> command.add(p.toString()));
+      paths
+          .subList(from, Math.min(paths.size(), from + MKFIFO_BATCH))
+          .forEach(p -> command.add(p.toString()));
       run(command);
     }
   }
@@ -47,7 +51,8 @@ final class Planted {
   /** Gives the file (the link itself, for a symbolic link) to the user nobody. */
   static Path giveToNobody(Path path) throws IOException {
     Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-        .setOwner(path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        .setOwner(
+            path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
     return path;
   }
 
@@ -59,16 +64,22 @@ final class Planted {
     if (!root()) {
       return chmod("555", dir);
     }
-    Process chattr = new ProcessBuilder("chattr", "+i", dir.toString()).redirectErrorStream(true).start();
+    Process chattr =
+        new ProcessBuilder("chattr", "+i", dir.toString()).redirectErrorStream(true).start();
     String out = new String(chattr.getInputStream().readAllBytes());
-    Assumptions.assumeTrue(chattr.waitFor() == 0, "root can write anywhere but to an immutable directory; chattr +i failed: " + out);
+    Assumptions.assumeTrue(
+        chattr.waitFor() == 0,
+        "root can write anywhere but to an immutable directory; chattr +i failed: " + out);
     return dir;
   }
 
   /** Undoes {@link #unwritable}, so that the test's folder can be deleted. */
   static void writable(Path dir) throws Exception {
     if (root()) {
-      new ProcessBuilder("chattr", "-i", dir.toString()).redirectErrorStream(true).start().waitFor();
+      new ProcessBuilder("chattr", "-i", dir.toString())
+          .redirectErrorStream(true)
+          .start()
+          .waitFor();
     } else {
       chmod("755", dir);
     }

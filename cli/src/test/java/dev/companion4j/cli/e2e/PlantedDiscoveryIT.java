@@ -28,8 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Another local user got to the shared discovery directories first: the real command still
- * starts, writes what it safely can, and the real CLIs connect and follow the editor.
+ * Another local user got to the shared discovery directories first: the real command still starts,
+ * writes what it safely can, and the real CLIs connect and follow the editor.
  */
 class PlantedDiscoveryIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -64,11 +64,12 @@ class PlantedDiscoveryIT {
     List<Path> cliScanned = new ArrayList<>();
     for (Path dir : List.of(where.qwenLockDir(), where.qwenSpecDir(), where.geminiDir())) {
       Files.createDirectories(dir);
-      String[] names = dir.equals(where.qwenLockDir())
-          ? new String[] {"1.lock", "2.lock"}
-          : dir.equals(where.qwenSpecDir())
-              ? new String[] {"qwen-code-ide-server-1-1.json", "qwen-code-ide-server-2-2.json"}
-              : new String[] {"gemini-ide-server-1-1.json", "gemini-ide-server-2-2.json"};
+      String[] names =
+          dir.equals(where.qwenLockDir())
+              ? new String[] {"1.lock", "2.lock"}
+              : dir.equals(where.qwenSpecDir())
+                  ? new String[] {"qwen-code-ide-server-1-1.json", "qwen-code-ide-server-2-2.json"}
+                  : new String[] {"gemini-ide-server-1-1.json", "gemini-ide-server-2-2.json"};
       fifos.add(dir.resolve(names[0]));
       Planted.devZero(dir.resolve(names[1]));
       if (!dir.equals(where.qwenSpecDir())) {
@@ -83,10 +84,14 @@ class PlantedDiscoveryIT {
     JarCommand status = JarCommand.run(env.variables(), env.workspace(), temp, "status");
     assertThat(status.exitCode()).as(status.stderr()).isZero();
     assertThat(status.stdout()).contains(companion.port() + " ").contains("alive");
-    assertThat(plantedPids).as("the companion's own legacy name was planted").contains(companion.pid());
+    assertThat(plantedPids)
+        .as("the companion's own legacy name was planted")
+        .contains(companion.pid());
     Path ownLegacy = legacyFile(where, companion.pid());
     assertThat(Files.exists(ownLegacy, LinkOption.NOFOLLOW_LINKS)).isTrue();
-    assertThat(Files.isRegularFile(ownLegacy, LinkOption.NOFOLLOW_LINKS)).as("left to its planter").isFalse();
+    assertThat(Files.isRegularFile(ownLegacy, LinkOption.NOFOLLOW_LINKS))
+        .as("left to its planter")
+        .isFalse();
     assertThat(companion.qwenLockFile()).isRegularFile();
     assertThat(companion.geminiFile()).isRegularFile();
 
@@ -105,10 +110,16 @@ class PlantedDiscoveryIT {
     Planted.assumeRoot();
     CliEnvironment env = CliEnvironment.in(temp);
     DiscoveryLocations where = DiscoveryLocations.fromEnvironment(env.variables());
-    Path gemini = Planted.giveToNobody(Planted.chmod("777", Files.createDirectories(where.tmpDir().resolve("gemini"))));
-    Path geminiIde = Planted.giveToNobody(Planted.chmod("777", Files.createDirectory(where.geminiDir())));
-    Path elsewhere = Planted.giveToNobody(Planted.chmod("777", Files.createDirectories(temp.resolve("elsewhere"))));
-    Path qwen = Planted.giveToNobody(Files.createSymbolicLink(where.tmpDir().resolve("qwen"), elsewhere));
+    Path gemini =
+        Planted.giveToNobody(
+            Planted.chmod("777", Files.createDirectories(where.tmpDir().resolve("gemini"))));
+    Path geminiIde =
+        Planted.giveToNobody(Planted.chmod("777", Files.createDirectory(where.geminiDir())));
+    Path elsewhere =
+        Planted.giveToNobody(
+            Planted.chmod("777", Files.createDirectories(temp.resolve("elsewhere"))));
+    Path qwen =
+        Planted.giveToNobody(Files.createSymbolicLink(where.tmpDir().resolve("qwen"), elsewhere));
 
     companion = CompanionProcess.start(env);
 
@@ -141,28 +152,49 @@ class PlantedDiscoveryIT {
     CliDriver cli = CliDriver.start(which, env.workspace(), vars);
     clis.add(cli);
     JsonNode connected = cli.connect();
-    assertThat(connected.path("status").asString()).as(which + ": " + cli.stderr()).isEqualTo("connected");
+    assertThat(connected.path("status").asString())
+        .as(which + ": " + cli.stderr())
+        .isEqualTo("connected");
     Path file = env.file(which + "/Active.java", "class Active {}\n");
 
     focus(file);
 
-    JsonNode context = cli.awaitContext(
-        c -> file.toString().equals(c.path("workspaceState").path("openFiles").path(0).path("path").asString(null)), WAIT);
-    assertThat(context.path("workspaceState").path("openFiles").path(0).path("isActive").asBoolean()).isTrue();
+    JsonNode context =
+        cli.awaitContext(
+            c ->
+                file.toString()
+                    .equals(
+                        c.path("workspaceState")
+                            .path("openFiles")
+                            .path(0)
+                            .path("path")
+                            .asString(null)),
+            WAIT);
+    assertThat(
+            context.path("workspaceState").path("openFiles").path(0).path("isActive").asBoolean())
+        .isTrue();
   }
 
   /**
-   * Through the editor API, with the token from whichever of the owner-only files was written
-   * (the test helper reads only the Qwen Code lock).
+   * Through the editor API, with the token from whichever of the owner-only files was written (the
+   * test helper reads only the Qwen Code lock).
    */
   private void focus(Path file) throws Exception {
-    Path written = Files.exists(companion.qwenLockFile()) ? companion.qwenLockFile() : companion.geminiFile();
-    String token = CompanionProcess.JSON.readTree(Files.readString(written)).path("authToken").asString();
-    HttpResponse<String> r = companion.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/editor/events"))
-        .timeout(WAIT)
-        .header("Authorization", "Bearer " + token)
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(CompanionProcess.JSON.writeValueAsString(Map.of("type", "focus", "path", file.toString())))));
+    Path written =
+        Files.exists(companion.qwenLockFile()) ? companion.qwenLockFile() : companion.geminiFile();
+    String token =
+        CompanionProcess.JSON.readTree(Files.readString(written)).path("authToken").asString();
+    HttpResponse<String> r =
+        companion.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + companion.port() + "/editor/events"))
+                .timeout(WAIT)
+                .header("Authorization", "Bearer " + token)
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        CompanionProcess.JSON.writeValueAsString(
+                            Map.of("type", "focus", "path", file.toString())))));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(204);
   }
 
@@ -180,10 +212,14 @@ class PlantedDiscoveryIT {
     return where.tmpDir().resolve("qwen-code-ide-server-" + pid + ".json");
   }
 
-  /** All of them where there are few (32768 by default on Linux), else the next ones to be handed out. */
+  /**
+   * All of them where there are few (32768 by default on Linux), else the next ones to be handed
+   * out.
+   */
   private static List<Long> legacyPidsToPlant() throws Exception {
     long max;
-    // In one read: a sysctl file read from a non-zero offset (as Files.readString does) looks empty.
+    // In one read: a sysctl file read from a non-zero offset (as Files.readString does) looks
+    // empty.
     try (BufferedReader in = Files.newBufferedReader(Path.of("/proc/sys/kernel/pid_max"))) {
       max = Long.parseLong(in.readLine().trim());
     }

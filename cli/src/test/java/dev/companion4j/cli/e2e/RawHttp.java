@@ -9,15 +9,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * One HTTP/1.1 request over a plain socket, with exactly the headers given: the JDK client will
- * not send a forged Host header, and security tests must.
+ * One HTTP/1.1 request over a plain socket, with exactly the headers given: the JDK client will not
+ * send a forged Host header, and security tests must.
  */
 final class RawHttp {
   record Response(int status, String head, String body) {}
 
   private RawHttp() {}
 
-  static Response send(int port, String method, String path, Map<String, String> headers, String body) throws IOException {
+  static Response send(
+      int port, String method, String path, Map<String, String> headers, String body)
+      throws IOException {
     try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(10_000);
       byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);

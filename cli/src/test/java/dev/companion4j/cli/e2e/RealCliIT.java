@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
-import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -54,7 +54,9 @@ class RealCliIT {
   @EnumSource(Cli.class)
   void detectsTheIdeByNameAndEnablesDiffingWithThePortVariable(Cli which) {
     CliEnvironment env = CliEnvironment.in(temp);
-    companion = CompanionProcess.start(env, "--ide-name", "vim", "--ide-display-name", "Vim via Companion4J");
+    companion =
+        CompanionProcess.start(
+            env, "--ide-name", "vim", "--ide-display-name", "Vim via Companion4J");
 
     JsonNode status = connect(which, env, true).connect();
 
@@ -106,8 +108,12 @@ class RealCliIT {
     companion.event(Map.of("type", "cursor", "path", main.toString(), "line", 3, "character", 7));
     companion.event(Map.of("type", "selection", "path", main.toString(), "text", "class Main"));
 
-    JsonNode context = cli.awaitContext(c -> c.path("workspaceState").path("openFiles").size() == 2
-        && c.path("workspaceState").path("openFiles").get(0).has("selectedText"), WAIT);
+    JsonNode context =
+        cli.awaitContext(
+            c ->
+                c.path("workspaceState").path("openFiles").size() == 2
+                    && c.path("workspaceState").path("openFiles").get(0).has("selectedText"),
+            WAIT);
     JsonNode files = context.path("workspaceState").path("openFiles");
     JsonNode active = files.get(0);
     assertThat(active.path("path").asString()).isEqualTo(main.toString());
@@ -130,9 +136,12 @@ class RealCliIT {
       companion.event(Map.of("type", "focus", "path", env.file("f" + i + ".txt", "x").toString()));
     }
     Path last = env.workspace().resolve("f12.txt");
-    companion.event(Map.of("type", "selection", "path", last.toString(), "text", "a".repeat(20_000)));
+    companion.event(
+        Map.of("type", "selection", "path", last.toString(), "text", "a".repeat(20_000)));
 
-    JsonNode context = cli.awaitContext(c -> c.path("workspaceState").path("openFiles").path(0).has("selectedText"), WAIT);
+    JsonNode context =
+        cli.awaitContext(
+            c -> c.path("workspaceState").path("openFiles").path(0).has("selectedText"), WAIT);
     JsonNode files = context.path("workspaceState").path("openFiles");
     assertThat(files.size()).isEqualTo(10);
     assertThat(files.get(0).path("path").asString()).isEqualTo(last.toString());
@@ -156,8 +165,12 @@ class RealCliIT {
     assertThat(pending.path("newContent").asString()).isEqualTo("hello, world\n");
 
     String id = pending.path("id").asString();
-    assertThat(companion.get("/editor/diffs/" + id).body()).contains("\"filePath\":\"" + file + "\"");
-    assertThat(companion.post("/editor/diffs/" + id + "/accept", Map.of("content", "hello, edited\n")).statusCode())
+    assertThat(companion.get("/editor/diffs/" + id).body())
+        .contains("\"filePath\":\"" + file + "\"");
+    assertThat(
+            companion
+                .post("/editor/diffs/" + id + "/accept", Map.of("content", "hello, edited\n"))
+                .statusCode())
         .isEqualTo(204);
 
     JsonNode answer = CliDriver.await(outcome, WAIT);
@@ -175,7 +188,8 @@ class RealCliIT {
     connect(which, env, true).connect();
 
     CompletableFuture<JsonNode> outcome =
-        cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", "class Created {}\n"));
+        cli.send(
+            "openDiff", Map.of("filePath", file.toString(), "newContent", "class Created {}\n"));
     String id = awaitPendingDiff(file).path("id").asString();
     assertThat(companion.post("/editor/diffs/" + id + "/reject", "").statusCode()).isEqualTo(204);
 
@@ -192,7 +206,8 @@ class RealCliIT {
 
     cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", "# new\n"));
     String id = awaitPendingDiff(file).path("id").asString();
-    JsonNode closed = cli.call("closeDiff", Map.of("filePath", file.toString(), "suppressNotification", true));
+    JsonNode closed =
+        cli.call("closeDiff", Map.of("filePath", file.toString(), "suppressNotification", true));
 
     assertThat(closed.path("content").asString()).isEqualTo("# new\n");
     assertThat(companion.get("/editor/diffs").body()).isEqualTo("[]");
@@ -213,9 +228,17 @@ class RealCliIT {
 
     // A client that resumes its stream after each call (as Gemini CLI does when POST responses
     // carry SSE ids) reopens it within its one-second reconnection delay.
-    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(
-        () -> companion.stderr().lines().filter(l -> l.contains("Notification stream opened")).count(),
-        count -> count == 1);
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                companion
+                    .stderr()
+                    .lines()
+                    .filter(l -> l.contains("Notification stream opened"))
+                    .count(),
+            count -> count == 1);
   }
 
   private JsonNode awaitPendingDiff(Path file) {
@@ -230,5 +253,4 @@ class RealCliIT {
     }
     return null;
   }
-
 }

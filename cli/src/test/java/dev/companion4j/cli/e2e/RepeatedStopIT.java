@@ -62,7 +62,8 @@ class RepeatedStopIT {
       stream = RawMcp.frozenNotificationStream(companion, raw);
       companion.event(Map.of("type", "focus", "path", file.toString()));
       String proposed = "class Main { int round = " + round + "; }\n";
-      CompletableFuture<JsonNode> outcome = cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", proposed));
+      CompletableFuture<JsonNode> outcome =
+          cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", proposed));
       Review.awaitPendingDiff(companion, file, proposed, WAIT);
       EditorEvents reviewPage = page;
       await().atMost(WAIT).until(() -> reviewPage.count("diffOpened") == 1);
@@ -70,11 +71,22 @@ class RepeatedStopIT {
 
       int exit = companion.terminate();
 
-      String log = "round " + round + "\nstdout:\n" + companion.stdout() + "\nstderr:\n" + companion.stderr();
-      assertThat(companion.stdout() + companion.stderr()).as(log).doesNotContain("Exception").doesNotContain("\tat ");
+      String log =
+          "round "
+              + round
+              + "\nstdout:\n"
+              + companion.stdout()
+              + "\nstderr:\n"
+              + companion.stderr();
+      assertThat(companion.stdout() + companion.stderr())
+          .as(log)
+          .doesNotContain("Exception")
+          .doesNotContain("\tat ");
       assertThat(discoveryFiles(env)).as(log).isEmpty();
       // The CLI heard that its edit will not be applied; the page saw its stream end.
-      assertThat(CliDriver.await(outcome, WAIT).path("status").asString()).as(log).isEqualTo("rejected");
+      assertThat(CliDriver.await(outcome, WAIT).path("status").asString())
+          .as(log)
+          .isEqualTo("rejected");
       await().atMost(WAIT).until(reviewPage::ended);
       // SIGTERM ends the JVM with 143 (128 + 15) once the shutdown hooks ran, as for any process
       // stopped by that signal; an error on the way out would end it with 1.
@@ -95,7 +107,8 @@ class RepeatedStopIT {
 
   /** Every discovery file of any generation under the test's HOME and TMPDIR. */
   private static List<Path> discoveryFiles(CliEnvironment env) throws IOException {
-    try (Stream<Path> home = Files.walk(env.home()); Stream<Path> tmp = Files.walk(env.tmpDir())) {
+    try (Stream<Path> home = Files.walk(env.home());
+        Stream<Path> tmp = Files.walk(env.tmpDir())) {
       return Stream.concat(home, tmp)
           .filter(Files::isRegularFile)
           .filter(p -> DISCOVERY_FILE.matcher(p.getFileName().toString()).matches())

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
-import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -29,17 +29,18 @@ import tools.jackson.databind.JsonNode;
 
 /** Every route refuses what it must, on the real command. */
 class SecurityIT {
-  private static final List<String[]> ROUTES = List.of(
-      new String[] {"GET", "/mcp"},
-      new String[] {"POST", "/mcp"},
-      new String[] {"DELETE", "/mcp"},
-      new String[] {"GET", "/editor/state"},
-      new String[] {"GET", "/editor/diffs"},
-      new String[] {"POST", "/editor/events"},
-      new String[] {"POST", "/editor/diffs/0123456789abcdef/accept"},
-      new String[] {"GET", "/editor/diffs/0123456789abcdef"},
-      new String[] {"GET", "/editor/events/stream"},
-      new String[] {"GET", "/no/such/route"});
+  private static final List<String[]> ROUTES =
+      List.of(
+          new String[] {"GET", "/mcp"},
+          new String[] {"POST", "/mcp"},
+          new String[] {"DELETE", "/mcp"},
+          new String[] {"GET", "/editor/state"},
+          new String[] {"GET", "/editor/diffs"},
+          new String[] {"POST", "/editor/events"},
+          new String[] {"POST", "/editor/diffs/0123456789abcdef/accept"},
+          new String[] {"GET", "/editor/diffs/0123456789abcdef"},
+          new String[] {"GET", "/editor/events/stream"},
+          new String[] {"GET", "/no/such/route"});
 
   @TempDir static Path temp;
   static CliEnvironment env;
@@ -90,16 +91,26 @@ class SecurityIT {
 
   @Test
   void everyRouteRefusesAWrongToken() throws Exception {
-    String almost = companion.token().substring(0, 63) + (companion.token().endsWith("0") ? "1" : "0");
+    String almost =
+        companion.token().substring(0, 63) + (companion.token().endsWith("0") ? "1" : "0");
     for (String[] route : ROUTES) {
-      assertThat(send(route, headers(ownHost(), "Bearer " + almost, null)).status()).as(String.join(" ", route)).isEqualTo(401);
-      assertThat(send(route, headers(ownHost(), "Basic " + companion.token(), null)).status()).isEqualTo(401);
+      assertThat(send(route, headers(ownHost(), "Bearer " + almost, null)).status())
+          .as(String.join(" ", route))
+          .isEqualTo(401);
+      assertThat(send(route, headers(ownHost(), "Basic " + companion.token(), null)).status())
+          .isEqualTo(401);
     }
   }
 
   @Test
   void aTokenInTheQueryStringIsNotAToken() throws Exception {
-    RawHttp.Response r = RawHttp.send(companion.port(), "GET", "/editor/state?token=" + companion.token(), headers(ownHost(), null, null), null);
+    RawHttp.Response r =
+        RawHttp.send(
+            companion.port(),
+            "GET",
+            "/editor/state?token=" + companion.token(),
+            headers(ownHost(), null, null),
+            null);
     assertThat(r.status()).isEqualTo(401);
   }
 
@@ -118,7 +129,12 @@ class SecurityIT {
   void everyRouteRefusesAForeignHostEvenWithTheToken() throws Exception {
     String auth = "Bearer " + companion.token();
     for (String[] route : ROUTES) {
-      for (String host : List.of("evil.example:" + companion.port(), "127.0.0.1:1", "127.0.0.1", "localhost.evil.example:" + companion.port())) {
+      for (String host :
+          List.of(
+              "evil.example:" + companion.port(),
+              "127.0.0.1:1",
+              "127.0.0.1",
+              "localhost.evil.example:" + companion.port())) {
         RawHttp.Response r = send(route, headers(host, auth, null));
         assertThat(r.status()).as(String.join(" ", route) + " for Host " + host).isEqualTo(403);
       }
@@ -130,17 +146,33 @@ class SecurityIT {
     String auth = "Bearer " + companion.token();
     for (String host : List.of("127.0.0.1", "localhost")) {
       String own = "http://" + host + ":" + companion.port();
-      assertThat(send(new String[] {"GET", "/editor/state"}, headers(host + ":" + companion.port(), auth, own)).status()).isEqualTo(200);
-      assertThat(send(new String[] {"POST", "/mcp"}, headers(host + ":" + companion.port(), auth, own)).status()).isEqualTo(403);
+      assertThat(
+              send(
+                      new String[] {"GET", "/editor/state"},
+                      headers(host + ":" + companion.port(), auth, own))
+                  .status())
+          .isEqualTo(200);
+      assertThat(
+              send(new String[] {"POST", "/mcp"}, headers(host + ":" + companion.port(), auth, own))
+                  .status())
+          .isEqualTo(403);
     }
-    assertThat(send(new String[] {"GET", "/editor/state"}, headers("host.docker.internal:" + companion.port(), auth, null)).status()).isEqualTo(200);
+    assertThat(
+            send(
+                    new String[] {"GET", "/editor/state"},
+                    headers("host.docker.internal:" + companion.port(), auth, null))
+                .status())
+        .isEqualTo(200);
   }
 
   @Test
   void discoveryFilesAreTheOwnersAloneAndTheTokenStaysOutOfTheLog() throws Exception {
     for (Path file : List.of(companion.qwenLockFile(), companion.geminiFile())) {
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).as(file.toString()).isEqualTo("rw-------");
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent()))).isEqualTo("rwx------");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+          .as(file.toString())
+          .isEqualTo("rw-------");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent())))
+          .isEqualTo("rwx------");
     }
     try (CliDriver cli = CliDriver.start(Cli.QWEN, env.workspace(), env.variables())) {
       assertThat(cli.connect().path("status").asString()).isEqualTo("connected");
@@ -155,15 +187,33 @@ class SecurityIT {
     try (CliDriver cli = CliDriver.start(Cli.QWEN, env.workspace(), env.variables())) {
       cli.connect();
       cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", "proposed secret\n"));
-      await().atMost(Duration.ofSeconds(30))
+      await()
+          .atMost(Duration.ofSeconds(30))
           .until(() -> companion.get("/editor/diffs").body().contains("proposed secret"));
       JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
       String session = state.path("clients").path(0).path("id").asString();
       String diffId = state.path("pendingDiffs").path(0).path("id").asString();
-      List<String> prefixes = List.of("/review/../", "/review/./../", "/review/%2e%2e/", "/review/%2E%2E/",
-          "/review/.%2e/", "/review/..%2f", "/review/..;/", "/review//../", "/./");
-      List<String> targets = List.of("editor/diffs", "editor/state", "editor/events/stream", "editor/events",
-          "editor/diffs/accept", "editor/diffs/" + diffId + "/accept", "editor/diffs/" + diffId, "mcp");
+      List<String> prefixes =
+          List.of(
+              "/review/../",
+              "/review/./../",
+              "/review/%2e%2e/",
+              "/review/%2E%2E/",
+              "/review/.%2e/",
+              "/review/..%2f",
+              "/review/..;/",
+              "/review//../",
+              "/./");
+      List<String> targets =
+          List.of(
+              "editor/diffs",
+              "editor/state",
+              "editor/events/stream",
+              "editor/events",
+              "editor/diffs/accept",
+              "editor/diffs/" + diffId + "/accept",
+              "editor/diffs/" + diffId,
+              "mcp");
       for (String prefix : prefixes) {
         for (String target : targets) {
           for (String method : List.of("GET", "HEAD", "POST", "DELETE")) {
@@ -172,11 +222,15 @@ class SecurityIT {
             String body = method.equals("POST") ? "{\"filePath\":\"" + file + "\"}" : null;
             RawHttp.Response r = RawHttp.send(companion.port(), method, prefix + target, h, body);
             assertThat(r.status()).as(method + " " + prefix + target).isBetween(400, 499);
-            assertThat(r.body()).as(method + " " + prefix + target).doesNotContain("proposed secret", "the user's code");
+            assertThat(r.body())
+                .as(method + " " + prefix + target)
+                .doesNotContain("proposed secret", "the user's code");
           }
         }
       }
-      assertThat(companion.get("/editor/diffs").body()).as("still pending, answered by nobody").contains("proposed secret");
+      assertThat(companion.get("/editor/diffs").body())
+          .as("still pending, answered by nobody")
+          .contains("proposed secret");
       assertThat(cli.call("status").path("status").asString()).isEqualTo("connected");
     }
   }
@@ -185,12 +239,30 @@ class SecurityIT {
   void requestsRefusedBeforeAnyRouteAreShortJsonNotTheServersPage() throws Exception {
     String auth = "Bearer " + companion.token();
     List<RawHttp.Response> answers = new ArrayList<>();
-    answers.add(RawHttp.send(companion.port(), "NOT A", "/editor/state", headers(ownHost(), auth, null), null));
-    for (String path : List.of("/%zz", "/editor/%2e%2e/state", "/%2e%2e/", "/editor%2fstate", "/review/\u00e9\u00ff", "/review/%00", "/no/such/route")) {
-      answers.add(RawHttp.send(companion.port(), "GET", path, headers(ownHost(), auth, null), null));
+    answers.add(
+        RawHttp.send(
+            companion.port(), "NOT A", "/editor/state", headers(ownHost(), auth, null), null));
+    for (String path :
+        List.of(
+            "/%zz",
+            "/editor/%2e%2e/state",
+            "/%2e%2e/",
+            "/editor%2fstate",
+            "/review/\u00e9\u00ff",
+            "/review/%00",
+            "/no/such/route")) {
+      answers.add(
+          RawHttp.send(companion.port(), "GET", path, headers(ownHost(), auth, null), null));
     }
-    answers.add(RawHttp.send(companion.port(), "GET", "/editor/state", headers("[::1", auth, null), null));
-    answers.add(RawHttp.send(companion.port(), "GET", "/editor/state", headers("127.0.0.1:99999999", auth, null), null));
+    answers.add(
+        RawHttp.send(companion.port(), "GET", "/editor/state", headers("[::1", auth, null), null));
+    answers.add(
+        RawHttp.send(
+            companion.port(),
+            "GET",
+            "/editor/state",
+            headers("127.0.0.1:99999999", auth, null),
+            null));
     Map<String, String> big = headers(ownHost(), auth, null);
     big.put("X-Big", "a".repeat(64 * 1024));
     answers.add(RawHttp.send(companion.port(), "GET", "/editor/state", big, null));
@@ -198,9 +270,15 @@ class SecurityIT {
     for (RawHttp.Response r : answers) {
       String what = r.head() + "\n\n" + r.body();
       assertThat(r.status()).as(what).isBetween(400, 599);
-      assertThat(r.head().toLowerCase(Locale.ROOT)).as(what).contains("content-type: application/json");
-      assertThat(r.body().toLowerCase(Locale.ROOT)).as(what).doesNotContain("<html", "jetty", "exception", "at org.");
-      assertThat(CompanionProcess.JSON.readTree(r.body()).path("error").asString()).as(what).isNotBlank();
+      assertThat(r.head().toLowerCase(Locale.ROOT))
+          .as(what)
+          .contains("content-type: application/json");
+      assertThat(r.body().toLowerCase(Locale.ROOT))
+          .as(what)
+          .doesNotContain("<html", "jetty", "exception", "at org.");
+      assertThat(CompanionProcess.JSON.readTree(r.body()).path("error").asString())
+          .as(what)
+          .isNotBlank();
     }
   }
 
@@ -209,7 +287,8 @@ class SecurityIT {
     String auth = "Bearer " + companion.token();
     for (String method : List.of("TRACE", "OPTIONS", "PUT", "PATCH")) {
       for (String path : List.of("/editor/state", "/mcp", "/review/")) {
-        RawHttp.Response r = RawHttp.send(companion.port(), method, path, headers(ownHost(), auth, null), null);
+        RawHttp.Response r =
+            RawHttp.send(companion.port(), method, path, headers(ownHost(), auth, null), null);
         assertThat(r.status()).as(method + " " + path).isEqualTo(405);
         assertThat(r.head() + r.body()).as(method + " " + path).doesNotContain(companion.token());
       }
@@ -223,17 +302,23 @@ class SecurityIT {
       for (int i = 0; i < 150; i++) {
         Socket s = new Socket();
         s.connect(new InetSocketAddress("127.0.0.1", companion.port()));
-        s.getOutputStream().write(("GET /editor/state HTTP/1.1\r\nHost: " + ownHost() + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream()
+            .write(
+                ("GET /editor/state HTTP/1.1\r\nHost: " + ownHost() + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
         s.setSoTimeout(5);
         stalled.add(s);
       }
       // Keep every connection busy with a header byte at a time, as slowloris does, until the
       // companion closes it: an idle timeout alone would never fire.
-      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1))
-          .until(() -> {
-            stalled.removeIf(SecurityIT::closedByPeer);
-            return stalled.isEmpty();
-          });
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () -> {
+                stalled.removeIf(SecurityIT::closedByPeer);
+                return stalled.isEmpty();
+              });
       try (CliDriver cli = CliDriver.start(Cli.GEMINI, env.workspace(), env.variables())) {
         assertThat(cli.connect().path("status").asString()).isEqualTo("connected");
       }

@@ -26,9 +26,9 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Qwen Code and Gemini CLI, both connected to one companion, propose edits to the same file at the
- * same time, round after round, while the editor answers by id at random. Each proposal is
- * answered exactly once, to the CLI that made it, with the answer the editor gave (or rejected,
- * when the other CLI's proposal replaced it before it was answered).
+ * same time, round after round, while the editor answers by id at random. Each proposal is answered
+ * exactly once, to the CLI that made it, with the answer the editor gave (or rejected, when the
+ * other CLI's proposal replaced it before it was answered).
  */
 class TwoClisOnePathIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -71,7 +71,9 @@ class TwoClisOnePathIT {
       assertThat(d.connect().path("status").asString()).as(d.stderr()).isEqualTo("connected");
       int connected = clientIds.size() + 1;
       await().atMost(WAIT).until(() -> Review.clientIds(companion).size() == connected);
-      Review.clientIds(companion).stream().filter(id -> !clientIds.containsValue(id)).forEach(id -> clientIds.put(which, id));
+      Review.clientIds(companion).stream()
+          .filter(id -> !clientIds.containsValue(id))
+          .forEach(id -> clientIds.put(which, id));
     }
 
     Random random = new Random(SEED);
@@ -85,7 +87,8 @@ class TwoClisOnePathIT {
       Map<Cli, CompletableFuture<JsonNode>> outcome = new EnumMap<>(Cli.class);
       Map<Cli, Expected> expected = new EnumMap<>(Cli.class);
       for (Cli which : Cli.values()) {
-        proposal.put(which, "class Shared { String by = \"" + which + "\"; int round = " + round + "; }\n");
+        proposal.put(
+            which, "class Shared { String by = \"" + which + "\"; int round = " + round + "; }\n");
       }
       String context = seed + ", round " + round;
       Cli first = random.nextBoolean() ? Cli.QWEN : Cli.GEMINI;
@@ -105,29 +108,39 @@ class TwoClisOnePathIT {
           assertThat(status).as(context + ": answering a replaced diff").isEqualTo(409);
         } else {
           // Answered before the other CLI proposes.
-          assertThat(answer(listed, proposal, expected, answered, random, context)).as(context).isEqualTo(204);
+          assertThat(answer(listed, proposal, expected, answered, random, context))
+              .as(context)
+              .isEqualTo(204);
           outcome.put(second, propose(second, file, proposal));
         }
       }
 
       // Answer whatever is listed, at random, until both proposals are resolved.
-      await(context + ": both openDiffs resolved").atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
-        for (JsonNode diff : Review.pendingDiffs(companion)) {
-          if (!answered.contains(diff.path("id").asString())) {
-            answer(diff, proposal, expected, answered, random, context);
-          }
-        }
-        return outcome.size() == 2 && outcome.values().stream().allMatch(CompletableFuture::isDone);
-      });
+      await(context + ": both openDiffs resolved")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(20))
+          .until(
+              () -> {
+                for (JsonNode diff : Review.pendingDiffs(companion)) {
+                  if (!answered.contains(diff.path("id").asString())) {
+                    answer(diff, proposal, expected, answered, random, context);
+                  }
+                }
+                return outcome.size() == 2
+                    && outcome.values().stream().allMatch(CompletableFuture::isDone);
+              });
 
       for (Cli which : Cli.values()) {
         JsonNode got = CliDriver.await(outcome.get(which), WAIT);
         Expected want = expected.getOrDefault(which, new Expected("rejected", null));
         assertThat(got.path("ok").asBoolean()).as(context + ": " + which + " " + got).isTrue();
-        assertThat(got.path("status").asString()).as(context + ": " + which + " heard " + got + ", expected " + want)
+        assertThat(got.path("status").asString())
+            .as(context + ": " + which + " heard " + got + ", expected " + want)
             .isEqualTo(want.status());
         if (want.content() != null) {
-          assertThat(got.path("content").asString()).as(context + ": " + which).isEqualTo(want.content());
+          assertThat(got.path("content").asString())
+              .as(context + ": " + which)
+              .isEqualTo(want.content());
         }
         switch (want.status()) {
           case "accepted" -> accepted++;
@@ -143,14 +156,22 @@ class TwoClisOnePathIT {
       assertThat(Review.pendingDiffs(companion)).as(context).isEmpty();
     }
 
-    System.out.printf("%s: %d accepted, %d rejected, %d replaced or answered after replacement%n", seed, accepted, rejected, replaced);
+    System.out.printf(
+        "%s: %d accepted, %d rejected, %d replaced or answered after replacement%n",
+        seed, accepted, rejected, replaced);
     assertThat(Review.pendingDiffs(companion)).isEmpty();
     // Every diff the page saw open, it saw closed, once.
-    await(seed + ": as many diffClosed as diffOpened").atMost(WAIT)
-        .until(() -> events.count("diffClosed") == events.count("diffOpened") && events.count("diffOpened") >= ROUNDS);
+    await(seed + ": as many diffClosed as diffOpened")
+        .atMost(WAIT)
+        .until(
+            () ->
+                events.count("diffClosed") == events.count("diffOpened")
+                    && events.count("diffOpened") >= ROUNDS);
     assertThat(events.count("diffOpened")).isLessThanOrEqualTo(2L * ROUNDS);
     // A little later still nothing more: no diff closes twice.
-    await().pollDelay(Duration.ofSeconds(1)).atMost(WAIT)
+    await()
+        .pollDelay(Duration.ofSeconds(1))
+        .atMost(WAIT)
         .until(() -> events.count("diffClosed") == events.count("diffOpened"));
     // Both CLIs are still there, and nothing was answered that the companion did not list.
     assertThat(Review.clients(companion)).hasSize(2);
@@ -158,7 +179,8 @@ class TwoClisOnePathIT {
   }
 
   private CompletableFuture<JsonNode> propose(Cli which, Path file, Map<Cli, String> proposal) {
-    return clis.get(which).send("openDiff", Map.of("filePath", file.toString(), "newContent", proposal.get(which)));
+    return clis.get(which)
+        .send("openDiff", Map.of("filePath", file.toString(), "newContent", proposal.get(which)));
   }
 
   /**
@@ -168,21 +190,32 @@ class TwoClisOnePathIT {
    * @return the editor API's status
    */
   private int answer(
-      JsonNode diff, Map<Cli, String> proposal, Map<Cli, Expected> expected, Set<String> answered, Random random, String context) {
+      JsonNode diff,
+      Map<Cli, String> proposal,
+      Map<Cli, Expected> expected,
+      Set<String> answered,
+      Random random,
+      String context) {
     String id = diff.path("id").asString();
     assertThat(answered.add(id)).as(context + ": answered once: " + id).isTrue();
     Cli by = proposerOf(diff, proposal);
-    assertThat(by).as(context + ": a listed diff is one of this round's proposals: " + diff).isNotNull();
-    assertThat(diff.path("clientId").asString()).as(context + ": proposer of " + diff).isEqualTo(clientIds.get(by));
+    assertThat(by)
+        .as(context + ": a listed diff is one of this round's proposals: " + diff)
+        .isNotNull();
+    assertThat(diff.path("clientId").asString())
+        .as(context + ": proposer of " + diff)
+        .isEqualTo(clientIds.get(by));
     boolean accept = random.nextBoolean();
     String edited = "class Shared { /* accepted " + id + " for " + by + " */ }\n";
-    HttpResponse<String> r = accept ? Review.accept(companion, id, edited) : Review.reject(companion, id);
+    HttpResponse<String> r =
+        accept ? Review.accept(companion, id, edited) : Review.reject(companion, id);
     if (r.statusCode() == 204) {
       expected.put(by, accept ? new Expected("accepted", edited) : new Expected("rejected", null));
     } else {
       // The other CLI's proposal replaced it between listing and answering: its CLI hears rejected.
       assertThat(r.statusCode()).as(context + ": " + r.body()).isEqualTo(409);
-      assertThat(CompanionProcess.JSON.readTree(r.body()).path("outcome").asString()).as(context + ": " + r.body())
+      assertThat(CompanionProcess.JSON.readTree(r.body()).path("outcome").asString())
+          .as(context + ": " + r.body())
           .isEqualTo("replaced");
     }
     return r.statusCode();

@@ -20,10 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two projects in one tmux server: a {@code companion4j serve} in a window of each project, then
- * the real Qwen Code and Gemini CLI in further windows of the same server in each project. The
- * tmux server is an ancestor of both companions and the process each CLI takes for its IDE, so
- * the files named after it exist once per companion (and Qwen Code's legacy one once for both):
- * each CLI must still reach the companion of its own project.
+ * the real Qwen Code and Gemini CLI in further windows of the same server in each project. The tmux
+ * server is an ancestor of both companions and the process each CLI takes for its IDE, so the files
+ * named after it exist once per companion (and Qwen Code's legacy one once for both): each CLI must
+ * still reach the companion of its own project.
  */
 class TwoProjectsOneTmuxServerIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
@@ -42,10 +42,14 @@ class TwoProjectsOneTmuxServerIT {
     // Each CLI's account (the fake model's); Qwen Code in the approval mode the README asks for,
     // Gemini CLI with folder trust on, its default.
     Files.createDirectories(home.resolve(".qwen"));
-    Files.writeString(home.resolve(".qwen/settings.json"), "{\"tools\":{\"approvalMode\":\"default\"},"
-        + "\"security\":{\"auth\":{\"selectedType\":\"openai\"}},\"model\":{\"name\":\"fake-model\"}}");
+    Files.writeString(
+        home.resolve(".qwen/settings.json"),
+        "{\"tools\":{\"approvalMode\":\"default\"},"
+            + "\"security\":{\"auth\":{\"selectedType\":\"openai\"}},\"model\":{\"name\":\"fake-model\"}}");
     Files.createDirectories(home.resolve(".gemini"));
-    Files.writeString(home.resolve(".gemini/settings.json"), "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
+    Files.writeString(
+        home.resolve(".gemini/settings.json"),
+        "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
 
     try (FakeModelServer model = new FakeModelServer()) {
       Map<String, String> env = CliTerminal.userEnvironment(home, bin, temp.resolve("tmp"), model);
@@ -55,25 +59,43 @@ class TwoProjectsOneTmuxServerIT {
       env.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
 
       try (Tmux server = Tmux.start(CompanionProcess.command("serve"), first, env)) {
-        Tmux secondServe = server.window("second-serve", CompanionProcess.command("serve"), second, env);
-        await().atMost(WAIT).until(() -> {
-          String status = status(env, home);
-          return status.contains(first.toString()) && status.contains(second.toString());
-        });
+        Tmux secondServe =
+            server.window("second-serve", CompanionProcess.command("serve"), second, env);
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> {
+                  String status = status(env, home);
+                  return status.contains(first.toString()) && status.contains(second.toString());
+                });
 
         List<Tmux> clis = new ArrayList<>();
         for (Path project : List.of(first, second)) {
-          // IDE mode is each CLI's user setting: turned on in the first project, it holds in the second.
+          // IDE mode is each CLI's user setting: turned on in the first project, it holds in the
+          // second.
           boolean firstStart = project.equals(first);
           String name = project.getFileName().toString();
-          clis.add(connect(server.window("qwen-" + name, List.of("qwen"), project, env), "Qwen Code", firstStart));
-          clis.add(connect(server.window("gemini-" + name, List.of("gemini"), project, env), "Gemini CLI", firstStart));
+          clis.add(
+              connect(
+                  server.window("qwen-" + name, List.of("qwen"), project, env),
+                  "Qwen Code",
+                  firstStart));
+          clis.add(
+              connect(
+                  server.window("gemini-" + name, List.of("gemini"), project, env),
+                  "Gemini CLI",
+                  firstStart));
         }
 
         String status = status(env, home);
         for (Path project : List.of(first, second)) {
-          String line = status.lines().filter(l -> l.contains(" " + project + " ")).findFirst()
-              .orElseThrow(() -> new AssertionError("no companion for " + project + ":\n" + status));
+          String line =
+              status
+                  .lines()
+                  .filter(l -> l.contains(" " + project + " "))
+                  .findFirst()
+                  .orElseThrow(
+                      () -> new AssertionError("no companion for " + project + ":\n" + status));
           assertThat(line).as(status).contains("Qwen Code 0.24.4 (pts/", "Gemini CLI 0.61.0 (pts/");
           assertThat(line.split("\\(pts/", -1)).as("exactly two CLIs:\n%s", status).hasSize(3);
         }

@@ -22,7 +22,8 @@ import tools.jackson.databind.JsonNode;
  * Where every editor plugin's test starts: {@code companion4j serve} in a private home, with the
  * real Qwen Code and Gemini CLI IdeClients connected to it.
  */
-record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver qwen, CliDriver gemini)
+record ConnectedClis(
+    CliEnvironment env, CompanionProcess companion, CliDriver qwen, CliDriver gemini)
     implements AutoCloseable {
 
   static ConnectedClis start(CliEnvironment env) {
@@ -94,18 +95,19 @@ record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver q
   }
 
   /**
-   * Keeps the terminal's screen, colours included, in {@code cli/target/screens/NAME.ansi} for
-   * the plugins' README: {@code scripts/screenshot-terminal.sh} renders it.
+   * Keeps the terminal's screen, colours included, in {@code cli/target/screens/NAME.ansi} for the
+   * plugins' README: {@code scripts/screenshot-terminal.sh} renders it.
    */
   static void screenshot(Tmux terminal, String name) throws IOException {
     Path dir = TestPeers.repoRoot().resolve("cli/target/screens");
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve(name + ".ansi"), terminal.colouredScreen(), StandardCharsets.UTF_8);
+    Files.writeString(
+        dir.resolve(name + ".ansi"), terminal.colouredScreen(), StandardCharsets.UTF_8);
   }
 
   /**
-   * Checks that a {@code companion4j attach} for this workspace follows the companion, as the editor
-   * plugins run it, and that no process on the machine has the token in its arguments.
+   * Checks that a {@code companion4j attach} for this workspace follows the companion, as the
+   * editor plugins run it, and that no process on the machine has the token in its arguments.
    */
   void assertAttachFollowsTheCompanionWithTheTokenInNoArguments() throws IOException {
     assertThat(processArguments())
@@ -120,7 +122,10 @@ record ConnectedClis(CliEnvironment env, CompanionProcess companion, CliDriver q
     try (var procs = Files.list(Path.of("/proc"))) {
       for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
         try {
-          all.add(new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8).replace('\0', ' ').strip());
+          all.add(
+              new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8)
+                  .replace('\0', ' ')
+                  .strip());
         } catch (IOException gone) {
           // The process ended meanwhile.
         }

@@ -1,8 +1,8 @@
 package dev.companion4j.cli.editors;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static dev.companion4j.cli.editors.ConnectedClis.active;
 import static dev.companion4j.cli.editors.ConnectedClis.cursor;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
@@ -34,15 +34,16 @@ import tools.jackson.databind.JsonNode;
  * Gemini CLI IdeClients receive the file, point and region, the companion receives flymake's
  * diagnostics, proposals are reviewed, accepted with the user's edits, rejected by killing their
  * buffer and withdrawn by the CLI, a place the model shows opens in Emacs, and a CLI started from
- * Emacs gets the companion's variables. State is read back through {@code emacsclient} on a
- * private server socket.
+ * Emacs gets the companion's variables. State is read back through {@code emacsclient} on a private
+ * server socket.
  */
 class EmacsPluginIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final Path EMACS = Path.of("/usr/bin/emacs");
   private static final Path EMACSCLIENT = Path.of("/usr/bin/emacsclient");
 
-  private static final String GREETER = """
+  private static final String GREETER =
+      """
       package demo;
 
       import java.util.List;
@@ -60,7 +61,8 @@ class EmacsPluginIT {
       }
       """;
 
-  private static final String PROPOSED = """
+  private static final String PROPOSED =
+      """
       package demo;
 
       import java.util.List;
@@ -127,8 +129,12 @@ class EmacsPluginIT {
     emacs.type("src/main/java/demo/Greeter.java");
     emacs.press("Enter");
     for (CliDriver cli : clis.both()) {
-      JsonNode focused = cli.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
-      assertThat(active(focused).path("path").asString()).as(cli.cli().name()).isEqualTo(greeter.toString());
+      JsonNode focused =
+          cli.awaitContext(
+              c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
+      assertThat(active(focused).path("path").asString())
+          .as(cli.cli().name())
+          .isEqualTo(greeter.toString());
     }
 
     emacs.press("M-g");
@@ -144,12 +150,15 @@ class EmacsPluginIT {
     emacs.press("C-Space");
     emacs.press("M-f");
     for (CliDriver cli : clis.both()) {
-      JsonNode selected = cli.awaitContext(c -> "public".equals(active(c).path("selectedText").asString(null)), WAIT);
+      JsonNode selected =
+          cli.awaitContext(
+              c -> "public".equals(active(c).path("selectedText").asString(null)), WAIT);
       assertThat(active(selected).path("cursor").path("line").asInt()).isEqualTo(8);
     }
     emacs.press("C-g");
     for (CliDriver cli : clis.both()) {
-      JsonNode cleared = cli.awaitContext(c -> cursor(c, 8, 9) && !active(c).has("selectedText"), WAIT);
+      JsonNode cleared =
+          cli.awaitContext(c -> cursor(c, 8, 9) && !active(c).has("selectedText"), WAIT);
       assertThat(active(cleared).has("selectedText")).isFalse();
     }
 
@@ -164,12 +173,15 @@ class EmacsPluginIT {
     CompletableFuture<JsonNode> accepted =
         qwen.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
     await().atMost(WAIT).until(() -> proposalFiles().equals(List.of(greeter.toString())));
-    await().atMost(WAIT).until(() -> {
-      String screen = emacs.screen();
-      return screen.contains("*companion4j: src/main/java/demo/Greeter.java*")
-          && screen.contains("+    if (name == null || name.isBlank()) {")
-          && screen.contains("C4J 2 CLIs · 1 to review");
-    });
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              String screen = emacs.screen();
+              return screen.contains("*companion4j: src/main/java/demo/Greeter.java*")
+                  && screen.contains("+    if (name == null || name.isBlank()) {")
+                  && screen.contains("C4J 2 CLIs · 1 to review");
+            });
     ConnectedClis.screenshot(emacs, "emacs-review");
 
     emacs.press("C-s");
@@ -182,13 +194,17 @@ class EmacsPluginIT {
     emacs.press("C-c");
     JsonNode answer = CliDriver.await(accepted, WAIT);
     assertThat(answer.path("status").asString()).as(answer.toString()).isEqualTo("accepted");
-    assertThat(answer.path("content").asString()).isEqualTo(PROPOSED.replace("Hello, world", "Hello, stranger"));
+    assertThat(answer.path("content").asString())
+        .isEqualTo(PROPOSED.replace("Hello, world", "Hello, stranger"));
     await().atMost(WAIT).until(() -> proposalFiles().isEmpty());
     assertThat(greeter).as("the package never writes the file; the CLI does").hasContent(GREETER);
 
     // Gemini's proposal, rejected by killing its buffer.
-    CompletableFuture<JsonNode> rejected = gemini.send(
-        "openDiff", Map.of("filePath", greeter.toString(), "newContent", GREETER.replace("Hello, ", "Hi, ")));
+    CompletableFuture<JsonNode> rejected =
+        gemini.send(
+            "openDiff",
+            Map.of(
+                "filePath", greeter.toString(), "newContent", GREETER.replace("Hello, ", "Hi, ")));
     await().atMost(WAIT).until(() -> proposalFiles().equals(List.of(greeter.toString())));
     await().atMost(WAIT).until(() -> emacs.screen().contains("+    return \"Hi, \" + name;"));
     emacs.press("C-x");
@@ -205,18 +221,27 @@ class EmacsPluginIT {
     await().atMost(WAIT).until(() -> proposalFiles().isEmpty());
     assertThat(emacsclient("(with-current-buffer \"*Messages*\" (buffer-string))"))
         .contains("the proposal for src/main/java/demo/Greeter.java closed: withdrawn by the CLI");
-    await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 2 CLIs") && !emacs.screen().contains("to review"));
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> emacs.screen().contains("C4J 2 CLIs") && !emacs.screen().contains("to review"));
     // Neither the proposal's buffers nor the new file's are left; attach's log stays.
     assertThat(emacsclient("(buffer-list)")).doesNotContain("*companion4j:", "*companion4j diff:");
 
     // (3) A place the model shows opens in Emacs, at that line and character.
-    assertThat(companion.post("/ide/open", Map.of("path", notes.toString(), "line", 3, "character", 2)).statusCode())
+    assertThat(
+            companion
+                .post("/ide/open", Map.of("path", notes.toString(), "line", 3, "character", 2))
+                .statusCode())
         .isEqualTo(200);
-    String where = "(with-selected-window (selected-window)"
-        + " (list buffer-file-name (line-number-at-pos) (1+ (- (point) (line-beginning-position)))))";
+    String where =
+        "(with-selected-window (selected-window)"
+            + " (list buffer-file-name (line-number-at-pos) (1+ (- (point) (line-beginning-position)))))";
     await().atMost(WAIT).until(() -> emacsclient(where).equals("(\"" + notes + "\" 3 2)"));
     for (CliDriver cli : clis.both()) {
-      cli.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()) && cursor(c, 3, 2), WAIT);
+      cli.awaitContext(
+          c -> active(c).path("path").asString("").equals(notes.toString()) && cursor(c, 3, 2),
+          WAIT);
     }
 
     // The package's one process has no token among its arguments, nor has any other.
@@ -225,8 +250,10 @@ class EmacsPluginIT {
         .noneMatch(c -> c.contains(companion.token()));
 
     // (4) A CLI started from Emacs gets the variables that connect it to this companion.
-    Path fakeCli = env.file("fake-cli.sh",
-        "#!/bin/sh\necho \"port=$QWEN_CODE_IDE_SERVER_PORT gemini=$GEMINI_CLI_IDE_SERVER_PORT\"\nexec sleep 60\n");
+    Path fakeCli =
+        env.file(
+            "fake-cli.sh",
+            "#!/bin/sh\necho \"port=$QWEN_CODE_IDE_SERVER_PORT gemini=$GEMINI_CLI_IDE_SERVER_PORT\"\nexec sleep 60\n");
     fakeCli.toFile().setExecutable(true);
     emacs.press("M-x");
     emacs.type("companion4j-run");
@@ -235,7 +262,13 @@ class EmacsPluginIT {
     emacs.press("C-k");
     emacs.type("./fake-cli.sh");
     emacs.press("Enter");
-    await().atMost(WAIT).until(() -> emacs.screen().contains("port=" + companion.port() + " gemini=" + companion.port()));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                emacs
+                    .screen()
+                    .contains("port=" + companion.port() + " gemini=" + companion.port()));
   }
 
   @Test
@@ -247,11 +280,15 @@ class EmacsPluginIT {
     try (PortSquatter squatter = PortSquatter.plantedIn(env)) {
       startEmacs(env);
       await().atMost(WAIT).until(() -> !squatter.requests().isEmpty());
-      String run = emacsclient("(condition-case e (progn (companion4j-run \"./fake-cli.sh\") \"started\")"
-          + " (error (error-message-string e)))");
+      String run =
+          emacsclient(
+              "(condition-case e (progn (companion4j-run \"./fake-cli.sh\") \"started\")"
+                  + " (error (error-message-string e)))");
       String none = "no companion serves " + env.workspace();
 
-      assertThat(squatter.requests()).as("what the squatter received").noneMatch(PortSquatter.Request::carriesTheToken);
+      assertThat(squatter.requests())
+          .as("what the squatter received")
+          .noneMatch(PortSquatter.Request::carriesTheToken);
       assertThat(squatter.wasChallenged()).isTrue();
       assertThat(run).contains(none);
       assertThat(emacsclient("(companion4j-status)")).contains(none);
@@ -275,8 +312,15 @@ class EmacsPluginIT {
       // Another user binds the freed port; the editor's next look re-reads the lock the crash left.
       try (PortSquatter squatter = PortSquatter.listeningOn(env, crashed.port())) {
         String none = "no companion serves " + env.workspace();
-        await().atMost(WAIT).until(() -> emacsclient("(companion4j-status)").contains(none) || !squatter.requests().isEmpty());
-        assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    emacsclient("(companion4j-status)").contains(none)
+                        || !squatter.requests().isEmpty());
+        assertThat(squatter.requests())
+            .as("the lock's process is gone: its port is not even asked")
+            .isEmpty();
         assertThat(emacs.screen()).contains("C4J off");
       }
     } finally {
@@ -290,7 +334,8 @@ class EmacsPluginIT {
     installPackage(env, "(setq companion4j-autostart t)");
     startEmacs(env);
     await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 0 CLIs"));
-    assertThat(emacsclient("(companion4j-status)")).contains("(started by this Emacs), workspace " + env.workspace());
+    assertThat(emacsclient("(companion4j-status)"))
+        .contains("(started by this Emacs), workspace " + env.workspace());
     assertThat(locks(env)).hasSize(1);
 
     // Emacs quits: attach's input ends, and the companion it runs stops and removes its files.
@@ -316,22 +361,30 @@ class EmacsPluginIT {
   /** Installs the package into the private HOME as its Commentary says for Emacs 28, offline. */
   static void install(CliEnvironment env, Path log) throws Exception {
     if (!Files.isExecutable(EMACS)) {
-      throw new IllegalStateException("No " + EMACS + "; the test command installs Debian's emacs-nox");
+      throw new IllegalStateException(
+          "No " + EMACS + "; the test command installs Debian's emacs-nox");
     }
     Path source = TestPeers.repoRoot().resolve("editors/emacs/companion4j.el");
-    ProcessBuilder pb = new ProcessBuilder(
-            EMACS.toString(), "--batch",
-            "--eval", "(progn (require 'package) (setq package-archives nil) (package-initialize)"
-                + " (package-install-file \"" + source + "\"))")
-        .directory(env.workspace().toFile())
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                EMACS.toString(),
+                "--batch",
+                "--eval",
+                "(progn (require 'package) (setq package-archives nil) (package-initialize)"
+                    + " (package-install-file \""
+                    + source
+                    + "\"))")
+            .directory(env.workspace().toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     pb.environment().clear();
     pb.environment().putAll(env.variables());
     Process install = pb.start();
     assertThat(install.waitFor(120, TimeUnit.SECONDS)).isTrue();
     assertThat(install.exitValue()).as(Files.readString(log)).isZero();
-    assertThat(env.home().resolve(".emacs.d/elpa/companion4j-1.0.0/companion4j.elc")).as(Files.readString(log)).isRegularFile();
+    assertThat(env.home().resolve(".emacs.d/elpa/companion4j-1.0.0/companion4j.elc"))
+        .as(Files.readString(log))
+        .isRegularFile();
   }
 
   /**
@@ -345,14 +398,18 @@ class EmacsPluginIT {
   private void installPackage(CliEnvironment env, String settings) throws Exception {
     install(env, temp.resolve("install.log"));
     Path bin = Files.createDirectories(env.home().resolve(".local/bin"));
-    Path launcher = Files.writeString(bin.resolve("companion4j"),
-        "#!/bin/sh\nexec " + String.join(" ", CompanionProcess.command()) + " \"$@\"\n");
+    Path launcher =
+        Files.writeString(
+            bin.resolve("companion4j"),
+            "#!/bin/sh\nexec " + String.join(" ", CompanionProcess.command()) + " \"$@\"\n");
     launcher.toFile().setExecutable(true);
     variables = new LinkedHashMap<>(env.variables());
     variables.put("PATH", bin + ":" + variables.get("PATH"));
     Path serverDir = temp.resolve("emacs-server");
     socket = serverDir.resolve("server");
-    Files.writeString(env.home().resolve(".emacs.d/init.el"), """
+    Files.writeString(
+        env.home().resolve(".emacs.d/init.el"),
+        """
         (setq inhibit-startup-screen t)
         (menu-bar-mode -1)
         (load-theme 'modus-vivendi t)
@@ -374,7 +431,8 @@ class EmacsPluginIT {
                     (flymake-mode 1)))
         %s
         (companion4j-mode 1)
-        """.formatted(serverDir, settings));
+        """
+            .formatted(serverDir, settings));
   }
 
   private void startEmacs(CliEnvironment env) throws IOException {
@@ -388,8 +446,9 @@ class EmacsPluginIT {
 
   /** Evaluates {@code expression} in the running Emacs and returns what it printed. */
   private String emacsclient(String expression) throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(EMACSCLIENT.toString(), "-s", socket.toString(), "--eval", expression)
-        .redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(EMACSCLIENT.toString(), "-s", socket.toString(), "--eval", expression)
+            .redirectErrorStream(true);
     pb.environment().clear();
     pb.environment().putAll(variables);
     Process client = pb.start();
@@ -401,10 +460,13 @@ class EmacsPluginIT {
 
   /** The files of the proposals open in Emacs, by the package's own query. */
   private List<String> proposalFiles() throws IOException, InterruptedException {
-    String out = emacsclient("(json-encode (vconcat (mapcar (lambda (p) (plist-get p :file)) (companion4j-proposals))))");
+    String out =
+        emacsclient(
+            "(json-encode (vconcat (mapcar (lambda (p) (plist-get p :file)) (companion4j-proposals))))");
     // emacsclient prints the string as a Lisp string: the JSON text in quotes, escaped.
     List<String> files = new java.util.ArrayList<>();
-    for (JsonNode file : CompanionProcess.JSON.readTree(CompanionProcess.JSON.readTree(out).asString())) {
+    for (JsonNode file :
+        CompanionProcess.JSON.readTree(CompanionProcess.JSON.readTree(out).asString())) {
       files.add(file.asString());
     }
     return files;

@@ -24,16 +24,34 @@ class EmacsPluginUnitIT {
   @Test
   void theErtSuitePasses() throws Exception {
     if (!Files.isExecutable(EMACS)) {
-      throw new IllegalStateException("No " + EMACS + "; the test command installs Debian's emacs-nox");
+      throw new IllegalStateException(
+          "No " + EMACS + "; the test command installs Debian's emacs-nox");
     }
     Path plugin = TestPeers.repoRoot().resolve("editors/emacs");
-    JarCommand ert = JarCommand.run(
-        List.of(EMACS.toString(), "--batch", "-Q", "-L", plugin.toString(),
-            "-l", plugin.resolve("test/companion4j-test.el").toString(), "-f", "ert-run-tests-batch-and-exit"),
-        Map.of("HOME", home.toString(), "PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"), "LANG", "C.UTF-8"),
-        home, home);
+    JarCommand ert =
+        JarCommand.run(
+            List.of(
+                EMACS.toString(),
+                "--batch",
+                "-Q",
+                "-L",
+                plugin.toString(),
+                "-l",
+                plugin.resolve("test/companion4j-test.el").toString(),
+                "-f",
+                "ert-run-tests-batch-and-exit"),
+            Map.of(
+                "HOME",
+                home.toString(),
+                "PATH",
+                System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
+                "LANG",
+                "C.UTF-8"),
+            home,
+            home);
     // ERT reports on standard error in batch mode.
     assertThat(ert.exitCode()).as(ert.stderr()).isZero();
-    assertThat(ert.stderr()).containsPattern("Ran \\d+ tests, \\d+ results as expected, 0 unexpected");
+    assertThat(ert.stderr())
+        .containsPattern("Ran \\d+ tests, \\d+ results as expected, 0 unexpected");
   }
 }

@@ -1,8 +1,8 @@
 package dev.companion4j.cli.editors;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static dev.companion4j.cli.editors.ConnectedClis.active;
 import static dev.companion4j.cli.editors.ConnectedClis.cursor;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CliTerminal;
@@ -32,15 +32,16 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Debian's Neovim in a terminal, with {@code editors/neovim} installed as its README says (a
- * package on the packpath, {@code setup{}} in init.lua, the statusline component placed, the
- * {@code companion4j} launcher on the PATH), against {@code companion4j serve} and the real Qwen
- * Code and Gemini CLI IdeClients; the plugin reaches the companion through {@code companion4j
- * attach}. Keys are typed through Neovim's RPC socket, as a user types them; what the user would
- * see is read from the screen.
+ * package on the packpath, {@code setup{}} in init.lua, the statusline component placed, the {@code
+ * companion4j} launcher on the PATH), against {@code companion4j serve} and the real Qwen Code and
+ * Gemini CLI IdeClients; the plugin reaches the companion through {@code companion4j attach}. Keys
+ * are typed through Neovim's RPC socket, as a user types them; what the user would see is read from
+ * the screen.
  */
 class NeovimPluginIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final Path NVIM = Path.of("/usr/bin/nvim");
+
   /** How long a real CLI's TUI may take to start and connect. */
   private static final Duration CLI_START = Duration.ofSeconds(90);
 
@@ -98,17 +99,27 @@ class NeovimPluginIT {
     qwen.awaitContext(c -> cursor(c, 1, 1) && !active(c).has("selectedText"), WAIT);
 
     keys("x");
-    await().atMost(WAIT).until(() -> companion.get("/ide/editors").body().contains("\"dirty\":true"));
+    await()
+        .atMost(WAIT)
+        .until(() -> companion.get("/ide/editors").body().contains("\"dirty\":true"));
     keys(":w<CR>");
-    await().atMost(WAIT).until(() -> companion.get("/ide/editors").body().contains("\"dirty\":false"));
+    await()
+        .atMost(WAIT)
+        .until(() -> companion.get("/ide/editors").body().contains("\"dirty\":false"));
 
     // A language server reports through vim.diagnostic; this stands in for one.
-    lua("vim.diagnostic.set(vim.api.nvim_create_namespace('test-lsp'), 0,"
-        + " {{lnum = 1, col = 0, end_col = 4, severity = vim.diagnostic.severity.WARN, message = 'beta is unused', source = 'lint'}})");
-    await().atMost(WAIT).untilAsserted(() -> {
-      JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
-      assertThat(state.path("diagnostics").toString()).contains("beta is unused", "\"severity\":\"warning\"");
-    });
+    lua(
+        "vim.diagnostic.set(vim.api.nvim_create_namespace('test-lsp'), 0,"
+            + " {{lnum = 1, col = 0, end_col = 4, severity = vim.diagnostic.severity.WARN, message = 'beta is unused', source = 'lint'}})");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              JsonNode state =
+                  CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
+              assertThat(state.path("diagnostics").toString())
+                  .contains("beta is unused", "\"severity\":\"warning\"");
+            });
   }
 
   @Test
@@ -117,7 +128,9 @@ class NeovimPluginIT {
     try (EventTap page = EventTap.asReviewPage(companion)) {
       startNeovim("notes.txt");
       // No language server has said anything: the list is empty, and that is a report too.
-      page.await("diagnostics", d -> d.path("path").asString().equals(notes.toString()) && d.path("total").asInt() == 0);
+      page.await(
+          "diagnostics",
+          d -> d.path("path").asString().equals(notes.toString()) && d.path("total").asInt() == 0);
     }
     JsonNode state = CompanionProcess.JSON.readTree(companion.get("/editor/state").body());
     assertThat(state.path("features").toString()).contains("\"diagnostics\"");
@@ -129,10 +142,12 @@ class NeovimPluginIT {
     startNeovim("src/Main.java");
     awaitScreen("C4J 2 CLIs");
 
-    CompletableFuture<JsonNode> accepted = qwen.send("openDiff", Map.of("filePath", main.toString(), "newContent", MAIN_PROPOSED));
+    CompletableFuture<JsonNode> accepted =
+        qwen.send("openDiff", Map.of("filePath", main.toString(), "newContent", MAIN_PROPOSED));
     awaitScreen("proposes an edit to src/Main.java: :w accepts, :q rejects");
     assertThat(lua("return #vim.api.nvim_list_tabpages()")).isEqualTo("2");
-    assertThat(lua("return vim.api.nvim_buf_get_name(0)")).matches("companion://[0-9a-f]{16}/src/Main.java");
+    assertThat(lua("return vim.api.nvim_buf_get_name(0)"))
+        .matches("companion://[0-9a-f]{16}/src/Main.java");
     assertThat(lua("return vim.wo.diff and 'diff' or 'plain'")).isEqualTo("diff");
     awaitScreen("C4J 2 CLIs · 1 to review");
     ConnectedClis.screenshot(terminal, "neovim-review");
@@ -141,21 +156,30 @@ class NeovimPluginIT {
     keys("Gofinal int unused = 0;<Esc>:w<CR>");
     JsonNode answer = CliDriver.await(accepted, WAIT);
     assertThat(answer.path("status").asString()).as(answer.toString()).isEqualTo("accepted");
-    assertThat(answer.path("content").asString()).isEqualTo(MAIN_PROPOSED + "final int unused = 0;\n");
+    assertThat(answer.path("content").asString())
+        .isEqualTo(MAIN_PROPOSED + "final int unused = 0;\n");
     assertThat(main).as("the CLI writes the file, not the editor").hasContent(MAIN);
     await().atMost(WAIT).until(() -> lua("return #vim.api.nvim_list_tabpages()").equals("1"));
     // The CLI writes what it was given; the file's buffer follows.
     Files.writeString(main, answer.path("content").asString());
-    await().atMost(WAIT).until(() -> lua("return vim.api.nvim_buf_get_lines(0, -2, -1, false)[1]").equals("final int unused = 0;"));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                lua("return vim.api.nvim_buf_get_lines(0, -2, -1, false)[1]")
+                    .equals("final int unused = 0;"));
 
-    CompletableFuture<JsonNode> rejected = gemini.send("openDiff", Map.of("filePath", main.toString(), "newContent", "class Main {}\n"));
+    CompletableFuture<JsonNode> rejected =
+        gemini.send(
+            "openDiff", Map.of("filePath", main.toString(), "newContent", "class Main {}\n"));
     await().atMost(WAIT).until(() -> lua("return #require('companion4j').proposals()").equals("1"));
     keys(":q<CR>");
     assertThat(CliDriver.await(rejected, WAIT).path("status").asString()).isEqualTo("rejected");
     await().atMost(WAIT).until(() -> lua("return #vim.api.nvim_list_tabpages()").equals("1"));
 
     Path created = env.workspace().resolve("src/Created.java");
-    qwen.send("openDiff", Map.of("filePath", created.toString(), "newContent", "class Created {}\n"));
+    qwen.send(
+        "openDiff", Map.of("filePath", created.toString(), "newContent", "class Created {}\n"));
     awaitScreen("proposes a new file src/Created.java");
     qwen.call("closeDiff", Map.of("filePath", created.toString(), "suppressNotification", true));
     awaitScreen("the edit to src/Created.java was withdrawn by the CLI");
@@ -169,22 +193,36 @@ class NeovimPluginIT {
     Path notes = env.file("notes.txt", "alpha\nbeta\n");
     startNeovim("notes.txt");
     // The SDK client stands in for a CLI: unlike the real ones, it re-proposes while one is open.
-    try (McpTapClient proposer = new McpTapClient(companion.port(), companion.token(), "proposing-cli")) {
-      proposer.call("openDiff", Map.of("filePath", notes.toString(), "newContent", "alpha\nsecond\n"));
-      await().atMost(WAIT).until(() -> lua("return #require('companion4j').proposals()").equals("1"));
+    try (McpTapClient proposer =
+        new McpTapClient(companion.port(), companion.token(), "proposing-cli")) {
+      proposer.call(
+          "openDiff", Map.of("filePath", notes.toString(), "newContent", "alpha\nsecond\n"));
+      await()
+          .atMost(WAIT)
+          .until(() -> lua("return #require('companion4j').proposals()").equals("1"));
       String first = lua("return require('companion4j').proposals()[1].id");
-      proposer.call("openDiff", Map.of("filePath", notes.toString(), "newContent", "alpha\nthird\n"));
-      await().atMost(WAIT).until(() -> {
-        String ids = lua("return table.concat(vim.tbl_map(function(p) return p.id end, require('companion4j').proposals()), ',')");
-        return !ids.isEmpty() && !ids.contains(first);
-      });
+      proposer.call(
+          "openDiff", Map.of("filePath", notes.toString(), "newContent", "alpha\nthird\n"));
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                String ids =
+                    lua(
+                        "return table.concat(vim.tbl_map(function(p) return p.id end, require('companion4j').proposals()), ',')");
+                return !ids.isEmpty() && !ids.contains(first);
+              });
       assertThat(lua("return #vim.api.nvim_list_tabpages()")).isEqualTo("2");
-      assertThat(lua("return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '|')")).isEqualTo("alpha|third");
+      assertThat(lua("return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '|')"))
+          .isEqualTo("alpha|third");
 
       keys(":Companion4jAccept<CR>");
       await().atMost(WAIT).until(() -> proposer.received("ide/diffAccepted").size() == 1);
-      assertThat(proposer.received("ide/diffAccepted").get(0).params()).containsEntry("content", "alpha\nthird\n");
-      assertThat(proposer.received("ide/diffRejected")).as("the replaced one was never answered").isEmpty();
+      assertThat(proposer.received("ide/diffAccepted").get(0).params())
+          .containsEntry("content", "alpha\nthird\n");
+      assertThat(proposer.received("ide/diffRejected"))
+          .as("the replaced one was never answered")
+          .isEmpty();
     }
   }
 
@@ -195,14 +233,24 @@ class NeovimPluginIT {
     startNeovim("README.md");
     awaitScreen("C4J 2 CLIs");
 
-    assertThat(companion.post("/ide/open", Map.of("path", target.toString(), "line", 3, "character", 3)).statusCode()).isEqualTo(200);
-    await().atMost(WAIT).until(() -> lua("return vim.api.nvim_buf_get_name(0)").equals(target.toString()));
-    assertThat(lua("local p = vim.api.nvim_win_get_cursor(0) return p[1] .. ':' .. (p[2] + 1)")).isEqualTo("3:3");
+    assertThat(
+            companion
+                .post("/ide/open", Map.of("path", target.toString(), "line", 3, "character", 3))
+                .statusCode())
+        .isEqualTo(200);
+    await()
+        .atMost(WAIT)
+        .until(() -> lua("return vim.api.nvim_buf_get_name(0)").equals(target.toString()));
+    assertThat(lua("local p = vim.api.nvim_win_get_cursor(0) return p[1] .. ':' .. (p[2] + 1)"))
+        .isEqualTo("3:3");
   }
 
   @Test
   void runStartsACliInATerminalWithTheVariablesThatConnectItHere() throws Exception {
-    Path cli = env.file("fake-cli.sh", "#!/bin/sh\necho \"port=$QWEN_CODE_IDE_SERVER_PORT gemini=$GEMINI_CLI_IDE_SERVER_PORT\"\nexec sleep 60\n");
+    Path cli =
+        env.file(
+            "fake-cli.sh",
+            "#!/bin/sh\necho \"port=$QWEN_CODE_IDE_SERVER_PORT gemini=$GEMINI_CLI_IDE_SERVER_PORT\"\nexec sleep 60\n");
     cli.toFile().setExecutable(true);
     env.file("README.md", "# readme\n");
     startNeovim("README.md");
@@ -220,7 +268,9 @@ class NeovimPluginIT {
     install(quitting.home());
     // Gemini CLI's account: an API key, as a user who set one up has (no model is asked here).
     Files.createDirectories(quitting.home().resolve(".gemini"));
-    Files.writeString(quitting.home().resolve(".gemini/settings.json"), "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
+    Files.writeString(
+        quitting.home().resolve(".gemini/settings.json"),
+        "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
     Path bin = Files.createDirectories(temp.resolve("bin"));
     HeadlessCli.Kind.GEMINI.installAsCommand(bin);
     Map<String, String> variables = ConnectedClis.terminalVariables(quitting);
@@ -233,19 +283,38 @@ class NeovimPluginIT {
       keys(":Companion4jRun gemini<CR>");
       // Gemini CLI runs as a launcher and the CLI it relaunches (again after a trust change).
       await().atMost(WAIT).until(() -> !lua("return vim.b.terminal_job_id or 0").equals("0"));
-      ProcessHandle launcher = ProcessHandle.of(Long.parseLong(lua("return vim.fn.jobpid(vim.b.terminal_job_id)"))).orElseThrow();
+      ProcessHandle launcher =
+          ProcessHandle.of(Long.parseLong(lua("return vim.fn.jobpid(vim.b.terminal_job_id)")))
+              .orElseThrow();
       started.add(launcher);
-      CliTerminal.awaitScreen(terminal, "Do you want to connect Companion4J to Gemini CLI?", CLI_START);
+      CliTerminal.awaitScreen(
+          terminal, "Do you want to connect Companion4J to Gemini CLI?", CLI_START);
       CliTerminal.trustTheFolderAndEnableIde(terminal, CLI_START);
       CliTerminal.awaitScreen(terminal, "C4J 1 CLI", CLI_START);
-      long pid = CompanionProcess.JSON.readTree(own.get("/editor/state").body()).path("clients").path(0).path("pid").asLong();
+      long pid =
+          CompanionProcess.JSON
+              .readTree(own.get("/editor/state").body())
+              .path("clients")
+              .path(0)
+              .path("pid")
+              .asLong();
       ProcessHandle relaunched = ProcessHandle.of(pid).orElseThrow();
       assertThat(relaunched.parent()).contains(launcher);
 
       keys("<C-\\><C-n>:qa!<CR>");
       await().atMost(WAIT).until(() -> terminal.exitStatus() != null);
-      await().atMost(WAIT).untilAsserted(() -> assertThat(List.of(launcher, relaunched)).noneMatch(ProcessHandle::isAlive));
-      await().atMost(WAIT).until(() -> CompanionProcess.JSON.readTree(own.get("/editor/state").body()).path("clients").isEmpty());
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> assertThat(List.of(launcher, relaunched)).noneMatch(ProcessHandle::isAlive));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  CompanionProcess.JSON
+                      .readTree(own.get("/editor/state").body())
+                      .path("clients")
+                      .isEmpty());
     } finally {
       for (ProcessHandle launcher : started) {
         launcher.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -259,10 +328,18 @@ class NeovimPluginIT {
     CliEnvironment bare = CliEnvironment.in(temp.resolve("bare"));
     install(bare.home());
     Path report = temp.resolve("health.txt");
-    ProcessBuilder pb = new ProcessBuilder(NVIM.toString(), "--headless",
-            "-c", "checkhealth companion4j", "-c", "write! " + report, "-c", "qa!")
-        .directory(bare.workspace().toFile())
-        .redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                NVIM.toString(),
+                "--headless",
+                "-c",
+                "checkhealth companion4j",
+                "-c",
+                "write! " + report,
+                "-c",
+                "qa!")
+            .directory(bare.workspace().toFile())
+            .redirectErrorStream(true);
     pb.environment().clear();
     pb.environment().putAll(ConnectedClis.terminalVariables(bare));
     Process nvim = pb.start();
@@ -298,7 +375,8 @@ class NeovimPluginIT {
   void aServerOnADeadCompanionsPortIsSentNoTokenAndTheCompanionIsSaidGone() throws Exception {
     CliEnvironment squatted = CliEnvironment.in(temp.resolve("squatted"));
     squatted.file("README.md", "# readme\n");
-    Path cli = squatted.file("fake-cli.sh", "#!/bin/sh\necho \"node=[$NODE_OPTIONS]\"\nexec sleep 60\n");
+    Path cli =
+        squatted.file("fake-cli.sh", "#!/bin/sh\necho \"node=[$NODE_OPTIONS]\"\nexec sleep 60\n");
     cli.toFile().setExecutable(true);
     install(squatted.home());
     try (PortSquatter squatter = PortSquatter.plantedIn(squatted)) {
@@ -306,14 +384,23 @@ class NeovimPluginIT {
       await().atMost(WAIT).until(() -> !squatter.requests().isEmpty());
       keys("ohello<Esc>");
       keys(":Companion4jRun ./fake-cli.sh<CR>");
-      await().atMost(WAIT).until(() -> terminal.screen().contains("start one with :Companion4jStart") || terminal.screen().contains("node=["));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  terminal.screen().contains("start one with :Companion4jStart")
+                      || terminal.screen().contains("node=["));
 
-      assertThat(squatter.requests()).as("what the squatter received").noneMatch(PortSquatter.Request::carriesTheToken);
+      assertThat(squatter.requests())
+          .as("what the squatter received")
+          .noneMatch(PortSquatter.Request::carriesTheToken);
       assertThat(squatter.wasChallenged()).isTrue();
       assertThat(terminal.screen()).doesNotContain("node=[").contains("C4J off");
-      assertThat(lua("return require('companion4j').status()")).startsWith("no companion serves " + squatted.workspace());
+      assertThat(lua("return require('companion4j').status()"))
+          .startsWith("no companion serves " + squatted.workspace());
       assertThat(lua("return #require('companion4j').proposals()")).isEqualTo("0");
-      assertThat(lua("return vim.api.nvim_buf_get_name(0)")).isEqualTo(squatted.workspace().resolve("README.md").toString());
+      assertThat(lua("return vim.api.nvim_buf_get_name(0)"))
+          .isEqualTo(squatted.workspace().resolve("README.md").toString());
       assertThat(squatter.requests()).noneMatch(PortSquatter.Request::carriesTheToken);
     }
   }
@@ -328,13 +415,17 @@ class NeovimPluginIT {
       startNeovim(killed, "README.md");
       awaitScreen("C4J 0 CLIs");
       crashed.kill();
-      // Another user binds the freed port; attach, looking again every 2 s, re-reads the lock the crash left.
+      // Another user binds the freed port; attach, looking again every 2 s, re-reads the lock the
+      // crash left.
       try (PortSquatter squatter = PortSquatter.listeningOn(killed, crashed.port())) {
         awaitScreen("C4J gone");
         keys("ohello<Esc>");
-        await().during(Duration.ofSeconds(5)).atMost(WAIT)
+        await()
+            .during(Duration.ofSeconds(5))
+            .atMost(WAIT)
             .until(() -> squatter.requests().isEmpty() && terminal.screen().contains("C4J gone"));
-        assertThat(lua("return require('companion4j').status()")).startsWith("no companion serves " + killed.workspace());
+        assertThat(lua("return require('companion4j').status()"))
+            .startsWith("no companion serves " + killed.workspace());
       }
     } finally {
       crashed.close();
@@ -346,13 +437,20 @@ class NeovimPluginIT {
     CliEnvironment named = CliEnvironment.in(temp.resolve("named"));
     install(named.home());
     try (PortSquatter squatter = PortSquatter.listeningOn(named, 0)) {
-      Map<String, String> variables = withTheLauncher(named, ConnectedClis.terminalVariables(named));
+      Map<String, String> variables =
+          withTheLauncher(named, ConnectedClis.terminalVariables(named));
       variables.put("COMPANION4J_EDITOR_API", "http://127.0.0.1:" + squatter.port() + "/editor");
       variables.put("COMPANION4J_TOKEN", PortSquatter.TOKEN);
-      ProcessBuilder pb = new ProcessBuilder(NVIM.toString(), "--headless",
-              "-c", "lua io.stdout:write(require('companion4j').status())", "-c", "qa!")
-          .directory(named.workspace().toFile())
-          .redirectErrorStream(true);
+      ProcessBuilder pb =
+          new ProcessBuilder(
+                  NVIM.toString(),
+                  "--headless",
+                  "-c",
+                  "lua io.stdout:write(require('companion4j').status())",
+                  "-c",
+                  "qa!")
+              .directory(named.workspace().toFile())
+              .redirectErrorStream(true);
       pb.environment().clear();
       pb.environment().putAll(variables);
       Process nvim = pb.start();
@@ -365,32 +463,47 @@ class NeovimPluginIT {
   }
 
   @Test
-  void onlyTheIdesVariablesOfTheirFormReachATerminalAndMalformedIdsAndPathsAreRefused() throws Exception {
+  void onlyTheIdesVariablesOfTheirFormReachATerminalAndMalformedIdsAndPathsAreRefused()
+      throws Exception {
     env.file("README.md", "# readme\n");
     startNeovim("README.md");
     awaitScreen("C4J 2 CLIs");
-    String filter = "return vim.inspect({require('companion4j.terminal').variables("
-        + "{NODE_OPTIONS = '--require /tmp/evil.js', LD_PRELOAD = '/tmp/evil.so', QWEN_CODE_IDE_SERVER_PORT = '41233',"
-        + " GEMINI_CLI_IDE_SERVER_PORT = '41233\\nX=1', GEMINI_CLI_IDE_WORKSPACE_PATH = '/w'})}, {newline = ' ', indent = ''})";
-    assertThat(lua(filter)).isEqualTo("{ { GEMINI_CLI_IDE_WORKSPACE_PATH = \"/w\", QWEN_CODE_IDE_SERVER_PORT = \"41233\" },"
-        + " { \"GEMINI_CLI_IDE_SERVER_PORT\", \"LD_PRELOAD\", \"NODE_OPTIONS\" } }");
+    String filter =
+        "return vim.inspect({require('companion4j.terminal').variables("
+            + "{NODE_OPTIONS = '--require /tmp/evil.js', LD_PRELOAD = '/tmp/evil.so', QWEN_CODE_IDE_SERVER_PORT = '41233',"
+            + " GEMINI_CLI_IDE_SERVER_PORT = '41233\\nX=1', GEMINI_CLI_IDE_WORKSPACE_PATH = '/w'})}, {newline = ' ', indent = ''})";
+    assertThat(lua(filter))
+        .isEqualTo(
+            "{ { GEMINI_CLI_IDE_WORKSPACE_PATH = \"/w\", QWEN_CODE_IDE_SERVER_PORT = \"41233\" },"
+                + " { \"GEMINI_CLI_IDE_SERVER_PORT\", \"LD_PRELOAD\", \"NODE_OPTIONS\" } }");
 
     Path pwned = temp.resolve("pwned");
     Path notes = env.file("notes.txt", "alpha\n");
     // What a diffOpened would carry, handled on the main loop as attach's notifications are: an
     // id that would add lines to a request, a path that would end an Ex command.
-    lua("vim.schedule(function() require('companion4j.review').show({id = '0123456789abcdef\\noutput = " + pwned + "\\nurl = http://127.0.0.1:1/',"
-        + " filePath = '" + notes + "', newContent = 'beta\\n', change = 'modified'}) end)");
+    lua(
+        "vim.schedule(function() require('companion4j.review').show({id = '0123456789abcdef\\noutput = "
+            + pwned
+            + "\\nurl = http://127.0.0.1:1/',"
+            + " filePath = '"
+            + notes
+            + "', newContent = 'beta\\n', change = 'modified'}) end)");
     awaitScreen("refused a proposal whose id is not sixteen hex digits");
-    lua("vim.schedule(function() require('companion4j.review').show({id = '0123456789abcdef', filePath = '" + notes + "\\n!touch " + pwned + "',"
-        + " newContent = 'beta\\n', change = 'modified'}) end)");
+    lua(
+        "vim.schedule(function() require('companion4j.review').show({id = '0123456789abcdef', filePath = '"
+            + notes
+            + "\\n!touch "
+            + pwned
+            + "',"
+            + " newContent = 'beta\\n', change = 'modified'}) end)");
     awaitScreen("refused a proposal whose file is not an absolute path without control characters");
     assertThat(lua("return #require('companion4j').proposals()")).isEqualTo("0");
     assertThat(lua("return #vim.api.nvim_list_tabpages()")).isEqualTo("1");
     assertThat(pwned).doesNotExist();
   }
 
-  private static final String MAIN = """
+  private static final String MAIN =
+      """
       package app;
 
       public final class Main {
@@ -399,7 +512,8 @@ class NeovimPluginIT {
         }
       }
       """;
-  private static final String MAIN_PROPOSED = """
+  private static final String MAIN_PROPOSED =
+      """
       package app;
 
       public final class Main {
@@ -421,18 +535,23 @@ class NeovimPluginIT {
   static void install(Path home, String options) throws IOException {
     Path launcher = home.resolve(".local/bin/companion4j");
     Files.createDirectories(launcher.getParent());
-    Files.writeString(launcher, "#!/bin/sh\nexec " + String.join(" ", CompanionProcess.command()) + " \"$@\"\n");
+    Files.writeString(
+        launcher, "#!/bin/sh\nexec " + String.join(" ", CompanionProcess.command()) + " \"$@\"\n");
     launcher.toFile().setExecutable(true);
     Path pack = home.resolve(".local/share/nvim/site/pack/companion4j/start");
     Files.createDirectories(pack);
-    Files.createSymbolicLink(pack.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/neovim"));
+    Files.createSymbolicLink(
+        pack.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/neovim"));
     Path init = home.resolve(".config/nvim/init.lua");
     Files.createDirectories(init.getParent());
-    Files.writeString(init, """
+    Files.writeString(
+        init,
+        """
         vim.cmd('colorscheme desert')
         require('companion4j').setup(%s)
         vim.o.statusline = '%%f %%m%%=%%{v:lua.require("companion4j").statusline()} '
-        """.formatted(options));
+        """
+            .formatted(options));
   }
 
   private void startNeovim(String file) throws IOException {
@@ -449,9 +568,14 @@ class NeovimPluginIT {
     return variables;
   }
 
-  private void startNeovim(CliEnvironment in, String file, Map<String, String> variables) throws IOException {
+  private void startNeovim(CliEnvironment in, String file, Map<String, String> variables)
+      throws IOException {
     socket = temp.resolve("nvim.sock");
-    terminal = Tmux.start(List.of(NVIM.toString(), "--listen", socket.toString(), file), in.workspace(), withTheLauncher(in, variables));
+    terminal =
+        Tmux.start(
+            List.of(NVIM.toString(), "--listen", socket.toString(), file),
+            in.workspace(),
+            withTheLauncher(in, variables));
     await().atMost(WAIT).until(() -> Files.exists(socket));
   }
 
@@ -483,12 +607,24 @@ class NeovimPluginIT {
 
   /** Runs Lua in the running Neovim and returns its result as a string. */
   private String lua(String chunk) throws Exception {
-    return remote("--remote-expr", "luaeval(\"(function() " + chunk.replace("\\", "\\\\").replace("\"", "\\\"") + " end)()\")");
+    return remote(
+        "--remote-expr",
+        "luaeval(\"(function() "
+            + chunk.replace("\\", "\\\\").replace("\"", "\\\"")
+            + " end)()\")");
   }
 
   private String remote(String how, String what) throws Exception {
     Process send =
-        new ProcessBuilder(List.of(NVIM.toString(), "--clean", "--headless", "--server", socket.toString(), how, what))
+        new ProcessBuilder(
+                List.of(
+                    NVIM.toString(),
+                    "--clean",
+                    "--headless",
+                    "--server",
+                    socket.toString(),
+                    how,
+                    what))
             .redirectErrorStream(true)
             .start();
     String out = new String(send.getInputStream().readAllBytes());

@@ -24,10 +24,19 @@ class NeovimPluginUnitIT {
   @Test
   void theLuaUnitTestsPass() throws Exception {
     Path runner = TestPeers.repoRoot().resolve("editors/neovim/test/run.lua");
-    ProcessBuilder pb = new ProcessBuilder(List.of(NVIM.toString(), "--headless", "-u", "NONE", "-i", "NONE",
-            "-c", "luafile " + runner))
-        .directory(home.toFile())
-        .redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                List.of(
+                    NVIM.toString(),
+                    "--headless",
+                    "-u",
+                    "NONE",
+                    "-i",
+                    "NONE",
+                    "-c",
+                    "luafile " + runner))
+            .directory(home.toFile())
+            .redirectErrorStream(true);
     // A home of its own, so nothing of the user's Neovim (state, swap files) takes part.
     pb.environment().put("HOME", home.toString());
     pb.environment().put("XDG_STATE_HOME", home.resolve(".local/state").toString());
@@ -37,13 +46,16 @@ class NeovimPluginUnitIT {
     nvim.getOutputStream().close();
     Path log = home.resolve("nvim.out");
     // Read to its end in the background, so that a hung runner still meets the bound below.
-    Thread drain = new Thread(() -> {
-      try {
-        Files.write(log, nvim.getInputStream().readAllBytes());
-      } catch (java.io.IOException e) {
-        // The process ended; its output so far stays in the log.
-      }
-    }, "nvim-unit-output");
+    Thread drain =
+        new Thread(
+            () -> {
+              try {
+                Files.write(log, nvim.getInputStream().readAllBytes());
+              } catch (java.io.IOException e) {
+                // The process ended; its output so far stays in the log.
+              }
+            },
+            "nvim-unit-output");
     drain.start();
     boolean ended = nvim.waitFor(120, TimeUnit.SECONDS);
     if (!ended) {

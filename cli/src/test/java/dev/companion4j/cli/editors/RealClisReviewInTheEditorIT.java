@@ -23,9 +23,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The whole loop as a user lives it, with the real CLIs' TUIs (the model is the fake one on
- * loopback): an edit the model makes is reviewed in the editor, changed there and accepted, and
- * the CLI writes the user's version. Qwen Code runs in a terminal of its own beside each editor;
- * Gemini CLI is started from Neovim with {@code :Companion4jRun gemini}.
+ * loopback): an edit the model makes is reviewed in the editor, changed there and accepted, and the
+ * CLI writes the user's version. Qwen Code runs in a terminal of its own beside each editor; Gemini
+ * CLI is started from Neovim with {@code :Companion4jRun gemini}.
  */
 class RealClisReviewInTheEditorIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
@@ -62,8 +62,12 @@ class RealClisReviewInTheEditorIT {
       void install(CliEnvironment env, Path temp) throws Exception {
         EmacsPluginIT.install(env, temp.resolve("emacs-install.log"));
         // The package's option for a companion4j that is not on the PATH.
-        Files.writeString(env.home().resolve(".emacs.d/init.el"), "(setq inhibit-startup-screen t)\n"
-            + "(setq companion4j-command \"" + String.join(" ", CompanionProcess.command()) + "\")\n(companion4j-mode 1)\n");
+        Files.writeString(
+            env.home().resolve(".emacs.d/init.el"),
+            "(setq inhibit-startup-screen t)\n"
+                + "(setq companion4j-command \""
+                + String.join(" ", CompanionProcess.command())
+                + "\")\n(companion4j-mode 1)\n");
       }
 
       @Override
@@ -113,14 +117,17 @@ class RealClisReviewInTheEditorIT {
 
   @ParameterizedTest
   @EnumSource(Editor.class)
-  void anEditProposedInQwenCodeIsChangedAndAcceptedInTheEditorAndQwenCodeWritesIt(Editor which) throws Exception {
+  void anEditProposedInQwenCodeIsChangedAndAcceptedInTheEditorAndQwenCodeWritesIt(Editor which)
+      throws Exception {
     CliEnvironment env = CliEnvironment.in(temp.resolve("env"));
     Path notes = env.file("notes.txt", "alpha\nbeta\n");
     which.install(env, temp);
     model = new FakeModelServer();
     // The approval mode the README asks for, and the fake model's account.
     Files.createDirectories(env.qwenHome());
-    Files.writeString(env.qwenHome().resolve("settings.json"), """
+    Files.writeString(
+        env.qwenHome().resolve("settings.json"),
+        """
         {"tools": {"approvalMode": "default"},
          "security": {"auth": {"selectedType": "openai"}},
          "model": {"name": "fake-model"},
@@ -138,19 +145,31 @@ class RealClisReviewInTheEditorIT {
     terminal.put("OPENAI_API_KEY", "sk-fake");
     terminal.put("OPENAI_BASE_URL", model.baseUrl());
     terminal.put("OPENAI_MODEL", "fake-model");
-    qwen = Tmux.start(List.of("node", HeadlessCli.Kind.QWEN.executable().toString()), env.workspace(), terminal);
+    qwen =
+        Tmux.start(
+            List.of("node", HeadlessCli.Kind.QWEN.executable().toString()),
+            env.workspace(),
+            terminal);
     CliTerminal.awaitScreen(qwen, "Do you want to connect Companion4J to Qwen Code?", WAIT);
     CliTerminal.declineTheOfferAndEnableIde(qwen, WAIT);
     CliTerminal.awaitScreen(qwen, "Connected to Companion4J", WAIT);
     CliTerminal.awaitScreen(editor, "C4J 1 CLI", WAIT);
 
     // Qwen Code overwrites only a file it has read in the session.
-    CliTerminal.enter(qwen, "rewrite notes.txt [[call read_file {\"file_path\":\"" + notes + "\"}]]"
-        + " [[write " + notes + "]]", WAIT);
+    CliTerminal.enter(
+        qwen,
+        "rewrite notes.txt [[call read_file {\"file_path\":\""
+            + notes
+            + "\"}]]"
+            + " [[write "
+            + notes
+            + "]]",
+        WAIT);
     try {
       CliTerminal.awaitScreen(editor, "proposes an edit to notes.txt: " + which.howToAnswer, WAIT);
     } catch (AssertionError | ConditionTimeoutException e) {
-      throw new AssertionError("no proposal in the editor; Qwen Code's terminal:\n" + qwen.screen(), e);
+      throw new AssertionError(
+          "no proposal in the editor; Qwen Code's terminal:\n" + qwen.screen(), e);
     }
     assertThat(notes).as("nothing is written before the review").hasContent("alpha\nbeta\n");
 
@@ -159,9 +178,13 @@ class RealClisReviewInTheEditorIT {
     String accepted = FakeModelServer.FILE_CONTENT + "by hand\n";
     await().atMost(WAIT).until(() -> Files.readString(notes).equals(accepted));
     // The review closed, and the file's buffer shows what Qwen Code wrote.
-    await().atMost(WAIT).untilAsserted(() -> assertThat(editor.screen())
-        .contains("by hand", FakeModelServer.FILE_CONTENT.strip())
-        .doesNotContain("companion://", "*companion4j", "alpha"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(editor.screen())
+                    .contains("by hand", FakeModelServer.FILE_CONTENT.strip())
+                    .doesNotContain("companion://", "*companion4j", "alpha"));
   }
 
   @Test
@@ -174,16 +197,19 @@ class RealClisReviewInTheEditorIT {
     // is one the user trusted before, as the CLI's trust question records it: answered in Neovim's
     // terminal, the restarted CLI was seen not to offer to connect (FirstFiveMinutesIT answers it).
     Files.createDirectories(env.home().resolve(".gemini"));
-    Files.writeString(env.home().resolve(".gemini/settings.json"),
+    Files.writeString(
+        env.home().resolve(".gemini/settings.json"),
         "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
-    Files.writeString(env.home().resolve(".gemini/trustedFolders.json"),
+    Files.writeString(
+        env.home().resolve(".gemini/trustedFolders.json"),
         "{\"" + env.workspace() + "\":\"TRUST_FOLDER\"}");
     // `npm install -g @google/gemini-cli`: the pinned CLI as a command on the PATH.
     Path bin = Files.createDirectories(temp.resolve("bin"));
     HeadlessCli.Kind.GEMINI.installAsCommand(bin);
     companion = CompanionProcess.start(env);
 
-    Map<String, String> terminal = NeovimPluginIT.withTheLauncher(env, ConnectedClis.terminalVariables(env));
+    Map<String, String> terminal =
+        NeovimPluginIT.withTheLauncher(env, ConnectedClis.terminalVariables(env));
     // No SSH_CONNECTION: in a container the variables of :Companion4jRun must do without it.
     terminal.remove("SSH_CONNECTION");
     terminal.put("PATH", bin + ":" + terminal.get("PATH"));
@@ -208,6 +234,11 @@ class RealClisReviewInTheEditorIT {
     assertThat(hello).as("nothing is written before the review").doesNotExist();
     Editor.NEOVIM.addLineAndAccept(editor, "by hand");
 
-    await().atMost(WAIT).until(() -> Files.exists(hello) && Files.readString(hello).equals(FakeModelServer.FILE_CONTENT + "by hand\n"));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Files.exists(hello)
+                    && Files.readString(hello).equals(FakeModelServer.FILE_CONTENT + "by hand\n"));
   }
 }

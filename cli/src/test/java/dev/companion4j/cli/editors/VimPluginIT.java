@@ -1,8 +1,8 @@
 package dev.companion4j.cli.editors;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static dev.companion4j.cli.editors.ConnectedClis.active;
 import static dev.companion4j.cli.editors.ConnectedClis.cursor;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
@@ -27,14 +27,15 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Vim 9 in a terminal with {@code editors/vim} installed as its help file says, typed at as a user
- * types, against {@code companion4j serve} and the real IdeClients of Qwen Code and Gemini CLI.
- * The plugin reaches the companion through the {@code companion4j attach} it starts.
+ * types, against {@code companion4j serve} and the real IdeClients of Qwen Code and Gemini CLI. The
+ * plugin reaches the companion through the {@code companion4j attach} it starts.
  */
 class VimPluginIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final Path VIM = Path.of("/usr/bin/vim");
 
-  private static final String GREETER = """
+  private static final String GREETER =
+      """
       package demo;
 
       public final class Greeter {
@@ -51,7 +52,8 @@ class VimPluginIT {
       """;
 
   /** What the CLIs propose: names are trimmed, and a second method greets a list. */
-  private static final String PROPOSED = """
+  private static final String PROPOSED =
+      """
       package demo;
 
       import java.util.List;
@@ -104,9 +106,15 @@ class VimPluginIT {
   static void install(Path home) throws IOException {
     Path start = home.resolve(".vim/pack/companion4j/start");
     Files.createDirectories(start);
-    Files.createSymbolicLink(start.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/vim"));
-    String command = CompanionProcess.command().stream().map(w -> "'" + w.replace("'", "''") + "'").collect(Collectors.joining(", "));
-    Files.writeString(home.resolve(".vimrc"), """
+    Files.createSymbolicLink(
+        start.resolve("companion4j"), TestPeers.repoRoot().resolve("editors/vim"));
+    String command =
+        CompanionProcess.command().stream()
+            .map(w -> "'" + w.replace("'", "''") + "'")
+            .collect(Collectors.joining(", "));
+    Files.writeString(
+        home.resolve(".vimrc"),
+        """
         filetype plugin indent on
         syntax on
         colorscheme habamax
@@ -114,7 +122,9 @@ class VimPluginIT {
         set laststatus=2
         set statusline=%f\\ %m%=%{companion4j#statusline()}\\ %l:%c\\\s
         " companion4j is the jar under test, not a command on this test's PATH.
-        let g:companion4j_command = [""" + command + "]\n");
+        let g:companion4j_command = ["""
+            + command
+            + "]\n");
   }
 
   @AfterEach
@@ -131,8 +141,12 @@ class VimPluginIT {
   void theFileTheCursorAndTheSelectionReachBothClis() throws Exception {
     command("edit src/demo/Greeter.java");
     for (CliDriver cli : clis.both()) {
-      JsonNode focused = cli.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
-      assertThat(active(focused).path("path").asString()).as(cli.cli().name()).isEqualTo(greeter.toString());
+      JsonNode focused =
+          cli.awaitContext(
+              c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
+      assertThat(active(focused).path("path").asString())
+          .as(cli.cli().name())
+          .isEqualTo(greeter.toString());
     }
 
     vim.type("11G12|");
@@ -143,8 +157,12 @@ class VimPluginIT {
 
     vim.type("ve");
     for (CliDriver cli : clis.both()) {
-      JsonNode selected = cli.awaitContext(c -> "greeting".equals(active(c).path("selectedText").asString(null)), WAIT);
-      assertThat(active(selected).path("cursor").path("line").asInt()).as(cli.cli().name()).isEqualTo(11);
+      JsonNode selected =
+          cli.awaitContext(
+              c -> "greeting".equals(active(c).path("selectedText").asString(null)), WAIT);
+      assertThat(active(selected).path("cursor").path("line").asInt())
+          .as(cli.cli().name())
+          .isEqualTo(11);
     }
 
     vim.press("Escape");
@@ -161,13 +179,21 @@ class VimPluginIT {
     qwen.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
 
     // Qwen Code proposes; the proposal opens in a new tab, beside the file, as a diff.
-    CompletableFuture<JsonNode> accepted = qwen.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
-    String review = awaitScreen("proposes an edit to src/demo/Greeter.java: :w accepts, :q rejects");
+    CompletableFuture<JsonNode> accepted =
+        qwen.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
+    String review =
+        awaitScreen("proposes an edit to src/demo/Greeter.java: :w accepts, :q rejects");
     assertThat(review).contains("C4J 2 CLIs · 1 to review", "name.strip()");
     ConnectedClis.screenshot(vim, "vim-review");
     clis.assertAttachFollowsTheCompanionWithTheTokenInNoArguments();
-    String id = CompanionProcess.JSON.readTree(companion.get("/editor/diffs").body()).get(0).path("id").asString();
-    query("'tabs:' . tabpagenr('$') . ',diff:' . &diff . ',buftype:' . &buftype . ',name:' . bufname('%')");
+    String id =
+        CompanionProcess.JSON
+            .readTree(companion.get("/editor/diffs").body())
+            .get(0)
+            .path("id")
+            .asString();
+    query(
+        "'tabs:' . tabpagenr('$') . ',diff:' . &diff . ',buftype:' . &buftype . ',name:' . bufname('%')");
     awaitScreen("tabs:2,diff:1,buftype:acwrite,name:companion://" + id + "/src/demo/Greeter.java");
     query("'open:' . join(map(companion4j#proposals(), 'fnamemodify(v:val.filePath, '':.'')'))");
     awaitScreen("open:src/demo/Greeter.java");
@@ -179,14 +205,17 @@ class VimPluginIT {
     JsonNode answer = CliDriver.await(accepted, WAIT);
     assertThat(answer.path("status").asString()).isEqualTo("accepted");
     assertThat(answer.path("content").asString())
-        .isEqualTo(PROPOSED.replace("name.strip() + \"!\";", "name.strip() + \"!\"; // names may come padded"));
+        .isEqualTo(
+            PROPOSED.replace(
+                "name.strip() + \"!\";", "name.strip() + \"!\"; // names may come padded"));
     awaitScreen("accepted: ");
     query("'tabs:' . tabpagenr('$') . ',left:' . len(companion4j#proposals())");
     awaitScreen("tabs:1,left:0");
     assertThat(greeter).as("the plugin never writes the file; the CLI does").hasContent(GREETER);
 
     // Gemini CLI proposes; :q in the proposal rejects it.
-    CompletableFuture<JsonNode> rejected = gemini.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
+    CompletableFuture<JsonNode> rejected =
+        gemini.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
     awaitScreen("C4J 2 CLIs · 1 to review");
     query("'buffer:' . &buftype . ',' . len(companion4j#proposals())");
     awaitScreen("buffer:acwrite,1");
@@ -195,11 +224,16 @@ class VimPluginIT {
     awaitScreen("rejected the edit to src/demo/Greeter.java");
 
     // Qwen Code proposes and withdraws it: the tab closes without an answer from Vim.
-    CompletableFuture<JsonNode> withdrawn = qwen.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      query("'proposed:' . len(companion4j#proposals()) . ',tabs:' . tabpagenr('$')");
-      assertThat(vim.screen()).contains("proposed:1,tabs:2");
-    });
+    CompletableFuture<JsonNode> withdrawn =
+        qwen.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              query("'proposed:' . len(companion4j#proposals()) . ',tabs:' . tabpagenr('$')");
+              assertThat(vim.screen()).contains("proposed:1,tabs:2");
+            });
     qwen.call("closeDiff", Map.of("filePath", greeter.toString()));
     awaitScreen("the proposal for src/demo/Greeter.java was closed: withdrawn by the CLI");
     query("'proposed:' . len(companion4j#proposals()) . ',tabs:' . tabpagenr('$')");
@@ -216,11 +250,15 @@ class VimPluginIT {
     command("edit src/demo/Greeter.java");
     qwen.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
 
-    assertThat(companion.post("/ide/open", Map.of("path", notes.toString(), "line", 3, "character", 2)).statusCode())
+    assertThat(
+            companion
+                .post("/ide/open", Map.of("path", notes.toString(), "line", 3, "character", 2))
+                .statusCode())
         .isEqualTo(200);
 
     // Vim follows, and tells the CLIs where it went.
-    qwen.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()) && cursor(c, 3, 2), WAIT);
+    qwen.awaitContext(
+        c -> active(c).path("path").asString("").equals(notes.toString()) && cursor(c, 3, 2), WAIT);
     query("'at:' . expand('%:.') . ':' . line('.') . ':' . col('.')");
     awaitScreen("at:docs/notes.txt:3:2");
   }
@@ -239,18 +277,28 @@ class VimPluginIT {
     squatted.file("README.md", "# readme\n");
     install(squatted.home());
     try (PortSquatter squatter = PortSquatter.plantedIn(squatted);
-        Tmux other = Tmux.start(List.of(VIM.toString(), "README.md"), squatted.workspace(), ConnectedClis.terminalVariables(squatted))) {
+        Tmux other =
+            Tmux.start(
+                List.of(VIM.toString(), "README.md"),
+                squatted.workspace(),
+                ConnectedClis.terminalVariables(squatted))) {
       await().atMost(WAIT).until(() -> !squatter.requests().isEmpty());
       other.type("ohello");
       other.press("Escape");
       other.type(":Companion4jRun env");
       other.press("Enter");
       String none = "no companion serves " + squatted.workspace();
-      await().atMost(WAIT).until(() -> other.screen().contains(none) || other.screen().contains("NODE_OPTIONS="));
+      await()
+          .atMost(WAIT)
+          .until(() -> other.screen().contains(none) || other.screen().contains("NODE_OPTIONS="));
 
-      assertThat(squatter.requests()).as("what the squatter received").noneMatch(PortSquatter.Request::carriesTheToken);
+      assertThat(squatter.requests())
+          .as("what the squatter received")
+          .noneMatch(PortSquatter.Request::carriesTheToken);
       assertThat(squatter.wasChallenged()).isTrue();
-      assertThat(other.screen()).doesNotContain("NODE_OPTIONS=").contains(":Companion4jStart starts one", "C4J off");
+      assertThat(other.screen())
+          .doesNotContain("NODE_OPTIONS=")
+          .contains(":Companion4jStart starts one", "C4J off");
       other.type(":Companion4jStatus");
       other.press("Enter");
       await().atMost(WAIT).until(() -> other.screen().contains("companion4j: " + none));
@@ -267,7 +315,11 @@ class VimPluginIT {
     killed.file("README.md", "# readme\n");
     install(killed.home());
     CompanionProcess crashed = CompanionProcess.start(killed);
-    try (Tmux other = Tmux.start(List.of(VIM.toString(), "README.md"), killed.workspace(), ConnectedClis.terminalVariables(killed))) {
+    try (Tmux other =
+        Tmux.start(
+            List.of(VIM.toString(), "README.md"),
+            killed.workspace(),
+            ConnectedClis.terminalVariables(killed))) {
       await().atMost(WAIT).until(() -> other.screen().contains("C4J 0 CLIs"));
       crashed.kill();
       // Another user binds the freed port; attach's next look re-reads the lock the crash left.
@@ -275,14 +327,20 @@ class VimPluginIT {
         await().atMost(WAIT).until(() -> other.screen().contains("C4J gone"));
         assertThat(other.screen()).contains("the companion on port " + crashed.port());
         // The status says what attach found when it looked again, with the squatter listening.
-        await().atMost(WAIT).untilAsserted(() -> {
-          other.type(":Companion4jStatus");
-          other.press("Enter");
-          assertThat(other.screen()).contains("companion4j: no companion serves " + killed.workspace());
-        });
+        await()
+            .atMost(WAIT)
+            .untilAsserted(
+                () -> {
+                  other.type(":Companion4jStatus");
+                  other.press("Enter");
+                  assertThat(other.screen())
+                      .contains("companion4j: no companion serves " + killed.workspace());
+                });
         other.type("ohello");
         other.press("Escape");
-        assertThat(squatter.requests()).as("the lock's process is gone: its port is not even asked").isEmpty();
+        assertThat(squatter.requests())
+            .as("the lock's process is gone: its port is not even asked")
+            .isEmpty();
       }
     } finally {
       crashed.close();
@@ -292,14 +350,25 @@ class VimPluginIT {
   @Test
   void aDiffIdOrPathFromTheCompanionThatCouldEndACommandOrNameABufferIsRefused() throws Exception {
     Path pwned = temp.resolve("pwned");
-    // What attach's diffOpened could carry: an id with lines of its own, and a path that would end an Ex command.
-    dispatch("diffOpened", "{\"id\":\"0123456789abcdef\\n!touch " + pwned + "\",\"filePath\":\"" + greeter
-        + "\",\"newContent\":\"x\",\"change\":\"modified\"}");
+    // What attach's diffOpened could carry: an id with lines of its own, and a path that would end
+    // an Ex command.
+    dispatch(
+        "diffOpened",
+        "{\"id\":\"0123456789abcdef\\n!touch "
+            + pwned
+            + "\",\"filePath\":\""
+            + greeter
+            + "\",\"newContent\":\"x\",\"change\":\"modified\"}");
     awaitScreen("refused a proposal whose id is not sixteen hex digits");
     command("Companion4jReject");
     awaitScreen("no proposal here");
-    dispatch("diffOpened", "{\"id\":\"0123456789abcdef\",\"filePath\":\"" + greeter + "\\n!touch " + pwned
-        + "\",\"newContent\":\"x\",\"change\":\"modified\"}");
+    dispatch(
+        "diffOpened",
+        "{\"id\":\"0123456789abcdef\",\"filePath\":\""
+            + greeter
+            + "\\n!touch "
+            + pwned
+            + "\",\"newContent\":\"x\",\"change\":\"modified\"}");
     awaitScreen("refused a proposal whose file is not an absolute path without control characters");
     query("'proposed:' . len(companion4j#proposals()) . ',tabs:' . tabpagenr('$')");
     awaitScreen("proposed:0,tabs:1");
@@ -309,10 +378,14 @@ class VimPluginIT {
   @Test
   void onlyTheIdesVariablesOfTheirFormReachATerminal() throws Exception {
     // Dictionaries print in no fixed order: the kept variables as sorted pairs.
-    query("'kept:' . string(map(" + script("TerminalVariables") + "({'NODE_OPTIONS': '--require /tmp/evil.js',"
-        + " 'QWEN_CODE_IDE_SERVER_PORT': '41233', 'GEMINI_CLI_IDE_SERVER_PORT': \"4\\n1\", 'REMOTE_CONTAINERS': 'true'}),"
-        + " {_, v -> type(v) == v:t_dict ? sort(items(v)) : v}))");
-    awaitScreen("kept:[[['QWEN_CODE_IDE_SERVER_PORT', '41233'], ['REMOTE_CONTAINERS', 'true']], ['GEMINI_CLI_IDE_SERVER_PORT', 'NODE_OPTIONS']]");
+    query(
+        "'kept:' . string(map("
+            + script("TerminalVariables")
+            + "({'NODE_OPTIONS': '--require /tmp/evil.js',"
+            + " 'QWEN_CODE_IDE_SERVER_PORT': '41233', 'GEMINI_CLI_IDE_SERVER_PORT': \"4\\n1\", 'REMOTE_CONTAINERS': 'true'}),"
+            + " {_, v -> type(v) == v:t_dict ? sort(items(v)) : v}))");
+    awaitScreen(
+        "kept:[[['QWEN_CODE_IDE_SERVER_PORT', '41233'], ['REMOTE_CONTAINERS', 'true']], ['GEMINI_CLI_IDE_SERVER_PORT', 'NODE_OPTIONS']]");
   }
 
   /** Hands the plugin one notification as attach writes it. */
@@ -323,7 +396,9 @@ class VimPluginIT {
 
   /** An expression naming the plugin's script-local function {@code name}. */
   private static String script(String name) {
-    return "function('<SNR>' . getscriptinfo({'name': 'autoload/companion4j.vim'})[0].sid . '_" + name + "')";
+    return "function('<SNR>' . getscriptinfo({'name': 'autoload/companion4j.vim'})[0].sid . '_"
+        + name
+        + "')";
   }
 
   private void command(String command) throws IOException {

@@ -26,7 +26,12 @@ class VimPluginUnitIT {
 
   static Stream<String> testFiles() throws IOException {
     try (Stream<Path> files = Files.list(TESTS)) {
-      List<String> names = files.map(f -> f.getFileName().toString()).filter(n -> n.matches("test_.*\\.vim")).sorted().toList();
+      List<String> names =
+          files
+              .map(f -> f.getFileName().toString())
+              .filter(n -> n.matches("test_.*\\.vim"))
+              .sorted()
+              .toList();
       assertThat(names).as("test files in " + TESTS).isNotEmpty();
       return names.stream();
     }
@@ -40,13 +45,25 @@ class VimPluginUnitIT {
     }
     Files.createDirectories(temp.resolve("home"));
     // A home and temporary folder of its own: the tests make their workspaces there.
-    Map<String, String> env = Map.of(
-        "HOME", temp.resolve("home").toString(),
-        "TMPDIR", temp.toString(),
-        "PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
-        "LANG", "C.UTF-8");
-    JarCommand vim = JarCommand.run(List.of(VIM.toString(), "-Nu", "NONE", "-es", "-S", TESTS.resolve("run.vim").toString(),
-        TESTS.resolve(file).toString()), env, TESTS, temp);
+    Map<String, String> env =
+        Map.of(
+            "HOME", temp.resolve("home").toString(),
+            "TMPDIR", temp.toString(),
+            "PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
+            "LANG", "C.UTF-8");
+    JarCommand vim =
+        JarCommand.run(
+            List.of(
+                VIM.toString(),
+                "-Nu",
+                "NONE",
+                "-es",
+                "-S",
+                TESTS.resolve("run.vim").toString(),
+                TESTS.resolve(file).toString()),
+            env,
+            TESTS,
+            temp);
 
     String report = vim.stdout() + vim.stderr();
     assertThat(vim.exitCode()).as(report).isZero();

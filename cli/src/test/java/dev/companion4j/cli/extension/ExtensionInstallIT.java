@@ -28,9 +28,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code companion4j extension install} as a person meets it: each real CLI at its default
- * settings (Gemini CLI's folder trust on), at a terminal where the person answers the CLI's own
- * questions, and with a {@code HOME} that is not the password database's.
+ * {@code companion4j extension install} as a person meets it: each real CLI at its default settings
+ * (Gemini CLI's folder trust on), at a terminal where the person answers the CLI's own questions,
+ * and with a {@code HOME} that is not the password database's.
  */
 class ExtensionInstallIT {
   private static final Duration WAIT = Duration.ofSeconds(120);
@@ -39,34 +39,53 @@ class ExtensionInstallIT {
 
   @ParameterizedTest
   @EnumSource(Kind.class)
-  void atATerminalThePersonAnswersTheClisOwnQuestionsAndTheExtensionWorks(Kind kind) throws Exception {
+  void atATerminalThePersonAnswersTheClisOwnQuestionsAndTheExtensionWorks(Kind kind)
+      throws Exception {
     try (FakeModelServer model = new FakeModelServer()) {
       HeadlessCli cli = new HeadlessCli(kind, CliEnvironment.in(root), model);
       Map<String, String> env = cli.variables();
-      List<String> command = CompanionProcess.command("extension", "install", "--cli", kind.runtime, "--cli-command", kind.executable().toString());
+      List<String> command =
+          CompanionProcess.command(
+              "extension",
+              "install",
+              "--cli",
+              kind.runtime,
+              "--cli-command",
+              kind.executable().toString());
       List<String> asked = new ArrayList<>();
       try (Tmux terminal = Tmux.start(command, cli.env.workspace(), env)) {
-        // Answer each question as it shows, as a person reads the screen: trust and consent yes, settings their default.
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(300)).until(() -> {
-          String screen = terminal.screen();
-          if (terminal.exitStatus() != null) {
-            return true;
-          }
-          String last = screen.strip();
-          last = last.substring(last.lastIndexOf('\n') + 1);
-          int seen = count(screen, "trust this folder and continue with the installation? [y/N]")
-              + count(screen, "Do you want to continue? [Y/n]") + count(screen, "? Start a companion");
-          if (seen > asked.size()) {
-            asked.add(last);
-            if (last.contains("[y/N]") || last.contains("[Y/n]")) {
-              terminal.type("y");
-            }
-            terminal.press("Enter");
-          }
-          return false;
-        });
+        // Answer each question as it shows, as a person reads the screen: trust and consent yes,
+        // settings their default.
+        await()
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(300))
+            .until(
+                () -> {
+                  String screen = terminal.screen();
+                  if (terminal.exitStatus() != null) {
+                    return true;
+                  }
+                  String last = screen.strip();
+                  last = last.substring(last.lastIndexOf('\n') + 1);
+                  int seen =
+                      count(screen, "trust this folder and continue with the installation? [y/N]")
+                          + count(screen, "Do you want to continue? [Y/n]")
+                          + count(screen, "? Start a companion");
+                  if (seen > asked.size()) {
+                    asked.add(last);
+                    if (last.contains("[y/N]") || last.contains("[Y/n]")) {
+                      terminal.type("y");
+                    }
+                    terminal.press("Enter");
+                  }
+                  return false;
+                });
         assertThat(terminal.exitStatus()).as(terminal.screen()).isZero();
-        assertThat(terminal.screen()).contains("Answer " + (kind == Kind.QWEN ? "Qwen Code" : "Gemini CLI") + "'s questions below.")
+        assertThat(terminal.screen())
+            .contains(
+                "Answer "
+                    + (kind == Kind.QWEN ? "Qwen Code" : "Gemini CLI")
+                    + "'s questions below.")
             .contains("installed a copy of the extension 'companion4j'");
       }
       if (kind == Kind.GEMINI) {
@@ -90,33 +109,68 @@ class ExtensionInstallIT {
 
       HeadlessCli.Result install = installWithoutTerminal(cli, env);
       assertThat(install.exitCode()).as(install.stdout() + install.stderr()).isZero();
-      assertThat(install.stdout()).contains("Staged the Qwen Code extension in " + home.resolve(".companion4j/extensions/qwen"));
+      assertThat(install.stdout())
+          .contains(
+              "Staged the Qwen Code extension in " + home.resolve(".companion4j/extensions/qwen"));
 
       AtomicReference<List<String>> during = new AtomicReference<>();
-      model.script(r -> {
-        during.compareAndSet(null, List.of(listing(home.resolve(".companion4j/sessions")), listing(home.resolve(".qwen/ide"))));
-        return Optional.empty();
-      });
-      HeadlessCli.Result run = run(List.of("node", Kind.QWEN.executable().toString(), "-p", "hello", "--yolo"), cli, env);
+      model.script(
+          r -> {
+            during.compareAndSet(
+                null,
+                List.of(
+                    listing(home.resolve(".companion4j/sessions")),
+                    listing(home.resolve(".qwen/ide"))));
+            return Optional.empty();
+          });
+      HeadlessCli.Result run =
+          run(
+              List.of("node", Kind.QWEN.executable().toString(), "-p", "hello", "--yolo"),
+              cli,
+              env);
       assertThat(run.exitCode()).as(run.stderr()).isZero();
       assertThat(during.get()).as("what HOME held while the session ran").isNotNull();
-      assertThat(during.get().get(0)).as("the hook's record of the companion it started").contains(".companion");
+      assertThat(during.get().get(0))
+          .as("the hook's record of the companion it started")
+          .contains(".companion");
       assertThat(during.get().get(1)).as("the companion's discovery file").contains(".lock");
 
-      HeadlessCli.Result uninstall = run(CompanionProcess.command("extension", "uninstall", "--cli", "qwen",
-          "--cli-command", Kind.QWEN.executable().toString()), cli, env);
+      HeadlessCli.Result uninstall =
+          run(
+              CompanionProcess.command(
+                  "extension",
+                  "uninstall",
+                  "--cli",
+                  "qwen",
+                  "--cli-command",
+                  Kind.QWEN.executable().toString()),
+              cli,
+              env);
       assertThat(uninstall.exitCode()).as(uninstall.stdout() + uninstall.stderr()).isZero();
-      assertThat(uninstall.stdout()).contains("Removed the staged extension", "Qwen Code no longer has the extension 'companion4j'");
+      assertThat(uninstall.stdout())
+          .contains(
+              "Removed the staged extension",
+              "Qwen Code no longer has the extension 'companion4j'");
       assertThat(home.resolve(".companion4j/extensions/qwen")).doesNotExist();
-      HeadlessCli.Result list = run(List.of("node", Kind.QWEN.executable().toString(), "extensions", "list"), cli, env);
+      HeadlessCli.Result list =
+          run(List.of("node", Kind.QWEN.executable().toString(), "extensions", "list"), cli, env);
       assertThat(list.stdout() + list.stderr()).doesNotContain("Companion4J (");
     }
   }
 
   /** {@code companion4j extension install} with no terminal and the CLI's own trust settings. */
-  static HeadlessCli.Result installWithoutTerminal(HeadlessCli cli, Map<String, String> env) throws Exception {
-    return run(CompanionProcess.command("extension", "install", "--cli", cli.kind.runtime, "--cli-command", cli.kind.executable().toString()),
-        cli, env);
+  static HeadlessCli.Result installWithoutTerminal(HeadlessCli cli, Map<String, String> env)
+      throws Exception {
+    return run(
+        CompanionProcess.command(
+            "extension",
+            "install",
+            "--cli",
+            cli.kind.runtime,
+            "--cli-command",
+            cli.kind.executable().toString()),
+        cli,
+        env);
   }
 
   /** Gemini CLI's trusted folders hold the staged folder alone, as the installer said. */
@@ -129,32 +183,44 @@ class ExtensionInstallIT {
   /** Lists the extension, connects its MCP server and refuses {@code rm -rf} under --yolo. */
   private static void assertTheExtensionWorks(HeadlessCli cli) throws Exception {
     HeadlessCli.Result list = cli.cli("extensions", "list");
-    assertThat(list.stdout() + list.stderr()).contains((cli.kind == Kind.QWEN ? "Companion4J" : "companion4j") + " (0.1.0)");
+    assertThat(list.stdout() + list.stderr())
+        .contains((cli.kind == Kind.QWEN ? "Companion4J" : "companion4j") + " (0.1.0)");
     HeadlessCli.Result mcp = cli.cli("mcp", "list");
     assertThat((mcp.stdout() + mcp.stderr()).lines().filter(l -> l.contains("companion4j")))
         .anySatisfy(line -> assertThat(line).contains("Connected"));
     Path dir = cli.env.file("somedir/keep.txt", "keep me\n").getParent();
     int before = cli.model.requests().size();
-    HeadlessCli.Result rm = cli.prompt("Tidy up [[call run_shell_command {\"command\":\"rm -rf somedir\"}]]", Map.of());
+    HeadlessCli.Result rm =
+        cli.prompt("Tidy up [[call run_shell_command {\"command\":\"rm -rf somedir\"}]]", Map.of());
     assertThat(rm.exitCode()).as(rm.stderr()).isZero();
     assertThat(dir).isDirectory();
-    assertThat(cli.toolResults(before)).as(rm.stdout() + rm.stderr()).anySatisfy(r -> assertThat(r).contains("refused by the Companion4J policy"));
+    assertThat(cli.toolResults(before))
+        .as(rm.stdout() + rm.stderr())
+        .anySatisfy(r -> assertThat(r).contains("refused by the Companion4J policy"));
   }
 
   /** Gemini CLI's folder trust as it is by default: the test harness's blanket trust removed. */
-  private static HeadlessCli.Result run(List<String> command, HeadlessCli cli, Map<String, String> env) throws Exception {
+  private static HeadlessCli.Result run(
+      List<String> command, HeadlessCli cli, Map<String, String> env) throws Exception {
     Path out = Files.createTempFile(cli.state, "stdout", ".txt");
     Path err = Files.createTempFile(cli.state, "stderr", ".txt");
-    ProcessBuilder pb = new ProcessBuilder(command).directory(cli.env.workspace().toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(cli.env.workspace().toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile());
     pb.environment().clear();
     pb.environment().putAll(env);
     Process p = pb.start();
     if (!p.waitFor(WAIT.toSeconds() + 60, TimeUnit.SECONDS)) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly().waitFor();
-      throw new AssertionError(String.join(" ", command) + " did not return:\n" + Files.readString(out) + Files.readString(err));
+      throw new AssertionError(
+          String.join(" ", command)
+              + " did not return:\n"
+              + Files.readString(out)
+              + Files.readString(err));
     }
     return new HeadlessCli.Result(p.exitValue(), Files.readString(out), Files.readString(err));
   }

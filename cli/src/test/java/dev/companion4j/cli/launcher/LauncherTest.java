@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The {@code companion4j} launcher script in a copy of the project's layout, with stand-ins for
- * {@code mvn} and {@code java} that record their calls: it rebuilds when a source changed, and
- * only then; it runs the newest JDK it finds, recording what speeds up its start once per build.
+ * {@code mvn} and {@code java} that record their calls: it rebuilds when a source changed, and only
+ * then; it runs the newest JDK it finds, recording what speeds up its start once per build.
  */
 class LauncherTest {
   private static final FileTime BUILT = FileTime.from(Instant.parse("2026-01-01T12:00:00Z"));
@@ -36,7 +36,8 @@ class LauncherTest {
     repo = Files.createDirectories(temp.resolve("repo"));
     calls = temp.resolve("calls.txt");
     Files.copy(TestPeers.repoRoot().resolve("companion4j"), repo.resolve("companion4j"));
-    Files.writeString(Files.createDirectories(repo.resolve("cli")).resolve("jvm.options"), "# none\n");
+    Files.writeString(
+        Files.createDirectories(repo.resolve("cli")).resolve("jvm.options"), "# none\n");
   }
 
   @Test
@@ -47,8 +48,13 @@ class LauncherTest {
 
   @Test
   void aChangedSourceRebuilds() throws Exception {
-    for (String source : List.of("engine/src/main/java/A.java", "cli/src/main/frontend/src/main.js", "daemon/pom.xml",
-        "extension/source/context.md", ".mvn/jvm.config")) {
+    for (String source :
+        List.of(
+            "engine/src/main/java/A.java",
+            "cli/src/main/frontend/src/main.js",
+            "daemon/pom.xml",
+            "extension/source/context.md",
+            ".mvn/jvm.config")) {
       built();
       touch(source, AFTER);
       assertThat(launch()).as(source).containsExactly("mvn", "java");
@@ -58,9 +64,14 @@ class LauncherTest {
   @Test
   void buildOutputsTestsAndInstalledPackagesDoNotRebuild() throws Exception {
     built();
-    for (String output : List.of("engine/target/classes/A.class", "engine/target/surefire-reports/TEST-A.xml",
-        "cli/src/main/frontend/node_modules/esbuild/package.json", "engine/src/test/java/ATest.java",
-        "netbeans/module/src/main/java/B.java", "docs/architecture.md")) {
+    for (String output :
+        List.of(
+            "engine/target/classes/A.class",
+            "engine/target/surefire-reports/TEST-A.xml",
+            "cli/src/main/frontend/node_modules/esbuild/package.json",
+            "engine/src/test/java/ATest.java",
+            "netbeans/module/src/main/java/B.java",
+            "docs/architecture.md")) {
       touch(output, AFTER);
     }
     assertThat(launch()).containsExactly("java");
@@ -75,8 +86,14 @@ class LauncherTest {
 
     List<String> first = launchedWith();
     assertThat(first).hasSize(2);
-    assertThat(first.get(0)).startsWith("temurin-25 ").contains("-XX:AOTCacheOutput=" + cache + ".").endsWith(" selftest");
-    assertThat(first.get(1)).startsWith("temurin-25 ").contains("-XX:AOTCache=" + cache + " ").endsWith(" status");
+    assertThat(first.get(0))
+        .startsWith("temurin-25 ")
+        .contains("-XX:AOTCacheOutput=" + cache + ".")
+        .endsWith(" selftest");
+    assertThat(first.get(1))
+        .startsWith("temurin-25 ")
+        .contains("-XX:AOTCache=" + cache + " ")
+        .endsWith(" status");
     assertThat(cache).exists();
 
     assertThat(launchedWith()).singleElement().asString().contains("-XX:AOTCache=" + cache + " ");
@@ -88,11 +105,16 @@ class LauncherTest {
     jdk("jdk-21", "21.0.4");
     Path archive = repo.resolve("cli/target/companion4j-21.jsa");
 
-    assertThat(launchedWith()).first().asString().contains("-XX:ArchiveClassesAtExit=" + archive + ".");
+    assertThat(launchedWith())
+        .first()
+        .asString()
+        .contains("-XX:ArchiveClassesAtExit=" + archive + ".");
     assertThat(archive).exists();
     touch("engine/src/main/java/A.java", AFTER);
     launchedWith();
-    assertThat(Files.readAllLines(calls)).filteredOn(line -> line.contains("ArchiveClassesAtExit")).hasSize(1);
+    assertThat(Files.readAllLines(calls))
+        .filteredOn(line -> line.contains("ArchiveClassesAtExit"))
+        .hasSize(1);
   }
 
   @Test
@@ -124,15 +146,23 @@ class LauncherTest {
   }
 
   /**
-   * A JDK in the folder the launcher searches: its release file and a java that records its
-   * name and arguments, and writes the archive or cache it is asked to record.
+   * A JDK in the folder the launcher searches: its release file and a java that records its name
+   * and arguments, and writes the archive or cache it is asked to record.
    */
   private Path jdk(String name, String version) throws IOException {
     Path home = Files.createDirectories(temp.resolve("jdks").resolve(name));
-    Files.writeString(home.resolve("release"), "IMPLEMENTOR=\"Test\"\nJAVA_VERSION=\"" + version + "\"\n");
+    Files.writeString(
+        home.resolve("release"), "IMPLEMENTOR=\"Test\"\nJAVA_VERSION=\"" + version + "\"\n");
     Path bin = Files.createDirectories(home.resolve("bin"));
-    stub(bin, "java", "echo \"" + name + " $*\" >> '" + calls + "'\n"
-        + "for a in \"$@\"; do case \"$a\" in -XX:AOTCacheOutput=*|-XX:ArchiveClassesAtExit=*) : > \"${a#*=}\";; esac; done");
+    stub(
+        bin,
+        "java",
+        "echo \""
+            + name
+            + " $*\" >> '"
+            + calls
+            + "'\n"
+            + "for a in \"$@\"; do case \"$a\" in -XX:AOTCacheOutput=*|-XX:ArchiveClassesAtExit=*) : > \"${a#*=}\";; esac; done");
     return bin.resolve("java");
   }
 
@@ -167,16 +197,20 @@ class LauncherTest {
     Files.deleteIfExists(calls);
     Path bin = Files.createDirectories(temp.resolve("bin"));
     // mvn "builds" by writing the jar; java only records that it ran.
-    stub(bin, "mvn", "echo mvn >> '" + calls + "'; mkdir -p cli/target; : > cli/target/companion4j.jar");
+    stub(
+        bin,
+        "mvn",
+        "echo mvn >> '" + calls + "'; mkdir -p cli/target; : > cli/target/companion4j.jar");
     stub(bin, "java", "echo java >> '" + calls + "'");
     for (String tool : List.of("node", "npm")) {
       stub(bin, tool, "exit 0");
     }
-    ProcessBuilder pb = new ProcessBuilder(repo.resolve("companion4j").toString(), "status")
-        .redirectErrorStream(true)
-        .redirectOutput(temp.resolve("out.txt").toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-        .directory(repo.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(repo.resolve("companion4j").toString(), "status")
+            .redirectErrorStream(true)
+            .redirectOutput(temp.resolve("out.txt").toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+            .directory(repo.toFile());
     pb.environment().put("PATH", bin + ":/usr/bin:/bin");
     pb.environment().put("COMPANION4J_JDKS", temp.resolve("jdks").toString());
     pb.environment().remove("COMPANION4J_JAVA");

@@ -40,9 +40,9 @@ import tools.jackson.databind.JsonNode;
  * fresh home, installed with its {@code install.sh}, and run with nothing on the PATH but the
  * system's directories, the installed {@code companion4j} and the CLI: the real Qwen Code TUI
  * (against the fake model on loopback) has an edit reviewed through the editor API, and the next
- * one in Neovim with the plugin from the installed tree; the real Gemini CLI, folder trust on,
- * has the next reviewed on the review page in Chromium. Emacs installs the package tarball, and
- * the noarch zip serves on the Java on the PATH. Then the archive's {@code install.sh --uninstall}
+ * one in Neovim with the plugin from the installed tree; the real Gemini CLI, folder trust on, has
+ * the next reviewed on the review page in Chromium. Emacs installs the package tarball, and the
+ * noarch zip serves on the Java on the PATH. Then the archive's {@code install.sh --uninstall}
  * removes it all.
  *
  * <p>The archive is built from the jar {@code mvn package} made, without the NetBeans module, which
@@ -53,6 +53,7 @@ import tools.jackson.databind.JsonNode;
 class ReleaseArchiveIT {
   /** Only stops a hung build from hanging the suite; nothing here measures speed. */
   private static final Duration BUILD = Duration.ofMinutes(5);
+
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   @TempDir static Path temp;
@@ -66,13 +67,31 @@ class ReleaseArchiveIT {
   @BeforeAll
   void buildTheArchive() throws Exception {
     Path dist = temp.resolve("dist");
-    JarCommand build = JarCommand.run(
-        List.of(TestPeers.repoRoot().resolve("scripts/release.sh").toString(), "--skip-build", "--without-netbeans", "--out", dist.toString()),
-        Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"), "HOME", temp.toString(), "TMPDIR", temp.toString()),
-        TestPeers.repoRoot(), temp, BUILD);
+    JarCommand build =
+        JarCommand.run(
+            List.of(
+                TestPeers.repoRoot().resolve("scripts/release.sh").toString(),
+                "--skip-build",
+                "--without-netbeans",
+                "--out",
+                dist.toString()),
+            Map.of(
+                "PATH",
+                System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
+                "HOME",
+                temp.toString(),
+                "TMPDIR",
+                temp.toString()),
+            TestPeers.repoRoot(),
+            temp,
+            BUILD);
     assertThat(build.exitCode()).as(build.stderr()).isZero();
     try (Stream<Path> files = Files.list(dist)) {
-      archive = files.filter(f -> f.getFileName().toString().endsWith("-linux-x64.tar.gz")).findFirst().orElseThrow();
+      archive =
+          files
+              .filter(f -> f.getFileName().toString().endsWith("-linux-x64.tar.gz"))
+              .findFirst()
+              .orElseThrow();
     }
     env = CliEnvironment.in(temp.resolve("user"));
     model = new FakeModelServer();
@@ -89,27 +108,34 @@ class ReleaseArchiveIT {
   @Order(1)
   void unpackedAndInstalledIntoAFreshHomeWithoutRoot() throws Exception {
     Path downloads = Files.createDirectories(env.home().resolve("Downloads"));
-    JarCommand untar = JarCommand.run(List.of("tar", "-xzf", archive.toString()), system(), downloads, temp);
+    JarCommand untar =
+        JarCommand.run(List.of("tar", "-xzf", archive.toString()), system(), downloads, temp);
     assertThat(untar.exitCode()).as(untar.stderr()).isZero();
     String name = archive.getFileName().toString().replace("-linux-x64.tar.gz", "");
     unpacked = downloads.resolve(name);
     String version = name.substring("companion4j-".length());
 
-    JarCommand install = JarCommand.run(List.of(unpacked.resolve("install.sh").toString()), system(), downloads, temp);
+    JarCommand install =
+        JarCommand.run(
+            List.of(unpacked.resolve("install.sh").toString()), system(), downloads, temp);
 
     assertThat(install.exitCode()).as(install.stderr()).isZero();
     installed = env.home().resolve(".local/share/companion4j/" + version);
     command = env.home().resolve(".local/bin/companion4j");
     assertThat(command).isSymbolicLink();
     assertThat(command.toRealPath()).isEqualTo(installed.resolve("bin/companion4j"));
-    assertThat(env.home().resolve(".local/share/companion4j/current").toRealPath()).isEqualTo(installed.toRealPath());
-    assertThat(install.stdout()).contains("Installed Companion4J " + version, env.home() + "/.local/bin is not on your PATH");
+    assertThat(env.home().resolve(".local/share/companion4j/current").toRealPath())
+        .isEqualTo(installed.toRealPath());
+    assertThat(install.stdout())
+        .contains(
+            "Installed Companion4J " + version, env.home() + "/.local/bin is not on your PATH");
   }
 
   @Test
   @Order(2)
   void servesOnItsOwnRuntimeAndQwenCodeHasAnEditReviewed() throws Exception {
-    // Failing stand-ins for what the companion must not need, first on its PATH: each records a call.
+    // Failing stand-ins for what the companion must not need, first on its PATH: each records a
+    // call.
     Path calls = temp.resolve("calls.log");
     Path shims = Files.createDirectories(temp.resolve("shims"));
     for (String tool : List.of("java", "mvn", "node", "npm")) {
@@ -120,20 +146,29 @@ class ReleaseArchiveIT {
     Map<String, String> companionVars = new LinkedHashMap<>(env.variables());
     companionVars.put("PATH", shims + ":" + command.getParent() + ":/usr/bin:/bin");
 
-    try (CompanionProcess companion = CompanionProcess.start(List.of(command.toString(), "serve"), env, companionVars)) {
-      assertThat(companion.ready().path("workspacePath").asString()).isEqualTo(env.workspace().toString());
+    try (CompanionProcess companion =
+        CompanionProcess.start(List.of(command.toString(), "serve"), env, companionVars)) {
+      assertThat(companion.ready().path("workspacePath").asString())
+          .isEqualTo(env.workspace().toString());
       ProcessHandle.Info jvm = ProcessHandle.of(companion.pid()).orElseThrow().info();
-      assertThat(jvm.command()).as("the bundled runtime").contains(installed.resolve("runtime/bin/java").toString());
+      assertThat(jvm.command())
+          .as("the bundled runtime")
+          .contains(installed.resolve("runtime/bin/java").toString());
       // Made when the archive was built (from JDK 25 on), or else when it was installed.
-      assertThat(jvm.arguments().orElseThrow()).as("with its class cache").containsAnyOf(
-          "-XX:AOTCache=" + installed.resolve("lib/companion4j.aot"), "-XX:SharedArchiveFile=" + installed.resolve("lib/companion4j.jsa"));
+      assertThat(jvm.arguments().orElseThrow())
+          .as("with its class cache")
+          .containsAnyOf(
+              "-XX:AOTCache=" + installed.resolve("lib/companion4j.aot"),
+              "-XX:SharedArchiveFile=" + installed.resolve("lib/companion4j.jsa"));
       HttpResponse<String> page = companion.get("/review/");
       assertThat(page.statusCode()).as("the review page, served from the jar").isEqualTo(200);
       assertThat(page.body()).contains("<script");
 
       // The settings the archive's README asks for.
-      ReadmeSettings.writeQwenSettings(Files.readString(unpacked.resolve("README.md")), env.qwenHome());
-      // `npm install -g @qwen-code/qwen-code`: the pinned CLI as a command in a directory of its own.
+      ReadmeSettings.writeQwenSettings(
+          Files.readString(unpacked.resolve("README.md")), env.qwenHome());
+      // `npm install -g @qwen-code/qwen-code`: the pinned CLI as a command in a directory of its
+      // own.
       Path clis = Files.createDirectories(temp.resolve("clis"));
       HeadlessCli.Kind.QWEN.installAsCommand(clis);
       Map<String, String> terminal = new LinkedHashMap<>(env.variables());
@@ -158,26 +193,39 @@ class ReleaseArchiveIT {
           throw new AssertionError("no proposal; Qwen Code's terminal:\n" + qwen.screen(), e);
         }
         assertThat(hello).as("nothing written before the review").doesNotExist();
-        assertThat(Review.accept(companion, diff.path("id").asString(), "hello from the archive\n").statusCode()).isEqualTo(204);
+        assertThat(
+                Review.accept(companion, diff.path("id").asString(), "hello from the archive\n")
+                    .statusCode())
+            .isEqualTo(204);
 
-        await().atMost(WAIT).until(() -> Files.exists(hello) && Files.readString(hello).equals("hello from the archive\n"));
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    Files.exists(hello)
+                        && Files.readString(hello).equals("hello from the archive\n"));
 
         reviewInNeovimFromTheInstalledTree(qwen, terminal);
       }
       geminiCliHasAnEditReviewedOnThePage(clis, terminal);
     }
-    assertThat(calls).as("the companion ran none of java, mvn, node, npm from its PATH").doesNotExist();
+    assertThat(calls)
+        .as("the companion ran none of java, mvn, node, npm from its PATH")
+        .doesNotExist();
   }
 
   /**
    * The same companion for Gemini CLI at its defaults, folder trust on: the person trusts the
    * project when it asks, and reviews its edit on the review page in Chromium.
    */
-  private void geminiCliHasAnEditReviewedOnThePage(Path clis, Map<String, String> qwenTerminal) throws Exception {
+  private void geminiCliHasAnEditReviewedOnThePage(Path clis, Map<String, String> qwenTerminal)
+      throws Exception {
     HeadlessCli.Kind.GEMINI.installAsCommand(clis);
     // Its account: an API key (the fake model's), as a user who set one up has.
     Files.createDirectories(env.home().resolve(".gemini"));
-    Files.writeString(env.home().resolve(".gemini/settings.json"), "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
+    Files.writeString(
+        env.home().resolve(".gemini/settings.json"),
+        "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
     Map<String, String> terminal = new LinkedHashMap<>(qwenTerminal);
     terminal.put("GEMINI_API_KEY", "fake");
     terminal.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
@@ -188,14 +236,16 @@ class ReleaseArchiveIT {
       CliTerminal.trustTheFolderAndEnableIde(gemini, WAIT);
 
       // `companion4j open` where no browser can be opened prints the page's address.
-      JarCommand open = JarCommand.run(List.of(command.toString(), "open"), system(), env.workspace(), temp);
+      JarCommand open =
+          JarCommand.run(List.of(command.toString(), "open"), system(), env.workspace(), temp);
       assertThat(open.exitCode()).as(open.stderr()).isZero();
       assertThat(open.stdout()).contains("/review/#token=");
       browser.open(open.stdout().strip());
       try {
         browser.waitFor("#clients li.client", "Gemini CLI 0.61.0 (pts/");
       } catch (AssertionError e) {
-        throw new AssertionError("Gemini CLI not on the page; its terminal:\n" + gemini.screen(), e);
+        throw new AssertionError(
+            "Gemini CLI not on the page; its terminal:\n" + gemini.screen(), e);
       }
 
       Path hello = env.workspace().resolve("hello-gemini.txt");
@@ -210,13 +260,23 @@ class ReleaseArchiveIT {
     }
   }
 
-  /** The README's Neovim step, a package from {@code ~/.local/share/companion4j/current}: the next edit is reviewed there. */
-  private void reviewInNeovimFromTheInstalledTree(Tmux qwen, Map<String, String> terminal) throws Exception {
+  /**
+   * The README's Neovim step, a package from {@code ~/.local/share/companion4j/current}: the next
+   * edit is reviewed there.
+   */
+  private void reviewInNeovimFromTheInstalledTree(Tmux qwen, Map<String, String> terminal)
+      throws Exception {
     Path notes = env.file("notes.txt", "alpha\n");
-    Path pack = Files.createDirectories(env.home().resolve(".local/share/nvim/site/pack/companion4j/start"));
-    Files.createSymbolicLink(pack.resolve("companion4j"), env.home().resolve(".local/share/companion4j/current/editors/neovim"));
+    Path pack =
+        Files.createDirectories(
+            env.home().resolve(".local/share/nvim/site/pack/companion4j/start"));
+    Files.createSymbolicLink(
+        pack.resolve("companion4j"),
+        env.home().resolve(".local/share/companion4j/current/editors/neovim"));
     Path init = Files.createDirectories(env.home().resolve(".config/nvim")).resolve("init.lua");
-    Files.writeString(init, """
+    Files.writeString(
+        init,
+        """
         require('companion4j').setup()
         vim.o.statusline = '%f %m%=%{v:lua.require("companion4j").statusline()} '
         """);
@@ -224,17 +284,28 @@ class ReleaseArchiveIT {
       CliTerminal.awaitScreen(nvim, "C4J 1 CLI", WAIT);
       CliTerminal.awaitScreen(qwen, "Type your message", WAIT);
       // Qwen Code overwrites only a file it has read in the session.
-      CliTerminal.enter(qwen, "rewrite notes.txt [[call read_file {\"file_path\":\"" + notes + "\"}]] [[write " + notes + "]]", WAIT);
+      CliTerminal.enter(
+          qwen,
+          "rewrite notes.txt [[call read_file {\"file_path\":\""
+              + notes
+              + "\"}]] [[write "
+              + notes
+              + "]]",
+          WAIT);
       try {
-        CliTerminal.awaitScreen(nvim, "proposes an edit to notes.txt: :w accepts, :q rejects", WAIT);
+        CliTerminal.awaitScreen(
+            nvim, "proposes an edit to notes.txt: :w accepts, :q rejects", WAIT);
       } catch (AssertionError | ConditionTimeoutException e) {
-        throw new AssertionError("no proposal in Neovim; Qwen Code's terminal:\n" + qwen.screen(), e);
+        throw new AssertionError(
+            "no proposal in Neovim; Qwen Code's terminal:\n" + qwen.screen(), e);
       }
       nvim.type("Goby hand");
       nvim.press("Escape");
       nvim.type(":w");
       nvim.press("Enter");
-      await().atMost(WAIT).until(() -> Files.readString(notes).equals(FakeModelServer.FILE_CONTENT + "by hand\n"));
+      await()
+          .atMost(WAIT)
+          .until(() -> Files.readString(notes).equals(FakeModelServer.FILE_CONTENT + "by hand\n"));
     }
   }
 
@@ -243,16 +314,26 @@ class ReleaseArchiveIT {
   void emacsInstallsThePackageTarballWithPackageInstallFile() throws Exception {
     Path tarball;
     try (Stream<Path> files = Files.list(unpacked.resolve("editors/emacs"))) {
-      tarball = files.filter(f -> f.getFileName().toString().matches("companion4j-[0-9.]+\\.tar")).findFirst().orElseThrow();
+      tarball =
+          files
+              .filter(f -> f.getFileName().toString().matches("companion4j-[0-9.]+\\.tar"))
+              .findFirst()
+              .orElseThrow();
     }
-    String elisp = "(progn (require 'package) (package-initialize) (package-install-file \"" + tarball + "\"))";
-    JarCommand install = JarCommand.run(List.of("emacs", "--batch", "--eval", elisp), system(), env.home(), temp);
+    String elisp =
+        "(progn (require 'package) (package-initialize) (package-install-file \""
+            + tarball
+            + "\"))";
+    JarCommand install =
+        JarCommand.run(List.of("emacs", "--batch", "--eval", elisp), system(), env.home(), temp);
     assertThat(install.exitCode()).as(install.stderr()).isZero();
 
     // A later Emacs finds it among the installed packages, as after a restart.
-    String later = "(progn (require 'package) (package-initialize) (require 'companion4j)"
-        + " (princ (format \"%s %s\" (package-installed-p 'companion4j) (fboundp 'companion4j-mode))))";
-    JarCommand use = JarCommand.run(List.of("emacs", "--batch", "--eval", later), system(), env.home(), temp);
+    String later =
+        "(progn (require 'package) (package-initialize) (require 'companion4j)"
+            + " (princ (format \"%s %s\" (package-installed-p 'companion4j) (fboundp 'companion4j-mode))))";
+    JarCommand use =
+        JarCommand.run(List.of("emacs", "--batch", "--eval", later), system(), env.home(), temp);
     assertThat(use.exitCode()).as(use.stderr()).isZero();
     assertThat(use.stdout()).isEqualTo("t t");
   }
@@ -260,9 +341,12 @@ class ReleaseArchiveIT {
   @Test
   @Order(4)
   void theNoarchZipServesOnTheJavaOnPath() throws Exception {
-    Path zip = archive.resolveSibling(archive.getFileName().toString().replace("-linux-x64.tar.gz", "-noarch.zip"));
+    Path zip =
+        archive.resolveSibling(
+            archive.getFileName().toString().replace("-linux-x64.tar.gz", "-noarch.zip"));
     Path elsewhere = Files.createDirectories(temp.resolve("noarch"));
-    JarCommand unzip = JarCommand.run(List.of("unzip", "-q", zip.toString()), system(), elsewhere, temp);
+    JarCommand unzip =
+        JarCommand.run(List.of("unzip", "-q", zip.toString()), system(), elsewhere, temp);
     assertThat(unzip.exitCode()).as(unzip.stderr()).isZero();
     Path launcher;
     try (Stream<Path> files = Files.list(elsewhere)) {
@@ -274,12 +358,15 @@ class ReleaseArchiveIT {
     Map<String, String> vars = new LinkedHashMap<>(env.variables());
     vars.put("PATH", java.getParent() + ":/usr/bin:/bin");
 
-    try (CompanionProcess companion = CompanionProcess.start(List.of(launcher.toString(), "serve"), env, vars)) {
+    try (CompanionProcess companion =
+        CompanionProcess.start(List.of(launcher.toString(), "serve"), env, vars)) {
       ProcessHandle.Info jvm = ProcessHandle.of(companion.pid()).orElseThrow().info();
       assertThat(jvm.command()).contains(java.toString());
       assertThat(String.join(" ", jvm.arguments().orElseThrow()))
           .as("with the class cache its first start recorded in the user's cache")
-          .containsPattern("-XX:(AOTCache|SharedArchiveFile)=" + Pattern.quote(env.home() + "/.cache/companion4j/"));
+          .containsPattern(
+              "-XX:(AOTCache|SharedArchiveFile)="
+                  + Pattern.quote(env.home() + "/.cache/companion4j/"));
       assertThat(companion.get("/review/").statusCode()).isEqualTo(200);
     }
   }
@@ -287,30 +374,50 @@ class ReleaseArchiveIT {
   @Test
   @Order(5)
   void uninstallRemovesTheCommandItsFilesAndItsCaches() throws Exception {
-    JarCommand uninstall = JarCommand.run(List.of(unpacked.resolve("install.sh").toString(), "--uninstall"), system(), env.home(), temp);
+    JarCommand uninstall =
+        JarCommand.run(
+            List.of(unpacked.resolve("install.sh").toString(), "--uninstall"),
+            system(),
+            env.home(),
+            temp);
 
     assertThat(uninstall.exitCode()).as(uninstall.stderr()).isZero();
     assertThat(uninstall.stdout()).contains("Removed " + command, "Removed " + installed);
     assertThat(command).doesNotExist();
     assertThat(env.home().resolve(".local/share/companion4j")).doesNotExist();
     assertThat(env.home().resolve(".local/bin")).isEmptyDirectory();
-    assertThat(env.home().resolve(".cache/companion4j")).as("the noarch launcher's class caches").doesNotExist();
+    assertThat(env.home().resolve(".cache/companion4j"))
+        .as("the noarch launcher's class caches")
+        .doesNotExist();
   }
 
   @Test
   @Order(6)
   void theExtensionsJavaOutlivesAnUpgradeAndTheOldVersionsUninstall() throws Exception {
-    JarCommand reinstall = JarCommand.run(List.of(unpacked.resolve("install.sh").toString()), system(), env.home(), temp);
+    JarCommand reinstall =
+        JarCommand.run(
+            List.of(unpacked.resolve("install.sh").toString()), system(), env.home(), temp);
     assertThat(reinstall.exitCode()).as(reinstall.stderr()).isZero();
     Map<String, String> shell = system();
     shell.put("PATH", temp.resolve("clis") + ":" + command.getParent() + ":/usr/bin:/bin");
-    JarCommand extension = JarCommand.run(List.of(command.toString(), "extension", "install", "--cli", "qwen", "--yes"), shell, env.workspace(), temp, WAIT.multipliedBy(2));
+    JarCommand extension =
+        JarCommand.run(
+            List.of(command.toString(), "extension", "install", "--cli", "qwen", "--yes"),
+            shell,
+            env.workspace(),
+            temp,
+            WAIT.multipliedBy(2));
     assertThat(extension.exitCode()).as(extension.stdout() + extension.stderr()).isZero();
     List<Path> recorded;
     try (Stream<Path> files = Files.walk(env.home())) {
-      recorded = files.filter(f -> f.endsWith("lib/java") && !f.startsWith(env.home().resolve(".local"))).toList();
+      recorded =
+          files
+              .filter(f -> f.endsWith("lib/java") && !f.startsWith(env.home().resolve(".local")))
+              .toList();
     }
-    assertThat(recorded).as("the staged extension and the CLI's copy").hasSizeGreaterThanOrEqualTo(2);
+    assertThat(recorded)
+        .as("the staged extension and the CLI's copy")
+        .hasSizeGreaterThanOrEqualTo(2);
     Path java = env.home().resolve(".local/share/companion4j/current/runtime/bin/java");
     for (Path file : recorded) {
       assertThat(Files.readString(file).strip()).as(file.toString()).isEqualTo(java.toString());
@@ -318,17 +425,28 @@ class ReleaseArchiveIT {
 
     // A later release installed beside it, then this one uninstalled.
     Path next = env.home().resolve("Downloads/companion4j-next");
-    JarCommand copy = JarCommand.run(List.of("cp", "-pR", unpacked.toString(), next.toString()), system(), env.home(), temp);
+    JarCommand copy =
+        JarCommand.run(
+            List.of("cp", "-pR", unpacked.toString(), next.toString()), system(), env.home(), temp);
     assertThat(copy.exitCode()).as(copy.stderr()).isZero();
     Files.writeString(next.resolve("VERSION"), "99.0.0\n");
-    JarCommand upgrade = JarCommand.run(List.of(next.resolve("install.sh").toString()), system(), env.home(), temp);
+    JarCommand upgrade =
+        JarCommand.run(List.of(next.resolve("install.sh").toString()), system(), env.home(), temp);
     assertThat(upgrade.exitCode()).as(upgrade.stderr()).isZero();
-    JarCommand old = JarCommand.run(List.of(installed.resolve("install.sh").toString(), "--uninstall"), system(), env.home(), temp);
+    JarCommand old =
+        JarCommand.run(
+            List.of(installed.resolve("install.sh").toString(), "--uninstall"),
+            system(),
+            env.home(),
+            temp);
     assertThat(old.exitCode()).as(old.stderr()).isZero();
     assertThat(installed).doesNotExist();
 
-    JarCommand runs = JarCommand.run(List.of(java.toString(), "-version"), system(), env.home(), temp);
-    assertThat(runs.exitCode()).as("the recorded Java after the upgrade: " + runs.stderr()).isZero();
+    JarCommand runs =
+        JarCommand.run(List.of(java.toString(), "-version"), system(), env.home(), temp);
+    assertThat(runs.exitCode())
+        .as("the recorded Java after the upgrade: " + runs.stderr())
+        .isZero();
   }
 
   /** A shell of the user's, in the fresh home: only the system's directories on the PATH. */

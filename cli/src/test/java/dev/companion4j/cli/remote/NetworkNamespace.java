@@ -9,9 +9,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * A network namespace of the test's own with nothing but loopback, as a container has: no port
- * of the host's is reachable from it. Its commands run through {@code ip netns exec}, which also
- * gives each a mount namespace of its own whose mounts stay invisible to the host.
+ * A network namespace of the test's own with nothing but loopback, as a container has: no port of
+ * the host's is reachable from it. Its commands run through {@code ip netns exec}, which also gives
+ * each a mount namespace of its own whose mounts stay invisible to the host.
  */
 final class NetworkNamespace implements AutoCloseable {
   private static final AtomicInteger COUNT = new AtomicInteger();
@@ -35,9 +35,11 @@ final class NetworkNamespace implements AutoCloseable {
     JarCommand add = exec(outputDir, List.of("ip", "netns", "add", name));
     if (add.exitCode() != 0) {
       if (forbidden(add.stderr())) {
-        Assumptions.abort("the kernel forbids network namespaces here: ip netns add: " + add.stderr().strip());
+        Assumptions.abort(
+            "the kernel forbids network namespaces here: ip netns add: " + add.stderr().strip());
       }
-      throw new AssertionError("ip netns add " + name + " failed (" + add.exitCode() + "): " + add.stderr());
+      throw new AssertionError(
+          "ip netns add " + name + " failed (" + add.exitCode() + "): " + add.stderr());
     }
     NetworkNamespace ns = new NetworkNamespace(name, outputDir);
     try {
@@ -63,7 +65,8 @@ final class NetworkNamespace implements AutoCloseable {
   private void check(List<String> command) throws Exception {
     JarCommand r = exec(outputDir, command);
     if (r.exitCode() != 0) {
-      throw new AssertionError(String.join(" ", command) + " failed (" + r.exitCode() + "): " + r.stderr());
+      throw new AssertionError(
+          String.join(" ", command) + " failed (" + r.exitCode() + "): " + r.stderr());
     }
   }
 

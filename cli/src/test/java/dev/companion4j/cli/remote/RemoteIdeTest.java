@@ -23,8 +23,10 @@ class RemoteIdeTest {
   private static final JsonMapper JSON = JsonMapper.shared();
   private static final IdeInfo IDE = new IdeInfo("companion4j", "Companion4J");
   private static final long PID = 4242;
+
   /** 65536 + the pid: above every port, so never a companion's port-named file. */
   private static final long NUMBER = 69_778;
+
   private static final StdioCommand BRIDGE =
       StdioCommand.parse("ssh laptop companion4j bridge --map /workspaces/app=/home/me/app");
 
@@ -39,7 +41,13 @@ class RemoteIdeTest {
   }
 
   private Map<String, String> env() {
-    return Map.of("HOME", temp.resolve("home").toString(), "QWEN_HOME", qwenHome().toString(), "TMPDIR", tmp().toString());
+    return Map.of(
+        "HOME",
+        temp.resolve("home").toString(),
+        "QWEN_HOME",
+        qwenHome().toString(),
+        "TMPDIR",
+        tmp().toString());
   }
 
   private Path qwenHome() {
@@ -69,17 +77,23 @@ class RemoteIdeTest {
     ide = RemoteIde.announce(BRIDGE, List.of(workspace), IDE, env(), PID);
 
     assertThat(ide.files()).containsExactly(qwenLock(), geminiFile());
-    JsonNode expected = JSON.readTree("""
+    JsonNode expected =
+        JSON.readTree(
+            """
         {"workspacePath": "%s",
          "stdio": {"command": "ssh", "args": ["laptop", "companion4j", "bridge", "--map", "/workspaces/app=/home/me/app"]},
          "ideInfo": {"name": "companion4j", "displayName": "Companion4J"},
          "ppid": 4242}
-        """.formatted(workspace));
+        """
+                .formatted(workspace));
     for (Path file : ide.files()) {
       assertThat(JSON.readTree(Files.readString(file))).as(file.toString()).isEqualTo(expected);
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+          .isEqualTo("rw-------");
     }
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(geminiFile().getParent()))).isEqualTo("rwx------");
+    assertThat(
+            PosixFilePermissions.toString(Files.getPosixFilePermissions(geminiFile().getParent())))
+        .isEqualTo("rwx------");
   }
 
   @Test
@@ -117,7 +131,8 @@ class RemoteIdeTest {
 
   @Test
   void whenNoPlaceCanBeTrustedNothingIsAnnounced() throws Exception {
-    for (Path shared : List.of(Files.createDirectories(qwenHome()), Files.createDirectories(tmp()))) {
+    for (Path shared :
+        List.of(Files.createDirectories(qwenHome()), Files.createDirectories(tmp()))) {
       Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
     }
 
@@ -132,7 +147,8 @@ class RemoteIdeTest {
   @Test
   void aTrustedPlaceThatCannotBeWrittenFailsAndLeavesNothing() throws Exception {
     Files.createDirectories(tmp());
-    Files.writeString(Files.createDirectories(qwenHome()).resolve("ide"), "a file where the directory belongs");
+    Files.writeString(
+        Files.createDirectories(qwenHome()).resolve("ide"), "a file where the directory belongs");
 
     assertThatThrownBy(() -> RemoteIde.announce(BRIDGE, List.of(workspace("w")), IDE, env(), PID))
         .isInstanceOf(IOException.class)
@@ -144,24 +160,37 @@ class RemoteIdeTest {
   void theVariablesNameTheCommandAndTheWorkspaceAndDropALocalCompanions() throws Exception {
     Path workspace = workspace("workspaces/app");
     ide = RemoteIde.announce(BRIDGE, List.of(workspace), IDE, env(), PID);
-    Map<String, String> environment = new HashMap<>(Map.of(
-        "PATH", "/usr/bin",
-        "QWEN_CODE_IDE_SERVER_PORT", "40001",
-        "GEMINI_CLI_IDE_SERVER_PORT", "40001",
-        "GEMINI_CLI_IDE_AUTH_TOKEN", "local-token",
-        "GEMINI_CLI_IDE_PID", "1"));
+    Map<String, String> environment =
+        new HashMap<>(
+            Map.of(
+                "PATH", "/usr/bin",
+                "QWEN_CODE_IDE_SERVER_PORT", "40001",
+                "GEMINI_CLI_IDE_SERVER_PORT", "40001",
+                "GEMINI_CLI_IDE_AUTH_TOKEN", "local-token",
+                "GEMINI_CLI_IDE_PID", "1"));
 
     ide.applyTo(environment);
 
-    String args = "[\"laptop\",\"companion4j\",\"bridge\",\"--map\",\"/workspaces/app=/home/me/app\"]";
-    assertThat(environment).containsExactlyInAnyOrderEntriesOf(Map.of(
-        "PATH", "/usr/bin",
-        "QWEN_CODE_IDE_SERVER_STDIO_COMMAND", "ssh",
-        "QWEN_CODE_IDE_SERVER_STDIO_ARGS", args,
-        "QWEN_CODE_IDE_WORKSPACE_PATH", workspace.toString(),
-        "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND", "ssh",
-        "GEMINI_CLI_IDE_SERVER_STDIO_ARGS", args,
-        "GEMINI_CLI_IDE_WORKSPACE_PATH", workspace.toString(),
-        "GEMINI_CLI_IDE_PID", "4242"));
+    String args =
+        "[\"laptop\",\"companion4j\",\"bridge\",\"--map\",\"/workspaces/app=/home/me/app\"]";
+    assertThat(environment)
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "PATH",
+                "/usr/bin",
+                "QWEN_CODE_IDE_SERVER_STDIO_COMMAND",
+                "ssh",
+                "QWEN_CODE_IDE_SERVER_STDIO_ARGS",
+                args,
+                "QWEN_CODE_IDE_WORKSPACE_PATH",
+                workspace.toString(),
+                "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND",
+                "ssh",
+                "GEMINI_CLI_IDE_SERVER_STDIO_ARGS",
+                args,
+                "GEMINI_CLI_IDE_WORKSPACE_PATH",
+                workspace.toString(),
+                "GEMINI_CLI_IDE_PID",
+                "4242"));
   }
 }

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
-/** {@code companion4j run --remote} from the shaded jar: files and variables for the command's lifetime. */
+/**
+ * {@code companion4j run --remote} from the shaded jar: files and variables for the command's
+ * lifetime.
+ */
 class RunRemoteIT {
   private static final String REMOTE = "env companion4j bridge --map /workspaces/app=/home/me/app";
 
@@ -32,31 +35,38 @@ class RunRemoteIT {
     Map<String, String> vars = new HashMap<>(env.variables());
     vars.put("QWEN_CODE_IDE_SERVER_PORT", "40001");
     // What the CLI would find, and the pid of its parent: the run process.
-    String script = "cat \"$QWEN_HOME\"/ide/*.lock; echo; cat \"$TMPDIR\"/gemini/ide/gemini-ide-server-*.json; echo; "
-        + "echo \"$PPID\"; env | grep '_IDE_' | sort; exit 7";
+    String script =
+        "cat \"$QWEN_HOME\"/ide/*.lock; echo; cat \"$TMPDIR\"/gemini/ide/gemini-ide-server-*.json; echo; "
+            + "echo \"$PPID\"; env | grep '_IDE_' | sort; exit 7";
 
-    JarCommand run = JarCommand.run(vars, env.workspace(), temp, "run", "--remote", REMOTE, "--", "sh", "-c", script);
+    JarCommand run =
+        JarCommand.run(
+            vars, env.workspace(), temp, "run", "--remote", REMOTE, "--", "sh", "-c", script);
 
     assertThat(run.exitCode()).as(run.stderr()).isEqualTo(7);
     List<String> lines = run.stdout().lines().toList();
     String ppid = lines.get(2);
-    JsonNode expected = CompanionProcess.JSON.readTree("""
+    JsonNode expected =
+        CompanionProcess.JSON.readTree(
+            """
         {"workspacePath": "%s",
          "stdio": {"command": "env", "args": ["companion4j", "bridge", "--map", "/workspaces/app=/home/me/app"]},
          "ideInfo": {"name": "companion4j", "displayName": "Companion4J"},
          "ppid": %s}
-        """.formatted(env.workspace(), ppid));
+        """
+                .formatted(env.workspace(), ppid));
     assertThat(CompanionProcess.JSON.readTree(lines.get(0))).isEqualTo(expected);
     assertThat(CompanionProcess.JSON.readTree(lines.get(1))).isEqualTo(expected);
     String args = "[\"companion4j\",\"bridge\",\"--map\",\"/workspaces/app=/home/me/app\"]";
-    assertThat(lines.subList(3, lines.size())).containsExactly(
-        "GEMINI_CLI_IDE_PID=" + ppid,
-        "GEMINI_CLI_IDE_SERVER_STDIO_ARGS=" + args,
-        "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND=env",
-        "GEMINI_CLI_IDE_WORKSPACE_PATH=" + env.workspace(),
-        "QWEN_CODE_IDE_SERVER_STDIO_ARGS=" + args,
-        "QWEN_CODE_IDE_SERVER_STDIO_COMMAND=env",
-        "QWEN_CODE_IDE_WORKSPACE_PATH=" + env.workspace());
+    assertThat(lines.subList(3, lines.size()))
+        .containsExactly(
+            "GEMINI_CLI_IDE_PID=" + ppid,
+            "GEMINI_CLI_IDE_SERVER_STDIO_ARGS=" + args,
+            "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND=env",
+            "GEMINI_CLI_IDE_WORKSPACE_PATH=" + env.workspace(),
+            "QWEN_CODE_IDE_SERVER_STDIO_ARGS=" + args,
+            "QWEN_CODE_IDE_SERVER_STDIO_COMMAND=env",
+            "QWEN_CODE_IDE_WORKSPACE_PATH=" + env.workspace());
     assertThat(announced(env)).as("removed when the command exits").isEmpty();
     assertThat(run.stdout() + run.stderr()).as("no companion starts").doesNotContain("127.0.0.1:");
   }
@@ -64,12 +74,16 @@ class RunRemoteIT {
   @Test
   void sigtermRemovesTheFilesWhileTheCommandRuns() throws Exception {
     CliEnvironment env = CliEnvironment.in(temp);
-    List<String> command = CompanionProcess.command("run", "--remote", REMOTE, "--", "sh", "-c", "echo started; read line");
-    ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile()).redirectErrorStream(true);
+    List<String> command =
+        CompanionProcess.command(
+            "run", "--remote", REMOTE, "--", "sh", "-c", "echo started; read line");
+    ProcessBuilder pb =
+        new ProcessBuilder(command).directory(env.workspace().toFile()).redirectErrorStream(true);
     pb.environment().clear();
     pb.environment().putAll(env.variables());
     Process run = pb.start();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(run.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(run.getInputStream(), StandardCharsets.UTF_8))) {
       assertThat(out.readLine()).isEqualTo("started");
       assertThat(announced(env)).hasSize(2);
 

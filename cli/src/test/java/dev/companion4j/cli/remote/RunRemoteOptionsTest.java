@@ -27,28 +27,49 @@ class RunRemoteOptionsTest {
   @ValueSource(strings = {"", "  \t "})
   void aCommandLineWithoutWordsIsAUsageError(String line) {
     assertThat(run("run", "--remote", line, "--", "true")).isEqualTo(2);
-    assertThat(err.toString()).startsWith(
-        "--remote is empty; give the command that reaches the companion, e.g. 'ssh laptop companion4j bridge");
+    assertThat(err.toString())
+        .startsWith(
+            "--remote is empty; give the command that reaches the companion, e.g. 'ssh laptop companion4j bridge");
   }
 
   @Test
   void theWorkspaceMustExist() {
     Path missing = temp.resolve("missing");
 
-    assertThat(run("run", "--remote", "sh bridge", "--workspace", missing.toString(), "--", "true")).isEqualTo(2);
+    assertThat(run("run", "--remote", "sh bridge", "--workspace", missing.toString(), "--", "true"))
+        .isEqualTo(2);
     assertThat(err.toString()).startsWith("--workspace is not a directory: " + missing);
   }
 
   @Test
   void theCommandTheClisWouldStartMustExist() {
-    assertThat(run("run", "--remote", "no-such-program-c4j bridge", "--workspace", temp.toString(), "--", "true"))
+    assertThat(
+            run(
+                "run",
+                "--remote",
+                "no-such-program-c4j bridge",
+                "--workspace",
+                temp.toString(),
+                "--",
+                "true"))
         .isEqualTo(2);
-    assertThat(err.toString()).startsWith("--remote: cannot run no-such-program-c4j: not found on PATH");
+    assertThat(err.toString())
+        .startsWith("--remote: cannot run no-such-program-c4j: not found on PATH");
   }
 
   @Test
   void thereIsNoLocalReviewPageToOpen() {
-    assertThat(run("run", "--remote", "sh bridge", "--open", "--workspace", temp.toString(), "--", "true")).isEqualTo(2);
+    assertThat(
+            run(
+                "run",
+                "--remote",
+                "sh bridge",
+                "--open",
+                "--workspace",
+                temp.toString(),
+                "--",
+                "true"))
+        .isEqualTo(2);
     assertThat(err.toString()).startsWith("--open shows a local companion's review page");
   }
 }

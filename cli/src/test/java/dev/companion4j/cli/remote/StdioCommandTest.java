@@ -11,23 +11,30 @@ class StdioCommandTest {
 
   @Test
   void splitsAtRunsOfWhitespaceAndKeepsEverythingElse() {
-    StdioCommand c = StdioCommand.parse("  ssh\tlaptop   companion4j bridge --map /mnt/c/Users/me/app=C:\\Users\\me\\app \n");
+    StdioCommand c =
+        StdioCommand.parse(
+            "  ssh\tlaptop   companion4j bridge --map /mnt/c/Users/me/app=C:\\Users\\me\\app \n");
 
     assertThat(c.command()).isEqualTo("ssh");
-    assertThat(c.args()).containsExactly(
-        "laptop", "companion4j", "bridge", "--map", "/mnt/c/Users/me/app=C:\\Users\\me\\app");
+    assertThat(c.args())
+        .containsExactly(
+            "laptop", "companion4j", "bridge", "--map", "/mnt/c/Users/me/app=C:\\Users\\me\\app");
   }
 
   @Test
   void noShellReadsIt() {
-    StdioCommand c = StdioCommand.parse("docker exec -i app companion4j bridge --map '/my app'=$HOME");
+    StdioCommand c =
+        StdioCommand.parse("docker exec -i app companion4j bridge --map '/my app'=$HOME");
 
-    assertThat(c.args()).containsExactly("exec", "-i", "app", "companion4j", "bridge", "--map", "'/my", "app'=$HOME");
+    assertThat(c.args())
+        .containsExactly(
+            "exec", "-i", "app", "companion4j", "bridge", "--map", "'/my", "app'=$HOME");
   }
 
   @Test
   void aSingleWordIsACommandWithoutArguments() {
-    assertThat(StdioCommand.parse("/opt/reach-laptop.sh")).isEqualTo(new StdioCommand("/opt/reach-laptop.sh", java.util.List.of()));
+    assertThat(StdioCommand.parse("/opt/reach-laptop.sh"))
+        .isEqualTo(new StdioCommand("/opt/reach-laptop.sh", java.util.List.of()));
   }
 
   @ParameterizedTest

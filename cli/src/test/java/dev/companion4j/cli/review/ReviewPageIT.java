@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.BrowserDriver;
 import dev.companion4j.cli.testing.CompanionProcess;
-import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliDriver;
+import dev.companion4j.testkit.CliDriver.Cli;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.McpTapClient;
 import dev.companion4j.testkit.TestPeers;
@@ -31,7 +31,8 @@ import tools.jackson.databind.json.JsonMapper;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReviewPageIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final String ORIGINAL = "class Greeting {\n  String text() {\n    return \"Hello\";\n  }\n}\n";
+  private static final String ORIGINAL =
+      "class Greeting {\n  String text() {\n    return \"Hello\";\n  }\n}\n";
   private static final String PROPOSED =
       "class Greeting {\n  String text() {\n    return \"Hello, review\";\n  }\n\n  int size() {\n    return 2;\n  }\n}\n";
 
@@ -89,7 +90,8 @@ class ReviewPageIT {
   private String propose(McpTapClient proposer, Path file, String newContent) {
     proposer.call("openDiff", Map.of("filePath", file.toString(), "newContent", newContent));
     for (JsonNode d : JsonMapper.shared().readTree(companion.get("/editor/diffs").body())) {
-      if (d.path("filePath").asString().equals(file.toString()) && d.path("newContent").asString().equals(newContent)) {
+      if (d.path("filePath").asString().equals(file.toString())
+          && d.path("newContent").asString().equals(newContent)) {
         return d.path("id").asString();
       }
     }
@@ -120,9 +122,13 @@ class ReviewPageIT {
       browser.waitFor(".cm-merge-b .cm-content", "Hello, review");
 
       assertThat(browser.text("#review-path")).isEqualTo("src/Appear.java");
-      assertThat(browser.text(".cm-merge-a .cm-content")).contains("return \"Hello\";").doesNotContain("size()");
+      assertThat(browser.text(".cm-merge-a .cm-content"))
+          .contains("return \"Hello\";")
+          .doesNotContain("size()");
       assertThat(browser.text(".cm-merge-b .cm-content")).contains("int size()");
-      assertThat(browser.count(".cm-merge-b .cm-changedText")).as("intra-line changes").isPositive();
+      assertThat(browser.count(".cm-merge-b .cm-changedText"))
+          .as("intra-line changes")
+          .isPositive();
       JsonNode log = browser.log();
       assertThat(log.path("navigations").asInt()).as("no reload").isEqualTo(navigations);
       assertThat(log.path("consoleErrors")).as("console errors, CSP violations included").isEmpty();
@@ -140,9 +146,14 @@ class ReviewPageIT {
       browser.waitFor(item(file), "seconds ago");
       String listed = browser.text(item(file) + " .meta");
       String shown = browser.text("#review-meta");
-      // Well within a minute: the text moves on while the proposal waits, with no event from the companion.
-      await().atMost(Duration.ofSeconds(15)).until(() -> !browser.text(item(file) + " .meta").equals(listed));
-      await().atMost(Duration.ofSeconds(15)).until(() -> !browser.text("#review-meta").equals(shown));
+      // Well within a minute: the text moves on while the proposal waits, with no event from the
+      // companion.
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> !browser.text(item(file) + " .meta").equals(listed));
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> !browser.text("#review-meta").equals(shown));
       assertThat(browser.text(item(file) + " .meta")).containsPattern("\\d+ seconds ago");
     } finally {
       closeQuietly(file);
@@ -163,7 +174,8 @@ class ReviewPageIT {
 
     JsonNode answer = outcome(decision);
     assertThat(answer.path("status").asString()).isEqualTo("accepted");
-    assertThat(answer.path("content").asString()).isEqualTo(PROPOSED + "// reviewed in the browser\n");
+    assertThat(answer.path("content").asString())
+        .isEqualTo(PROPOSED + "// reviewed in the browser\n");
     browser.waitGone(item(file));
     browser.waitFor("#review-empty");
   }
@@ -228,7 +240,8 @@ class ReviewPageIT {
     openLivePage();
     Path file = env.file("src/Stale.java", ORIGINAL);
     // The real CLIs propose one diff at a time; the SDK client re-proposes on demand.
-    try (McpTapClient proposer = new McpTapClient(companion.port(), companion.token(), "re-proposing-cli")) {
+    try (McpTapClient proposer =
+        new McpTapClient(companion.port(), companion.token(), "re-proposing-cli")) {
       String first = propose(proposer, file, PROPOSED);
       browser.click(item(first) + " button");
       browser.waitFor("#review-main[data-id=\"" + first + "\"]");
@@ -251,10 +264,15 @@ class ReviewPageIT {
       assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(409);
       assertThat(accepted.body()).contains("is no longer pending: it was accepted");
       assertThat(replaced.statusCode()).as(replaced.body()).isEqualTo(409);
-      assertThat(replaced.body()).contains("it was replaced by a newer proposal", "\"outcome\":\"replaced\"");
-      assertThat(companion.get("/editor/diffs/" + third).statusCode()).as("the newer proposal stays pending").isEqualTo(200);
+      assertThat(replaced.body())
+          .contains("it was replaced by a newer proposal", "\"outcome\":\"replaced\"");
+      assertThat(companion.get("/editor/diffs/" + third).statusCode())
+          .as("the newer proposal stays pending")
+          .isEqualTo(200);
       assertThat(browser.count(item(third))).isEqualTo(1);
-      assertThat(proposer.received("ide/diffAccepted")).as("the stale answers reached no CLI").hasSize(1);
+      assertThat(proposer.received("ide/diffAccepted"))
+          .as("the stale answers reached no CLI")
+          .hasSize(1);
       assertThat(proposer.received("ide/diffRejected")).isEmpty();
       assertThat(env.workspace().resolve("src/Stale.java")).hasContent(ORIGINAL);
 
@@ -268,10 +286,15 @@ class ReviewPageIT {
   void aProposalWhoseCliLeftSaysNothingWasWritten() {
     openLivePage();
     Path file = env.file("src/Left.java", ORIGINAL);
-    try (McpTapClient proposer = new McpTapClient(companion.port(), companion.token(), "leaving-cli")) {
+    try (McpTapClient proposer =
+        new McpTapClient(companion.port(), companion.token(), "leaving-cli")) {
       String id = propose(proposer, file, PROPOSED);
       browser.waitFor(item(id));
-      String session = JsonMapper.shared().readTree(companion.get("/editor/diffs/" + id).body()).path("clientId").asString();
+      String session =
+          JsonMapper.shared()
+              .readTree(companion.get("/editor/diffs/" + id).body())
+              .path("clientId")
+              .asString();
 
       // The CLI ends its session, as it does on exit.
       companion.send(companion.request("/mcp").header("mcp-session-id", session).DELETE());
@@ -314,7 +337,9 @@ class ReviewPageIT {
       JsonNode requests = editorApiRequests(browser.log());
       assertThat(requests).isNotEmpty();
       requests.forEach(r -> assertThat(r.path("status").asInt()).as(r.toString()).isEqualTo(401));
-      assertThat(browser.log().path("url").asString()).as("token stripped from the address").doesNotContain("token");
+      assertThat(browser.log().path("url").asString())
+          .as("token stripped from the address")
+          .doesNotContain("token");
     } finally {
       closeQuietly(file);
     }
@@ -327,7 +352,8 @@ class ReviewPageIT {
     companion.event(Map.of("type", "focus", "path", other.toString()));
     companion.event(Map.of("type", "focus", "path", file.toString()));
     companion.event(Map.of("type", "cursor", "path", file.toString(), "line", 3, "character", 5));
-    companion.event(Map.of("type", "selection", "path", file.toString(), "text", "return \"Hello\";"));
+    companion.event(
+        Map.of("type", "selection", "path", file.toString(), "text", "return \"Hello\";"));
     cli.awaitContext(c -> c.toString().contains("return \\\"Hello\\\";"), WAIT);
 
     openLivePage();
@@ -350,14 +376,34 @@ class ReviewPageIT {
     openLivePage();
     browser.waitFor("#diagnostics", "No editor has reported diagnostics yet.");
     // An editor's first report, for a file without problems, is news too.
-    companion.event(Map.of("type", "diagnostics", "path", clean.toString(), "diagnostics", List.of()));
+    companion.event(
+        Map.of("type", "diagnostics", "path", clean.toString(), "diagnostics", List.of()));
     browser.waitFor("#diagnostics", "No problems in the open files.");
 
-    companion.event(Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of(
-        Map.of("range", Map.of("startLine", 3, "startCharacter", 12, "endLine", 3, "endCharacter", 19),
-            "severity", "error", "message", "cannot find symbol", "source", "javac"),
-        Map.of("range", Map.of("startLine", 1, "startCharacter", 1, "endLine", 1, "endCharacter", 2),
-            "severity", "warning", "message", "missing javadoc"))));
+    companion.event(
+        Map.of(
+            "type",
+            "diagnostics",
+            "path",
+            file.toString(),
+            "diagnostics",
+            List.of(
+                Map.of(
+                    "range",
+                    Map.of("startLine", 3, "startCharacter", 12, "endLine", 3, "endCharacter", 19),
+                    "severity",
+                    "error",
+                    "message",
+                    "cannot find symbol",
+                    "source",
+                    "javac"),
+                Map.of(
+                    "range",
+                    Map.of("startLine", 1, "startCharacter", 1, "endLine", 1, "endCharacter", 2),
+                    "severity",
+                    "warning",
+                    "message",
+                    "missing javadoc"))));
 
     browser.waitFor("#diagnostics .diag.error", "cannot find symbol (javac)");
     assertThat(browser.text("#diagnostics .diag.error .diag-where")).isEqualTo("3:12");
@@ -365,17 +411,21 @@ class ReviewPageIT {
     assertThat(browser.text("#diagnostics-count")).isEqualTo("2");
     assertThat(browser.count("#diagnostics .diag")).isEqualTo(2);
 
-    companion.event(Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of()));
+    companion.event(
+        Map.of("type", "diagnostics", "path", file.toString(), "diagnostics", List.of()));
     browser.waitFor("#diagnostics", "No problems in the open files.");
     assertThat(browser.text("#diagnostics-count")).isEqualTo("0");
 
-    // The page is no editor: a request to open the file is not counted as heard, but the user sees it.
-    assertThat(companion.post("/ide/open", Map.of("path", file.toString(), "line", 3)).statusCode()).isEqualTo(503);
+    // The page is no editor: a request to open the file is not counted as heard, but the user sees
+    // it.
+    assertThat(companion.post("/ide/open", Map.of("path", file.toString(), "line", 3)).statusCode())
+        .isEqualTo(503);
     browser.waitFor("#toast", "The CLI points at src/Broken.java, line 3");
   }
 
   @Test
-  void pageShowsDisconnectedAndRetryingWhenTheCompanionGoesAway(@TempDir Path own) throws Exception {
+  void pageShowsDisconnectedAndRetryingWhenTheCompanionGoesAway(@TempDir Path own)
+      throws Exception {
     try (CompanionProcess doomed = CompanionProcess.start(CliEnvironment.in(own))) {
       browser.open(ReviewPage.pageUrl(doomed.port(), doomed.token()));
       browser.waitFor("#status[data-state='live']");
@@ -383,7 +433,9 @@ class ReviewPageIT {
       doomed.kill();
 
       browser.waitFor("#status[data-state='retrying']", "Disconnected, retrying");
-      assertThat(browser.count("#gate:not([hidden])")).as("not mistaken for a refused token").isZero();
+      assertThat(browser.count("#gate:not([hidden])"))
+          .as("not mistaken for a refused token")
+          .isZero();
       // Once reconnecting has failed again, the page says how to reach a restarted companion.
       browser.waitFor("#restart-hint:not([hidden])", "companion4j open");
       assertThat(browser.text("#restart-workspace")).isEqualTo(own.resolve("workspace").toString());
@@ -418,7 +470,9 @@ class ReviewPageIT {
     try {
       browser.waitFor(item(changed));
       browser.waitFor("#review-path", "src/Changed.java");
-      assertThat(browser.count(item(changed) + " .badge")).as("an ordinary edit has no label").isZero();
+      assertThat(browser.count(item(changed) + " .badge"))
+          .as("an ordinary edit has no label")
+          .isZero();
       assertThat(browser.count("#review-path .badge")).isZero();
     } finally {
       closeQuietly(changed);
@@ -429,14 +483,17 @@ class ReviewPageIT {
   void withACliConnectedAndNothingToReviewThePageExplainsTheApprovalMode() {
     openLivePage();
     browser.waitFor("#approval-hint:not([hidden])", "/approval-mode default");
-    assertThat(browser.text("#clients li.client strong")).as("the CLI's label, not only its handshake name")
+    assertThat(browser.text("#clients li.client strong"))
+        .as("the CLI's label, not only its handshake name")
         .matches(".+ \\(.*pid \\d+\\)");
 
     Path file = env.file("src/Waiting.java", ORIGINAL);
     propose(file, PROPOSED);
     try {
       browser.waitFor(item(file));
-      assertThat(browser.count("#approval-hint:not([hidden])")).as("not while a diff is pending").isZero();
+      assertThat(browser.count("#approval-hint:not([hidden])"))
+          .as("not while a diff is pending")
+          .isZero();
     } finally {
       closeQuietly(file);
     }
@@ -444,12 +501,16 @@ class ReviewPageIT {
 
   @Test
   void screenshotsForTheDocs() {
-    Path dir = Path.of(System.getProperty("companion4j.screenshots",
-        TestPeers.repoRoot().resolve("cli/target/review-screenshots").toString()));
+    Path dir =
+        Path.of(
+            System.getProperty(
+                "companion4j.screenshots",
+                TestPeers.repoRoot().resolve("cli/target/review-screenshots").toString()));
     Path file = env.file("src/main/java/demo/Greeting.java", ORIGINAL);
     companion.event(Map.of("type", "focus", "path", file.toString()));
     companion.event(Map.of("type", "cursor", "path", file.toString(), "line", 3, "character", 12));
-    companion.event(Map.of("type", "selection", "path", file.toString(), "text", "return \"Hello\";"));
+    companion.event(
+        Map.of("type", "selection", "path", file.toString(), "text", "return \"Hello\";"));
     propose(file, PROPOSED);
     try {
       openLivePage();
@@ -466,7 +527,9 @@ class ReviewPageIT {
       browser.open(pageUrl(), 420, 860, "light");
       browser.waitFor(item(file));
       browser.waitFor("[data-layout='unified'] .cm-content", "Hello, review");
-      assertThat(browser.count("#accept:not([disabled])")).as("accept usable on a narrow window").isEqualTo(1);
+      assertThat(browser.count("#accept:not([disabled])"))
+          .as("accept usable on a narrow window")
+          .isEqualTo(1);
       browser.screenshot(dir.resolve("review-narrow.png"));
     } finally {
       closeQuietly(file);

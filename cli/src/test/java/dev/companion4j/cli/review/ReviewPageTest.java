@@ -61,7 +61,9 @@ class ReviewPageTest {
         };
     companion =
         Companion.builder(host)
-            .discoveryLocations(new DiscoveryLocations(Files.createDirectories(temp.resolve("tmp")), temp.resolve("qwen")))
+            .discoveryLocations(
+                new DiscoveryLocations(
+                    Files.createDirectories(temp.resolve("tmp")), temp.resolve("qwen")))
             .publicRoute(ReviewPage.PATH + "*", ReviewPage.assetsServlet())
             .build();
     companion.start();
@@ -89,17 +91,26 @@ class ReviewPageTest {
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(contentType(page)).isEqualTo("text/html;charset=utf-8");
     assertThat(page.headers().firstValue("Cache-Control")).hasValue("no-cache");
-    assertThat(page.headers().firstValue("Content-Security-Policy")).get().asString()
-        .contains("default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'")
+    assertThat(page.headers().firstValue("Content-Security-Policy"))
+        .get()
+        .asString()
+        .contains(
+            "default-src 'none'",
+            "script-src 'self'",
+            "connect-src 'self'",
+            "frame-ancestors 'none'")
         // Neither scripts nor styles inline: text that reaches the page cannot restyle it.
         .doesNotContain("unsafe-eval", "unsafe-inline");
-    Matcher nonce = Pattern.compile("style-src 'self' 'nonce-([A-Za-z0-9+/]{24})';")
-        .matcher(page.headers().firstValue("Content-Security-Policy").orElseThrow());
+    Matcher nonce =
+        Pattern.compile("style-src 'self' 'nonce-([A-Za-z0-9+/]{24})';")
+            .matcher(page.headers().firstValue("Content-Security-Policy").orElseThrow());
     assertThat(nonce.find()).as("style elements only with the page's nonce").isTrue();
     assertThat(page.body()).contains("nonce=\"" + nonce.group(1) + "\"");
     assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
     assertThat(page.headers().firstValue("Referrer-Policy")).hasValue("no-referrer");
-    assertThat(page.body()).contains("<title>Companion4J review</title>").doesNotContain("<script>");
+    assertThat(page.body())
+        .contains("<title>Companion4J review</title>")
+        .doesNotContain("<script>");
   }
 
   @Test
@@ -115,7 +126,8 @@ class ReviewPageTest {
 
     assertThat(js.statusCode()).isEqualTo(200);
     assertThat(contentType(js)).isEqualTo("text/javascript;charset=utf-8");
-    assertThat(js.headers().firstValue("Cache-Control")).hasValue("public, max-age=31536000, immutable");
+    assertThat(js.headers().firstValue("Cache-Control"))
+        .hasValue("public, max-age=31536000, immutable");
     assertThat(css.statusCode()).isEqualTo(200);
     assertThat(contentType(css)).isEqualTo("text/css;charset=utf-8");
   }
@@ -143,19 +155,28 @@ class ReviewPageTest {
     HttpResponse<String> r = get(path);
 
     assertThat(r.statusCode()).as(path).isIn(400, 404);
-    assertThat(r.body()).as("neither the page nor a class file").doesNotContain("review-", "\u00ca\u00fe\u00ba\u00be");
-    assertThat(r.headers().firstValue("Cache-Control")).as("a miss is never cached as immutable").isNotEqualTo(Optional.of("public, max-age=31536000, immutable"));
+    assertThat(r.body())
+        .as("neither the page nor a class file")
+        .doesNotContain("review-", "\u00ca\u00fe\u00ba\u00be");
+    assertThat(r.headers().firstValue("Cache-Control"))
+        .as("a miss is never cached as immutable")
+        .isNotEqualTo(Optional.of("public, max-age=31536000, immutable"));
   }
 
   @Test
   void anUnchangedAssetIsAnsweredNotModified() throws Exception {
     HttpResponse<String> page = get("/review/");
-    String etag = page.headers().firstValue("ETag").orElseThrow(() -> new AssertionError("no ETag: " + page.headers()));
+    String etag =
+        page.headers()
+            .firstValue("ETag")
+            .orElseThrow(() -> new AssertionError("no ETag: " + page.headers()));
 
-    HttpResponse<String> again = http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/review/"))
-            .header("If-None-Match", etag).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> again =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/review/"))
+                .header("If-None-Match", etag)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
 
     assertThat(again.statusCode()).isEqualTo(304);
     assertThat(again.body()).isEmpty();
@@ -164,14 +185,18 @@ class ReviewPageTest {
 
   @Test
   void headIsAnsweredAndPostIsRefused() throws Exception {
-    HttpResponse<String> head = http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/review/"))
-            .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
-        HttpResponse.BodyHandlers.ofString());
-    HttpResponse<String> post = http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/review/"))
-            .POST(HttpRequest.BodyPublishers.ofString("x")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> head =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/review/"))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> post =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + "/review/"))
+                .POST(HttpRequest.BodyPublishers.ofString("x"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
 
     assertThat(head.statusCode()).isEqualTo(200);
     assertThat(head.body()).isEmpty();
@@ -184,8 +209,10 @@ class ReviewPageTest {
 
     assertThat(url).isEqualTo("http://127.0.0.1:4711/review/#token=00ff");
     assertThat(URI.create(url).getRawQuery()).isNull();
-    assertThatThrownBy(() -> ReviewPage.pageUrl(0, "00ff")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ReviewPage.pageUrl(4711, "a b")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ReviewPage.pageUrl(0, "00ff"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ReviewPage.pageUrl(4711, "a b"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -198,18 +225,36 @@ class ReviewPageTest {
     Map<String, String> desktop = Map.of("PATH", bin.toString(), "DISPLAY", ":0");
     Map<String, String> noDisplay = Map.of("PATH", bin.toString());
 
-    assertThat(ReviewPage.browserCommand(url, "Linux", desktop)).hasValue(List.of(bin.resolve("xdg-open").toString(), url));
-    assertThat(ReviewPage.browserCommand(url, "Mac OS X", noDisplay)).hasValue(List.of(bin.resolve("open").toString(), url));
-    assertThat(ReviewPage.browserCommand(url, "Linux", noDisplay)).as("no text browser in the terminal").isEmpty();
-    assertThat(ReviewPage.browserCommand(url, "Linux", Map.of("PATH", "/nonexistent", "DISPLAY", ":0"))).isEmpty();
-    assertThat(ReviewPage.browserCommand(url, "Windows 11", desktop)).as("Desktop.browse there").isEmpty();
+    assertThat(ReviewPage.browserCommand(url, "Linux", desktop))
+        .hasValue(List.of(bin.resolve("xdg-open").toString(), url));
+    assertThat(ReviewPage.browserCommand(url, "Mac OS X", noDisplay))
+        .hasValue(List.of(bin.resolve("open").toString(), url));
+    assertThat(ReviewPage.browserCommand(url, "Linux", noDisplay))
+        .as("no text browser in the terminal")
+        .isEmpty();
+    assertThat(
+            ReviewPage.browserCommand(
+                url, "Linux", Map.of("PATH", "/nonexistent", "DISPLAY", ":0")))
+        .isEmpty();
+    assertThat(ReviewPage.browserCommand(url, "Windows 11", desktop))
+        .as("Desktop.browse there")
+        .isEmpty();
   }
 
   @Test
   void theTokenNeverBecomesAProcessArgument(@TempDir Path temp) throws Exception {
     Path bin = Files.createDirectories(temp.resolve("bin"));
     Path seen = temp.resolve("args.txt");
-    Path launcher = Files.writeString(bin.resolve("xdg-open"), "#!/bin/sh\nprintf '%s' \"$*\" > " + seen + ".tmp && mv " + seen + ".tmp " + seen + "\n");
+    Path launcher =
+        Files.writeString(
+            bin.resolve("xdg-open"),
+            "#!/bin/sh\nprintf '%s' \"$*\" > "
+                + seen
+                + ".tmp && mv "
+                + seen
+                + ".tmp "
+                + seen
+                + "\n");
     assertThat(launcher.toFile().setExecutable(true)).isTrue();
     Path privateDir = Files.createDirectory(temp.resolve("private"));
     String url = ReviewPage.pageUrl(4711, "5ecret");
@@ -221,6 +266,7 @@ class ReviewPageTest {
     assertThat(argument).startsWith("file:").doesNotContain("5ecret");
     Path page = Path.of(URI.create(argument));
     assertThat(Files.readString(page)).contains(url);
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(page))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(page)))
+        .isEqualTo("rw-------");
   }
 }

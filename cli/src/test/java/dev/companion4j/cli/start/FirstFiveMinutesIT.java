@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The README's start, as a new user follows it: a fresh clone of this repository, a home of their
  * own, the launcher's first build, the real Qwen Code TUI in a terminal (in the approval mode the
- * README asks for) and the real Gemini CLI through {@code run} in this machine's container
- * setting, each to a first edit reviewed on the review page in Chromium. The model is the fake one
- * on loopback.
+ * README asks for) and the real Gemini CLI through {@code run} in this machine's container setting,
+ * each to a first edit reviewed on the review page in Chromium. The model is the fake one on
+ * loopback.
  *
  * <p>The clone is of the committed tree. Two things differ from a new user's machine, and only in
  * what is downloaded: {@code npm install -g} is the pinned CLIs of {@code test-peers}, and Maven
@@ -43,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FirstFiveMinutesIT {
   /** Only stops a hung build from hanging the suite; nothing here measures speed. */
   private static final Duration FIRST_BUILD = Duration.ofMinutes(12);
+
   private static final Duration WAIT = Duration.ofSeconds(90);
 
   @TempDir static Path temp;
@@ -61,8 +62,11 @@ class FirstFiveMinutesIT {
     project = Files.createDirectories(home.resolve("src/my-project"));
     bin = Files.createDirectories(temp.resolve("bin"));
     Files.createDirectories(temp.resolve("tmp"));
-    Process git = new ProcessBuilder("git", "clone", "--quiet", TestPeers.repoRoot().toString(), clone.toString())
-        .redirectErrorStream(true).start();
+    Process git =
+        new ProcessBuilder(
+                "git", "clone", "--quiet", TestPeers.repoRoot().toString(), clone.toString())
+            .redirectErrorStream(true)
+            .start();
     assertThat(git.waitFor(2, TimeUnit.MINUTES)).isTrue();
     assertThat(git.exitValue()).as(new String(git.getInputStream().readAllBytes())).isZero();
     readme = Files.readString(clone.resolve("README.md"));
@@ -94,19 +98,29 @@ class FirstFiveMinutesIT {
     Map<String, String> env = userEnvironment();
     Path out = temp.resolve("serve.out");
     Path err = temp.resolve("serve.err");
-    ProcessBuilder serve = new ProcessBuilder(clone.resolve("companion4j").toString(), "serve", "--open")
-        .directory(project.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+    ProcessBuilder serve =
+        new ProcessBuilder(clone.resolve("companion4j").toString(), "serve", "--open")
+            .directory(project.toFile())
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
     serve.environment().clear();
     serve.environment().putAll(env);
     Process companion = serve.start();
-    await().atMost(FIRST_BUILD).until(() -> Files.readString(out).contains("\"event\":\"ready\"") || !companion.isAlive());
+    await()
+        .atMost(FIRST_BUILD)
+        .until(() -> Files.readString(out).contains("\"event\":\"ready\"") || !companion.isAlive());
     // The hint to open the page follows the ready line: it comes once the browser could not start.
-    await().atMost(WAIT).until(() -> Files.readString(err).contains("companion4j open") || !companion.isAlive());
+    await()
+        .atMost(WAIT)
+        .until(() -> Files.readString(err).contains("companion4j open") || !companion.isAlive());
     String build = Files.readString(err);
     assertThat(companion.isAlive()).as(build).isTrue();
-    assertThat(build).as("the launcher's output").doesNotContain("\u001b", "npm notice", "npm warn", "npm WARN")
-        .contains("companion4j: building").contains("companion4j open");
+    assertThat(build)
+        .as("the launcher's output")
+        .doesNotContain("\u001b", "npm notice", "npm warn", "npm WARN")
+        .contains("companion4j: building")
+        .contains("companion4j open");
 
     // Step 4: the CLI in the same folder, IDE mode on.
     assertThat(readme).contains("Press **Esc** for *No*").contains("Then type `/ide enable`");
@@ -139,16 +153,24 @@ class FirstFiveMinutesIT {
   @Test
   @Order(2)
   void geminiCliThroughRunInThisMachinesContainerSetting() throws Exception {
-    assertThat(readme).contains("npm install -g @google/gemini-cli").contains("~/companion4j/companion4j run -- qwen");
+    assertThat(readme)
+        .contains("npm install -g @google/gemini-cli")
+        .contains("~/companion4j/companion4j run -- qwen");
     HeadlessCli.Kind.GEMINI.installAsCommand(bin);
     Files.createDirectories(home.resolve(".gemini"));
     // Its account (the fake model's); folder trust stays on, as a new user has it.
-    Files.writeString(home.resolve(".gemini/settings.json"), "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
+    Files.writeString(
+        home.resolve(".gemini/settings.json"),
+        "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}");
     Map<String, String> env = userEnvironment();
     env.put("GEMINI_API_KEY", "fake");
     env.put("GOOGLE_GEMINI_BASE_URL", model.geminiBaseUrl());
 
-    try (Tmux terminal = Tmux.start(List.of(clone.resolve("companion4j").toString(), "run", "--", "gemini"), project, env)) {
+    try (Tmux terminal =
+        Tmux.start(
+            List.of(clone.resolve("companion4j").toString(), "run", "--", "gemini"),
+            project,
+            env)) {
       assertThat(readme).contains("Do you trust the files in this folder?");
       CliTerminal.trustTheFolder(terminal, WAIT);
       connect(terminal, "Gemini CLI");
@@ -168,16 +190,25 @@ class FirstFiveMinutesIT {
     }
   }
 
-  /** What a user's terminal has, with this machine's caches, so that the first build downloads nothing. */
+  /**
+   * What a user's terminal has, with this machine's caches, so that the first build downloads
+   * nothing.
+   */
   private Map<String, String> userEnvironment() {
     Map<String, String> env = CliTerminal.userEnvironment(home, bin, temp.resolve("tmp"), model);
-    env.put("MAVEN_OPTS", "-Dmaven.repo.local=" + System.getProperty("maven.repo.local",
-        Path.of(System.getProperty("user.home"), ".m2", "repository").toString()));
+    env.put(
+        "MAVEN_OPTS",
+        "-Dmaven.repo.local="
+            + System.getProperty(
+                "maven.repo.local",
+                Path.of(System.getProperty("user.home"), ".m2", "repository").toString()));
     env.put("npm_config_cache", Path.of(System.getProperty("user.home"), ".npm").toString());
     return env;
   }
 
-  /** {@code companion4j open} in the project, where no browser can be opened: it prints the address. */
+  /**
+   * {@code companion4j open} in the project, where no browser can be opened: it prints the address.
+   */
   private String pageAddress(Map<String, String> env) throws Exception {
     JarCommand open = launcher(env, "open");
     assertThat(open.exitCode()).as(open.stderr()).isZero();
@@ -186,12 +217,15 @@ class FirstFiveMinutesIT {
   }
 
   private JarCommand launcher(Map<String, String> env, String... args) throws Exception {
-    List<String> command = new java.util.ArrayList<>(List.of(clone.resolve("companion4j").toString()));
+    List<String> command =
+        new java.util.ArrayList<>(List.of(clone.resolve("companion4j").toString()));
     command.addAll(List.of(args));
     return JarCommand.run(command, env, project, temp);
   }
 
-  /** The README's step 4: No to the CLI's offer to install VS Code's extension, then IDE mode on. */
+  /**
+   * The README's step 4: No to the CLI's offer to install VS Code's extension, then IDE mode on.
+   */
   private void connect(Tmux terminal, String cli) throws Exception {
     try {
       awaitScreen(terminal, "Do you want to connect Companion4J to " + cli + "?");
@@ -217,8 +251,13 @@ class FirstFiveMinutesIT {
     try {
       step.run();
     } catch (AssertionError e) {
-      throw new AssertionError(e.getMessage() + "\nclients on the page: " + browser.text("#clients")
-          + "\nterminal:\n" + terminal.screen(), e);
+      throw new AssertionError(
+          e.getMessage()
+              + "\nclients on the page: "
+              + browser.text("#clients")
+              + "\nterminal:\n"
+              + terminal.screen(),
+          e);
     }
   }
 

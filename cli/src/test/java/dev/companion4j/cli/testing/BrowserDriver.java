@@ -16,7 +16,8 @@ import tools.jackson.databind.node.ObjectNode;
  * (playwright-core): a page used as a person would, from Java.
  */
 public final class BrowserDriver implements AutoCloseable {
-  static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
+  static final Path CHROMIUM =
+      Path.of(System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
 
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
@@ -28,7 +29,8 @@ public final class BrowserDriver implements AutoCloseable {
 
   public static BrowserDriver start() {
     if (!Files.isExecutable(CHROMIUM)) {
-      throw new IllegalStateException("No Chromium at " + CHROMIUM + "; the test command installs Debian's chromium");
+      throw new IllegalStateException(
+          "No Chromium at " + CHROMIUM + "; the test command installs Debian's chromium");
     }
     Path script = TestPeers.dir().resolve("browser/browser-driver.mjs");
     ProcessBuilder pb = new ProcessBuilder("node", script.toString());
@@ -108,7 +110,11 @@ public final class BrowserDriver implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    call("screenshot", selector == null ? Map.of("path", file.toString()) : Map.of("path", file.toString(), "selector", selector));
+    call(
+        "screenshot",
+        selector == null
+            ? Map.of("path", file.toString())
+            : Map.of("path", file.toString(), "selector", selector));
   }
 
   /** What the page did since it was opened: requests, console errors, navigations. */

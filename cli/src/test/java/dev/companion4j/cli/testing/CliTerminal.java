@@ -11,17 +11,26 @@ import java.util.Map;
 
 /** Typing into a real CLI's TUI (Qwen Code, Gemini CLI) in a terminal, as a user does. */
 public final class CliTerminal {
-  /** Gemini CLI takes keys that arrive together with Enter for a paste, and Enter then adds a line. */
+  /**
+   * Gemini CLI takes keys that arrive together with Enter for a paste, and Enter then adds a line.
+   */
   private static final Duration PASTE_GAP = Duration.ofMillis(400);
-  /** The TUIs take keys that follow Escape closely for the rest of an escape sequence, and drop them. */
+
+  /**
+   * The TUIs take keys that follow Escape closely for the rest of an escape sequence, and drop
+   * them.
+   */
   private static final Duration AFTER_ESCAPE = Duration.ofSeconds(1);
 
   /** How long typed keys may take to show before the input box counts as having dropped them. */
   private static final Duration RETYPE_AFTER = Duration.ofSeconds(5);
+
   /** The placeholder both CLIs show in an empty input box. */
   private static final String EMPTY_INPUT = "Type your message";
+
   /** How long a dialog stays unchanged on the screen before it counts as the one to answer. */
   private static final Duration SETTLED = Duration.ofSeconds(2);
+
   /** The start of both CLIs' offer to connect an IDE. */
   private static final String OFFER = "Do you want to connect";
 
@@ -31,7 +40,8 @@ public final class CliTerminal {
    * What a user's terminal has: their home, the PATH with the installed CLIs, a terminal type, and
    * Qwen Code's account at the fake model (a real user has their own).
    */
-  public static Map<String, String> userEnvironment(Path home, Path bin, Path tmpDir, FakeModelServer model) {
+  public static Map<String, String> userEnvironment(
+      Path home, Path bin, Path tmpDir, FakeModelServer model) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("HOME", home.toString());
     env.put("PATH", bin + ":" + System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
@@ -59,8 +69,8 @@ public final class CliTerminal {
    * Gemini CLI's first start in a folder it does not trust yet, with folder trust on (its default):
    * No to the offer to connect, then "Trust folder" (Enter, the preselected answer) to its trust
    * question. Which of the two it shows first depends on how soon it found the IDE, and the offer
-   * may replace the question on the screen: each is answered once it has stayed there a while.
-   * The CLI then restarts, and offers to connect again.
+   * may replace the question on the screen: each is answered once it has stayed there a while. The
+   * CLI then restarts, and offers to connect again.
    */
   public static void trustTheFolder(Tmux terminal, Duration wait) throws Exception {
     String question = "Do you trust the files in this folder?";
@@ -70,7 +80,8 @@ public final class CliTerminal {
     long shownSince = System.nanoTime();
     while (!terminal.screen().contains(restarting)) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("the CLI never took the answer to its trust question:\n" + terminal.screen());
+        throw new AssertionError(
+            "the CLI never took the answer to its trust question:\n" + terminal.screen());
       }
       String visible = terminal.visibleScreen();
       String dialog = visible.contains(OFFER) ? OFFER : visible.contains(question) ? question : "";

@@ -22,7 +22,9 @@ import java.util.concurrent.TimeUnit;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** {@code companion4j serve} from the shaded jar, as a user starts it, in an isolated environment. */
+/**
+ * {@code companion4j serve} from the shaded jar, as a user starts it, in an isolated environment.
+ */
 public final class CompanionProcess implements AutoCloseable {
   public static final JsonMapper JSON = JsonMapper.shared();
 
@@ -31,9 +33,15 @@ public final class CompanionProcess implements AutoCloseable {
   private final CliEnvironment env;
   private final StringBuffer stderr;
   private final StringBuffer stdout;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  private CompanionProcess(Process process, JsonNode ready, CliEnvironment env, StringBuffer stdout, StringBuffer stderr) {
+  private CompanionProcess(
+      Process process,
+      JsonNode ready,
+      CliEnvironment env,
+      StringBuffer stdout,
+      StringBuffer stderr) {
     this.process = process;
     this.stdout = stdout;
     this.stderr = stderr;
@@ -51,8 +59,10 @@ public final class CompanionProcess implements AutoCloseable {
 
   /** {@code companion4j args…} from the shaded jar, on this test's own JVM. */
   public static List<String> command(String... args) {
-    List<String> command = new ArrayList<>(List.of(
-        ProcessHandle.current().info().command().orElse("java"), "-jar", jar().toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                ProcessHandle.current().info().command().orElse("java"), "-jar", jar().toString()));
     command.addAll(List.of(args));
     return command;
   }
@@ -62,14 +72,19 @@ public final class CompanionProcess implements AutoCloseable {
   }
 
   /** {@code serve} in {@code env}, with {@code variables} set or replaced as well. */
-  public static CompanionProcess start(CliEnvironment env, Map<String, String> variables, String... extraArgs) {
+  public static CompanionProcess start(
+      CliEnvironment env, Map<String, String> variables, String... extraArgs) {
     List<String> command = command("serve", "--workspace", env.workspace().toString());
     command.addAll(List.of(extraArgs));
     return start(command, env, variables);
   }
 
-  /** {@code command}, a {@code serve} started another way (an installed release), in {@code env}'s workspace. */
-  public static CompanionProcess start(List<String> command, CliEnvironment env, Map<String, String> variables) {
+  /**
+   * {@code command}, a {@code serve} started another way (an installed release), in {@code env}'s
+   * workspace.
+   */
+  public static CompanionProcess start(
+      List<String> command, CliEnvironment env, Map<String, String> variables) {
     ProcessBuilder pb = new ProcessBuilder(command).directory(env.workspace().toFile());
     pb.environment().clear();
     pb.environment().putAll(env.variables());
@@ -84,10 +99,13 @@ public final class CompanionProcess implements AutoCloseable {
       // All of stdout is kept (the ready line first), and read to its end so the companion never
       // blocks on a full pipe.
       CompletableFuture<String> line = new CompletableFuture<>();
-      Thread drainOut = new Thread(() -> {
-        drain(p.getInputStream(), out, line);
-        line.complete(null);
-      }, "companion-stdout");
+      Thread drainOut =
+          new Thread(
+              () -> {
+                drain(p.getInputStream(), out, line);
+                line.complete(null);
+              },
+              "companion-stdout");
       drainOut.setDaemon(true);
       drainOut.start();
       String first = line.get(30, TimeUnit.SECONDS);
@@ -100,8 +118,10 @@ public final class CompanionProcess implements AutoCloseable {
     }
   }
 
-  private static void drain(java.io.InputStream stream, StringBuffer into, CompletableFuture<String> firstLine) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+  private static void drain(
+      java.io.InputStream stream, StringBuffer into, CompletableFuture<String> firstLine) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
       String l;
       while ((l = in.readLine()) != null) {
         if (firstLine != null) {
@@ -144,7 +164,10 @@ public final class CompanionProcess implements AutoCloseable {
   }
 
   public HttpResponse<String> post(String path, String json) {
-    return send(request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)));
+    return send(
+        request(path)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json)));
   }
 
   public HttpResponse<String> post(String path, Map<String, Object> body) {

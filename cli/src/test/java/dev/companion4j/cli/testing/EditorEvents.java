@@ -22,27 +22,32 @@ public final class EditorEvents implements AutoCloseable {
   private volatile boolean ended;
 
   private EditorEvents(CompanionProcess companion) {
-    HttpRequest request = HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + companion.port() + "/editor/events/stream"))
-        .header("Authorization", "Bearer " + companion.token())
-        .header("Accept", "text/event-stream")
-        .GET()
-        .build();
+    HttpRequest request =
+        HttpRequest.newBuilder(
+                java.net.URI.create(
+                    "http://127.0.0.1:" + companion.port() + "/editor/events/stream"))
+            .header("Authorization", "Bearer " + companion.token())
+            .header("Accept", "text/event-stream")
+            .GET()
+            .build();
     response = http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
-    response.thenAcceptAsync(r -> {
-      try (InputStream body = r.body()) {
-        EventTap.readInto(body, events);
-      } catch (IOException | RuntimeException e) {
-        // The stream ended under us: the companion stopped or the test closed it.
-      } finally {
-        ended = true;
-      }
-    });
+    response.thenAcceptAsync(
+        r -> {
+          try (InputStream body = r.body()) {
+            EventTap.readInto(body, events);
+          } catch (IOException | RuntimeException e) {
+            // The stream ended under us: the companion stopped or the test closed it.
+          } finally {
+            ended = true;
+          }
+        });
   }
 
   /** Subscribes and waits until the stream is answered with 200. */
   public static EditorEvents subscribe(CompanionProcess companion) {
     EditorEvents e = new EditorEvents(companion);
-    HttpResponse<InputStream> r = e.response.orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
+    HttpResponse<InputStream> r =
+        e.response.orTimeout(10, java.util.concurrent.TimeUnit.SECONDS).join();
     if (r.statusCode() != 200) {
       throw new AssertionError("event stream refused: " + r.statusCode());
     }
@@ -68,13 +73,14 @@ public final class EditorEvents implements AutoCloseable {
 
   @Override
   public void close() {
-    response.thenAccept(r -> {
-      try {
-        r.body().close();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    response.thenAccept(
+        r -> {
+          try {
+            r.body().close();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
     response.cancel(true);
   }
 }

@@ -14,7 +14,9 @@ import java.util.function.Predicate;
 import org.awaitility.Awaitility;
 import tools.jackson.databind.JsonNode;
 
-/** The editor API's event stream, read as an editor reads it, with every event kept for assertions. */
+/**
+ * The editor API's event stream, read as an editor reads it, with every event kept for assertions.
+ */
 public final class EventTap implements AutoCloseable {
   /** One server-sent event with its JSON data. */
   public record Event(String name, JsonNode data) {}
@@ -46,7 +48,11 @@ public final class EventTap implements AutoCloseable {
     try {
       HttpResponse<InputStream> response =
           HttpClient.newHttpClient()
-              .send(companion.request("/editor/events/stream" + query).timeout(Duration.ofMinutes(5)).build(),
+              .send(
+                  companion
+                      .request("/editor/events/stream" + query)
+                      .timeout(Duration.ofMinutes(5))
+                      .build(),
                   HttpResponse.BodyHandlers.ofInputStream());
       if (response.statusCode() != 200) {
         throw new AssertionError("event stream refused: " + response.statusCode());
@@ -70,24 +76,34 @@ public final class EventTap implements AutoCloseable {
 
   /** Reads the editor API's events from {@code body} into {@code sink} until the stream ends. */
   static void readInto(InputStream body, List<Event> sink) throws IOException {
-    new SseDecoder(MAX_EVENT_BYTES, new SseDecoder.Listener() {
-      @Override
-      public void event(SseEvent event) {
-        sink.add(new Event(event.name(), CompanionProcess.JSON.readTree(event.data())));
-      }
+    new SseDecoder(
+            MAX_EVENT_BYTES,
+            new SseDecoder.Listener() {
+              @Override
+              public void event(SseEvent event) {
+                sink.add(new Event(event.name(), CompanionProcess.JSON.readTree(event.data())));
+              }
 
-      @Override
-      public void tooLarge() {
-        throw new AssertionError("an event of the editor API's stream is longer than " + MAX_EVENT_BYTES + " bytes");
-      }
-    }).read(body);
+              @Override
+              public void tooLarge() {
+                throw new AssertionError(
+                    "an event of the editor API's stream is longer than "
+                        + MAX_EVENT_BYTES
+                        + " bytes");
+              }
+            })
+        .read(body);
   }
 
   /** Waits for the first event named {@code name} whose data matches, and returns its data. */
   public JsonNode await(String name, Predicate<JsonNode> matching) {
     return Awaitility.await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> events.stream().filter(e -> e.name().equals(name) && matching.test(e.data())).findFirst(),
+        .until(
+            () ->
+                events.stream()
+                    .filter(e -> e.name().equals(name) && matching.test(e.data()))
+                    .findFirst(),
             found -> found.isPresent())
         .orElseThrow()
         .data();

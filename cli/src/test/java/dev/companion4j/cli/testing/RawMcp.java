@@ -16,7 +16,9 @@ import java.nio.charset.StandardCharsets;
  * CLI, then opens the session's notification stream on a plain socket and stops reading it.
  */
 public final class RawMcp {
-  /** The smallest receive buffer asked of the kernel: a client that reads nothing fills it at once. */
+  /**
+   * The smallest receive buffer asked of the kernel: a client that reads nothing fills it at once.
+   */
   public static final int TINY_RECEIVE_BUFFER = 1024;
 
   private RawMcp() {}
@@ -27,25 +29,41 @@ public final class RawMcp {
    * @return the session id the companion assigned
    */
   public static String initialize(CompanionProcess companion, String clientName) {
-    String init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
-        + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-        + "\"clientInfo\":{\"name\":\"" + clientName + "\",\"version\":\"1.0\"}}}";
+    String init =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+            + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+            + "\"clientInfo\":{\"name\":\""
+            + clientName
+            + "\",\"version\":\"1.0\"}}}";
     HttpResponse<String> answer = companion.send(mcpPost(companion, init));
     if (answer.statusCode() != 200) {
       throw new AssertionError("initialize refused: " + answer.statusCode() + " " + answer.body());
     }
-    String session = answer.headers().firstValue("mcp-session-id")
-        .orElseThrow(() -> new AssertionError("initialize answered without a session id: " + answer.headers()));
-    HttpResponse<String> initialized = companion.send(mcpPost(companion, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}")
-        .header("mcp-session-id", session));
+    String session =
+        answer
+            .headers()
+            .firstValue("mcp-session-id")
+            .orElseThrow(
+                () ->
+                    new AssertionError(
+                        "initialize answered without a session id: " + answer.headers()));
+    HttpResponse<String> initialized =
+        companion.send(
+            mcpPost(companion, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}")
+                .header("mcp-session-id", session));
     if (initialized.statusCode() / 100 != 2) {
-      throw new AssertionError("notifications/initialized refused: " + initialized.statusCode() + " " + initialized.body());
+      throw new AssertionError(
+          "notifications/initialized refused: "
+              + initialized.statusCode()
+              + " "
+              + initialized.body());
     }
     return session;
   }
 
   private static HttpRequest.Builder mcpPost(CompanionProcess companion, String json) {
-    return companion.request("/mcp")
+    return companion
+        .request("/mcp")
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
         .POST(HttpRequest.BodyPublishers.ofString(json));
@@ -62,10 +80,15 @@ public final class RawMcp {
       socket.setReceiveBufferSize(TINY_RECEIVE_BUFFER);
       socket.connect(new InetSocketAddress("127.0.0.1", companion.port()), 5_000);
       socket.setSoTimeout(10_000);
-      StringBuilder request = new StringBuilder("GET " + path + " HTTP/1.1\r\n")
-          .append("Host: 127.0.0.1:").append(companion.port()).append("\r\n")
-          .append("Authorization: Bearer ").append(companion.token()).append("\r\n")
-          .append("Accept: text/event-stream\r\n");
+      StringBuilder request =
+          new StringBuilder("GET " + path + " HTTP/1.1\r\n")
+              .append("Host: 127.0.0.1:")
+              .append(companion.port())
+              .append("\r\n")
+              .append("Authorization: Bearer ")
+              .append(companion.token())
+              .append("\r\n")
+              .append("Accept: text/event-stream\r\n");
       for (String h : extraHeaders) {
         request.append(h).append("\r\n");
       }

@@ -27,7 +27,8 @@ public final class ReadmeSettings {
     assertThat(settings.path("tools").path("approvalMode").asString()).isEqualTo("default");
     settings.putObject("security").putObject("auth").put("selectedType", "openai");
     settings.putObject("model").put("name", "fake-model");
-    // Follow-up suggestions are extra model requests; they would only add noise to the fake model's script.
+    // Follow-up suggestions are extra model requests; they would only add noise to the fake model's
+    // script.
     settings.putObject("ui").put("enableFollowupSuggestions", false);
     Files.createDirectories(qwenHome);
     Files.writeString(qwenHome.resolve("settings.json"), settings.toString());

@@ -28,7 +28,8 @@ public final class Review {
   /** The pending diff for {@code file} that proposes {@code newContent}, or null. */
   public static JsonNode pendingDiff(CompanionProcess companion, Path file, String newContent) {
     for (JsonNode d : pendingDiffs(companion)) {
-      if (d.path("filePath").asString().equals(file.toString()) && d.path("newContent").asString().equals(newContent)) {
+      if (d.path("filePath").asString().equals(file.toString())
+          && d.path("newContent").asString().equals(newContent)) {
         return d;
       }
     }
@@ -36,18 +37,24 @@ public final class Review {
   }
 
   /** Waits for the diff a CLI proposed to be listed, and returns it; it carries an {@code id}. */
-  public static JsonNode awaitPendingDiff(CompanionProcess companion, Path file, String newContent, Duration timeout) {
-    JsonNode diff = await("diff for " + file + " listed").atMost(timeout)
-        .until(() -> pendingDiff(companion, file, newContent), d -> d != null);
+  public static JsonNode awaitPendingDiff(
+      CompanionProcess companion, Path file, String newContent, Duration timeout) {
+    JsonNode diff =
+        await("diff for " + file + " listed")
+            .atMost(timeout)
+            .until(() -> pendingDiff(companion, file, newContent), d -> d != null);
     if (diff.path("id").asString("").isEmpty()) {
       throw new AssertionError("a listed diff has no id: " + diff);
     }
     return diff;
   }
 
-  /** {@code POST /editor/diffs/{id}/accept}, with the content as edited, or as proposed when null. */
+  /**
+   * {@code POST /editor/diffs/{id}/accept}, with the content as edited, or as proposed when null.
+   */
   public static HttpResponse<String> accept(CompanionProcess companion, String id, String content) {
-    return companion.post("/editor/diffs/" + id + "/accept", content == null ? Map.of() : Map.of("content", content));
+    return companion.post(
+        "/editor/diffs/" + id + "/accept", content == null ? Map.of() : Map.of("content", content));
   }
 
   /** {@code POST /editor/diffs/{id}/reject}. */

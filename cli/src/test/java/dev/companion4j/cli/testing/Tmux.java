@@ -24,6 +24,7 @@ public final class Tmux implements AutoCloseable {
   private static final Pattern EXITED = Pattern.compile("\\[exited with status (\\d+)]");
 
   private final Path socketDir;
+
   /** The session, or one window of it ({@link #window}). */
   private final String session;
 
@@ -38,10 +39,11 @@ public final class Tmux implements AutoCloseable {
   }
 
   /**
-   * Starts the command in {@code cwd} with exactly {@code env} (none of this JVM's environment),
-   * as a user's terminal would run it there.
+   * Starts the command in {@code cwd} with exactly {@code env} (none of this JVM's environment), as
+   * a user's terminal would run it there.
    */
-  public static Tmux start(List<String> command, Path cwd, Map<String, String> env) throws IOException {
+  public static Tmux start(List<String> command, Path cwd, Map<String, String> env)
+      throws IOException {
     List<String> prefix = new ArrayList<>(List.of("env", "-i", "-C", cwd.toString()));
     env.forEach((k, v) -> prefix.add(k + "=" + v));
     return start(command, prefix);
@@ -49,7 +51,18 @@ public final class Tmux implements AutoCloseable {
 
   private static Tmux start(List<String> command, List<String> prefix) throws IOException {
     Tmux t = new Tmux(Files.createTempDirectory("companion4j-tmux-"), "chat");
-    t.tmux("-f", "/dev/null", "new-session", "-d", "-s", t.session, "-x", "160", "-y", "50", shellLine(command, prefix));
+    t.tmux(
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        t.session,
+        "-x",
+        "160",
+        "-y",
+        "50",
+        shellLine(command, prefix));
     return t;
   }
 
@@ -57,7 +70,8 @@ public final class Tmux implements AutoCloseable {
    * Starts the command in a new window of this terminal's tmux server, in {@code cwd} with exactly
    * {@code env}, as a user opens a second window; closing the window leaves the server running.
    */
-  public Tmux window(String name, List<String> command, Path cwd, Map<String, String> env) throws IOException {
+  public Tmux window(String name, List<String> command, Path cwd, Map<String, String> env)
+      throws IOException {
     List<String> prefix = new ArrayList<>(List.of("env", "-i", "-C", cwd.toString()));
     env.forEach((k, v) -> prefix.add(k + "=" + v));
     tmux("new-window", "-d", "-t", session, "-n", name, shellLine(command, prefix));
@@ -100,8 +114,8 @@ public final class Tmux implements AutoCloseable {
   }
 
   /**
-   * The visible screen with its colours as terminal escape sequences, for a screenshot: see
-   * {@code scripts/screenshot-terminal.sh}.
+   * The visible screen with its colours as terminal escape sequences, for a screenshot: see {@code
+   * scripts/screenshot-terminal.sh}.
    */
   public String colouredScreen() throws IOException {
     return tmux("capture-pane", "-p", "-e", "-t", session);

@@ -12,7 +12,8 @@ import java.util.Set;
  * its own thread. Each change to the session yields a new one (see {@link Conversations#apply}).
  *
  * @param state whether the session can be talked to
- * @param stateReason why the state is what it is (e.g. the daemon's reason a session died), or empty
+ * @param stateReason why the state is what it is (e.g. the daemon's reason a session died), or
+ *     empty
  * @param modelId the session's model, or empty while unknown
  * @param approvalMode what the agent may do without asking, as the daemon names it ({@code default}
  *     asks before edits and commands), or empty while unknown; views always show it
@@ -20,7 +21,8 @@ import java.util.Set;
  * @param entries everything said and done, in order
  * @param plan the agent's current plan; each new plan replaces the last
  * @param permissions the requests that wait for an answer, oldest first
- * @param unsupportedTypes the event types this model has no place for, each reported once as a notice
+ * @param unsupportedTypes the event types this model has no place for, each reported once as a
+ *     notice
  * @param nextEntry the number the next entry's id takes
  */
 public record Conversation(
@@ -48,13 +50,31 @@ public record Conversation(
 
   /** A session just attached to, with nothing said yet; {@code null} for what is not known yet. */
   public static Conversation connected(String modelId, String approvalMode) {
-    return new Conversation(State.CONNECTED, "", modelId == null ? "" : modelId, approvalMode == null ? "" : approvalMode,
-        false, List.of(), List.of(), List.of(), Set.of(), 1);
+    return new Conversation(
+        State.CONNECTED,
+        "",
+        modelId == null ? "" : modelId,
+        approvalMode == null ? "" : approvalMode,
+        false,
+        List.of(),
+        List.of(),
+        List.of(),
+        Set.of(),
+        1);
   }
 
   /** The same conversation with other entries. */
   Conversation withEntries(List<Entry> changed) {
-    return new Conversation(state, stateReason, modelId, approvalMode, turnRunning, changed, plan, permissions, unsupportedTypes,
+    return new Conversation(
+        state,
+        stateReason,
+        modelId,
+        approvalMode,
+        turnRunning,
+        changed,
+        plan,
+        permissions,
+        unsupportedTypes,
         nextEntry);
   }
 
@@ -71,7 +91,9 @@ public record Conversation(
     CONNECTED,
     /** The daemon was lost for a moment; the client resumes where it left off. */
     RECONNECTING,
-    /** The session is gone (the daemon stopped, its agent died, or it could not be reached again). */
+    /**
+     * The session is gone (the daemon stopped, its agent died, or it could not be reached again).
+     */
     DIED,
     /** The session was closed on purpose, here or by another client. */
     CLOSED

@@ -11,8 +11,8 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * How a daemon session's events change what a chat view shows: one pure function per step, so
- * every front end (the review page, NetBeans, the terminal chat) shows the same thing and none maps
+ * How a daemon session's events change what a chat view shows: one pure function per step, so every
+ * front end (the review page, NetBeans, the terminal chat) shows the same thing and none maps
  * events itself.
  *
  * <p>Nothing is dropped unsaid: an event this model has no place for becomes a notice the first
@@ -22,7 +22,9 @@ import java.util.Set;
  */
 public final class Conversations {
   private static final Set<String> LEFT_OUT =
-      Set.of("session_update/available_commands_update", "session_update/usage_update",
+      Set.of(
+          "session_update/available_commands_update",
+          "session_update/usage_update",
           // The ACP mode, which approval_mode_changed reports too.
           "session_update/current_mode_update");
 
@@ -95,8 +97,15 @@ public final class Conversations {
 
     @Override
     public Conversation visit(DaemonEvent.ModelSwitchFailed e) {
-      return notice(c, Level.WARNING,
-          "The model stays " + c.modelId() + ": switching to " + e.requestedModelId() + " failed: " + e.error());
+      return notice(
+          c,
+          Level.WARNING,
+          "The model stays "
+              + c.modelId()
+              + ": switching to "
+              + e.requestedModelId()
+              + " failed: "
+              + e.error());
     }
 
     @Override
@@ -126,8 +135,14 @@ public final class Conversations {
 
     @Override
     public Conversation visit(DaemonEvent.ResyncRequired e) {
-      return notice(c, Level.WARNING, "Events " + (e.lastDeliveredId() + 1) + " to " + (e.earliestAvailableId() - 1)
-          + " were lost while reconnecting; the daemon no longer holds them. What follows is complete.");
+      return notice(
+          c,
+          Level.WARNING,
+          "Events "
+              + (e.lastDeliveredId() + 1)
+              + " to "
+              + (e.earliestAvailableId() - 1)
+              + " were lost while reconnecting; the daemon no longer holds them. What follows is complete.");
     }
 
     @Override
@@ -146,12 +161,18 @@ public final class Conversations {
     if (c.state() == State.DIED || c.state() == State.CLOSED) {
       return c;
     }
-    return with(c).state(reconnecting ? State.RECONNECTING : State.CONNECTED).stateReason("").build();
+    return with(c)
+        .state(reconnecting ? State.RECONNECTING : State.CONNECTED)
+        .stateReason("")
+        .build();
   }
 
   private static Conversation assistant(Conversation c, String promptId, String text) {
     int at = lastSaid(c);
-    if (at >= 0 && c.entries().get(at) instanceof Entry.AssistantMessage m && m.streaming() && Objects.equals(m.promptId(), promptId)) {
+    if (at >= 0
+        && c.entries().get(at) instanceof Entry.AssistantMessage m
+        && m.streaming()
+        && Objects.equals(m.promptId(), promptId)) {
       return replace(c, at, new Entry.AssistantMessage(m.id(), promptId, m.text() + text, true));
     }
     return add(closeStreams(c), id -> new Entry.AssistantMessage(id, promptId, text, true));
@@ -159,7 +180,10 @@ public final class Conversations {
 
   private static Conversation thought(Conversation c, String promptId, String text) {
     int at = lastSaid(c);
-    if (at >= 0 && c.entries().get(at) instanceof Entry.Thought t && t.streaming() && Objects.equals(t.promptId(), promptId)) {
+    if (at >= 0
+        && c.entries().get(at) instanceof Entry.Thought t
+        && t.streaming()
+        && Objects.equals(t.promptId(), promptId)) {
       return replace(c, at, new Entry.Thought(t.id(), promptId, t.text() + text, true));
     }
     return add(closeStreams(c), id -> new Entry.Thought(id, promptId, text, true));
@@ -167,11 +191,17 @@ public final class Conversations {
 
   private static Conversation user(Conversation c, String promptId, String from, String text) {
     int at = lastSaid(c);
-    if (at >= 0 && c.entries().get(at) instanceof Entry.UserMessage u && promptId != null && promptId.equals(u.promptId())) {
-      return replace(c, at, new Entry.UserMessage(u.id(), promptId, u.originatorClientId(), u.text() + text));
+    if (at >= 0
+        && c.entries().get(at) instanceof Entry.UserMessage u
+        && promptId != null
+        && promptId.equals(u.promptId())) {
+      return replace(
+          c, at, new Entry.UserMessage(u.id(), promptId, u.originatorClientId(), u.text() + text));
     }
     // Another client's prompt starts a turn here too.
-    return with(add(closeStreams(c), id -> new Entry.UserMessage(id, promptId, from, text))).turnRunning(true).build();
+    return with(add(closeStreams(c), id -> new Entry.UserMessage(id, promptId, from, text)))
+        .turnRunning(true)
+        .build();
   }
 
   /** Where the exchange left off: the last entry that is not a notice, or -1. */
@@ -185,8 +215,16 @@ public final class Conversations {
   }
 
   private static Conversation toolCall(Conversation c, DaemonEvent.ToolCall e) {
-    Entry.ToolCall call = new Entry.ToolCall(
-        "tool-" + e.toolCallId(), e.toolCallId(), e.title(), e.kind(), e.status(), e.locations(), e.rawInputJson(), "");
+    Entry.ToolCall call =
+        new Entry.ToolCall(
+            "tool-" + e.toolCallId(),
+            e.toolCallId(),
+            e.title(),
+            e.kind(),
+            e.status(),
+            e.locations(),
+            e.rawInputJson(),
+            "");
     int at = indexOf(c, call.id());
     if (at >= 0) {
       // A replay after reconnecting announces it again.
@@ -198,26 +236,49 @@ public final class Conversations {
   private static Conversation toolCallUpdate(Conversation c, DaemonEvent.ToolCallUpdate e) {
     int at = indexOf(c, "tool-" + e.toolCallId());
     if (at < 0) {
-      Entry.ToolCall call = new Entry.ToolCall("tool-" + e.toolCallId(), e.toolCallId(), orEmpty(e.title()), "",
-          orEmpty(e.status()), e.locations(), "{}", orEmpty(e.text()));
+      Entry.ToolCall call =
+          new Entry.ToolCall(
+              "tool-" + e.toolCallId(),
+              e.toolCallId(),
+              orEmpty(e.title()),
+              "",
+              orEmpty(e.status()),
+              e.locations(),
+              "{}",
+              orEmpty(e.text()));
       return addEntry(closeStreams(c), call);
     }
     Entry.ToolCall was = (Entry.ToolCall) c.entries().get(at);
-    String text = e.text() == null || e.text().isEmpty() ? was.text()
-        : was.text().isEmpty() ? e.text() : was.text() + "\n" + e.text();
-    return replace(c, at, new Entry.ToolCall(was.id(), was.toolCallId(),
-        e.title() == null ? was.title() : e.title(),
-        was.kind(),
-        e.status() == null ? was.status() : e.status(),
-        e.locations().isEmpty() ? was.locations() : e.locations(),
-        was.rawInputJson(),
-        text));
+    String text =
+        e.text() == null || e.text().isEmpty()
+            ? was.text()
+            : was.text().isEmpty() ? e.text() : was.text() + "\n" + e.text();
+    return replace(
+        c,
+        at,
+        new Entry.ToolCall(
+            was.id(),
+            was.toolCallId(),
+            e.title() == null ? was.title() : e.title(),
+            was.kind(),
+            e.status() == null ? was.status() : e.status(),
+            e.locations().isEmpty() ? was.locations() : e.locations(),
+            was.rawInputJson(),
+            text));
   }
 
-  private static Conversation permissionRequested(Conversation c, DaemonEvent.PermissionRequested e) {
+  private static Conversation permissionRequested(
+      Conversation c, DaemonEvent.PermissionRequested e) {
     List<PendingPermission> pending = without(c.permissions(), e.requestId());
-    pending.add(new PendingPermission(
-        e.requestId(), e.toolCallId(), orEmpty(e.title()), orEmpty(e.kind()), e.locations(), e.options(), e.diffs()));
+    pending.add(
+        new PendingPermission(
+            e.requestId(),
+            e.toolCallId(),
+            orEmpty(e.title()),
+            orEmpty(e.kind()),
+            e.locations(),
+            e.options(),
+            e.diffs()));
     return with(c).permissions(pending).build();
   }
 
@@ -228,10 +289,21 @@ public final class Conversations {
 
   /** No more will come: streams close, and nothing can answer a pending request any more. */
   private static Conversation ended(Conversation c, State state, String reason) {
-    Conversation ended = with(closeStreams(c)).state(state).stateReason(orEmpty(reason)).turnRunning(false).permissions(List.of()).build();
+    Conversation ended =
+        with(closeStreams(c))
+            .state(state)
+            .stateReason(orEmpty(reason))
+            .turnRunning(false)
+            .permissions(List.of())
+            .build();
     return state == State.DIED
-        ? notice(ended, Level.ERROR, "The session ended: " + orEmpty(reason) + ". Reconnect to go on.")
-        : notice(ended, Level.INFO, "The session was closed" + (reason == null || reason.isEmpty() ? "." : ": " + reason + "."));
+        ? notice(
+            ended, Level.ERROR, "The session ended: " + orEmpty(reason) + ". Reconnect to go on.")
+        : notice(
+            ended,
+            Level.INFO,
+            "The session was closed"
+                + (reason == null || reason.isEmpty() ? "." : ": " + reason + "."));
   }
 
   private static Conversation unsupported(Conversation c, String type) {
@@ -240,7 +312,9 @@ public final class Conversations {
     }
     Set<String> seen = new HashSet<>(c.unsupportedTypes());
     seen.add(type);
-    return notice(with(c).unsupportedTypes(seen).build(), Level.INFO,
+    return notice(
+        with(c).unsupportedTypes(seen).build(),
+        Level.INFO,
         "The daemon sent " + type + " events, which this view does not show.");
   }
 
@@ -295,7 +369,8 @@ public final class Conversations {
     return -1;
   }
 
-  private static List<PendingPermission> without(List<PendingPermission> pending, String requestId) {
+  private static List<PendingPermission> without(
+      List<PendingPermission> pending, String requestId) {
     List<PendingPermission> rest = new ArrayList<>(pending);
     rest.removeIf(p -> p.requestId().equals(requestId));
     return rest;
@@ -386,7 +461,17 @@ public final class Conversations {
     }
 
     Conversation build() {
-      return new Conversation(state, stateReason, modelId, approvalMode, turnRunning, entries, plan, permissions, unsupportedTypes, nextEntry);
+      return new Conversation(
+          state,
+          stateReason,
+          modelId,
+          approvalMode,
+          turnRunning,
+          entries,
+          plan,
+          permissions,
+          unsupportedTypes,
+          nextEntry);
     }
   }
 }

@@ -45,7 +45,12 @@ public final class DaemonChat implements AutoCloseable {
    * @param conversation the session's conversation, when there is one
    */
   public record Status(
-      String daemon, String workspace, String sessionId, String problem, List<String> models, Optional<Conversation> conversation) {
+      String daemon,
+      String workspace,
+      String sessionId,
+      String problem,
+      List<String> models,
+      Optional<Conversation> conversation) {
     public Status {
       models = List.copyOf(models);
     }
@@ -66,8 +71,10 @@ public final class DaemonChat implements AutoCloseable {
    * editor's roots; what fails is kept as the status's problem.
    */
   public void connect() {
-    follow((client, workspace) -> DaemonIdeConnection.open(
-        client, SessionOptions.forWorkspace(workspace).asNewThread(), this::changed));
+    follow(
+        (client, workspace) ->
+            DaemonIdeConnection.open(
+                client, SessionOptions.forWorkspace(workspace).asNewThread(), this::changed));
   }
 
   /**
@@ -89,7 +96,9 @@ public final class DaemonChat implements AutoCloseable {
     return reached.listSessions(servedWorkspace(reached));
   }
 
-  /** How a session is opened once the daemon is reached: a client and the workspace it serves here. */
+  /**
+   * How a session is opened once the daemon is reached: a client and the workspace it serves here.
+   */
   private interface Opening {
     DaemonIdeConnection open(DaemonClient client, String workspace);
   }
@@ -138,15 +147,23 @@ public final class DaemonChat implements AutoCloseable {
     }
     String served = capabilities.workspaceCwd();
     if (served == null || !roots.contains(served)) {
-      throw new IOException("the daemon at " + reached.displayAddress() + " serves " + reached.redact(served) + ", which is not this editor's "
-          + (roots.size() == 1 ? "workspace " + roots.get(0) : "workspaces " + String.join(", ", roots))
-          + "; start it there (qwen serve in that folder)");
+      throw new IOException(
+          "the daemon at "
+              + reached.displayAddress()
+              + " serves "
+              + reached.redact(served)
+              + ", which is not this editor's "
+              + (roots.size() == 1
+                  ? "workspace " + roots.get(0)
+                  : "workspaces " + String.join(", ", roots))
+              + "; start it there (qwen serve in that folder)");
     }
     return served;
   }
 
   public synchronized Status status() {
-    return new Status(daemonAddress(),
+    return new Status(
+        daemonAddress(),
         connection == null ? "" : connection.locality().workspace(),
         connection == null ? "" : connection.sessionId(),
         problem,

@@ -22,8 +22,8 @@ import java.util.function.UnaryOperator;
  * token.
  *
  * <p>Thread-safe. The listener is called on the connection's own thread ({@code
- * companion4j-daemon-view}), one call at a time, with each conversation in the order it came
- * about; a slow listener delays only later calls, never the event stream.
+ * companion4j-daemon-view}), one call at a time, with each conversation in the order it came about;
+ * a slow listener delays only later calls, never the event stream.
  */
 public final class DaemonIdeConnection implements AutoCloseable {
 
@@ -37,7 +37,8 @@ public final class DaemonIdeConnection implements AutoCloseable {
    * Where the agent runs, which a front end shows: its files, tools and credentials are those of
    * the daemon's host, not the editor's.
    *
-   * @param daemon where the daemon runs, as {@code host:port} (see {@link DaemonClient#displayAddress()})
+   * @param daemon where the daemon runs, as {@code host:port} (see {@link
+   *     DaemonClient#displayAddress()})
    * @param workspace the session's workspace, a path on the daemon's host
    */
   public record Locality(String daemon, String workspace) {}
@@ -52,49 +53,64 @@ public final class DaemonIdeConnection implements AutoCloseable {
   private Conversation conversation;
 
   private DaemonIdeConnection(
-      DaemonSession session, UnaryOperator<String> redact, Locality locality, Conversation first, Listener listener) {
+      DaemonSession session,
+      UnaryOperator<String> redact,
+      Locality locality,
+      Conversation first,
+      Listener listener) {
     this.session = session;
     this.redact = redact;
     this.locality = locality;
     this.conversation = first;
     this.listener = listener;
-    this.calls = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "companion4j-daemon-view");
-      t.setDaemon(true);
-      return t;
-    });
+    this.calls =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "companion4j-daemon-view");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
-   * Creates or attaches to a session and follows it, replaying what the daemon still holds of it.
-   * A session this creates asks before edits and commands unless {@code options} chose another
+   * Creates or attaches to a session and follows it, replaying what the daemon still holds of it. A
+   * session this creates asks before edits and commands unless {@code options} chose another
    * approval mode.
    *
    * @throws dev.companion4j.daemon.DaemonException when the daemon refuses, e.g. a workspace it
    *     does not serve
    */
-  public static DaemonIdeConnection open(DaemonClient client, SessionOptions options, Listener listener) {
+  public static DaemonIdeConnection open(
+      DaemonClient client, SessionOptions options, Listener listener) {
     Objects.requireNonNull(listener, "listener");
-    SessionOptions safe = options.approvalMode() == null ? options.withApprovalMode(ApprovalMode.DEFAULT) : options;
+    SessionOptions safe =
+        options.approvalMode() == null ? options.withApprovalMode(ApprovalMode.DEFAULT) : options;
     DaemonSession session = client.createOrAttach(safe);
-    return follow(client, session, Conversation.connected(safe.modelServiceId(), safe.approvalMode().wireName()), listener);
+    return follow(
+        client,
+        session,
+        Conversation.connected(safe.modelServiceId(), safe.approvalMode().wireName()),
+        listener);
   }
 
   /**
-   * Joins a live session by its id, one another client (a terminal, a browser) started, and
-   * follows it; its history replays into the conversation. Its approval mode stays the session's.
+   * Joins a live session by its id, one another client (a terminal, a browser) started, and follows
+   * it; its history replays into the conversation. Its approval mode stays the session's.
    *
    * @throws dev.companion4j.daemon.DaemonException with status 404 when the daemon holds no live
    *     session with that id
    */
-  public static DaemonIdeConnection attach(DaemonClient client, String sessionId, Listener listener) {
+  public static DaemonIdeConnection attach(
+      DaemonClient client, String sessionId, Listener listener) {
     Objects.requireNonNull(listener, "listener");
     return follow(client, client.attach(sessionId), Conversation.connected(null, null), listener);
   }
 
-  private static DaemonIdeConnection follow(DaemonClient client, DaemonSession session, Conversation first, Listener listener) {
+  private static DaemonIdeConnection follow(
+      DaemonClient client, DaemonSession session, Conversation first, Listener listener) {
     Locality locality = new Locality(client.displayAddress(), session.workspaceCwd());
-    DaemonIdeConnection connection = new DaemonIdeConnection(session, client::redact, locality, first, listener);
+    DaemonIdeConnection connection =
+        new DaemonIdeConnection(session, client::redact, locality, first, listener);
     try {
       session.subscribe(connection.new Events(), 0);
     } catch (RuntimeException e) {
@@ -191,17 +207,32 @@ public final class DaemonIdeConnection implements AutoCloseable {
   private Entry redacted(Entry e) {
     if (e instanceof Entry.AssistantMessage m) {
       String text = redact.apply(m.text());
-      return text.equals(m.text()) ? e : new Entry.AssistantMessage(m.id(), m.promptId(), text, m.streaming());
+      return text.equals(m.text())
+          ? e
+          : new Entry.AssistantMessage(m.id(), m.promptId(), text, m.streaming());
     } else if (e instanceof Entry.Thought t) {
       String text = redact.apply(t.text());
-      return text.equals(t.text()) ? e : new Entry.Thought(t.id(), t.promptId(), text, t.streaming());
+      return text.equals(t.text())
+          ? e
+          : new Entry.Thought(t.id(), t.promptId(), text, t.streaming());
     } else if (e instanceof Entry.UserMessage u) {
       String text = redact.apply(u.text());
-      return text.equals(u.text()) ? e : new Entry.UserMessage(u.id(), u.promptId(), u.originatorClientId(), text);
+      return text.equals(u.text())
+          ? e
+          : new Entry.UserMessage(u.id(), u.promptId(), u.originatorClientId(), text);
     } else if (e instanceof Entry.ToolCall t) {
       String text = redact.apply(t.text());
-      return text.equals(t.text()) ? e
-          : new Entry.ToolCall(t.id(), t.toolCallId(), t.title(), t.kind(), t.status(), t.locations(), t.rawInputJson(), text);
+      return text.equals(t.text())
+          ? e
+          : new Entry.ToolCall(
+              t.id(),
+              t.toolCallId(),
+              t.title(),
+              t.kind(),
+              t.status(),
+              t.locations(),
+              t.rawInputJson(),
+              text);
     }
     return e;
   }

@@ -37,7 +37,8 @@ public interface DaemonSource extends AutoCloseable {
    * @throws IllegalArgumentException saying why the address cannot be used
    */
   static DaemonSource running(String baseUrl, String token) {
-    DaemonClient.Builder builder = DaemonClient.builder().baseUrl(baseUrl).reconnectBudget(RECONNECT_BUDGET);
+    DaemonClient.Builder builder =
+        DaemonClient.builder().baseUrl(baseUrl).reconnectBudget(RECONNECT_BUDGET);
     if (token != null && !token.isBlank()) {
       builder.token(token.strip());
     }

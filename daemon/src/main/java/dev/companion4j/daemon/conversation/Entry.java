@@ -3,8 +3,8 @@ package dev.companion4j.daemon.conversation;
 import java.util.List;
 
 /**
- * One item of a {@link Conversation}, in the order it happened. Each has an id that stays the
- * same while it grows or changes, so a view can update it in place.
+ * One item of a {@link Conversation}, in the order it happened. Each has an id that stays the same
+ * while it grows or changes, so a view can update it in place.
  */
 public sealed interface Entry {
 
@@ -16,14 +16,16 @@ public sealed interface Entry {
    *
    * @param originatorClientId the client that sent it, as the daemon stamped it, or {@code null}
    */
-  record UserMessage(String id, String promptId, String originatorClientId, String text) implements Entry {}
+  record UserMessage(String id, String promptId, String originatorClientId, String text)
+      implements Entry {}
 
   /**
    * The assistant's answer, as Markdown.
    *
    * @param streaming true while more of it may arrive
    */
-  record AssistantMessage(String id, String promptId, String text, boolean streaming) implements Entry {}
+  record AssistantMessage(String id, String promptId, String text, boolean streaming)
+      implements Entry {}
 
   /** The model's visible reasoning; views show it collapsed. */
   record Thought(String id, String promptId, String text, boolean streaming) implements Entry {}

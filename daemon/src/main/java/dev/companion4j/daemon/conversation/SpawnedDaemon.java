@@ -23,15 +23,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@code qwen serve} the companion starts for its workspace, as Qwen Code's own VS Code
- * companion does: on a free loopback port, with a fresh token that travels only in the daemon's
- * environment and this process's memory, stopped with the companion.
+ * A {@code qwen serve} the companion starts for its workspace, as Qwen Code's own VS Code companion
+ * does: on a free loopback port, with a fresh token that travels only in the daemon's environment
+ * and this process's memory, stopped with the companion.
  *
  * <p>Thread-safe.
  */
 public final class SpawnedDaemon implements DaemonSource {
   private static final Logger log = LoggerFactory.getLogger(SpawnedDaemon.class);
-  private static final Pattern LISTENING = Pattern.compile("listening on (http://127\\.0\\.0\\.1:\\d+)");
+  private static final Pattern LISTENING =
+      Pattern.compile("listening on (http://127\\.0\\.0\\.1:\\d+)");
   private static final Duration START_LIMIT = Duration.ofSeconds(60);
   private static final Duration STOP_LIMIT = Duration.ofSeconds(5);
 
@@ -43,13 +44,15 @@ public final class SpawnedDaemon implements DaemonSource {
   private Process process;
   private DaemonClient client;
   private boolean closed;
+
   /** The start under way, which other callers wait for, and its process, which a close stops. */
   private CompletableFuture<DaemonClient> starting;
+
   private Process startingProcess;
 
   /**
-   * @param command the {@code qwen} program: a path, or a name looked up on this process's
-   *     {@code PATH} as {@link ProcessBuilder} does
+   * @param command the {@code qwen} program: a path, or a name looked up on this process's {@code
+   *     PATH} as {@link ProcessBuilder} does
    * @param env the environment to start it with
    */
   public SpawnedDaemon(String command, Path workspace, Map<String, String> env) {
@@ -101,7 +104,9 @@ public final class SpawnedDaemon implements DaemonSource {
     try {
       return start.get(START_LIMIT.plus(STOP_LIMIT).toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause().getMessage(), e.getCause());
+      throw e.getCause() instanceof IOException io
+          ? io
+          : new IOException(e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
       throw new IOException("qwen serve did not start within " + START_LIMIT.toSeconds() + " s");
     } catch (InterruptedException e) {
@@ -112,11 +117,22 @@ public final class SpawnedDaemon implements DaemonSource {
 
   private DaemonClient spawn() throws IOException {
     String token = HexFormat.of().formatHex(randomBytes());
-    ProcessBuilder builder = new ProcessBuilder(List.of(
-        command, "serve", "--port", "0", "--hostname", "127.0.0.1",
-        "--workspace", workspace.toString(), "--require-auth", "--no-web", "--no-token-qr"))
-        .directory(workspace.toFile())
-        .redirectErrorStream(true);
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                List.of(
+                    command,
+                    "serve",
+                    "--port",
+                    "0",
+                    "--hostname",
+                    "127.0.0.1",
+                    "--workspace",
+                    workspace.toString(),
+                    "--require-auth",
+                    "--no-web",
+                    "--no-token-qr"))
+            .directory(workspace.toFile())
+            .redirectErrorStream(true);
     builder.environment().clear();
     builder.environment().putAll(env);
     builder.environment().put(TOKEN_VARIABLE, token);
@@ -124,10 +140,13 @@ public final class SpawnedDaemon implements DaemonSource {
     try {
       started = builder.start();
     } catch (IOException e) {
-      throw new IOException(command.contains(File.separator)
-          ? "cannot run " + command + ": " + e.getMessage()
-          : command + " is not installed (not on PATH): install Qwen Code with `npm install -g @qwen-code/qwen-code`,"
-              + " or name a running qwen serve instead", e);
+      throw new IOException(
+          command.contains(File.separator)
+              ? "cannot run " + command + ": " + e.getMessage()
+              : command
+                  + " is not installed (not on PATH): install Qwen Code with `npm install -g @qwen-code/qwen-code`,"
+                  + " or name a running qwen serve instead",
+          e);
     }
     boolean stopping;
     synchronized (this) {
@@ -146,7 +165,12 @@ public final class SpawnedDaemon implements DaemonSource {
         }
         throw e;
       }
-      DaemonClient reached = DaemonClient.builder().baseUrl(url).token(token).reconnectBudget(RECONNECT_BUDGET).build();
+      DaemonClient reached =
+          DaemonClient.builder()
+              .baseUrl(url)
+              .token(token)
+              .reconnectBudget(RECONNECT_BUDGET)
+              .build();
       synchronized (this) {
         if (!closed) {
           process = started;
@@ -174,21 +198,28 @@ public final class SpawnedDaemon implements DaemonSource {
   /** The address the daemon prints once it listens; its output goes on to the log. */
   private static String awaitListening(Process started, TokenRedactor redactor) throws IOException {
     CompletableFuture<String> listening = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader out = new BufferedReader(new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = out.readLine()) != null) {
-          log.debug("qwen serve: {}", redactor.redact(line));
-          Matcher m = LISTENING.matcher(line);
-          if (!listening.isDone() && m.find()) {
-            listening.complete(m.group(1));
-          }
-        }
-      } catch (IOException e) {
-        listening.completeExceptionally(e);
-      }
-      listening.completeExceptionally(new IOException("qwen serve ended before it listened; run it by hand to see why"));
-    }, "companion4j-qwen-serve-output");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader out =
+                  new BufferedReader(
+                      new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                  log.debug("qwen serve: {}", redactor.redact(line));
+                  Matcher m = LISTENING.matcher(line);
+                  if (!listening.isDone() && m.find()) {
+                    listening.complete(m.group(1));
+                  }
+                }
+              } catch (IOException e) {
+                listening.completeExceptionally(e);
+              }
+              listening.completeExceptionally(
+                  new IOException(
+                      "qwen serve ended before it listened; run it by hand to see why"));
+            },
+            "companion4j-qwen-serve-output");
     reader.setDaemon(true);
     reader.start();
     try {
@@ -197,7 +228,8 @@ public final class SpawnedDaemon implements DaemonSource {
       throw new IOException("qwen serve did not start: " + e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
       stop(started);
-      throw new IOException("qwen serve did not say it listens within " + START_LIMIT.toSeconds() + " s");
+      throw new IOException(
+          "qwen serve did not say it listens within " + START_LIMIT.toSeconds() + " s");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       stop(started);

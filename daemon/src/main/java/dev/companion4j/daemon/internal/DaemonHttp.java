@@ -78,7 +78,10 @@ public final class DaemonHttp {
 
   /** The address's host and port only, for messages a user reads. */
   public String displayAddress() {
-    int port = baseUrl.getPort() > 0 ? baseUrl.getPort() : "https".equalsIgnoreCase(baseUrl.getScheme()) ? 443 : 80;
+    int port =
+        baseUrl.getPort() > 0
+            ? baseUrl.getPort()
+            : "https".equalsIgnoreCase(baseUrl.getScheme()) ? 443 : 80;
     return baseUrl.getHost() + ":" + port;
   }
 
@@ -107,7 +110,8 @@ public final class DaemonHttp {
     return send("DELETE", path, null, clientId, requestTimeout);
   }
 
-  private JsonNode send(String method, String path, JsonNode body, String clientId, Duration timeout) {
+  private JsonNode send(
+      String method, String path, JsonNode body, String clientId, Duration timeout) {
     String route = method + " " + path;
     long deadline = System.nanoTime() + timeout.toNanos();
     HttpRequest.Builder request =
@@ -136,7 +140,10 @@ public final class DaemonHttp {
     Body answer = read(route, response.body(), maxResponseBytes, deadline);
     if (answer.late()) {
       throw new DaemonException(
-          route + ": the daemon's answer did not arrive in full within " + timeout.toMillis() + " ms",
+          route
+              + ": the daemon's answer did not arrive in full within "
+              + timeout.toMillis()
+              + " ms",
           status,
           null,
           null);
@@ -150,7 +157,10 @@ public final class DaemonHttp {
     }
     if (answer.tooLong()) {
       throw new DaemonException(
-          route + ": the daemon's answer is longer than " + maxResponseBytes + " bytes", status, null, null);
+          route + ": the daemon's answer is longer than " + maxResponseBytes + " bytes",
+          status,
+          null,
+          null);
     }
     String text = new String(answer.bytes(), StandardCharsets.UTF_8);
     if (text.isBlank()) {
@@ -191,7 +201,8 @@ public final class DaemonHttp {
     try (InputStream in = body) {
       int n;
       while (out.size() <= limit
-          && (n = in.read(buffer, 0, (int) Math.min(buffer.length, limit + 1L - out.size()))) >= 0) {
+          && (n = in.read(buffer, 0, (int) Math.min(buffer.length, limit + 1L - out.size())))
+              >= 0) {
         out.write(buffer, 0, n);
       }
     } catch (IOException e) {
@@ -274,7 +285,9 @@ public final class DaemonHttp {
     return new String(error.bytes(), StandardCharsets.UTF_8);
   }
 
-  /** The text without the token in any of its common forms, for anything that came from the daemon. */
+  /**
+   * The text without the token in any of its common forms, for anything that came from the daemon.
+   */
   public String redact(String text) {
     return redactor.redact(text);
   }

@@ -38,8 +38,8 @@ import tools.jackson.databind.JsonNode;
  * Turns one SSE frame of {@code GET /session/:id/events} into a {@link DaemonEvent}.
  *
  * <p>The frame's {@code data:} is the whole envelope {@code {id, v, type, data, promptId,
- * originatorClientId, _meta}}. Payload shapes were read from the 0.24.4 daemon and its SDK's
- * {@code events.d.ts}; a frame whose shape does not match becomes {@link Unknown} rather than a
+ * originatorClientId, _meta}}. Payload shapes were read from the 0.24.4 daemon and its SDK's {@code
+ * events.d.ts}; a frame whose shape does not match becomes {@link Unknown} rather than a
  * half-filled typed event.
  */
 public final class EventDecoder {
@@ -51,16 +51,23 @@ public final class EventDecoder {
    * @param sessionId the subscribed session, used when the payload does not name one
    * @param redactor cuts the token out of everything the frame says
    */
-  public static DaemonEvent decode(String sseEvent, String data, String sessionId, TokenRedactor redactor) {
+  public static DaemonEvent decode(
+      String sseEvent, String data, String sessionId, TokenRedactor redactor) {
     JsonNode envelope;
     try {
       envelope = redactor.redact(Json.MAPPER.readTree(data));
     } catch (JacksonException e) {
-      return new Unknown(new EventMeta(0, sessionId, null, null, 0), redactor.redact(sseEvent), redactor.redact(data));
+      return new Unknown(
+          new EventMeta(0, sessionId, null, null, 0),
+          redactor.redact(sseEvent),
+          redactor.redact(data));
     }
     String type = text(envelope, "type");
     if (envelope == null || !envelope.isObject() || type == null) {
-      return new Unknown(new EventMeta(0, sessionId, null, null, 0), redactor.redact(sseEvent), redactor.redact(data));
+      return new Unknown(
+          new EventMeta(0, sessionId, null, null, 0),
+          redactor.redact(sseEvent),
+          redactor.redact(data));
     }
     JsonNode payload = envelope.path("data");
     String payloadSession = text(payload, "sessionId");
@@ -110,7 +117,9 @@ public final class EventDecoder {
       case "stream_error":
         return new StreamError(meta, text(p, "error"), text(p, "errorKind"));
       case "approval_mode_changed":
-        return text(p, "next") == null ? null : new ApprovalModeChanged(meta, text(p, "previous"), text(p, "next"));
+        return text(p, "next") == null
+            ? null
+            : new ApprovalModeChanged(meta, text(p, "previous"), text(p, "next"));
       case "replay_complete":
         return new ReplayComplete(meta, number(p, "replayedCount", 0));
       case "state_resync_required":
@@ -179,7 +188,8 @@ public final class EventDecoder {
     }
     StringBuilder out = new StringBuilder();
     for (JsonNode block : contentArray) {
-      String piece = "content".equals(text(block, "type")) ? text(block.path("content"), "text") : null;
+      String piece =
+          "content".equals(text(block, "type")) ? text(block.path("content"), "text") : null;
       if (piece != null) {
         if (out.length() > 0) {
           out.append('\n');
@@ -256,7 +266,8 @@ public final class EventDecoder {
     JsonNode outcome = p.path("outcome");
     String kind = text(outcome, "outcome");
     String optionId = text(outcome, "optionId");
-    if (requestId == null || !("cancelled".equals(kind) || "selected".equals(kind) && optionId != null)) {
+    if (requestId == null
+        || !("cancelled".equals(kind) || "selected".equals(kind) && optionId != null)) {
       return null;
     }
     return new PermissionResolved(meta, requestId, "selected".equals(kind) ? optionId : null);

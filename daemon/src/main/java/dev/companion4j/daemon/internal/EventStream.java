@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
 
 /**
- * One session's event subscription: a reading thread that delivers frames to the listener in
- * order and reconnects when the connection drops.
+ * One session's event subscription: a reading thread that delivers frames to the listener in order
+ * and reconnects when the connection drops.
  *
  * <p>A reconnect sends the last delivered id as {@code Last-Event-ID} (and the bus epoch), so the
  * daemon replays exactly what was missed; ids at or below the last delivered one are dropped, so
@@ -48,8 +48,10 @@ public final class EventStream implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventStream.class);
   private static final long MIN_RETRY_MS = 100;
   private static final long MAX_RETRY_MS = 30_000;
+
   /** How long a connection must stay up before the backoff starts again from the daemon's delay. */
   private static final long STABLE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(10);
+
   /** Beyond the connect timeouts: starting the reading thread and handing over the answer. */
   private static final Duration OPEN_GRACE = Duration.ofSeconds(1);
 
@@ -161,7 +163,14 @@ public final class EventStream implements AutoCloseable {
       if (!opened.await(bound.toMillis(), TimeUnit.MILLISECONDS)) {
         close();
         throw new DaemonException(
-            "GET /session/" + sessionId + "/events: the stream did not open within " + bound.toMillis() + " ms", 0, null, null);
+            "GET /session/"
+                + sessionId
+                + "/events: the stream did not open within "
+                + bound.toMillis()
+                + " ms",
+            0,
+            null,
+            null);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -175,8 +184,8 @@ public final class EventStream implements AutoCloseable {
   }
 
   /**
-   * Where to resume if the connection drops before any event arrived: the daemon's last event id
-   * at the time of a prompt, which its 202 answer carries.
+   * Where to resume if the connection drops before any event arrived: the daemon's last event id at
+   * the time of a prompt, which its 202 answer carries.
    */
   public void noteDaemonCursor(long eventId) {
     if (fallbackCursor < 0) {
@@ -220,7 +229,8 @@ public final class EventStream implements AutoCloseable {
       // end would leave the session hanging with no sign of it.
       LOG.error("the event stream of session {} failed", sessionId, e);
       String detail =
-          http.redact(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+          http.redact(
+              e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
       closeCurrent();
       if (opened.getCount() > 0) {
         openFailure =
@@ -258,20 +268,25 @@ public final class EventStream implements AutoCloseable {
             break;
           }
           everOpened = true;
-          // Before the listener hears of it: the subscriber waits for the daemon, not for its listener.
+          // Before the listener hears of it: the subscriber waits for the daemon, not for its
+          // listener.
           opened.countDown();
           status(State.CONNECTED, attempt, Duration.ZERO, null);
           acceptedWhileDown |= downSince != 0;
           connectedAt = clock.nanoTime();
           evictionReason = null;
           terminal = pump(response.body());
-          detail = evictionReason != null ? "evicted by the daemon: " + evictionReason : "stream ended";
+          detail =
+              evictionReason != null ? "evicted by the daemon: " + evictionReason : "stream ended";
         } else {
           String route = "GET /session/" + sessionId + "/events";
           DaemonException error =
               response.statusCode() == 200
                   ? new DaemonException(
-                      route + " answered " + http.redact(contentType) + " instead of an event stream",
+                      route
+                          + " answered "
+                          + http.redact(contentType)
+                          + " instead of an event stream",
                       200,
                       null,
                       null)
@@ -335,11 +350,16 @@ public final class EventStream implements AutoCloseable {
       if (down + delay > settings.reconnectBudget().toMillis()) {
         // Named by how the last attempt ended: a daemon that now refuses connections is gone,
         // even if it accepted one more while shutting down.
-        giveUp(acceptedWhileDown && connectedAt >= 0 ? "stream_unstable" : "daemon_unreachable", detail);
+        giveUp(
+            acceptedWhileDown && connectedAt >= 0 ? "stream_unstable" : "daemon_unreachable",
+            detail);
         return;
       }
       LOG.info(
-          "event stream of session {} dropped ({}); reconnecting in {} ms", sessionId, detail, delay);
+          "event stream of session {} dropped ({}); reconnecting in {} ms",
+          sessionId,
+          detail,
+          delay);
       status(State.RECONNECTING, attempt, Duration.ofMillis(delay), detail);
       sleep(delay);
     }
@@ -358,7 +378,8 @@ public final class EventStream implements AutoCloseable {
     }
     try {
       // The request's own timeout ends it sooner; this bound only makes sure.
-      return attempt.get(settings.connectTimeout().plus(OPEN_GRACE).toMillis(), TimeUnit.MILLISECONDS);
+      return attempt.get(
+          settings.connectTimeout().plus(OPEN_GRACE).toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       attempt.cancel(true);
       throw new IOException("no answer within " + settings.connectTimeout().toMillis() + " ms", e);
@@ -520,7 +541,8 @@ public final class EventStream implements AutoCloseable {
     InputStream stream = current;
     long silentMillis = TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - lastBytesNanos);
     if (stream != null && silentMillis > settings.heartbeatTimeout().toMillis()) {
-      LOG.info("event stream of session {} silent for {} ms; reconnecting", sessionId, silentMillis);
+      LOG.info(
+          "event stream of session {} silent for {} ms; reconnecting", sessionId, silentMillis);
       closeCurrent();
     }
   }

@@ -43,7 +43,9 @@ public final class Json {
   /** The field's integral value, or {@code null}. */
   public static Integer integer(JsonNode node, String field) {
     JsonNode value = node == null ? null : node.get(field);
-    return value != null && value.canConvertToInt() && value.isIntegralNumber() ? value.intValue() : null;
+    return value != null && value.canConvertToInt() && value.isIntegralNumber()
+        ? value.intValue()
+        : null;
   }
 
   public static boolean bool(JsonNode node, String field) {

@@ -14,14 +14,14 @@ import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.databind.node.StringNode;
 
 /**
- * Cuts the daemon's token out of text from the daemon, in the forms it is likely to take there:
- * as is in any letter case; percent-encoded, wholly or in part, once or twice; as HTML character
- * references or with Markdown's backslash escapes (which a page would turn back into the token);
- * in hex; and in base64 or base64url, also inside a longer encoded text (such as {@code Bearer
+ * Cuts the daemon's token out of text from the daemon, in the forms it is likely to take there: as
+ * is in any letter case; percent-encoded, wholly or in part, once or twice; as HTML character
+ * references or with Markdown's backslash escapes (which a page would turn back into the token); in
+ * hex; and in base64 or base64url, also inside a longer encoded text (such as {@code Bearer
  * <token>} encoded). The forms are compiled once, into one pattern.
  *
- * <p>It is a guard against the token showing up by accident in what reaches a user interface,
- * not against a daemon bent on showing it in a form of its own making.
+ * <p>It is a guard against the token showing up by accident in what reaches a user interface, not
+ * against a daemon bent on showing it in a form of its own making.
  */
 public final class TokenRedactor {
   public static final String MARK = "[token]";
@@ -47,11 +47,19 @@ public final class TokenRedactor {
     StringBuilder spelled = new StringBuilder("(?i:");
     for (char c : token.toCharArray()) {
       String hex = String.format("%02x", (int) c);
-      spelled.append("(?:").append(Pattern.quote(String.valueOf(c)))
-          .append("|\\\\").append(Pattern.quote(String.valueOf(c)))
-          .append("|%(?:25)?").append(hex)
-          .append("|&#x0*").append(hex).append(";?")
-          .append("|&#0*").append((int) c).append(";?)");
+      spelled
+          .append("(?:")
+          .append(Pattern.quote(String.valueOf(c)))
+          .append("|\\\\")
+          .append(Pattern.quote(String.valueOf(c)))
+          .append("|%(?:25)?")
+          .append(hex)
+          .append("|&#x0*")
+          .append(hex)
+          .append(";?")
+          .append("|&#0*")
+          .append((int) c)
+          .append(";?)");
     }
     forms.add(spelled.append(')').toString());
     forms.add("(?i:" + Pattern.quote(HexFormat.of().formatHex(bytes)) + ")");
@@ -63,8 +71,8 @@ public final class TokenRedactor {
   }
 
   /**
-   * The base64 characters that the token alone decides, for each of the three places it can
-   * start at within a longer encoded text.
+   * The base64 characters that the token alone decides, for each of the three places it can start
+   * at within a longer encoded text.
    */
   private static List<String> base64Cores(byte[] token) {
     List<String> cores = new ArrayList<>();
@@ -89,7 +97,9 @@ public final class TokenRedactor {
     return pattern.matcher(text).replaceAll(Matcher.quoteReplacement(MARK));
   }
 
-  /** The JSON with every string in it, names included, redacted; the same node when none changes. */
+  /**
+   * The JSON with every string in it, names included, redacted; the same node when none changes.
+   */
   public JsonNode redact(JsonNode json) {
     if (pattern == null || json == null) {
       return json;

@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
  *
  * <p>A token travels only in the {@code Authorization} header, so a URL with credentials in it is
  * refused (and not echoed back in the error). A daemon off this machine is reachable by others, so
- * it needs a token. Host names other than {@code localhost} are not resolved to decide loopback:
- * a name that resolves to 127.0.0.1 today may not tomorrow.
+ * it needs a token. Host names other than {@code localhost} are not resolved to decide loopback: a
+ * name that resolves to 127.0.0.1 today may not tomorrow.
  */
 public final class UrlPolicy {
   private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
@@ -37,7 +37,8 @@ public final class UrlPolicy {
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException("daemon URL is not a valid URL: " + e.getReason());
     }
-    if (uri.getRawUserInfo() != null || (uri.getRawAuthority() != null && uri.getRawAuthority().contains("@"))) {
+    if (uri.getRawUserInfo() != null
+        || (uri.getRawAuthority() != null && uri.getRawAuthority().contains("@"))) {
       throw new IllegalArgumentException(
           "daemon URL must not contain credentials; pass the token separately (it is sent as a"
               + " bearer header)");

@@ -1,11 +1,11 @@
 package dev.companion4j.daemon.bench;
 
 import dev.companion4j.daemon.DaemonClient;
+import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.AgentMessageChunk;
 import dev.companion4j.daemon.DaemonEvent.TurnComplete;
 import dev.companion4j.daemon.DaemonEvent.TurnError;
 import dev.companion4j.daemon.DaemonEvent.Unknown;
-import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonListener;
 import dev.companion4j.daemon.DaemonSession;
 import dev.companion4j.daemon.PromptTurn;
@@ -37,8 +37,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <ul>
  *   <li>time to first chunk: prompt sent to the first answer text received (a short answer);
  *   <li>live throughput: answer chunks per second while the daemon streams a long answer;
- *   <li>replay throughput: frames per second while the daemon replays a session's history
- *       ({@code Last-Event-ID: 0}), where the client is the bottleneck.
+ *   <li>replay throughput: frames per second while the daemon replays a session's history ({@code
+ *       Last-Event-ID: 0}), where the client is the bottleneck.
  * </ul>
  *
  * Prints a Markdown table for docs/performance.md.
@@ -109,7 +109,8 @@ public final class DaemonBenchmark {
           nodeLive.add(live.path("chunks").asDouble() / (live.path("ms").asDouble() / 1000));
           JsonNode runs = node("replay", REPLAYS).path("runs");
           for (int i = 0; i < runs.size(); i++) {
-            double rate = runs.get(i).path("frames").asDouble() / (runs.get(i).path("ms").asDouble() / 1000);
+            double rate =
+                runs.get(i).path("frames").asDouble() / (runs.get(i).path("ms").asDouble() / 1000);
             (i == 0 ? nodeColdReplay : nodeReplay).add(rate);
           }
         }
@@ -119,32 +120,76 @@ public final class DaemonBenchmark {
 
     System.out.println("| measure | Java client | TypeScript SDK client | Java / TypeScript |");
     System.out.println("|---|---|---|---|");
-    row("time to first chunk, median (ms, lower is better)", median(javaTtfc), median(nodeTtfc), "%.1f");
-    row("time to first chunk, p90 (ms, lower is better)", percentile(javaTtfc, 90), percentile(nodeTtfc, 90), "%.1f");
-    row("live stream, " + LIVE_CHUNKS + "-chunk answer (chunks/s, median of " + ROUNDS + ")",
-        median(javaLive), median(nodeLive), "%.0f");
-    row("history replay, " + replayFrames + " frames, warm (frames/s, median of " + javaReplay.size() + ")",
-        median(javaReplay), median(nodeReplay), "%.0f");
-    row("history replay, first in a fresh process (frames/s; Java: 1 run, TypeScript: median of " + ROUNDS + ")",
-        javaColdReplay, median(nodeColdReplay), "%.0f");
+    row(
+        "time to first chunk, median (ms, lower is better)",
+        median(javaTtfc),
+        median(nodeTtfc),
+        "%.1f");
+    row(
+        "time to first chunk, p90 (ms, lower is better)",
+        percentile(javaTtfc, 90),
+        percentile(nodeTtfc, 90),
+        "%.1f");
+    row(
+        "live stream, " + LIVE_CHUNKS + "-chunk answer (chunks/s, median of " + ROUNDS + ")",
+        median(javaLive),
+        median(nodeLive),
+        "%.0f");
+    row(
+        "history replay, "
+            + replayFrames
+            + " frames, warm (frames/s, median of "
+            + javaReplay.size()
+            + ")",
+        median(javaReplay),
+        median(nodeReplay),
+        "%.0f");
+    row(
+        "history replay, first in a fresh process (frames/s; Java: 1 run, TypeScript: median of "
+            + ROUNDS
+            + ")",
+        javaColdReplay,
+        median(nodeColdReplay),
+        "%.0f");
     System.out.println();
-    System.out.println("Time to first chunk: " + javaTtfc.size() + " prompts per client (" + ROUNDS + " runs of "
-        + PROMPTS + ", the first of each run not counted). Replay: " + REPLAYS + " in a row per run, the first not"
-        + " counted as warm. Java " + System.getProperty("java.version")
-        + ", Node " + nodeVersion() + ", " + Runtime.getRuntime().availableProcessors() + " CPUs.");
+    System.out.println(
+        "Time to first chunk: "
+            + javaTtfc.size()
+            + " prompts per client ("
+            + ROUNDS
+            + " runs of "
+            + PROMPTS
+            + ", the first of each run not counted). Replay: "
+            + REPLAYS
+            + " in a row per run, the first not"
+            + " counted as warm. Java "
+            + System.getProperty("java.version")
+            + ", Node "
+            + nodeVersion()
+            + ", "
+            + Runtime.getRuntime().availableProcessors()
+            + " CPUs.");
   }
 
   private static void row(String measure, double java, double node, String format) {
-    System.out.println(String.format(Locale.ROOT, "| %s | " + format + " | " + format + " | %.2f |", measure, java, node, java / node));
+    System.out.println(
+        String.format(
+            Locale.ROOT,
+            "| %s | " + format + " | " + format + " | %.2f |",
+            measure,
+            java,
+            node,
+            java / node));
   }
 
   /** The shared session whose history the replay reads: one long answer. */
   private DaemonSession corpus() {
     DaemonSession session = client.createOrAttach(SessionOptions.forWorkspace(workspace));
-    session.subscribe(new DaemonListener() {
-      @Override
-      public void onUnsupported(DaemonEvent event) {}
-    });
+    session.subscribe(
+        new DaemonListener() {
+          @Override
+          public void onUnsupported(DaemonEvent event) {}
+        });
     TurnResult result = session.prompt("[[count " + REPLAY_CHUNKS + "]]").result().join();
     if (result.outcome() != TurnResult.Outcome.COMPLETED) {
       throw new IllegalStateException("the replay corpus did not complete: " + result);
@@ -153,7 +198,8 @@ public final class DaemonBenchmark {
   }
 
   private DaemonSession newSession(DaemonListener listener) {
-    DaemonSession session = client.createOrAttach(SessionOptions.forWorkspace(workspace).asNewThread());
+    DaemonSession session =
+        client.createOrAttach(SessionOptions.forWorkspace(workspace).asNewThread());
     session.subscribe(listener, 0);
     return session;
   }
@@ -161,14 +207,18 @@ public final class DaemonBenchmark {
   private List<Double> javaTtfc(int prompts) {
     Map<String, Long> firstText = new ConcurrentHashMap<>();
     List<Double> samples = new ArrayList<>();
-    try (DaemonSession session = newSession(new DaemonListener() {
-      @Override
-      public void onEvent(DaemonEvent event) {
-        if (event instanceof AgentMessageChunk chunk && !chunk.text().isEmpty() && chunk.meta().promptId() != null) {
-          firstText.putIfAbsent(chunk.meta().promptId(), System.nanoTime());
-        }
-      }
-    })) {
+    try (DaemonSession session =
+        newSession(
+            new DaemonListener() {
+              @Override
+              public void onEvent(DaemonEvent event) {
+                if (event instanceof AgentMessageChunk chunk
+                    && !chunk.text().isEmpty()
+                    && chunk.meta().promptId() != null) {
+                  firstText.putIfAbsent(chunk.meta().promptId(), System.nanoTime());
+                }
+              }
+            })) {
       for (int i = 0; i < prompts; i++) {
         long start = System.nanoTime();
         PromptTurn turn = session.prompt("say hello");
@@ -183,18 +233,20 @@ public final class DaemonBenchmark {
   private double javaLive() {
     long[] firstAndLast = new long[2];
     int[] chunks = {0};
-    try (DaemonSession session = newSession(new DaemonListener() {
-      @Override
-      public void onEvent(DaemonEvent event) {
-        if (event instanceof AgentMessageChunk chunk && !chunk.text().isEmpty()) {
-          if (chunks[0]++ == 0) {
-            firstAndLast[0] = System.nanoTime();
-          }
-        } else if (event instanceof TurnComplete || event instanceof TurnError) {
-          firstAndLast[1] = System.nanoTime();
-        }
-      }
-    })) {
+    try (DaemonSession session =
+        newSession(
+            new DaemonListener() {
+              @Override
+              public void onEvent(DaemonEvent event) {
+                if (event instanceof AgentMessageChunk chunk && !chunk.text().isEmpty()) {
+                  if (chunks[0]++ == 0) {
+                    firstAndLast[0] = System.nanoTime();
+                  }
+                } else if (event instanceof TurnComplete || event instanceof TurnError) {
+                  firstAndLast[1] = System.nanoTime();
+                }
+              }
+            })) {
       session.prompt("[[count " + LIVE_CHUNKS + "]]").result().join();
     }
     return chunks[0] / ((firstAndLast[1] - firstAndLast[0]) / 1e9);
@@ -206,15 +258,17 @@ public final class DaemonBenchmark {
     int[] frames = {0};
     DaemonSession session = client.createOrAttach(SessionOptions.forWorkspace(workspace));
     long start = System.nanoTime();
-    session.subscribe(new DaemonListener() {
-      @Override
-      public void onEvent(DaemonEvent event) {
-        frames[0]++;
-        if (event instanceof Unknown unknown && unknown.type().equals("replay_complete")) {
-          complete.countDown();
-        }
-      }
-    }, 0);
+    session.subscribe(
+        new DaemonListener() {
+          @Override
+          public void onEvent(DaemonEvent event) {
+            frames[0]++;
+            if (event instanceof Unknown unknown && unknown.type().equals("replay_complete")) {
+              complete.countDown();
+            }
+          }
+        },
+        0);
     if (!complete.await(120, TimeUnit.SECONDS)) {
       throw new IllegalStateException("no replay_complete after " + frames[0] + " frames");
     }
@@ -224,10 +278,11 @@ public final class DaemonBenchmark {
   }
 
   private JsonNode node(String mode, int count) throws IOException, InterruptedException {
-    Process process = new ProcessBuilder("node", script.toString(), mode, url, workspace, Integer.toString(count))
-        .directory(script.getParent().toFile())
-        .redirectError(ProcessBuilder.Redirect.INHERIT)
-        .start();
+    Process process =
+        new ProcessBuilder("node", script.toString(), mode, url, workspace, Integer.toString(count))
+            .directory(script.getParent().toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     if (!process.waitFor(300, TimeUnit.SECONDS) || process.exitValue() != 0) {
       throw new IllegalStateException("bench.mjs " + mode + " failed: " + out);
@@ -237,7 +292,8 @@ public final class DaemonBenchmark {
 
   private static String nodeVersion() throws IOException, InterruptedException {
     Process process = new ProcessBuilder("node", "--version").start();
-    String version = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    String version =
+        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     process.waitFor();
     return version;
   }

@@ -2,8 +2,8 @@ package dev.companion4j.daemon.conversation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent;
+import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.EventMeta;
 import dev.companion4j.daemon.conversation.Conversation.State;
 import dev.companion4j.daemon.conversation.Entry.Level;
@@ -24,14 +24,16 @@ class ConversationsTest {
     apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "It "));
     apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "sorts."));
 
-    assertThat(c.entries()).containsExactly(
-        new Entry.UserMessage("e1", "p1", "other", "Explain this"),
-        new Entry.Thought("e2", "p1", "Let me look.", false),
-        new Entry.AssistantMessage("e3", "p1", "It sorts.", true));
+    assertThat(c.entries())
+        .containsExactly(
+            new Entry.UserMessage("e1", "p1", "other", "Explain this"),
+            new Entry.Thought("e2", "p1", "Let me look.", false),
+            new Entry.AssistantMessage("e3", "p1", "It sorts.", true));
     assertThat(c.turnRunning()).isTrue();
 
     apply(new DaemonEvent.TurnComplete(meta("p1"), "end_turn"));
-    assertThat(c.entries().get(2)).isEqualTo(new Entry.AssistantMessage("e3", "p1", "It sorts.", false));
+    assertThat(c.entries().get(2))
+        .isEqualTo(new Entry.AssistantMessage("e3", "p1", "It sorts.", false));
     assertThat(c.turnRunning()).isFalse();
   }
 
@@ -45,10 +47,29 @@ class ConversationsTest {
 
   @Test
   void aToolCallIsUpdatedInPlaceAndAReplayDoesNotRepeatIt() {
-    apply(new DaemonEvent.ToolCall(meta("p1"), "call-1", "Write notes.txt", "edit", "pending", List.of("/w/notes.txt"), "{\"file_path\":\"/w/notes.txt\"}"));
-    apply(new DaemonEvent.ToolCallUpdate(meta("p1"), "call-1", null, "in_progress", List.of(), null));
-    apply(new DaemonEvent.ToolCallUpdate(meta("p1"), "call-1", null, "failed", List.of(), "disk full"));
-    apply(new DaemonEvent.ToolCall(meta("p1"), "call-1", "Write notes.txt", "edit", "failed", List.of("/w/notes.txt"), "{}"));
+    apply(
+        new DaemonEvent.ToolCall(
+            meta("p1"),
+            "call-1",
+            "Write notes.txt",
+            "edit",
+            "pending",
+            List.of("/w/notes.txt"),
+            "{\"file_path\":\"/w/notes.txt\"}"));
+    apply(
+        new DaemonEvent.ToolCallUpdate(meta("p1"), "call-1", null, "in_progress", List.of(), null));
+    apply(
+        new DaemonEvent.ToolCallUpdate(
+            meta("p1"), "call-1", null, "failed", List.of(), "disk full"));
+    apply(
+        new DaemonEvent.ToolCall(
+            meta("p1"),
+            "call-1",
+            "Write notes.txt",
+            "edit",
+            "failed",
+            List.of("/w/notes.txt"),
+            "{}"));
 
     assertThat(c.entries()).hasSize(1);
     Entry.ToolCall call = (Entry.ToolCall) c.entries().get(0);
@@ -58,27 +79,51 @@ class ConversationsTest {
 
   @Test
   void anUpdateForACallNeverAnnouncedStillShows() {
-    apply(new DaemonEvent.ToolCallUpdate(meta("p1"), "call-9", "Run tests", "completed", List.of(), "ok"));
+    apply(
+        new DaemonEvent.ToolCallUpdate(
+            meta("p1"), "call-9", "Run tests", "completed", List.of(), "ok"));
 
-    assertThat(c.entries()).singleElement().isInstanceOfSatisfying(Entry.ToolCall.class, call -> {
-      assertThat(call.title()).isEqualTo("Run tests");
-      assertThat(call.text()).isEqualTo("ok");
-    });
+    assertThat(c.entries())
+        .singleElement()
+        .isInstanceOfSatisfying(
+            Entry.ToolCall.class,
+            call -> {
+              assertThat(call.title()).isEqualTo("Run tests");
+              assertThat(call.text()).isEqualTo("ok");
+            });
   }
 
   @Test
   void aPermissionWaitsUntilItIsResolvedHereOrElsewhere() {
-    List<PermissionOption> options = List.of(new PermissionOption("allow", "Allow", "allow_once"), new PermissionOption("deny", "Deny", "reject_once"));
-    apply(new DaemonEvent.PermissionRequested(meta("p1"), "r1", "call-1", "Write notes.txt", "edit", List.of("/w/notes.txt"), options,
-        List.of(new DaemonEvent.FileDiff("/w/notes.txt", "old\n", "new\n"))));
-    apply(new DaemonEvent.PermissionRequested(meta("p1"), "r2", "call-2", "Run ls", "execute", List.of(), options, List.of()));
+    List<PermissionOption> options =
+        List.of(
+            new PermissionOption("allow", "Allow", "allow_once"),
+            new PermissionOption("deny", "Deny", "reject_once"));
+    apply(
+        new DaemonEvent.PermissionRequested(
+            meta("p1"),
+            "r1",
+            "call-1",
+            "Write notes.txt",
+            "edit",
+            List.of("/w/notes.txt"),
+            options,
+            List.of(new DaemonEvent.FileDiff("/w/notes.txt", "old\n", "new\n"))));
+    apply(
+        new DaemonEvent.PermissionRequested(
+            meta("p1"), "r2", "call-2", "Run ls", "execute", List.of(), options, List.of()));
 
-    assertThat(c.permissions()).extracting(Conversation.PendingPermission::requestId).containsExactly("r1", "r2");
+    assertThat(c.permissions())
+        .extracting(Conversation.PendingPermission::requestId)
+        .containsExactly("r1", "r2");
     assertThat(c.permissions().get(0).options()).isEqualTo(options);
-    assertThat(c.permissions().get(0).diffs()).containsExactly(new DaemonEvent.FileDiff("/w/notes.txt", "old\n", "new\n"));
+    assertThat(c.permissions().get(0).diffs())
+        .containsExactly(new DaemonEvent.FileDiff("/w/notes.txt", "old\n", "new\n"));
 
     apply(new DaemonEvent.PermissionResolved(meta("p1"), "r1", "allow"));
-    assertThat(c.permissions()).extracting(Conversation.PendingPermission::requestId).containsExactly("r2");
+    assertThat(c.permissions())
+        .extracting(Conversation.PendingPermission::requestId)
+        .containsExactly("r2");
   }
 
   @Test
@@ -87,8 +132,13 @@ class ConversationsTest {
     apply(new DaemonEvent.ModelSwitchFailed(meta(null), "no-such-model", "unknown model"));
 
     assertThat(c.modelId()).isEqualTo("qwen3-max");
-    assertThat(c.entries()).singleElement().isEqualTo(
-        new Entry.Notice("e1", Level.WARNING, "The model stays qwen3-max: switching to no-such-model failed: unknown model"));
+    assertThat(c.entries())
+        .singleElement()
+        .isEqualTo(
+            new Entry.Notice(
+                "e1",
+                Level.WARNING,
+                "The model stays qwen3-max: switching to no-such-model failed: unknown model"));
   }
 
   @Test
@@ -109,13 +159,16 @@ class ConversationsTest {
     c = Conversations.promptSent(c);
     apply(new DaemonEvent.TurnError(meta("p2"), "rate limited", "429", "api"));
     assertThat(c.turnRunning()).isFalse();
-    assertThat(last()).isEqualTo(new Entry.Notice("e2", Level.ERROR, "The turn failed: rate limited"));
+    assertThat(last())
+        .isEqualTo(new Entry.Notice("e2", Level.ERROR, "The turn failed: rate limited"));
   }
 
   @Test
   void aDeadSessionEndsItsStreamsAndItsRequestsAndOffersToReconnect() {
     apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "half"));
-    apply(new DaemonEvent.PermissionRequested(meta("p1"), "r1", "call-1", "Write", "edit", List.of(), List.of(), List.of()));
+    apply(
+        new DaemonEvent.PermissionRequested(
+            meta("p1"), "r1", "call-1", "Write", "edit", List.of(), List.of(), List.of()));
     apply(new DaemonEvent.SessionDied(meta(null), "daemon_unreachable", null, null, false));
 
     assertThat(c.state()).isEqualTo(State.DIED);
@@ -123,8 +176,13 @@ class ConversationsTest {
     assertThat(c.permissions()).isEmpty();
     assertThat(c.turnRunning()).isFalse();
     assertThat(c.entries().get(0)).isEqualTo(new Entry.AssistantMessage("e1", "p1", "half", false));
-    assertThat(last()).isEqualTo(new Entry.Notice("e2", Level.ERROR, "The session ended: daemon_unreachable. Reconnect to go on."));
-    assertThat(Conversations.reconnecting(c, true)).as("only a live session reconnects").isSameAs(c);
+    assertThat(last())
+        .isEqualTo(
+            new Entry.Notice(
+                "e2", Level.ERROR, "The session ended: daemon_unreachable. Reconnect to go on."));
+    assertThat(Conversations.reconnecting(c, true))
+        .as("only a live session reconnects")
+        .isSameAs(c);
   }
 
   @Test
@@ -132,7 +190,8 @@ class ConversationsTest {
     apply(new DaemonEvent.SessionClosed(meta(null), "deleted", "other-client"));
 
     assertThat(c.state()).isEqualTo(State.CLOSED);
-    assertThat(last()).isEqualTo(new Entry.Notice("e1", Level.INFO, "The session was closed: deleted."));
+    assertThat(last())
+        .isEqualTo(new Entry.Notice("e1", Level.INFO, "The session was closed: deleted."));
   }
 
   @Test
@@ -148,9 +207,11 @@ class ConversationsTest {
     apply(new DaemonEvent.ResyncRequired(meta(null), "evicted", 10, 40));
     apply(new DaemonEvent.StreamError(meta(null), "upstream closed", "io"));
 
-    assertThat(c.entries()).extracting(e -> ((Entry.Notice) e).text()).containsExactly(
-        "Events 11 to 39 were lost while reconnecting; the daemon no longer holds them. What follows is complete.",
-        "The daemon's event stream failed: upstream closed");
+    assertThat(c.entries())
+        .extracting(e -> ((Entry.Notice) e).text())
+        .containsExactly(
+            "Events 11 to 39 were lost while reconnecting; the daemon no longer holds them. What follows is complete.",
+            "The daemon's event stream failed: upstream closed");
   }
 
   @Test
@@ -159,9 +220,11 @@ class ConversationsTest {
     apply(new DaemonEvent.Unknown(meta(null), "session_rewound", "{}"));
     apply(new DaemonEvent.Unknown(meta(null), "session_update/something_new", "{}"));
 
-    assertThat(c.entries()).extracting(e -> ((Entry.Notice) e).text()).containsExactly(
-        "The daemon sent session_rewound events, which this view does not show.",
-        "The daemon sent session_update/something_new events, which this view does not show.");
+    assertThat(c.entries())
+        .extracting(e -> ((Entry.Notice) e).text())
+        .containsExactly(
+            "The daemon sent session_rewound events, which this view does not show.",
+            "The daemon sent session_update/something_new events, which this view does not show.");
   }
 
   @Test
@@ -171,7 +234,8 @@ class ConversationsTest {
     apply(new DaemonEvent.Unknown(meta(null), "session_update/available_commands_update", "{}"));
     apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "answer"));
 
-    assertThat(c.entries()).containsExactly(new Entry.AssistantMessage("e1", "p1", "one answer", true));
+    assertThat(c.entries())
+        .containsExactly(new Entry.AssistantMessage("e1", "p1", "one answer", true));
   }
 
   @Test
@@ -181,7 +245,8 @@ class ConversationsTest {
     apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "answer"));
     apply(new DaemonEvent.TurnComplete(meta("p1"), "end_turn"));
 
-    assertThat(c.entries().get(0)).isEqualTo(new Entry.AssistantMessage("e1", "p1", "one answer", false));
+    assertThat(c.entries().get(0))
+        .isEqualTo(new Entry.AssistantMessage("e1", "p1", "one answer", false));
     assertThat(c.entries()).hasSize(2);
   }
 

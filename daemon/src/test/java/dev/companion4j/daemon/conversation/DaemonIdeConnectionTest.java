@@ -40,17 +40,26 @@ class DaemonIdeConnectionTest {
 
     Conversation done = awaitConversation(c, x -> !x.turnRunning() && x.entries().size() >= 3);
     assertThat(done.entries()).hasSize(3);
-    assertThat(done.entries().get(0)).isInstanceOfSatisfying(Entry.UserMessage.class,
-        u -> assertThat(u.text()).isEqualTo("[[think]] and answer"));
-    assertThat(done.entries().get(1)).isInstanceOfSatisfying(Entry.Thought.class,
-        t -> assertThat(t.text()).contains("pondering the question"));
-    assertThat(done.entries().get(2)).isInstanceOfSatisfying(Entry.AssistantMessage.class, m -> {
-      assertThat(m.text()).isEqualTo("thought done");
-      assertThat(m.streaming()).isFalse();
-    });
-    await().atMost(TURN).until(() -> !heard.isEmpty() && heard.get(heard.size() - 1).equals(c.conversation()));
-    assertThat(heard).as("the listener hears each step once, in order")
-        .extracting(Conversation::nextEntry).isSorted();
+    assertThat(done.entries().get(0))
+        .isInstanceOfSatisfying(
+            Entry.UserMessage.class, u -> assertThat(u.text()).isEqualTo("[[think]] and answer"));
+    assertThat(done.entries().get(1))
+        .isInstanceOfSatisfying(
+            Entry.Thought.class, t -> assertThat(t.text()).contains("pondering the question"));
+    assertThat(done.entries().get(2))
+        .isInstanceOfSatisfying(
+            Entry.AssistantMessage.class,
+            m -> {
+              assertThat(m.text()).isEqualTo("thought done");
+              assertThat(m.streaming()).isFalse();
+            });
+    await()
+        .atMost(TURN)
+        .until(() -> !heard.isEmpty() && heard.get(heard.size() - 1).equals(c.conversation()));
+    assertThat(heard)
+        .as("the listener hears each step once, in order")
+        .extracting(Conversation::nextEntry)
+        .isSorted();
   }
 
   @Test
@@ -60,15 +69,25 @@ class DaemonIdeConnectionTest {
 
     c.prompt("please [[write " + file + "]]");
 
-    PendingPermission request = awaitConversation(c, x -> !x.permissions().isEmpty()).permissions().get(0);
+    PendingPermission request =
+        awaitConversation(c, x -> !x.permissions().isEmpty()).permissions().get(0);
     assertThat(request.locations()).containsExactly(file.toString());
     assertThat(file).doesNotExist();
     assertThat(c.answer(request.requestId(), option(request, "allow_once"))).isTrue();
 
-    Conversation done = awaitConversation(c, x -> !x.turnRunning() && x.permissions().isEmpty()
-        && x.entries().stream().anyMatch(e -> e instanceof Entry.ToolCall t && "completed".equals(t.status())));
+    Conversation done =
+        awaitConversation(
+            c,
+            x ->
+                !x.turnRunning()
+                    && x.permissions().isEmpty()
+                    && x.entries().stream()
+                        .anyMatch(
+                            e -> e instanceof Entry.ToolCall t && "completed".equals(t.status())));
     assertThat(Files.readString(file)).isEqualTo(FakeModelServer.FILE_CONTENT);
-    assertThat(done.entries()).filteredOn(Entry.ToolCall.class::isInstance).singleElement()
+    assertThat(done.entries())
+        .filteredOn(Entry.ToolCall.class::isInstance)
+        .singleElement()
         .isInstanceOfSatisfying(Entry.ToolCall.class, t -> assertThat(t.kind()).isEqualTo("edit"));
   }
 
@@ -78,7 +97,8 @@ class DaemonIdeConnectionTest {
     Path file = LIVE.daemon().workspace().resolve("adapter-denied.txt");
 
     c.prompt("please [[write " + file + "]]");
-    PendingPermission request = awaitConversation(c, x -> !x.permissions().isEmpty()).permissions().get(0);
+    PendingPermission request =
+        awaitConversation(c, x -> !x.permissions().isEmpty()).permissions().get(0);
     assertThat(c.answer(request.requestId(), option(request, "reject_once"))).isTrue();
 
     awaitConversation(c, x -> !x.turnRunning() && x.permissions().isEmpty());
@@ -95,10 +115,18 @@ class DaemonIdeConnectionTest {
     DaemonIdeConnection second = open(shared);
 
     assertThat(second.sessionId()).isEqualTo(first.sessionId());
-    Conversation replayed = awaitConversation(second, x -> x.entries().stream()
-        .anyMatch(e -> e instanceof Entry.AssistantMessage m && m.text().equals("Hello from " + QwenDaemon.MODEL)));
-    assertThat(replayed.entries().get(0)).isInstanceOfSatisfying(Entry.UserMessage.class,
-        u -> assertThat(u.text()).isEqualTo("say hello"));
+    Conversation replayed =
+        awaitConversation(
+            second,
+            x ->
+                x.entries().stream()
+                    .anyMatch(
+                        e ->
+                            e instanceof Entry.AssistantMessage m
+                                && m.text().equals("Hello from " + QwenDaemon.MODEL)));
+    assertThat(replayed.entries().get(0))
+        .isInstanceOfSatisfying(
+            Entry.UserMessage.class, u -> assertThat(u.text()).isEqualTo("say hello"));
   }
 
   @Test
@@ -106,8 +134,11 @@ class DaemonIdeConnectionTest {
     DaemonIdeConnection c = open(newThread());
 
     // By host and port: the address itself stays with the client.
-    assertThat(c.locality()).isEqualTo(new DaemonIdeConnection.Locality(
-        LIVE.daemon().url().replaceFirst("^http://", ""), LIVE.daemon().workspace().toString()));
+    assertThat(c.locality())
+        .isEqualTo(
+            new DaemonIdeConnection.Locality(
+                LIVE.daemon().url().replaceFirst("^http://", ""),
+                LIVE.daemon().workspace().toString()));
   }
 
   private DaemonIdeConnection open(SessionOptions options) {
@@ -120,12 +151,17 @@ class DaemonIdeConnectionTest {
     return SessionOptions.forWorkspace(LIVE.daemon().workspace().toString()).asNewThread();
   }
 
-  private static Conversation awaitConversation(DaemonIdeConnection c, java.util.function.Predicate<Conversation> done) {
+  private static Conversation awaitConversation(
+      DaemonIdeConnection c, java.util.function.Predicate<Conversation> done) {
     await().atMost(TURN).until(() -> done.test(c.conversation()));
     return c.conversation();
   }
 
   private static String option(PendingPermission request, String kind) {
-    return request.options().stream().filter(o -> o.kind().equals(kind)).map(PermissionOption::optionId).findFirst().orElseThrow();
+    return request.options().stream()
+        .filter(o -> o.kind().equals(kind))
+        .map(PermissionOption::optionId)
+        .findFirst()
+        .orElseThrow();
   }
 }

@@ -44,10 +44,14 @@ class TokenRedactorTest {
       HexFormat.of().formatHex(TOKEN.getBytes(StandardCharsets.UTF_8)),
       HexFormat.of().formatHex(TOKEN.getBytes(StandardCharsets.UTF_8)).toUpperCase(Locale.ROOT),
       base64(TOKEN),
-      Base64.getUrlEncoder().withoutPadding().encodeToString(TOKEN.getBytes(StandardCharsets.UTF_8)),
+      Base64.getUrlEncoder()
+          .withoutPadding()
+          .encodeToString(TOKEN.getBytes(StandardCharsets.UTF_8)),
     };
     for (String form : forms) {
-      assertThat(REDACTOR.redact("before " + form + " after")).as(form).matches("before \\[token]\\S{0,3} after");
+      assertThat(REDACTOR.redact("before " + form + " after"))
+          .as(form)
+          .matches("before \\[token]\\S{0,3} after");
     }
   }
 
@@ -59,7 +63,9 @@ class TokenRedactorTest {
     String redacted = REDACTOR.redact(encoded);
 
     assertThat(redacted).contains("[token]");
-    assertThat(redacted.replaceAll(".*\\[token]", "")).as("what follows is the tail only").hasSizeLessThan(16);
+    assertThat(redacted.replaceAll(".*\\[token]", ""))
+        .as("what follows is the tail only")
+        .hasSizeLessThan(16);
   }
 
   @Test
@@ -72,10 +78,19 @@ class TokenRedactorTest {
 
   @Test
   void jsonIsRedactedInEveryStringAndNameAndKeptWhenClean() {
-    JsonNode json = Json.MAPPER.readTree("{\"models\":[\"m-" + TOKEN + "\"],\"" + TOKEN + "\":{\"n\":1,\"t\":\"x\\u0073" + TOKEN.substring(1) + "\"}}");
+    JsonNode json =
+        Json.MAPPER.readTree(
+            "{\"models\":[\"m-"
+                + TOKEN
+                + "\"],\""
+                + TOKEN
+                + "\":{\"n\":1,\"t\":\"x\\u0073"
+                + TOKEN.substring(1)
+                + "\"}}");
     JsonNode clean = Json.MAPPER.readTree("{\"a\":[\"b\",2],\"c\":{\"d\":null}}");
 
-    assertThat(REDACTOR.redact(json).toString()).doesNotContain(TOKEN)
+    assertThat(REDACTOR.redact(json).toString())
+        .doesNotContain(TOKEN)
         .isEqualTo("{\"models\":[\"m-[token]\"],\"[token]\":{\"n\":1,\"t\":\"x[token]\"}}");
     assertThat(REDACTOR.redact(clean)).isSameAs(clean);
   }

@@ -20,7 +20,8 @@ class TurnTrackerTest {
   @Test
   void aTurnThatEndedBeforeItsPromptRegisteredIsNotLost() {
     turns.onEvent(new TurnComplete(meta("p1"), "end_turn"));
-    assertThat(turns.register("p1").join()).isEqualTo(new TurnResult("p1", Outcome.COMPLETED, "end_turn", null));
+    assertThat(turns.register("p1").join())
+        .isEqualTo(new TurnResult("p1", Outcome.COMPLETED, "end_turn", null));
   }
 
   @Test
@@ -30,7 +31,8 @@ class TurnTrackerTest {
     turns.onEvent(new TurnComplete(meta("p1"), "cancelled"));
     turns.onEvent(new TurnError(meta("p2"), "model exploded", null, null));
     assertThat(cancelled.join().outcome()).isEqualTo(Outcome.CANCELLED);
-    assertThat(failed.join()).isEqualTo(new TurnResult("p2", Outcome.FAILED, null, "model exploded"));
+    assertThat(failed.join())
+        .isEqualTo(new TurnResult("p2", Outcome.FAILED, null, "model exploded"));
   }
 
   @Test

@@ -10,10 +10,13 @@ class UrlPolicyTest {
 
   @Test
   void acceptsLoopbackWithoutAToken() {
-    assertThat(UrlPolicy.checkBaseUrl("http://127.0.0.1:4170/", false)).hasToString("http://127.0.0.1:4170");
-    assertThat(UrlPolicy.checkBaseUrl("http://localhost:4170", false)).hasToString("http://localhost:4170");
+    assertThat(UrlPolicy.checkBaseUrl("http://127.0.0.1:4170/", false))
+        .hasToString("http://127.0.0.1:4170");
+    assertThat(UrlPolicy.checkBaseUrl("http://localhost:4170", false))
+        .hasToString("http://localhost:4170");
     assertThat(UrlPolicy.checkBaseUrl("http://[::1]:4170", false)).hasToString("http://[::1]:4170");
-    assertThat(UrlPolicy.checkBaseUrl("http://127.8.9.10:1", false)).hasToString("http://127.8.9.10:1");
+    assertThat(UrlPolicy.checkBaseUrl("http://127.8.9.10:1", false))
+        .hasToString("http://127.8.9.10:1");
   }
 
   @Test
@@ -34,14 +37,18 @@ class UrlPolicyTest {
     assertThatThrownBy(() -> UrlPolicy.checkBaseUrl("http://127.0.0.1.nip.example:4170", false))
         .as("a name is not resolved to decide loopback")
         .hasMessageContaining("token is required");
-    assertThat(UrlPolicy.checkBaseUrl("https://daemon.example:4170", true)).hasToString("https://daemon.example:4170");
+    assertThat(UrlPolicy.checkBaseUrl("https://daemon.example:4170", true))
+        .hasToString("https://daemon.example:4170");
   }
 
   @Test
   void explainsMalformedUrls() {
-    assertThatThrownBy(() -> UrlPolicy.checkBaseUrl("ftp://127.0.0.1", false)).hasMessageContaining("http://");
-    assertThatThrownBy(() -> UrlPolicy.checkBaseUrl("127.0.0.1:4170", false)).hasMessageContaining("http://");
-    assertThatThrownBy(() -> UrlPolicy.checkBaseUrl("http://127.0.0.1:4170/?x=1", false)).hasMessageContaining("query");
+    assertThatThrownBy(() -> UrlPolicy.checkBaseUrl("ftp://127.0.0.1", false))
+        .hasMessageContaining("http://");
+    assertThatThrownBy(() -> UrlPolicy.checkBaseUrl("127.0.0.1:4170", false))
+        .hasMessageContaining("http://");
+    assertThatThrownBy(() -> UrlPolicy.checkBaseUrl("http://127.0.0.1:4170/?x=1", false))
+        .hasMessageContaining("query");
     assertThatThrownBy(() -> UrlPolicy.checkBaseUrl(" ", false)).hasMessageContaining("required");
   }
 
@@ -50,14 +57,19 @@ class UrlPolicyTest {
     assertThatThrownBy(() -> UrlPolicy.checkToken("two words"))
         .hasMessageContaining("printable")
         .hasMessageNotContaining("two words");
-    assertThatThrownBy(() -> UrlPolicy.checkToken("line\r\nX-Injected: 1")).hasMessageNotContaining("Injected");
+    assertThatThrownBy(() -> UrlPolicy.checkToken("line\r\nX-Injected: 1"))
+        .hasMessageNotContaining("Injected");
     assertThat(UrlPolicy.checkClientId("ide-netbeans:1")).isEqualTo("ide-netbeans:1");
     assertThatThrownBy(() -> UrlPolicy.checkClientId("bad id")).hasMessageContaining("client id");
   }
 
   @Test
   void theClientNeverShowsItsToken() {
-    try (DaemonClient client = DaemonClient.builder().baseUrl("https://daemon.example:4170").token("s3cret-t0ken").build()) {
+    try (DaemonClient client =
+        DaemonClient.builder()
+            .baseUrl("https://daemon.example:4170")
+            .token("s3cret-t0ken")
+            .build()) {
       assertThat(client.toString()).doesNotContain("s3cret-t0ken").contains("token set");
     }
     try (DaemonClient client = DaemonClient.builder().build()) {

@@ -53,16 +53,20 @@ public class RecordingListener implements DaemonListener {
   }
 
   /** Waits for the first event of a type that matches. */
-  public <T extends DaemonEvent> T awaitEvent(Class<T> type, Predicate<T> matching, Duration timeout) {
+  public <T extends DaemonEvent> T awaitEvent(
+      Class<T> type, Predicate<T> matching, Duration timeout) {
     return await()
         .atMost(timeout)
-        .until(() -> events(type).stream().filter(matching).findFirst().orElse(null), e -> e != null);
+        .until(
+            () -> events(type).stream().filter(matching).findFirst().orElse(null), e -> e != null);
   }
 
   /** Waits for a connection state. */
   public ConnectionStatus awaitStatus(ConnectionStatus.State state, Duration timeout) {
     return await()
         .atMost(timeout)
-        .until(() -> statuses.stream().filter(s -> s.state() == state).findFirst().orElse(null), s -> s != null);
+        .until(
+            () -> statuses.stream().filter(s -> s.state() == state).findFirst().orElse(null),
+            s -> s != null);
   }
 }

@@ -73,7 +73,9 @@ public final class TcpProxy implements AutoCloseable {
         upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 5000);
         sockets.add(client);
         sockets.add(upstream);
-        byte[] from = ("Host: 127.0.0.1:" + server.getLocalPort() + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] from =
+            ("Host: 127.0.0.1:" + server.getLocalPort() + "\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
         byte[] to = ("Host: 127.0.0.1:" + targetPort + "\r\n").getBytes(StandardCharsets.US_ASCII);
         pump(client, upstream, "up", from, to);
         pump(upstream, client, "down", null, null);
@@ -92,7 +94,8 @@ public final class TcpProxy implements AutoCloseable {
             () -> {
               byte[] buffer = new byte[16384];
               byte[] carry = new byte[0];
-              try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
                   while (frozen && !from.isClosed()) {

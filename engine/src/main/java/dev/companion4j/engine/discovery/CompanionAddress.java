@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param ideName the IDE's display name, or empty when the file names none
  * @param file the discovery file it was read from
  */
-public record CompanionAddress(int port, String authToken, String workspacePath, String ideName, Path file) {
+public record CompanionAddress(
+    int port, String authToken, String workspacePath, String ideName, Path file) {
   public CompanionAddress {
     Objects.requireNonNull(authToken, "authToken");
     Objects.requireNonNull(workspacePath, "workspacePath");
@@ -23,6 +24,14 @@ public record CompanionAddress(int port, String authToken, String workspacePath,
 
   @Override
   public String toString() {
-    return "CompanionAddress[port=" + port + ", ideName=" + ideName + ", workspacePath=" + workspacePath + ", file=" + file + "]";
+    return "CompanionAddress[port="
+        + port
+        + ", ideName="
+        + ideName
+        + ", workspacePath="
+        + workspacePath
+        + ", file="
+        + file
+        + "]";
   }
 }

@@ -22,10 +22,10 @@ import tools.jackson.databind.json.JsonMapper;
  * that user the token, the editor's context and its terminal.
  *
  * <p>The client sends a fresh random nonce to {@value #PATH} without the token; the companion
- * answers {@code {"proof": hex(SHA-256("companion4j-proof:" + nonce + ":" + token))}}, which only
- * a holder of the token can compute. The nonce has a fixed form, so no answer to one nonce serves
- * for another. Every client (the editor plugins, the extension, {@code companion4j status}) runs
- * the same check; docs/editor-api.md describes it for plugins in other languages.
+ * answers {@code {"proof": hex(SHA-256("companion4j-proof:" + nonce + ":" + token))}}, which only a
+ * holder of the token can compute. The nonce has a fixed form, so no answer to one nonce serves for
+ * another. Every client (the editor plugins, the extension, {@code companion4j status}) runs the
+ * same check; docs/editor-api.md describes it for plugins in other languages.
  */
 public final class CompanionProof {
   /** The route that answers the challenge; it alone needs no token. */
@@ -34,6 +34,7 @@ public final class CompanionProof {
   private static final Pattern NONCE = Pattern.compile("[0-9a-f]{64}");
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final JsonMapper JSON = JsonMapper.shared();
+
   /** The answer is one short JSON object. */
   private static final int MAX_ANSWER_BYTES = 1024;
 
@@ -61,8 +62,10 @@ public final class CompanionProof {
       throw new IllegalArgumentException("a nonce is 64 lowercase hex digits");
     }
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest(("companion4j-proof:" + nonce + ":" + token).getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(
+                  ("companion4j-proof:" + nonce + ":" + token).getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java runtime has SHA-256", e);
@@ -81,8 +84,11 @@ public final class CompanionProof {
     String nonce = nonce();
     try {
       // No proxy: the challenge is for this machine's loopback, and a proxy would be a third party.
-      HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + PATH + "?nonce=" + nonce)
-          .toURL().openConnection(Proxy.NO_PROXY);
+      HttpURLConnection c =
+          (HttpURLConnection)
+              URI.create("http://127.0.0.1:" + port + PATH + "?nonce=" + nonce)
+                  .toURL()
+                  .openConnection(Proxy.NO_PROXY);
       int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
       c.setConnectTimeout(millis);
       c.setReadTimeout(millis);
@@ -99,8 +105,10 @@ public final class CompanionProof {
           return false;
         }
         JsonNode proof = JSON.readTree(body).path("proof");
-        return proof.isString() && MessageDigest.isEqual(
-            proof.asString().getBytes(StandardCharsets.UTF_8), answer(nonce, token).getBytes(StandardCharsets.UTF_8));
+        return proof.isString()
+            && MessageDigest.isEqual(
+                proof.asString().getBytes(StandardCharsets.UTF_8),
+                answer(nonce, token).getBytes(StandardCharsets.UTF_8));
       } finally {
         c.disconnect();
       }

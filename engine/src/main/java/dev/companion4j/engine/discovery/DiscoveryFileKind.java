@@ -33,7 +33,8 @@ public enum DiscoveryFileKind {
    * The Qwen Code companion spec's file. No published Qwen Code reads this place (0.1.3 looked in
    * {@code <tmp>/gemini/ide/}); written for companions' readers that follow the spec.
    */
-  QWEN_SPEC(DiscoveryTarget.QWEN_CODE, Pattern.compile("^qwen-code-ide-server-(\\d+)-(\\d+)\\.json$")) {
+  QWEN_SPEC(
+      DiscoveryTarget.QWEN_CODE, Pattern.compile("^qwen-code-ide-server-(\\d+)-(\\d+)\\.json$")) {
     @Override
     Path dir(DiscoveryLocations locations) {
       return locations.qwenSpecDir();
@@ -90,8 +91,8 @@ public enum DiscoveryFileKind {
   abstract Path dir(DiscoveryLocations locations);
 
   /**
-   * The deepest directory on the way to {@link #dir} that may be shared with other users (as
-   * {@code /tmp} is) or be a link; the companion owns everything below it alone.
+   * The deepest directory on the way to {@link #dir} that may be shared with other users (as {@code
+   * /tmp} is) or be a link; the companion owns everything below it alone.
    */
   Path sharedUpTo(DiscoveryLocations locations) {
     return locations.tmpDir();

@@ -28,28 +28,32 @@ import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
 
 /**
- * Writes, rewrites and removes one companion's discovery files, for every generation the CLIs
- * read. Files are the owner's alone (0600, in 0700 directories the companion creates) and
- * replaced atomically, so a CLI never reads half a file.
+ * Writes, rewrites and removes one companion's discovery files, for every generation the CLIs read.
+ * Files are the owner's alone (0600, in 0700 directories the companion creates) and replaced
+ * atomically, so a CLI never reads half a file.
  *
  * <p>Most of these places are shared with every local user, who may have been there first. A
- * generation whose place another user controls or could control (a directory of theirs, one
- * anybody may write, a link, or anything but this user's regular file at the file's own name) is
- * skipped with one log line, and the others are written: nobody can stop a companion by planting
- * names. A place that passes those checks but still cannot be written (read-only, full, a file
- * where a directory belongs) is this user's own setup and fails the write, as does a write in
- * which no file at all could be written: a companion no CLI can find should not serve. Each file
- * is recorded for {@link #removeAll} as soon as it is written, so a failure midway leaves none.
+ * generation whose place another user controls or could control (a directory of theirs, one anybody
+ * may write, a link, or anything but this user's regular file at the file's own name) is skipped
+ * with one log line, and the others are written: nobody can stop a companion by planting names. A
+ * place that passes those checks but still cannot be written (read-only, full, a file where a
+ * directory belongs) is this user's own setup and fails the write, as does a write in which no file
+ * at all could be written: a companion no CLI can find should not serve. Each file is recorded for
+ * {@link #removeAll} as soon as it is written, so a failure midway leaves none.
  */
 public final class DiscoveryFiles {
   private static final Logger log = LoggerFactory.getLogger(DiscoveryFiles.class);
   private static final JsonFactory JSON_FACTORY = new JsonFactory();
-  private static final FileAttribute<?>[] OWNER_FILE = FileTrust.POSIX
-      ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
-      : new FileAttribute<?>[0];
+  private static final FileAttribute<?>[] OWNER_FILE =
+      FileTrust.POSIX
+          ? new FileAttribute<?>[] {
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
+          }
+          : new FileAttribute<?>[0];
 
   /** Deeper process trees exist, but no terminal sits that far below an IDE. */
   private static final int MAX_ANCESTORS = 16;
+
   private static final Duration REMOVE_READ_DEADLINE = Duration.ofSeconds(1);
 
   /** The legacy file is named by pid alone: only one companion per process may own it. */
@@ -59,8 +63,10 @@ public final class DiscoveryFiles {
   private final Set<DiscoveryTarget> targets;
   private final long pid;
   private final List<Long> ancestors;
+
   /** Every file written and not yet removed. */
   private final Set<Path> written = new LinkedHashSet<>();
+
   /**
    * The written files another companion beside this one may take over (a legacy name of a shared
    * ancestor's pid), with the bytes written to each; every other name holds this process's pid or
@@ -78,13 +84,15 @@ public final class DiscoveryFiles {
    *
    * <p>Qwen Code before 0.15 and Gemini CLI before 0.40 read only files named after the process
    * they take for the IDE: the parent of the parent of the shell they run in. A companion cannot
-   * know that shell, but a terminal opened in the IDE or beside a companion started from a
-   * terminal shares the companion's ancestors, so naming a file after each of them reaches those
-   * CLIs wherever they were started from there.
+   * know that shell, but a terminal opened in the IDE or beside a companion started from a terminal
+   * shares the companion's ancestors, so naming a file after each of them reaches those CLIs
+   * wherever they were started from there.
    */
-  public DiscoveryFiles(DiscoveryLocations locations, Set<DiscoveryTarget> targets, long pid, List<Long> ancestors) {
+  public DiscoveryFiles(
+      DiscoveryLocations locations, Set<DiscoveryTarget> targets, long pid, List<Long> ancestors) {
     this.locations = locations;
-    this.targets = targets.isEmpty() ? EnumSet.noneOf(DiscoveryTarget.class) : EnumSet.copyOf(targets);
+    this.targets =
+        targets.isEmpty() ? EnumSet.noneOf(DiscoveryTarget.class) : EnumSet.copyOf(targets);
     this.pid = pid;
     this.ancestors = List.copyOf(ancestors);
   }
@@ -195,9 +203,9 @@ public final class DiscoveryFiles {
   }
 
   /**
-   * Removes every file this companion wrote and still holds; safe to call twice. A file named
-   * after a shared ancestor may since have been taken over by another companion beside this one,
-   * and is then left to it.
+   * Removes every file this companion wrote and still holds; safe to call twice. A file named after
+   * a shared ancestor may since have been taken over by another companion beside this one, and is
+   * then left to it.
    */
   public synchronized void removeAll() {
     for (Path file : written) {
@@ -223,8 +231,8 @@ public final class DiscoveryFiles {
   }
 
   /**
-   * Writes through a fresh owner-only temporary file in a checked directory, renamed over the
-   * file: rename replaces whatever is at the name and never follows a link there.
+   * Writes through a fresh owner-only temporary file in a checked directory, renamed over the file:
+   * rename replaces whatever is at the name and never follows a link there.
    */
   static void writeAtomically(Path file, Path sharedUpTo, byte[] bytes) throws IOException {
     Path dir = file.getParent();
@@ -233,7 +241,12 @@ public final class DiscoveryFiles {
     // Created exclusively (O_EXCL under a random name), so never a planted link or FIFO.
     Path temp = Files.createTempFile(dir, ".companion4j-", ".tmp", OWNER_FILE);
     try {
-      Files.write(temp, bytes, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS);
+      Files.write(
+          temp,
+          bytes,
+          StandardOpenOption.WRITE,
+          StandardOpenOption.TRUNCATE_EXISTING,
+          LinkOption.NOFOLLOW_LINKS);
       try {
         Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (IOException e) {

@@ -5,10 +5,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Where the CLIs look for companions, resolved from an environment the way the CLIs (Node
- * programs) resolve it: {@code os.tmpdir()} honours {@code TMPDIR} and {@code os.homedir()}
- * honours {@code HOME}, while the JVM's {@code java.io.tmpdir} and {@code user.home} ignore
- * both, so the JVM's own values would send the files where no CLI looks.
+ * Where the CLIs look for companions, resolved from an environment the way the CLIs (Node programs)
+ * resolve it: {@code os.tmpdir()} honours {@code TMPDIR} and {@code os.homedir()} honours {@code
+ * HOME}, while the JVM's {@code java.io.tmpdir} and {@code user.home} ignore both, so the JVM's own
+ * values would send the files where no CLI looks.
  */
 public record DiscoveryLocations(Path tmpDir, Path qwenHome) {
 
@@ -36,9 +36,9 @@ public record DiscoveryLocations(Path tmpDir, Path qwenHome) {
   }
 
   /**
-   * The user's home as the CLIs see it: {@code HOME} from {@code env}, else the JVM's
-   * {@code user.home} (from the password database, which a changed {@code HOME} does not move).
-   * Every directory of the user's that Companion4J reads or writes is found from here.
+   * The user's home as the CLIs see it: {@code HOME} from {@code env}, else the JVM's {@code
+   * user.home} (from the password database, which a changed {@code HOME} does not move). Every
+   * directory of the user's that Companion4J reads or writes is found from here.
    */
   public static Path home(Map<String, String> env) {
     String home = env.get("HOME");
@@ -50,7 +50,8 @@ public record DiscoveryLocations(Path tmpDir, Path qwenHome) {
 
   private static Path nodeTmpDir(Map<String, String> env) {
     boolean windows = System.getProperty("os.name", "").startsWith("Windows");
-    String[] names = windows ? new String[] {"TEMP", "TMP"} : new String[] {"TMPDIR", "TMP", "TEMP"};
+    String[] names =
+        windows ? new String[] {"TEMP", "TMP"} : new String[] {"TMPDIR", "TMP", "TEMP"};
     for (String name : names) {
       String value = env.get(name);
       if (value != null && !value.isBlank()) {
@@ -66,7 +67,9 @@ public record DiscoveryLocations(Path tmpDir, Path qwenHome) {
     return qwenHome.resolve("ide");
   }
 
-  /** The Qwen Code companion spec: {@code <tmp>/qwen/ide/qwen-code-ide-server-<pid>-<port>.json}. */
+  /**
+   * The Qwen Code companion spec: {@code <tmp>/qwen/ide/qwen-code-ide-server-<pid>-<port>.json}.
+   */
   public Path qwenSpecDir() {
     return tmpDir.resolve("qwen").resolve("ide");
   }

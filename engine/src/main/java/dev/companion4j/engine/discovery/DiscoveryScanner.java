@@ -39,13 +39,18 @@ import tools.jackson.databind.json.JsonMapper;
 public final class DiscoveryScanner {
   private static final Logger log = LoggerFactory.getLogger(DiscoveryScanner.class);
   private static final JsonMapper JSON = JsonMapper.shared();
+
   /** A companion answers its proof at once; a server that does not within this is no companion. */
   private static final Duration PROOF_TIMEOUT = Duration.ofSeconds(2);
+
   /** A discovery file holds a few hundred bytes. */
   static final int MAX_FILE_BYTES = 64 * 1024;
+
   private static final Duration READ_DEADLINE = Duration.ofSeconds(2);
+
   /** A thread per read in flight: one stuck in a FIFO's open() must not hold up the next read. */
-  private static final BoundedReads READERS = new BoundedReads("companion4j-discovery-read", Integer.MAX_VALUE);
+  private static final BoundedReads READERS =
+      new BoundedReads("companion4j-discovery-read", Integer.MAX_VALUE);
 
   private final DiscoveryLocations locations;
 
@@ -74,8 +79,8 @@ public final class DiscoveryScanner {
   }
 
   /**
-   * The companions of running processes whose token this user can read and that prove they hold
-   * it, the most recently written file first and each companion once.
+   * The companions of running processes whose token this user can read and that prove they hold it,
+   * the most recently written file first and each companion once.
    */
   public List<CompanionAddress> reachable() {
     return proven(candidates()).toList();
@@ -87,8 +92,8 @@ public final class DiscoveryScanner {
   }
 
   /**
-   * Every file of a running process with a token, newest first; one per port and token (a
-   * companion writes a file per CLI generation, all with its token), not yet proven.
+   * Every file of a running process with a token, newest first; one per port and token (a companion
+   * writes a file per CLI generation, all with its token), not yet proven.
    */
   private Stream<CompanionAddress> candidates() {
     Set<String> seen = new HashSet<>();
@@ -96,8 +101,14 @@ public final class DiscoveryScanner {
         .filter(f -> f.companion().alive() && !f.token().isEmpty())
         .sorted(Comparator.comparing((Found f) -> modified(f.companion().file())).reversed())
         .filter(f -> seen.add(f.companion().port() + " " + f.token()))
-        .map(f -> new CompanionAddress(f.companion().port(), f.token(), f.companion().workspacePath(),
-            f.companion().ideName().orElse(""), f.companion().file()));
+        .map(
+            f ->
+                new CompanionAddress(
+                    f.companion().port(),
+                    f.token(),
+                    f.companion().workspacePath(),
+                    f.companion().ideName().orElse(""),
+                    f.companion().file()));
   }
 
   /**
@@ -106,7 +117,8 @@ public final class DiscoveryScanner {
    */
   private static Stream<CompanionAddress> proven(Stream<CompanionAddress> candidates) {
     Set<Integer> ports = new HashSet<>();
-    return candidates.filter(a -> !ports.contains(a.port()) && proves(a.port(), a.authToken()))
+    return candidates
+        .filter(a -> !ports.contains(a.port()) && proves(a.port(), a.authToken()))
         .filter(a -> ports.add(a.port()));
   }
 
@@ -143,17 +155,22 @@ public final class DiscoveryScanner {
   private record Found(DiscoveredCompanion companion, String token) {}
 
   /**
-   * Every readable discovery file of this user's in every location, of any companion; {@code
-   * alive} when its process runs and the server on its port proves it holds the file's token.
+   * Every readable discovery file of this user's in every location, of any companion; {@code alive}
+   * when its process runs and the server on its port proves it holds the file's token.
    */
   public List<DiscoveredCompanion> scan() {
     Map<String, Boolean> proofs = new HashMap<>();
     List<DiscoveredCompanion> found = new ArrayList<>();
     for (Found f : scanWithTokens()) {
       DiscoveredCompanion c = f.companion();
-      boolean alive = c.alive() && !f.token().isEmpty()
-          && proofs.computeIfAbsent(c.port() + " " + f.token(), k -> proves(c.port(), f.token()));
-      found.add(new DiscoveredCompanion(c.file(), c.kind(), c.port(), c.workspacePath(), c.ideName(), c.pid(), alive));
+      boolean alive =
+          c.alive()
+              && !f.token().isEmpty()
+              && proofs.computeIfAbsent(
+                  c.port() + " " + f.token(), k -> proves(c.port(), f.token()));
+      found.add(
+          new DiscoveredCompanion(
+              c.file(), c.kind(), c.port(), c.workspacePath(), c.ideName(), c.pid(), alive));
     }
     return found;
   }
@@ -186,8 +203,8 @@ public final class DiscoveryScanner {
   }
 
   /**
-   * Deletes the files of companions whose process is gone (left by a crash), keeping every file
-   * of a running process and every file another user owns.
+   * Deletes the files of companions whose process is gone (left by a crash), keeping every file of
+   * a running process and every file another user owns.
    *
    * @return the files removed
    */
@@ -219,22 +236,28 @@ public final class DiscoveryScanner {
    */
   public CompletableFuture<List<Path>> removeStaleInBackground(Duration deadline) {
     CompletableFuture<List<Path>> removed = new CompletableFuture<>();
-    Thread cleanup = new Thread(() -> {
-      try {
-        removed.complete(removeStale());
-      } catch (RuntimeException e) {
-        removed.completeExceptionally(e);
-      }
-    }, "companion4j-discovery-cleanup");
+    Thread cleanup =
+        new Thread(
+            () -> {
+              try {
+                removed.complete(removeStale());
+              } catch (RuntimeException e) {
+                removed.completeExceptionally(e);
+              }
+            },
+            "companion4j-discovery-cleanup");
     cleanup.setDaemon(true);
     cleanup.start();
-    return removed.orTimeout(deadline.toMillis(), TimeUnit.MILLISECONDS).whenComplete((files, failure) -> {
-      if (failure instanceof TimeoutException) {
-        log.warn("Stale discovery files not cleaned up within {}", deadline);
-      } else if (failure != null) {
-        log.warn("Stale discovery files not cleaned up: {}", failure.toString());
-      }
-    });
+    return removed
+        .orTimeout(deadline.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete(
+            (files, failure) -> {
+              if (failure instanceof TimeoutException) {
+                log.warn("Stale discovery files not cleaned up within {}", deadline);
+              } else if (failure != null) {
+                log.warn("Stale discovery files not cleaned up: {}", failure.toString());
+              }
+            });
   }
 
   private Optional<Found> read(Path file, DiscoveryFileKind kind, Matcher name) {
@@ -245,20 +268,24 @@ public final class DiscoveryScanner {
         return Optional.empty();
       }
       // A companion names files after its ancestors too, and records its own process as ppid.
-      OptionalLong pid = json.path("ppid").isNumber() ? OptionalLong.of(json.path("ppid").asLong()) : kind.pidFromName(name);
+      OptionalLong pid =
+          json.path("ppid").isNumber()
+              ? OptionalLong.of(json.path("ppid").asLong())
+              : kind.pidFromName(name);
       Optional<Long> owner = pid.isPresent() ? Optional.of(pid.getAsLong()) : Optional.empty();
       JsonNode ideName = json.path("ideInfo").path("displayName");
       boolean alive = owner.map(DiscoveryScanner::processAlive).orElse(true);
-      return Optional.of(new Found(
-          new DiscoveredCompanion(
-              file,
-              kind,
-              port,
-              json.path("workspacePath").asString(""),
-              ideName.isString() ? Optional.of(ideName.asString()) : Optional.empty(),
-              owner,
-              alive),
-          json.path("authToken").asString("")));
+      return Optional.of(
+          new Found(
+              new DiscoveredCompanion(
+                  file,
+                  kind,
+                  port,
+                  json.path("workspacePath").asString(""),
+                  ideName.isString() ? Optional.of(ideName.asString()) : Optional.empty(),
+                  owner,
+                  alive),
+              json.path("authToken").asString("")));
     } catch (IOException | RuntimeException e) {
       log.debug("Skipping discovery file {}: {}", file, e.getMessage());
       return Optional.empty();

@@ -22,8 +22,10 @@ import java.util.Optional;
  * itself (lstat, links not followed), and only what this user or root owns counts as safe.
  */
 final class FileTrust {
-  static final boolean POSIX = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
-  private static final boolean UNIX = FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
+  static final boolean POSIX =
+      FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+  private static final boolean UNIX =
+      FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
   private static final int TYPE_MASK = 0170000;
   private static final int DIRECTORY = 0040000;
   private static final int REGULAR = 0100000;
@@ -31,14 +33,19 @@ final class FileTrust {
   private static final int FIFO = 0010000;
   private static final int GROUP_OR_OTHER_WRITE = 0022;
   private static final int STICKY = 01000;
-  private static final FileAttribute<?>[] OWNER_DIR = POSIX
-      ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))}
-      : new FileAttribute<?>[0];
+  private static final FileAttribute<?>[] OWNER_DIR =
+      POSIX
+          ? new FileAttribute<?>[] {
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))
+          }
+          : new FileAttribute<?>[0];
   private static final Optional<UserPrincipal> ME = currentUser();
 
   private FileTrust() {}
 
-  /** A place another user controls, or could: the caller skips it, it is not the companion's fault. */
+  /**
+   * A place another user controls, or could: the caller skips it, it is not the companion's fault.
+   */
   static final class Refused extends IOException {
     Refused(Path path, String why) {
       super(path + " " + why);
@@ -60,10 +67,11 @@ final class FileTrust {
 
   /**
    * Makes sure {@code dir} is a directory only this user (and root) can change, creating what is
-   * missing as owner-only when {@code create}. Up to and including {@code sharedUpTo} directories may
-   * be shared as {@code /tmp} is (root's or this user's, and sticky if others can write, so nobody
-   * can replace another's entries; links there are followed only if this user or root made them);
-   * below it every directory must be a real directory of this user's that nobody else can write.
+   * missing as owner-only when {@code create}. Up to and including {@code sharedUpTo} directories
+   * may be shared as {@code /tmp} is (root's or this user's, and sticky if others can write, so
+   * nobody can replace another's entries; links there are followed only if this user or root made
+   * them); below it every directory must be a real directory of this user's that nobody else can
+   * write.
    *
    * @return false when a directory is missing and {@code create} is false
    * @throws Refused when another user controls, or could control, a directory on the way
@@ -118,7 +126,8 @@ final class FileTrust {
       throw new Refused(p, "is owned by another user (uid " + e.uid() + ")");
     }
     if (e.type() == LINK) {
-      // Made by this user or root in a directory nobody else can change: follow, and check where it leads.
+      // Made by this user or root in a directory nobody else can change: follow, and check where it
+      // leads.
       Path real = p.toRealPath();
       secureDirectory(real, real, create);
       return;
@@ -127,7 +136,8 @@ final class FileTrust {
       throw new NotDirectoryException(p.toString());
     }
     if ((e.mode() & GROUP_OR_OTHER_WRITE) != 0 && (e.mode() & STICKY) == 0) {
-      throw new Refused(p, "is writable by group or others and not sticky (mode " + octal(e.mode()) + ")");
+      throw new Refused(
+          p, "is writable by group or others and not sticky (mode " + octal(e.mode()) + ")");
     }
   }
 
@@ -176,11 +186,16 @@ final class FileTrust {
     if (e instanceof FileSystemException fs) {
       String reason = fs.getReason();
       if (reason == null) {
-        reason = fs instanceof AccessDeniedException ? "permission denied"
-            : fs instanceof NoSuchFileException ? "no such file or directory"
-            : fs instanceof NotDirectoryException ? "not a directory"
-            : fs instanceof FileAlreadyExistsException ? "already exists"
-            : fs.getClass().getSimpleName();
+        reason =
+            fs instanceof AccessDeniedException
+                ? "permission denied"
+                : fs instanceof NoSuchFileException
+                    ? "no such file or directory"
+                    : fs instanceof NotDirectoryException
+                        ? "not a directory"
+                        : fs instanceof FileAlreadyExistsException
+                            ? "already exists"
+                            : fs.getClass().getSimpleName();
       }
       return fs.getFile() + ": " + reason;
     }
@@ -191,14 +206,24 @@ final class FileTrust {
     try {
       if (UNIX) {
         // One lstat for all of them, so they describe the same entry.
-        Map<String, Object> a = Files.readAttributes(p, "unix:mode,uid,owner,size", LinkOption.NOFOLLOW_LINKS);
+        Map<String, Object> a =
+            Files.readAttributes(p, "unix:mode,uid,owner,size", LinkOption.NOFOLLOW_LINKS);
         int mode = (Integer) a.get("mode");
         boolean mine = ME.isPresent() && ME.get().equals(a.get("owner"));
-        return Optional.of(new Entry(mode & TYPE_MASK, (Integer) a.get("uid"), mine, mode & 07777, (Long) a.get("size")));
+        return Optional.of(
+            new Entry(
+                mode & TYPE_MASK,
+                (Integer) a.get("uid"),
+                mine,
+                mode & 07777,
+                (Long) a.get("size")));
       }
-      BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      int type = a.isSymbolicLink() ? LINK : a.isDirectory() ? DIRECTORY : a.isRegularFile() ? REGULAR : 0;
-      // No owners or modes to check here (Windows): the user's profile folders are private by default.
+      BasicFileAttributes a =
+          Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      int type =
+          a.isSymbolicLink() ? LINK : a.isDirectory() ? DIRECTORY : a.isRegularFile() ? REGULAR : 0;
+      // No owners or modes to check here (Windows): the user's profile folders are private by
+      // default.
       return Optional.of(new Entry(type, -1, true, 0, a.size()));
     } catch (NoSuchFileException e) {
       return Optional.empty();
@@ -215,8 +240,10 @@ final class FileTrust {
       return Optional.empty();
     }
     try {
-      return Optional.of(FileSystems.getDefault().getUserPrincipalLookupService()
-          .lookupPrincipalByName(System.getProperty("user.name")));
+      return Optional.of(
+          FileSystems.getDefault()
+              .getUserPrincipalLookupService()
+              .lookupPrincipalByName(System.getProperty("user.name")));
     } catch (IOException e) {
       try {
         return Optional.of(Files.getOwner(Path.of("/proc/self")));

@@ -20,14 +20,16 @@ import tools.jackson.core.json.JsonFactory;
  * {@code <tmp>/gemini/ide/gemini-ide-server-<pid>-<n>.json}, each with a {@code stdio} entry and
  * the {@code ideInfo} by which the CLIs detect the IDE, and no port or token.
  *
- * <p>{@code pid} is the process that owns the files; Qwen Code deletes a lock whose {@code ppid}
- * is not alive, so it must live as long as the CLI. Files are written and refused exactly as
- * {@link DiscoveryFiles} writes and refuses a companion's.
+ * <p>{@code pid} is the process that owns the files; Qwen Code deletes a lock whose {@code ppid} is
+ * not alive, so it must live as long as the CLI. Files are written and refused exactly as {@link
+ * DiscoveryFiles} writes and refuses a companion's.
  */
 public final class StdioDiscoveryFiles {
   private static final Logger log = LoggerFactory.getLogger(StdioDiscoveryFiles.class);
   private static final JsonFactory JSON_FACTORY = new JsonFactory();
-  private static final List<DiscoveryFileKind> KINDS = List.of(DiscoveryFileKind.QWEN_LOCK, DiscoveryFileKind.GEMINI);
+  private static final List<DiscoveryFileKind> KINDS =
+      List.of(DiscoveryFileKind.QWEN_LOCK, DiscoveryFileKind.GEMINI);
+
   /**
    * Files are numbered from here plus the pid: above every TCP port, so a name can never be a
    * companion's port-named file, nor be read as one through a CLI's port variable.
@@ -53,8 +55,8 @@ public final class StdioDiscoveryFiles {
    * @throws IOException when a trusted place cannot be written, or no file at all could be; the
    *     files written before stay recorded for {@link #removeAll}
    */
-  public synchronized List<Path> write(String workspacePath, String command, List<String> args, IdeInfo ideInfo)
-      throws IOException {
+  public synchronized List<Path> write(
+      String workspacePath, String command, List<String> args, IdeInfo ideInfo) throws IOException {
     byte[] bytes = content(workspacePath, command, args, ideInfo);
     int number = Math.toIntExact(FIRST_NUMBER + pid);
     WritePass pass = new WritePass();

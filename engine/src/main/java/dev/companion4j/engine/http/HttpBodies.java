@@ -59,7 +59,8 @@ public final class HttpBodies {
    *
    * @return the body, or null when the request was answered with 413
    */
-  public static byte[] readFirst(HttpServletRequest request, HttpServletResponse response, int limit) throws IOException {
+  public static byte[] readFirst(
+      HttpServletRequest request, HttpServletResponse response, int limit) throws IOException {
     try {
       return read(request, limit);
     } catch (TooLargeException e) {
@@ -69,12 +70,14 @@ public final class HttpBodies {
   }
 
   /** Answers with {@code {"error": message}}. */
-  public static void error(HttpServletResponse response, int status, String message) throws IOException {
+  public static void error(HttpServletResponse response, int status, String message)
+      throws IOException {
     json(response, status, Map.of("error", message));
   }
 
   /** Answers with a JSON body. */
-  public static void json(HttpServletResponse response, int status, Object body) throws IOException {
+  public static void json(HttpServletResponse response, int status, Object body)
+      throws IOException {
     byte[] bytes = JSON.writeValueAsBytes(body);
     response.setStatus(status);
     response.setContentType("application/json");

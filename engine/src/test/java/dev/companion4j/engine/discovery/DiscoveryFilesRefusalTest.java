@@ -37,7 +37,8 @@ class DiscoveryFilesRefusalTest {
   }
 
   private List<Path> write() throws IOException {
-    return new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), PID).write(PORT, "/w", "t", IDE);
+    return new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), PID)
+        .write(PORT, "/w", "t", IDE);
   }
 
   @Test
@@ -46,8 +47,11 @@ class DiscoveryFilesRefusalTest {
     Plant.chmod("1777", tmp());
     Path geminiDir = Plant.chmod("777", Files.createDirectories(locations().geminiDir()));
 
-    assertThat(write()).containsExactlyInAnyOrder(
-        file(DiscoveryFileKind.QWEN_LOCK), file(DiscoveryFileKind.QWEN_SPEC), file(DiscoveryFileKind.QWEN_LEGACY));
+    assertThat(write())
+        .containsExactlyInAnyOrder(
+            file(DiscoveryFileKind.QWEN_LOCK),
+            file(DiscoveryFileKind.QWEN_SPEC),
+            file(DiscoveryFileKind.QWEN_LEGACY));
     assertThat(geminiDir).isEmptyDirectory();
   }
 
@@ -64,8 +68,11 @@ class DiscoveryFilesRefusalTest {
     Path elsewhere = Files.createDirectories(temp.resolve("elsewhere"));
     Plant.link(tmp().resolve("qwen"), elsewhere);
 
-    assertThat(write()).containsExactlyInAnyOrder(
-        file(DiscoveryFileKind.QWEN_LOCK), file(DiscoveryFileKind.QWEN_LEGACY), file(DiscoveryFileKind.GEMINI));
+    assertThat(write())
+        .containsExactlyInAnyOrder(
+            file(DiscoveryFileKind.QWEN_LOCK),
+            file(DiscoveryFileKind.QWEN_LEGACY),
+            file(DiscoveryFileKind.GEMINI));
     assertThat(elsewhere).isEmptyDirectory();
   }
 
@@ -74,14 +81,18 @@ class DiscoveryFilesRefusalTest {
     Plant.assumeRoot();
     Path gemini = Plant.giveToNobody(Files.createDirectories(tmp().resolve("gemini")));
 
-    assertThat(write()).containsExactlyInAnyOrder(
-        file(DiscoveryFileKind.QWEN_LOCK), file(DiscoveryFileKind.QWEN_SPEC), file(DiscoveryFileKind.QWEN_LEGACY));
+    assertThat(write())
+        .containsExactlyInAnyOrder(
+            file(DiscoveryFileKind.QWEN_LOCK),
+            file(DiscoveryFileKind.QWEN_SPEC),
+            file(DiscoveryFileKind.QWEN_LEGACY));
     assertThat(gemini).isEmptyDirectory();
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"link", "dangling link", "fifo", "directory", "file of another user"})
-  void anEntryPlantedAtTheExactLegacyNameIsLeftAloneAndTheOthersAreWritten(String planted) throws Exception {
+  void anEntryPlantedAtTheExactLegacyNameIsLeftAloneAndTheOthersAreWritten(String planted)
+      throws Exception {
     Path legacy = file(DiscoveryFileKind.QWEN_LEGACY);
     Path victim = Files.writeString(temp.resolve("victim.txt"), "keep");
     tmp();
@@ -99,8 +110,11 @@ class DiscoveryFilesRefusalTest {
     boolean wasDirectory = Files.isDirectory(legacy, LinkOption.NOFOLLOW_LINKS);
     boolean wasRegular = Files.isRegularFile(legacy, LinkOption.NOFOLLOW_LINKS);
 
-    assertThat(write()).containsExactlyInAnyOrder(
-        file(DiscoveryFileKind.QWEN_LOCK), file(DiscoveryFileKind.QWEN_SPEC), file(DiscoveryFileKind.GEMINI));
+    assertThat(write())
+        .containsExactlyInAnyOrder(
+            file(DiscoveryFileKind.QWEN_LOCK),
+            file(DiscoveryFileKind.QWEN_SPEC),
+            file(DiscoveryFileKind.GEMINI));
 
     assertThat(Files.isSymbolicLink(legacy)).isEqualTo(wasLink);
     assertThat(Files.isDirectory(legacy, LinkOption.NOFOLLOW_LINKS)).isEqualTo(wasDirectory);

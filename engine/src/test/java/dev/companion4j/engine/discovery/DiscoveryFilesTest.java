@@ -26,17 +26,20 @@ class DiscoveryFilesTest {
 
   @Test
   void writesEveryGenerationOwnerOnlyWithTheSameContent() throws Exception {
-    DiscoveryFiles files = new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), 4242);
+    DiscoveryFiles files =
+        new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), 4242);
 
     List<Path> written = files.write(5555, "/a:/b", "secret", IDE);
 
-    assertThat(written).containsExactlyInAnyOrder(
-        temp.resolve("home/.qwen/ide/5555.lock"),
-        temp.resolve("tmp/qwen/ide/qwen-code-ide-server-4242-5555.json"),
-        temp.resolve("tmp/qwen-code-ide-server-4242.json"),
-        temp.resolve("tmp/gemini/ide/gemini-ide-server-4242-5555.json"));
+    assertThat(written)
+        .containsExactlyInAnyOrder(
+            temp.resolve("home/.qwen/ide/5555.lock"),
+            temp.resolve("tmp/qwen/ide/qwen-code-ide-server-4242-5555.json"),
+            temp.resolve("tmp/qwen-code-ide-server-4242.json"),
+            temp.resolve("tmp/gemini/ide/gemini-ide-server-4242-5555.json"));
     for (Path file : written) {
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+          .isEqualTo("rw-------");
       JsonNode json = JSON.readTree(Files.readString(file));
       assertThat(json.path("port").asInt()).isEqualTo(5555);
       assertThat(json.path("workspacePath").asString()).isEqualTo("/a:/b");
@@ -44,29 +47,43 @@ class DiscoveryFilesTest {
       assertThat(json.path("ppid").asLong()).isEqualTo(4242);
       assertThat(json.path("ideInfo").path("displayName").asString()).isEqualTo("Vim");
     }
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(temp.resolve("tmp/gemini/ide")))).isEqualTo("rwx------");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(temp.resolve("home/.qwen")))).isEqualTo("rwx------");
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(temp.resolve("tmp/gemini/ide"))))
+        .isEqualTo("rwx------");
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(temp.resolve("home/.qwen"))))
+        .isEqualTo("rwx------");
     try (var leftovers = Files.list(temp.resolve("tmp/gemini/ide"))) {
       assertThat(leftovers.filter(p -> p.getFileName().toString().endsWith(".tmp"))).isEmpty();
     }
   }
 
   @Test
-  void namesThePidKeyedFilesOfOlderClisAfterEachAncestorTooWithTheCompanionAsOwner() throws Exception {
-    DiscoveryFiles files = new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), 4242, List.of(300L, 20L));
+  void namesThePidKeyedFilesOfOlderClisAfterEachAncestorTooWithTheCompanionAsOwner()
+      throws Exception {
+    DiscoveryFiles files =
+        new DiscoveryFiles(
+            locations(), EnumSet.allOf(DiscoveryTarget.class), 4242, List.of(300L, 20L));
 
     List<Path> written = files.write(5555, "/w", "secret", IDE);
 
-    assertThat(written).containsExactlyInAnyOrder(
-        temp.resolve("home/.qwen/ide/5555.lock"),
-        temp.resolve("tmp/qwen/ide/qwen-code-ide-server-4242-5555.json"),
-        temp.resolve("tmp/qwen-code-ide-server-4242.json"),
-        temp.resolve("tmp/qwen-code-ide-server-300.json"),
-        temp.resolve("tmp/qwen-code-ide-server-20.json"),
-        temp.resolve("tmp/gemini/ide/gemini-ide-server-4242-5555.json"),
-        temp.resolve("tmp/gemini/ide/gemini-ide-server-300-5555.json"),
-        temp.resolve("tmp/gemini/ide/gemini-ide-server-20-5555.json"));
-    assertThat(written).allSatisfy(file -> assertThat(JSON.readTree(Files.readString(file)).path("ppid").asLong()).isEqualTo(4242));
+    assertThat(written)
+        .containsExactlyInAnyOrder(
+            temp.resolve("home/.qwen/ide/5555.lock"),
+            temp.resolve("tmp/qwen/ide/qwen-code-ide-server-4242-5555.json"),
+            temp.resolve("tmp/qwen-code-ide-server-4242.json"),
+            temp.resolve("tmp/qwen-code-ide-server-300.json"),
+            temp.resolve("tmp/qwen-code-ide-server-20.json"),
+            temp.resolve("tmp/gemini/ide/gemini-ide-server-4242-5555.json"),
+            temp.resolve("tmp/gemini/ide/gemini-ide-server-300-5555.json"),
+            temp.resolve("tmp/gemini/ide/gemini-ide-server-20-5555.json"));
+    assertThat(written)
+        .allSatisfy(
+            file ->
+                assertThat(JSON.readTree(Files.readString(file)).path("ppid").asLong())
+                    .isEqualTo(4242));
     assertThat(new DiscoveryScanner(locations()).scan())
         .as("every file names the companion's process as its owner")
         .hasSize(8)
@@ -75,7 +92,8 @@ class DiscoveryFilesTest {
 
   @Test
   void leavesAFileNamedAfterASharedAncestorToTheCompanionThatTookItOver() throws Exception {
-    DiscoveryFiles first = new DiscoveryFiles(locations(), Set.of(DiscoveryTarget.QWEN_CODE), 4242, List.of(300L));
+    DiscoveryFiles first =
+        new DiscoveryFiles(locations(), Set.of(DiscoveryTarget.QWEN_CODE), 4242, List.of(300L));
     first.write(1111, "/one", "t1", IDE);
     Path shared = temp.resolve("tmp/qwen-code-ide-server-300.json");
     // What a companion in another process beside this one writes over it.
@@ -105,7 +123,8 @@ class DiscoveryFilesTest {
   void writesOnlyTheTargetsAskedFor() throws Exception {
     DiscoveryFiles files = new DiscoveryFiles(locations(), Set.of(DiscoveryTarget.GEMINI_CLI), 1);
 
-    assertThat(files.write(1, "/w", "t", IDE)).containsExactly(temp.resolve("tmp/gemini/ide/gemini-ide-server-1-1.json"));
+    assertThat(files.write(1, "/w", "t", IDE))
+        .containsExactly(temp.resolve("tmp/gemini/ide/gemini-ide-server-1-1.json"));
   }
 
   @Test
@@ -114,7 +133,8 @@ class DiscoveryFilesTest {
     files.write(9, "/old", "t", IDE);
 
     List<Path> again = files.write(9, "/new", "t", IDE);
-    assertThat(JSON.readTree(Files.readString(again.get(0))).path("workspacePath").asString()).isEqualTo("/new");
+    assertThat(JSON.readTree(Files.readString(again.get(0))).path("workspacePath").asString())
+        .isEqualTo("/new");
 
     files.removeAll();
     assertThat(again).noneMatch(Files::exists);
@@ -126,14 +146,18 @@ class DiscoveryFilesTest {
     finished.waitFor();
     long deadPid = finished.pid();
     long livePid = ProcessHandle.current().pid();
-    new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), deadPid).write(1111, "/w", "t", IDE);
-    DiscoveryFiles live = new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), livePid);
+    new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), deadPid)
+        .write(1111, "/w", "t", IDE);
+    DiscoveryFiles live =
+        new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), livePid);
     List<Path> liveFiles = live.write(2222, "/w", "t", IDE);
     Path foreign = Files.writeString(temp.resolve("tmp/gemini/ide/unrelated.json"), "{}");
 
     List<Path> removed = new DiscoveryScanner(locations()).removeStale();
 
-    assertThat(removed).hasSize(4).allMatch(p -> p.toString().contains(Long.toString(deadPid)) || p.endsWith("1111.lock"));
+    assertThat(removed)
+        .hasSize(4)
+        .allMatch(p -> p.toString().contains(Long.toString(deadPid)) || p.endsWith("1111.lock"));
     assertThat(liveFiles).allMatch(Files::exists);
     assertThat(foreign).exists();
     live.removeAll();
@@ -141,24 +165,30 @@ class DiscoveryFilesTest {
 
   @Test
   void scanReportsLiveAndStaleCompanions() throws Exception {
-    new DiscoveryFiles(locations(), Set.of(DiscoveryTarget.QWEN_CODE), ProcessHandle.current().pid())
+    new DiscoveryFiles(
+            locations(), Set.of(DiscoveryTarget.QWEN_CODE), ProcessHandle.current().pid())
         .write(1, "/w", "t", IDE);
 
     List<DiscoveredCompanion> found = new DiscoveryScanner(locations()).scan();
 
-    assertThat(found).isNotEmpty().allSatisfy(c -> {
-      assertThat(c.port()).isEqualTo(1);
-      assertThat(c.ideName()).contains("Vim");
-      assertThat(c.alive()).as("nothing listens on port 1").isFalse();
-    });
+    assertThat(found)
+        .isNotEmpty()
+        .allSatisfy(
+            c -> {
+              assertThat(c.port()).isEqualTo(1);
+              assertThat(c.ideName()).contains("Vim");
+              assertThat(c.alive()).as("nothing listens on port 1").isFalse();
+            });
   }
 
   @Test
   void resolvesLocationsLikeNode() {
-    DiscoveryLocations l = DiscoveryLocations.fromEnvironment(Map.of("TMPDIR", "/x/tmp/", "HOME", "/h"));
+    DiscoveryLocations l =
+        DiscoveryLocations.fromEnvironment(Map.of("TMPDIR", "/x/tmp/", "HOME", "/h"));
     assertThat(l.tmpDir()).isEqualTo(Path.of("/x/tmp"));
     assertThat(l.qwenLockDir()).isEqualTo(Path.of("/h/.qwen/ide"));
-    assertThat(DiscoveryLocations.fromEnvironment(Map.of("QWEN_HOME", "/q")).qwenLockDir()).isEqualTo(Path.of("/q/ide"));
+    assertThat(DiscoveryLocations.fromEnvironment(Map.of("QWEN_HOME", "/q")).qwenLockDir())
+        .isEqualTo(Path.of("/q/ide"));
     assertThat(DiscoveryLocations.fromEnvironment(Map.of()).tmpDir()).isEqualTo(Path.of("/tmp"));
   }
 }

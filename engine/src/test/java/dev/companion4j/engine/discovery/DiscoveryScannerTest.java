@@ -23,6 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** Reading discovery directories that other local users can write to. */
 class DiscoveryScannerTest {
   private static final IdeInfo IDE = new IdeInfo("vim", "Vim");
+
   /** Only stops a hung scan from hanging the build; nothing here measures speed. */
   private static final Duration HANG_GUARD = Duration.ofSeconds(30);
 
@@ -33,7 +34,8 @@ class DiscoveryScannerTest {
   }
 
   private List<Path> writeLive(DiscoveryLocations where) throws Exception {
-    return new DiscoveryFiles(where, EnumSet.allOf(DiscoveryTarget.class), ProcessHandle.current().pid())
+    return new DiscoveryFiles(
+            where, EnumSet.allOf(DiscoveryTarget.class), ProcessHandle.current().pid())
         .write(7, "/w", "t", IDE);
   }
 
@@ -45,7 +47,8 @@ class DiscoveryScannerTest {
 
   @ParameterizedTest
   @EnumSource(DiscoveryFileKind.class)
-  void aFifoUnderADiscoveryNameHangsNeitherTheScanNorTheCleanup(DiscoveryFileKind kind) throws Exception {
+  void aFifoUnderADiscoveryNameHangsNeitherTheScanNorTheCleanup(DiscoveryFileKind kind)
+      throws Exception {
     List<Path> ours = writeLive(locations());
     Plant.fifo(kind.path(locations(), 1, 2));
     DiscoveryScanner scanner = new DiscoveryScanner(locations());
@@ -53,7 +56,9 @@ class DiscoveryScannerTest {
     List<DiscoveredCompanion> found = assertTimeoutPreemptively(HANG_GUARD, scanner::scan);
     List<Path> removed = assertTimeoutPreemptively(HANG_GUARD, scanner::removeStale);
 
-    assertThat(found).extracting(DiscoveredCompanion::file).containsExactlyInAnyOrderElementsOf(ours);
+    assertThat(found)
+        .extracting(DiscoveredCompanion::file)
+        .containsExactlyInAnyOrderElementsOf(ours);
     assertThat(removed).isEmpty();
   }
 
@@ -62,9 +67,12 @@ class DiscoveryScannerTest {
     // What a check-then-open race would meet: a FIFO nobody writes to.
     Path fifo = Plant.fifo(temp.resolve("swapped.json"));
 
-    assertTimeoutPreemptively(HANG_GUARD, () -> assertThatThrownBy(() -> DiscoveryScanner.readWithin(fifo, Duration.ofMillis(100)))
-        .isInstanceOf(IOException.class)
-        .hasMessageContaining("not read within"));
+    assertTimeoutPreemptively(
+        HANG_GUARD,
+        () ->
+            assertThatThrownBy(() -> DiscoveryScanner.readWithin(fifo, Duration.ofMillis(100)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("not read within"));
 
     // Opening the other end releases the helper thread still waiting in open().
     assertTimeoutPreemptively(HANG_GUARD, () -> Files.newOutputStream(fifo).close());
@@ -72,10 +80,13 @@ class DiscoveryScannerTest {
 
   @Test
   void theBackgroundCleanupRemovesStaleFilesPastAFifo() throws Exception {
-    List<Path> stale = new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), deadPid()).write(7, "/w", "t", IDE);
+    List<Path> stale =
+        new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), deadPid())
+            .write(7, "/w", "t", IDE);
     Plant.fifo(DiscoveryFileKind.QWEN_LOCK.path(locations(), 1, 2));
 
-    List<Path> removed = new DiscoveryScanner(locations()).removeStaleInBackground(HANG_GUARD).get();
+    List<Path> removed =
+        new DiscoveryScanner(locations()).removeStaleInBackground(HANG_GUARD).get();
 
     assertThat(removed).containsExactlyInAnyOrderElementsOf(stale);
     assertThat(stale).noneMatch(Files::exists);
@@ -86,13 +97,18 @@ class DiscoveryScannerTest {
     Plant.link(DiscoveryFileKind.QWEN_LOCK.path(locations(), 1, 2), Path.of("/dev/zero"));
     Plant.link(DiscoveryFileKind.GEMINI.path(locations(), 1, 2), Path.of("/dev/zero"));
 
-    assertThat(assertTimeoutPreemptively(HANG_GUARD, new DiscoveryScanner(locations())::scan)).isEmpty();
+    assertThat(assertTimeoutPreemptively(HANG_GUARD, new DiscoveryScanner(locations())::scan))
+        .isEmpty();
   }
 
   @Test
   void aLinkToAnotherDiscoveryFileIsNotFollowed() throws Exception {
-    DiscoveryLocations elsewhere = new DiscoveryLocations(temp.resolve("elsewhere/tmp"), temp.resolve("elsewhere/.qwen"));
-    Path real = new DiscoveryFiles(elsewhere, Set.of(DiscoveryTarget.GEMINI_CLI), deadPid()).write(7, "/w", "t", IDE).get(0);
+    DiscoveryLocations elsewhere =
+        new DiscoveryLocations(temp.resolve("elsewhere/tmp"), temp.resolve("elsewhere/.qwen"));
+    Path real =
+        new DiscoveryFiles(elsewhere, Set.of(DiscoveryTarget.GEMINI_CLI), deadPid())
+            .write(7, "/w", "t", IDE)
+            .get(0);
     Path link = Plant.link(DiscoveryFileKind.GEMINI.path(locations(), 1, 2), real);
 
     assertThat(new DiscoveryScanner(locations()).scan()).isEmpty();
@@ -103,8 +119,12 @@ class DiscoveryScannerTest {
 
   @Test
   void theCleanupDoesNotFollowALinkedDirectory() throws Exception {
-    DiscoveryLocations elsewhere = new DiscoveryLocations(temp.resolve("elsewhere/tmp"), temp.resolve("elsewhere/.qwen"));
-    Path real = new DiscoveryFiles(elsewhere, Set.of(DiscoveryTarget.GEMINI_CLI), deadPid()).write(7, "/w", "t", IDE).get(0);
+    DiscoveryLocations elsewhere =
+        new DiscoveryLocations(temp.resolve("elsewhere/tmp"), temp.resolve("elsewhere/.qwen"));
+    Path real =
+        new DiscoveryFiles(elsewhere, Set.of(DiscoveryTarget.GEMINI_CLI), deadPid())
+            .write(7, "/w", "t", IDE)
+            .get(0);
     Files.createDirectories(locations().tmpDir());
     Plant.link(locations().tmpDir().resolve("gemini"), elsewhere.tmpDir().resolve("gemini"));
 
@@ -116,7 +136,8 @@ class DiscoveryScannerTest {
   void anOversizedFileIsNotRead() throws Exception {
     Path file = DiscoveryFileKind.GEMINI.path(locations(), ProcessHandle.current().pid(), 7);
     Files.createDirectories(file.getParent());
-    Files.writeString(file, "{\"port\":7,\"workspacePath\":\"/w\",\"pad\":\"" + "x".repeat(70 * 1024) + "\"}");
+    Files.writeString(
+        file, "{\"port\":7,\"workspacePath\":\"/w\",\"pad\":\"" + "x".repeat(70 * 1024) + "\"}");
 
     assertThat(new DiscoveryScanner(locations()).scan()).isEmpty();
   }
@@ -124,37 +145,49 @@ class DiscoveryScannerTest {
   @Test
   void aFileOfAnotherUserIsNeitherReadNorRemoved() throws Exception {
     Plant.assumeRoot();
-    List<Path> files = new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), deadPid()).write(7, "/w", "t", IDE);
+    List<Path> files =
+        new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), deadPid())
+            .write(7, "/w", "t", IDE);
     Path foreign = Plant.giveToNobody(files.get(0));
 
-    assertThat(new DiscoveryScanner(locations()).scan()).extracting(DiscoveredCompanion::file).doesNotContain(foreign);
-    assertThat(new DiscoveryScanner(locations()).removeStale()).hasSize(files.size() - 1).doesNotContain(foreign);
+    assertThat(new DiscoveryScanner(locations()).scan())
+        .extracting(DiscoveredCompanion::file)
+        .doesNotContain(foreign);
+    assertThat(new DiscoveryScanner(locations()).removeStale())
+        .hasSize(files.size() - 1)
+        .doesNotContain(foreign);
     assertThat(foreign).exists();
   }
 
   @Test
   void aLiveProcessesLockWhosePortCannotProveTheTokenIsNeitherServingNorAlive() throws Exception {
     try (ServerSocket squatter = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      Thread answerer = new Thread(() -> {
-        while (!squatter.isClosed()) {
-          try (Socket s = squatter.accept()) {
-            s.getInputStream().readNBytes(1);
-          } catch (IOException closed) {
-            // The test is over.
-          }
-        }
-      });
+      Thread answerer =
+          new Thread(
+              () -> {
+                while (!squatter.isClosed()) {
+                  try (Socket s = squatter.accept()) {
+                    s.getInputStream().readNBytes(1);
+                  } catch (IOException closed) {
+                    // The test is over.
+                  }
+                }
+              });
       answerer.setDaemon(true);
       answerer.start();
-      // A companion that died: its pid is now another live process's (this JVM), its port another program's.
-      new DiscoveryFiles(locations(), EnumSet.allOf(DiscoveryTarget.class), ProcessHandle.current().pid())
+      // A companion that died: its pid is now another live process's (this JVM), its port another
+      // program's.
+      new DiscoveryFiles(
+              locations(), EnumSet.allOf(DiscoveryTarget.class), ProcessHandle.current().pid())
           .write(squatter.getLocalPort(), temp.toString(), "stale token", IDE);
       DiscoveryScanner scanner = new DiscoveryScanner(locations());
 
       assertThat(scanner.serving(temp)).isEmpty();
       assertThat(scanner.newestServing(temp)).isEmpty();
       assertThat(scanner.reachable()).isEmpty();
-      assertThat(scanner.scan()).hasSize(DiscoveryFileKind.values().length).noneMatch(DiscoveredCompanion::alive);
+      assertThat(scanner.scan())
+          .hasSize(DiscoveryFileKind.values().length)
+          .noneMatch(DiscoveredCompanion::alive);
     }
   }
 }

@@ -21,7 +21,9 @@ final class Plant {
 
   /** Skips the calling test unless it runs as root, which alone can give files to another user. */
   static void assumeRoot() {
-    Assumptions.assumeTrue(root(), "only root can make files owned by another user (nobody); run as root to test this");
+    Assumptions.assumeTrue(
+        root(),
+        "only root can make files owned by another user (nobody); run as root to test this");
   }
 
   static Path fifo(Path path) throws Exception {
@@ -35,7 +37,10 @@ final class Plant {
     return Files.createSymbolicLink(path, target);
   }
 
-  /** Sets the mode with chmod(1), which also sets the sticky bit that PosixFilePermission cannot express. */
+  /**
+   * Sets the mode with chmod(1), which also sets the sticky bit that PosixFilePermission cannot
+   * express.
+   */
   static Path chmod(String mode, Path path) throws Exception {
     run(List.of("chmod", mode, path.toString()));
     return path;

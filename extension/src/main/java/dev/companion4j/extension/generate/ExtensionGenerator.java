@@ -28,10 +28,10 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 import tools.jackson.dataformat.yaml.YAMLWriteFeature;
 
 /**
- * Writes the extension for each CLI from the one canonical source in {@code extension/source}:
- * the manifest, the context file, hooks, agents, commands and (where the CLI has a policy engine)
- * policies, with each CLI's names, variables and frontmatter from {@code source/runtimes/}.
- * The output is a pure function of the source: same bytes on every run and machine.
+ * Writes the extension for each CLI from the one canonical source in {@code extension/source}: the
+ * manifest, the context file, hooks, agents, commands and (where the CLI has a policy engine)
+ * policies, with each CLI's names, variables and frontmatter from {@code source/runtimes/}. The
+ * output is a pure function of the source: same bytes on every run and machine.
  */
 public final class ExtensionGenerator {
   /** The launcher every hook and the MCP server run, relative to the extension. */
@@ -49,7 +49,8 @@ public final class ExtensionGenerator {
           .enable(YAMLWriteFeature.MINIMIZE_QUOTES)
           .build();
   private static final TomlMapper TOML = TomlMapper.builder().build();
-  private static final Pattern FRONTMATTER = Pattern.compile("\\A---\\n(.*?)\\n---\\n(.*)\\z", Pattern.DOTALL);
+  private static final Pattern FRONTMATTER =
+      Pattern.compile("\\A---\\n(.*?)\\n---\\n(.*)\\z", Pattern.DOTALL);
   private static final Pattern TOOL_TOKEN = Pattern.compile("\\$\\{tool:([a-z_]+)}");
 
   private final Path source;
@@ -101,7 +102,9 @@ public final class ExtensionGenerator {
     files.put(runtime.hooks().file(), json(hooks(runtime)));
     files.put(LAUNCHER, text(read("launcher.sh")));
     for (Path agent : list("agents", ".md")) {
-      files.put("agents/" + agent.getFileName(), text(agent(runtime, read(source.relativize(agent).toString()))));
+      files.put(
+          "agents/" + agent.getFileName(),
+          text(agent(runtime, read(source.relativize(agent).toString()))));
     }
     for (Path command : list("commands", ".toml")) {
       String name = source.resolve("commands").relativize(command).toString().replace('\\', '/');
@@ -142,13 +145,22 @@ public final class ExtensionGenerator {
         continue;
       }
       ObjectNode entry = JSON.createObjectNode();
-      String matcher = event.matchAgents() ? "^(" + String.join("|", agentNames()) + ")$" : event.matcher();
+      String matcher =
+          event.matchAgents() ? "^(" + String.join("|", agentNames()) + ")$" : event.matcher();
       if (matcher != null) {
         entry.put("matcher", matcher);
       }
       ObjectNode hook = entry.putArray("hooks").addObject();
       hook.put("type", "command");
-      hook.put("command", "\"" + runtime.hooks().root() + LAUNCHER + "\" hook " + runtime.runtime() + " " + binding.path("run").asString());
+      hook.put(
+          "command",
+          "\""
+              + runtime.hooks().root()
+              + LAUNCHER
+              + "\" hook "
+              + runtime.runtime()
+              + " "
+              + binding.path("run").asString());
       int seconds = binding.path("timeoutSeconds").asInt();
       hook.put("timeout", runtime.hooks().timeoutUnit().equals("ms") ? seconds * 1000 : seconds);
       byEvent.computeIfAbsent(event.event(), e -> JSON.createArrayNode()).add(entry);
@@ -203,7 +215,8 @@ public final class ExtensionGenerator {
         continue;
       }
       if (!rule.path("decision").asString().equals("deny")) {
-        throw new IllegalArgumentException("a pattern on an ask rule: Gemini CLI would ask where the hook lets a command through");
+        throw new IllegalArgumentException(
+            "a pattern on an ask rule: Gemini CLI would ask where the hook lets a command through");
       }
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("toolName", runtime.tool("run_shell_command"));
@@ -218,7 +231,9 @@ public final class ExtensionGenerator {
   }
 
   private String substitute(String text, RuntimeConfig runtime) {
-    return TOOL_TOKEN.matcher(text).replaceAll(m -> Matcher.quoteReplacement(toolName(runtime, m.group(1))));
+    return TOOL_TOKEN
+        .matcher(text)
+        .replaceAll(m -> Matcher.quoteReplacement(toolName(runtime, m.group(1))));
   }
 
   private String toolName(RuntimeConfig runtime, String canonical) {
@@ -235,7 +250,10 @@ public final class ExtensionGenerator {
 
   private List<Path> list(String dir, String suffix) {
     try (Stream<Path> files = Files.walk(source.resolve(dir))) {
-      return files.filter(f -> f.toString().endsWith(suffix)).sorted(Comparator.comparing(Path::toString)).toList();
+      return files
+          .filter(f -> f.toString().endsWith(suffix))
+          .sorted(Comparator.comparing(Path::toString))
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -63,7 +63,12 @@ public record RuntimeConfig(
    * @param timeoutUnit the unit of a hook's {@code timeout}: {@code s} or {@code ms}
    * @param events canonical event to this CLI's event; events left out do not exist here
    */
-  public record Hooks(String file, boolean declaredInManifest, String root, String timeoutUnit, Map<String, Event> events) {
+  public record Hooks(
+      String file,
+      boolean declaredInManifest,
+      String root,
+      String timeoutUnit,
+      Map<String, Event> events) {
     public Hooks {
       events = Map.copyOf(events);
     }
@@ -76,6 +81,8 @@ public record RuntimeConfig(
    */
   public record Event(String event, String matcher, boolean matchAgents) {}
 
-  /** @param file the policy file, relative to the extension */
+  /**
+   * @param file the policy file, relative to the extension
+   */
   public record Policies(String file, int denyPriority) {}
 }

@@ -19,18 +19,21 @@ import tools.jackson.core.util.JsonRecyclerPools;
  */
 final class FlatJson {
   /**
-   * Nesting a hook's input may have: a model may put deep values in a tool call's extra
-   * arguments, and Jackson's default (500) would make the hook fail on them.
+   * Nesting a hook's input may have: a model may put deep values in a tool call's extra arguments,
+   * and Jackson's default (500) would make the hook fail on them.
    */
   static final int MAX_NESTING = 10_000;
+
   /** Scalars deeper than this are skipped, not collected: no handler reads them. */
   private static final int KEPT_DEPTH = 16;
 
   /** A hook parses a document or two and exits: buffer recycling would only cost its set-up. */
-  private static final JsonFactory FACTORY = JsonFactory.builder()
-      .recyclerPool(JsonRecyclerPools.nonRecyclingPool())
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
-      .build();
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder()
+          .recyclerPool(JsonRecyclerPools.nonRecyclingPool())
+          .streamReadConstraints(
+              StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
+          .build();
 
   private FlatJson() {}
 
@@ -71,7 +74,10 @@ final class FlatJson {
     }
   }
 
-  /** A JSON object of string members, and one nested object of string members under {@code nestedName}. */
+  /**
+   * A JSON object of string members, and one nested object of string members under {@code
+   * nestedName}.
+   */
   static String object(Map<String, String> members, String nestedName, Map<String, String> nested) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try (JsonGenerator g = FACTORY.createGenerator(ObjectWriteContext.empty(), out)) {

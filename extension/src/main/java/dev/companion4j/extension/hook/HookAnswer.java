@@ -8,8 +8,14 @@ package dev.companion4j.extension.hook;
  * @param additionalContext text for the model's context, or null
  * @param systemMessage a notice for the user, or null
  */
-record HookAnswer(Decision decision, String reason, String additionalContext, String systemMessage) {
-  enum Decision { NONE, DENY, ASK, BLOCK }
+record HookAnswer(
+    Decision decision, String reason, String additionalContext, String systemMessage) {
+  enum Decision {
+    NONE,
+    DENY,
+    ASK,
+    BLOCK
+  }
 
   static final HookAnswer NOTHING = new HookAnswer(Decision.NONE, null, null, null);
 

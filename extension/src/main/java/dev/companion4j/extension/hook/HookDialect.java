@@ -21,7 +21,7 @@ interface HookDialect {
       case DENY -> out.put("decision", "deny");
       case ASK -> out.put("decision", "ask");
       case BLOCK -> out.put("decision", "block");
-      case NONE -> { }
+      case NONE -> {}
     }
     if (answer.reason() != null) {
       out.put("reason", answer.reason());
@@ -34,15 +34,17 @@ interface HookDialect {
       specific.put("hookEventName", in.event());
       specific.put("additionalContext", answer.additionalContext());
     }
-    return out.isEmpty() && specific.isEmpty() ? "" : FlatJson.object(out, "hookSpecificOutput", specific);
+    return out.isEmpty() && specific.isEmpty()
+        ? ""
+        : FlatJson.object(out, "hookSpecificOutput", specific);
   }
 
   /** What a subagent is told when its answer lacks the hand-off, and by whom. */
   String retryHandOff();
 
   /**
-   * Whether the CLI says itself that a stop hook already sent this subagent back
-   * ({@link HookInput#stopHookActive()}); where it does not, the runner keeps a mark.
+   * Whether the CLI says itself that a stop hook already sent this subagent back ({@link
+   * HookInput#stopHookActive()}); where it does not, the runner keeps a mark.
    */
   boolean reportsRepeatedStop();
 
@@ -59,7 +61,8 @@ interface HookDialect {
     return switch (runtime.toLowerCase(Locale.ROOT)) {
       case "qwen" -> new Qwen();
       case "gemini" -> new Gemini();
-      default -> throw new IllegalArgumentException("unknown runtime '" + runtime + "': qwen or gemini");
+      default ->
+          throw new IllegalArgumentException("unknown runtime '" + runtime + "': qwen or gemini");
     };
   }
 
@@ -101,13 +104,14 @@ interface HookDialect {
     @Override
     public Path linkedSettings(Map<String, String> env, String home) {
       String qwenHome = env.get("QWEN_HOME");
-      return (qwenHome != null ? Path.of(qwenHome) : Path.of(home, ".qwen")).resolve("extensions/companion4j/.env");
+      return (qwenHome != null ? Path.of(qwenHome) : Path.of(home, ".qwen"))
+          .resolve("extensions/companion4j/.env");
     }
   }
 
   /**
-   * Gemini CLI: a subagent is the tool {@code invoke_agent}; its answer is the tool's response,
-   * and a block replaces that response for the calling model.
+   * Gemini CLI: a subagent is the tool {@code invoke_agent}; its answer is the tool's response, and
+   * a block replaces that response for the calling model.
    */
   final class Gemini implements HookDialect {
     @Override
@@ -133,7 +137,9 @@ interface HookDialect {
           false);
     }
 
-    /** The calling model gets this instead of the agent's answer: it is the one that can ask again. */
+    /**
+     * The calling model gets this instead of the agent's answer: it is the one that can ask again.
+     */
     @Override
     public String retryHandOff() {
       return HandOff.RETRY_CALLER;
@@ -151,7 +157,8 @@ interface HookDialect {
 
     @Override
     public Path linkedSettings(Map<String, String> env, String home) {
-      return Path.of(env.getOrDefault("GEMINI_CLI_HOME", home), ".gemini/extensions/companion4j/.env");
+      return Path.of(
+          env.getOrDefault("GEMINI_CLI_HOME", home), ".gemini/extensions/companion4j/.env");
     }
   }
 }

@@ -29,13 +29,19 @@ public final class HookMain {
   private static final String LINGER = "COMPANION4J_LINGER_SECONDS";
   private static final Duration DEFAULT_LINGER = Duration.ofMinutes(30);
   private static final String STATUS_HEADER = "IDE status (Companion4J):\n";
+
   /**
    * How long the shell policy may take before it refuses: well within the 10 s the CLIs give the
    * hook (source/hooks.json), so that the refusal, not their timeout, decides.
    */
   static final Duration GUARD_LIMIT = Duration.ofSeconds(5);
-  /** The largest input a hook reads: far above any real tool call, below what would exhaust its heap. */
+
+  /**
+   * The largest input a hook reads: far above any real tool call, below what would exhaust its
+   * heap.
+   */
   private static final int MAX_INPUT = 64 << 20;
+
   private final HookDialect dialect;
   private final Map<String, String> env;
 
@@ -56,7 +62,8 @@ public final class HookMain {
       return;
     }
     if (args.length != 2) {
-      System.err.println("usage: companion4j hook <qwen|gemini> <session-start|session-end|subagent-start|subagent-stop|shell-policy>");
+      System.err.println(
+          "usage: companion4j hook <qwen|gemini> <session-start|session-end|subagent-start|subagent-stop|shell-policy>");
       System.exit(2);
     }
     HookDialect dialect;
@@ -67,7 +74,14 @@ public final class HookMain {
       System.exit(2);
       return;
     }
-    int code = answer(new HookMain(dialect, System.getenv()), args[1], System.in, out, System.err, GUARD_LIMIT);
+    int code =
+        answer(
+            new HookMain(dialect, System.getenv()),
+            args[1],
+            System.in,
+            out,
+            System.err,
+            GUARD_LIMIT);
     if (code != 0) {
       // Only then: on recent JDKs System.exit sets up logging, which costs every shell call 20 ms.
       System.exit(code);
@@ -75,13 +89,19 @@ public final class HookMain {
   }
 
   /**
-   * Runs {@code handler} on {@code stdin} and writes its answer; the exit code for the CLI.
-   * A guard ({@code shell-policy}) that cannot decide (unreadable input, any failure, or no
-   * answer within {@code guardLimit}) refuses with exit 2 and its reason on stderr, the one form
-   * both CLIs block on: they read exit 1 and a hook's timeout as "go on". Other hooks fail with
-   * exit 1, which must not end the CLI's session.
+   * Runs {@code handler} on {@code stdin} and writes its answer; the exit code for the CLI. A guard
+   * ({@code shell-policy}) that cannot decide (unreadable input, any failure, or no answer within
+   * {@code guardLimit}) refuses with exit 2 and its reason on stderr, the one form both CLIs block
+   * on: they read exit 1 and a hook's timeout as "go on". Other hooks fail with exit 1, which must
+   * not end the CLI's session.
    */
-  static int answer(HookMain hooks, String handler, InputStream stdin, PrintStream out, PrintStream err, Duration guardLimit) {
+  static int answer(
+      HookMain hooks,
+      String handler,
+      InputStream stdin,
+      PrintStream out,
+      PrintStream err,
+      Duration guardLimit) {
     boolean guard = handler.equals("shell-policy");
     Run run = new Run(hooks, handler, stdin);
     run.start();
@@ -90,8 +110,10 @@ public final class HookMain {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    String failure = run.isAlive() ? "it did not decide within " + guardLimit.toMillis() + " ms"
-        : run.failure != null ? String.valueOf(run.failure) : null;
+    String failure =
+        run.isAlive()
+            ? "it did not decide within " + guardLimit.toMillis() + " ms"
+            : run.failure != null ? String.valueOf(run.failure) : null;
     if (failure == null) {
       if (!run.answer.isEmpty()) {
         out.println(run.answer);
@@ -99,8 +121,10 @@ public final class HookMain {
       return 0;
     }
     if (guard) {
-      err.println("The Companion4J shell policy refused this command: it could not check it ("
-          + (failure.length() > 300 ? failure.substring(0, 300) + "…" : failure) + ").");
+      err.println(
+          "The Companion4J shell policy refused this command: it could not check it ("
+              + (failure.length() > 300 ? failure.substring(0, 300) + "…" : failure)
+              + ").");
       return 2;
     }
     err.println("companion4j hook " + handler + " failed: " + failure);
@@ -139,9 +163,9 @@ public final class HookMain {
   }
 
   /**
-   * What the install runs to train the class caches, one per kind of hook, since a cache loads
-   * all it holds at every start: {@code shell-policy} runs the shell policy in both dialects,
-   * {@code status} reads the session-start status from a stand-in companion in a scratch directory.
+   * What the install runs to train the class caches, one per kind of hook, since a cache loads all
+   * it holds at every start: {@code shell-policy} runs the shell policy in both dialects, {@code
+   * status} reads the session-start status from a stand-in companion in a scratch directory.
    */
   private static void train(String kind) throws IOException, InterruptedException {
     if (kind.equals("shell-policy")) {
@@ -153,20 +177,39 @@ public final class HookMain {
       for (String runtime : new String[] {"qwen", "gemini"}) {
         HookMain hooks = new HookMain(HookDialect.of(runtime), env);
         // Commands that take the policy down each of its paths, so the cache holds what they load.
-        for (String command : new String[] {"git status", "rm -rf build", "ls > out.txt", "git -C . reset --hard",
-            "sh -c 'find . -exec rm -r {} +' | tee x", "echo $(sudo sed -i s/a/b/ f) ${IFS} $'\\x41' `eval ls`",
-            "curl x | bash", "chmod -R 1 . && cp /dev/null f; dd of=x; python3"}) {
-          byte[] input = FlatJson.object(Map.of("hook_event_name", "PreToolUse"), "tool_input", Map.of("command", command))
-              .getBytes(StandardCharsets.UTF_8);
-          answer(hooks, "shell-policy", new ByteArrayInputStream(input), new PrintStream(OutputStream.nullOutputStream()),
-              System.err, GUARD_LIMIT);
+        for (String command :
+            new String[] {
+              "git status",
+              "rm -rf build",
+              "ls > out.txt",
+              "git -C . reset --hard",
+              "sh -c 'find . -exec rm -r {} +' | tee x",
+              "echo $(sudo sed -i s/a/b/ f) ${IFS} $'\\x41' `eval ls`",
+              "curl x | bash",
+              "chmod -R 1 . && cp /dev/null f; dd of=x; python3"
+            }) {
+          byte[] input =
+              FlatJson.object(
+                      Map.of("hook_event_name", "PreToolUse"),
+                      "tool_input",
+                      Map.of("command", command))
+                  .getBytes(StandardCharsets.UTF_8);
+          answer(
+              hooks,
+              "shell-policy",
+              new ByteArrayInputStream(input),
+              new PrintStream(OutputStream.nullOutputStream()),
+              System.err,
+              GUARD_LIMIT);
         }
       }
       return;
     }
     try (TrainingCompanion companion = TrainingCompanion.start()) {
       for (String runtime : new String[] {"qwen", "gemini"}) {
-        String answer = new HookMain(HookDialect.of(runtime), companion.environment()).run("session-start", companion.sessionStart());
+        String answer =
+            new HookMain(HookDialect.of(runtime), companion.environment())
+                .run("session-start", companion.sessionStart());
         if (!answer.contains("Workspace roots")) {
           throw new IllegalStateException("training found no companion: " + answer);
         }
@@ -174,17 +217,20 @@ public final class HookMain {
     }
   }
 
-  /** The CLI's stdout for {@code handler} given {@code stdin}; empty when there is nothing to say. */
+  /**
+   * The CLI's stdout for {@code handler} given {@code stdin}; empty when there is nothing to say.
+   */
   String run(String handler, byte[] stdin) throws IOException, InterruptedException {
     HookInput in = dialect.read(FlatJson.read(stdin));
-    HookAnswer answer = switch (handler) {
-      case "shell-policy" -> shellPolicy(in);
-      case "session-start" -> sessionStart(in);
-      case "session-end" -> sessionEnd(in);
-      case "subagent-start" -> subagentStart(in);
-      case "subagent-stop" -> subagentStop(in);
-      default -> throw new IllegalArgumentException("unknown hook handler '" + handler + "'");
-    };
+    HookAnswer answer =
+        switch (handler) {
+          case "shell-policy" -> shellPolicy(in);
+          case "session-start" -> sessionStart(in);
+          case "session-end" -> sessionEnd(in);
+          case "subagent-start" -> subagentStart(in);
+          case "subagent-stop" -> subagentStop(in);
+          default -> throw new IllegalArgumentException("unknown hook handler '" + handler + "'");
+        };
     return dialect.write(in, answer);
   }
 
@@ -197,10 +243,19 @@ public final class HookMain {
     if (rule == null) {
       return HookAnswer.NOTHING;
     }
-    if (rule.decision() == ShellPolicy.Decision.ASK && !dialect.refusesAsksItCannotPut() && headless(StartedCompanions.cliProcess())) {
-      return new HookAnswer(HookAnswer.Decision.DENY, rule.message() + " No one can answer in a headless run, so it is refused.", null, null);
+    if (rule.decision() == ShellPolicy.Decision.ASK
+        && !dialect.refusesAsksItCannotPut()
+        && headless(StartedCompanions.cliProcess())) {
+      return new HookAnswer(
+          HookAnswer.Decision.DENY,
+          rule.message() + " No one can answer in a headless run, so it is refused.",
+          null,
+          null);
     }
-    HookAnswer.Decision decision = rule.decision() == ShellPolicy.Decision.DENY ? HookAnswer.Decision.DENY : HookAnswer.Decision.ASK;
+    HookAnswer.Decision decision =
+        rule.decision() == ShellPolicy.Decision.DENY
+            ? HookAnswer.Decision.DENY
+            : HookAnswer.Decision.ASK;
     return new HookAnswer(decision, rule.message(), null, null);
   }
 
@@ -224,7 +279,9 @@ public final class HookMain {
       return true;
     }
     try {
-      String input = Files.readSymbolicLink(Path.of("/proc", Long.toString(cli.get().pid()), "fd", "0")).toString();
+      String input =
+          Files.readSymbolicLink(Path.of("/proc", Long.toString(cli.get().pid()), "fd", "0"))
+              .toString();
       return !(input.startsWith("/dev/pts/") || input.startsWith("/dev/tty"));
     } catch (IOException | UnsupportedOperationException e) {
       return true;
@@ -238,19 +295,27 @@ public final class HookMain {
     String header = STATUS_HEADER;
     if (status.isEmpty() && autostart() && env.containsKey("COMPANION4J_LAUNCHER")) {
       Duration linger = linger();
-      status = StartedCompanions.forUser(env).start(in.sessionId(), Path.of(env.get("COMPANION4J_LAUNCHER")), workspace, ide, linger);
+      status =
+          StartedCompanions.forUser(env)
+              .start(
+                  in.sessionId(), Path.of(env.get("COMPANION4J_LAUNCHER")), workspace, ide, linger);
       if (status.isPresent()) {
-        header += "A headless Companion4J companion was started for this session; "
-            + (linger.isZero() ? "it stops when the session ends.\n"
-                : "it stays after the session while a CLI is connected to it, and "
-                    + (linger.toSeconds() % 60 == 0 ? linger.toMinutes() + " min" : linger.toSeconds() + " s")
-                    + " more, so that a CLI started later in this folder is in IDE mode. This session is not:"
-                    + " the CLI looked for an IDE before the companion was there.\n");
+        header +=
+            "A headless Companion4J companion was started for this session; "
+                + (linger.isZero()
+                    ? "it stops when the session ends.\n"
+                    : "it stays after the session while a CLI is connected to it, and "
+                        + (linger.toSeconds() % 60 == 0
+                            ? linger.toMinutes() + " min"
+                            : linger.toSeconds() + " s")
+                        + " more, so that a CLI started later in this folder is in IDE mode. This session is not:"
+                        + " the CLI looked for an IDE before the companion was there.\n");
       }
     }
-    return HookAnswer.context(status.isPresent()
-        ? header + StatusText.brief(status.get())
-        : header + StatusText.none(workspace));
+    return HookAnswer.context(
+        status.isPresent()
+            ? header + StatusText.brief(status.get())
+            : header + StatusText.none(workspace));
   }
 
   private HookAnswer sessionEnd(HookInput in) throws IOException {
@@ -268,9 +333,11 @@ public final class HookMain {
       return HookAnswer.NOTHING;
     }
     Path workspace = workspace(in);
-    return HookAnswer.context(new IdeLink(DiscoveryLocations.fromEnvironment(env)).status(workspace)
-        .map(s -> STATUS_HEADER + StatusText.brief(s))
-        .orElse(StatusText.none(workspace)));
+    return HookAnswer.context(
+        new IdeLink(DiscoveryLocations.fromEnvironment(env))
+            .status(workspace)
+            .map(s -> STATUS_HEADER + StatusText.brief(s))
+            .orElse(StatusText.none(workspace)));
   }
 
   private HookAnswer subagentStop(HookInput in) throws IOException {
@@ -294,18 +361,22 @@ public final class HookMain {
   /** Whether {@code agent} is one of this extension's agents (its {@code agents/} directory). */
   private boolean ours(String agent) {
     String extension = env.get("COMPANION4J_EXTENSION");
-    return !agent.isEmpty() && extension != null && agent.matches("[a-z0-9_]+")
+    return !agent.isEmpty()
+        && extension != null
+        && agent.matches("[a-z0-9_]+")
         && Files.isRegularFile(Path.of(extension, "agents", agent + ".md"));
   }
 
   private Path workspace(HookInput in) {
     String dir = env.getOrDefault("GEMINI_PROJECT_DIR", env.get("QWEN_PROJECT_DIR"));
-    return dir != null ? Path.of(dir) : in.cwd().isEmpty() ? Path.of("").toAbsolutePath() : Path.of(in.cwd());
+    return dir != null
+        ? Path.of(dir)
+        : in.cwd().isEmpty() ? Path.of("").toAbsolutePath() : Path.of(in.cwd());
   }
 
   /**
-   * The extension setting "Start a companion". The CLIs keep settings in the extension's
-   * {@code .env} but do not hand them to hooks, so the file is read here; a variable set in the
+   * The extension setting "Start a companion". The CLIs keep settings in the extension's {@code
+   * .env} but do not hand them to hooks, so the file is read here; a variable set in the
    * environment wins.
    */
   private boolean autostart() throws IOException {
@@ -337,7 +408,8 @@ public final class HookMain {
     } catch (NumberFormatException notANumber) {
       // refused below
     }
-    throw new IllegalStateException(LINGER + " must be a whole number of seconds from 0, not \"" + value.trim() + "\"");
+    throw new IllegalStateException(
+        LINGER + " must be a whole number of seconds from 0, not \"" + value.trim() + "\"");
   }
 
   /** A setting from the first {@code .env} of this extension that names it, or empty. */

@@ -14,36 +14,49 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The extension's shell policy, the one decision both CLIs' hooks give: it reads a command line
- * as the shell would ({@link ShellSyntax}) and names the rule of the canonical
- * {@code shell-policy.json} the line breaks, whatever the spelling: quoting, escapes, {@code $IFS},
+ * The extension's shell policy, the one decision both CLIs' hooks give: it reads a command line as
+ * the shell would ({@link ShellSyntax}) and names the rule of the canonical {@code
+ * shell-policy.json} the line breaks, whatever the spelling: quoting, escapes, {@code $IFS},
  * wrappers such as {@code sudo} or {@code xargs}, {@code sh -c}, {@code eval}, substitutions,
  * {@code find -exec}, {@code git}'s global options. Where only running the line would tell what it
- * runs, it asks. A guardrail against a model's mistakes, not a sandbox: a program the line runs
- * can still do anything the user can.
+ * runs, it asks. A guardrail against a model's mistakes, not a sandbox: a program the line runs can
+ * still do anything the user can.
  */
 public final class ShellPolicy {
   /** What a rule asks for. */
-  public enum Decision { DENY, ASK }
+  public enum Decision {
+    DENY,
+    ASK
+  }
 
   /** A rule of the policy and why it applies. */
   public record Rule(String name, Decision decision, String message) {}
 
   /** The canonical rules in the jar. */
   public static final String RESOURCE = "/dev/companion4j/extension/source/shell-policy.json";
+
   /** Where the install puts a copy of the rules in the extension. */
   public static final String STAGED = "lib/shell-policy.json";
 
   /** How deep {@code sh -c}, {@code eval} and substitutions may nest before the policy asks. */
   private static final int MAX_DEPTH = 8;
-  private static final Set<String> SHELLS = Set.of("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox");
-  private static final Set<String> INTERPRETERS = Set.of("python", "python3", "perl", "ruby", "node", "php", "lua", "tclsh");
-  private static final Set<String> KEYWORDS = Set.of("!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done",
-      "while", "until", "esac", "time", "coproc");
+
+  private static final Set<String> SHELLS =
+      Set.of("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "busybox");
+  private static final Set<String> INTERPRETERS =
+      Set.of("python", "python3", "perl", "ruby", "node", "php", "lua", "tclsh");
+  private static final Set<String> KEYWORDS =
+      Set.of(
+          "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac",
+          "time", "coproc");
+
   /** The git subcommands whose options decide whether they destroy work. */
-  private static final Set<String> GIT_DESTRUCTIVE = Set.of("reset", "checkout", "restore", "switch", "clean", "stash", "push", "branch");
+  private static final Set<String> GIT_DESTRUCTIVE =
+      Set.of("reset", "checkout", "restore", "switch", "clean", "stash", "push", "branch");
+
   /** Harmless sinks of a redirection. */
-  private static final Set<String> DEVICES = Set.of("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty");
+  private static final Set<String> DEVICES =
+      Set.of("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty");
 
   private final Map<String, Rule> rules;
 
@@ -83,7 +96,12 @@ public final class ShellPolicy {
     for (int i = 0; policy.containsKey("rules." + i + ".name"); i++) {
       String rule = "rules." + i + ".";
       String name = policy.get(rule + "name");
-      rules.put(name, new Rule(name, Decision.valueOf(policy.get(rule + "decision").toUpperCase(Locale.ROOT)), policy.get(rule + "message")));
+      rules.put(
+          name,
+          new Rule(
+              name,
+              Decision.valueOf(policy.get(rule + "decision").toUpperCase(Locale.ROOT)),
+              policy.get(rule + "message")));
     }
     if (rules.isEmpty()) {
       throw new IllegalStateException("the shell policy has no rules");
@@ -135,7 +153,9 @@ public final class ShellPolicy {
       switch (r.operator()) {
         case "<<", "<<-" -> broken.add("heredoc");
         case ">", ">>", ">|", "&>", "&>>", "<>" -> {
-          if (r.target().unknown() || !(DEVICES.contains(r.target().text()) || r.target().text().startsWith("/dev/fd/"))) {
+          if (r.target().unknown()
+              || !(DEVICES.contains(r.target().text())
+                  || r.target().text().startsWith("/dev/fd/"))) {
             broken.add("output redirection");
           }
         }
@@ -145,16 +165,17 @@ public final class ShellPolicy {
             broken.add("output redirection");
           }
         }
-        default -> { }
+        default -> {}
       }
     }
   }
 
   /**
-   * One simple command given as its words: leading assignments and keywords are skipped,
-   * wrappers peeled off, then the command itself judged.
+   * One simple command given as its words: leading assignments and keywords are skipped, wrappers
+   * peeled off, then the command itself judged.
    */
-  private static void command(List<ShellSyntax.Word> all, ShellSyntax.Command context, int depth, List<String> broken) {
+  private static void command(
+      List<ShellSyntax.Word> all, ShellSyntax.Command context, int depth, List<String> broken) {
     int start = 0;
     while (start < all.size()) {
       ShellSyntax.Word w = all.get(start);
@@ -174,7 +195,9 @@ public final class ShellPolicy {
     List<ShellSyntax.Word> words = all.subList(start, all.size());
     ShellSyntax.Word head = words.get(0);
     String name = head.text().substring(head.text().lastIndexOf('/') + 1);
-    if (head.unknown() || name.isEmpty() || (name.matches(".*[*?\\[{}].*") && !name.matches("\\[+"))) {
+    if (head.unknown()
+        || name.isEmpty()
+        || (name.matches(".*[*?\\[{}].*") && !name.matches("\\[+"))) {
       broken.add("unknown command");
       return;
     }
@@ -202,7 +225,10 @@ public final class ShellPolicy {
         }
       }
       case "source", "." -> {
-        if (args.isEmpty() || args.get(0).unknown() || args.get(0).text().startsWith("/dev/") || args.get(0).text().equals("-")) {
+        if (args.isEmpty()
+            || args.get(0).unknown()
+            || args.get(0).text().startsWith("/dev/")
+            || args.get(0).text().equals("-")) {
           broken.add("shell input");
         }
       }
@@ -259,11 +285,33 @@ public final class ShellPolicy {
    * The command a wrapper runs ({@code sudo rm} runs {@code rm}), its own options skipped; null
    * when {@code name} wraps nothing or runs no command here.
    */
-  private static List<ShellSyntax.Word> wrapped(String name, List<ShellSyntax.Word> args, List<String> broken) {
+  private static List<ShellSyntax.Word> wrapped(
+      String name, List<ShellSyntax.Word> args, List<String> broken) {
     Set<String> valued;
     switch (name) {
-      case "sudo", "doas" -> valued = Set.of("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user", "--group",
-          "--chdir", "--prompt", "--host", "--role", "--type", "--other-user", "--close-from", "--command-timeout");
+      case "sudo", "doas" ->
+          valued =
+              Set.of(
+                  "-u",
+                  "-g",
+                  "-C",
+                  "-D",
+                  "-h",
+                  "-p",
+                  "-r",
+                  "-t",
+                  "-T",
+                  "-U",
+                  "--user",
+                  "--group",
+                  "--chdir",
+                  "--prompt",
+                  "--host",
+                  "--role",
+                  "--type",
+                  "--other-user",
+                  "--close-from",
+                  "--command-timeout");
       case "env" -> {
         valued = Set.of("-u", "--unset", "-C", "--chdir");
         if (any(texts(args), "-[a-zA-Z]*S.*|--split-string.*")) {
@@ -271,18 +319,59 @@ public final class ShellPolicy {
           return null;
         }
       }
-      case "command", "builtin", "exec", "nohup", "setsid", "time", "unbuffer" -> valued = Set.of("-a");
+      case "command", "builtin", "exec", "nohup", "setsid", "time", "unbuffer" ->
+          valued = Set.of("-a");
       case "nice" -> valued = Set.of("-n", "--adjustment");
       case "ionice" -> valued = Set.of("-c", "-n", "-p", "-P", "-u", "--class", "--classdata");
       case "stdbuf" -> valued = Set.of("-i", "-o", "-e");
       case "timeout" -> valued = Set.of("-s", "-k", "--signal", "--kill-after");
       case "watch" -> valued = Set.of("-n", "--interval", "-q", "--equexit");
-      case "strace", "ltrace" -> valued = Set.of("-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-I", "-O", "-P", "-S", "-X");
+      case "strace", "ltrace" ->
+          valued =
+              Set.of("-o", "-e", "-p", "-s", "-E", "-u", "-a", "-b", "-I", "-O", "-P", "-S", "-X");
       case "taskset" -> valued = Set.of();
-      case "parallel" -> valued = Set.of("-j", "--jobs", "-S", "--sshlogin", "--delay", "--timeout", "--joblog", "--results",
-          "-a", "--arg-file", "-d", "--delimiter", "-n", "--max-args", "--tmpdir", "--workdir");
-      case "xargs" -> valued = Set.of("-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s", "--arg-file",
-          "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines", "--replace", "--eof", "--process-slot-var");
+      case "parallel" ->
+          valued =
+              Set.of(
+                  "-j",
+                  "--jobs",
+                  "-S",
+                  "--sshlogin",
+                  "--delay",
+                  "--timeout",
+                  "--joblog",
+                  "--results",
+                  "-a",
+                  "--arg-file",
+                  "-d",
+                  "--delimiter",
+                  "-n",
+                  "--max-args",
+                  "--tmpdir",
+                  "--workdir");
+      case "xargs" ->
+          valued =
+              Set.of(
+                  "-a",
+                  "-d",
+                  "-E",
+                  "-e",
+                  "-I",
+                  "-i",
+                  "-L",
+                  "-l",
+                  "-n",
+                  "-P",
+                  "-s",
+                  "--arg-file",
+                  "--delimiter",
+                  "--max-args",
+                  "--max-procs",
+                  "--max-chars",
+                  "--max-lines",
+                  "--replace",
+                  "--eof",
+                  "--process-slot-var");
       default -> {
         return null;
       }
@@ -312,8 +401,16 @@ public final class ShellPolicy {
     return i < args.size() ? args.subList(i, args.size()) : null;
   }
 
-  /** {@code sh -c 'text'} runs the text; a shell with neither that nor a script reads commands from its input. */
-  private static void shell(String name, List<ShellSyntax.Word> args, ShellSyntax.Command context, int depth, List<String> broken) {
+  /**
+   * {@code sh -c 'text'} runs the text; a shell with neither that nor a script reads commands from
+   * its input.
+   */
+  private static void shell(
+      String name,
+      List<ShellSyntax.Word> args,
+      ShellSyntax.Command context,
+      int depth,
+      List<String> broken) {
     List<ShellSyntax.Word> rest = args;
     if (name.equals("busybox")) {
       if (args.isEmpty()) {
@@ -334,7 +431,12 @@ public final class ShellPolicy {
       if (!a.startsWith("-") && !a.startsWith("+")) {
         break;
       }
-      if (a.equals("-o") || a.equals("+o") || a.equals("-O") || a.equals("+O") || a.equals("--rcfile") || a.equals("--init-file")) {
+      if (a.equals("-o")
+          || a.equals("+o")
+          || a.equals("-O")
+          || a.equals("+O")
+          || a.equals("--rcfile")
+          || a.equals("--init-file")) {
         i++;
       } else if (!a.startsWith("--") && a.indexOf('c') > 0) {
         inline = true;
@@ -348,13 +450,16 @@ public final class ShellPolicy {
       } else {
         line(rest.get(i).text(), depth + 1, broken);
       }
-    } else if (i >= rest.size() || rest.get(i).unknown() || rest.get(i).text().startsWith("/dev/")) {
+    } else if (i >= rest.size()
+        || rest.get(i).unknown()
+        || rest.get(i).text().startsWith("/dev/")) {
       broken.add("shell input");
     }
   }
 
   /** An interpreter given no program but a pipe or a redirection runs what arrives there. */
-  private static void interpreter(List<ShellSyntax.Word> args, ShellSyntax.Command context, List<String> broken) {
+  private static void interpreter(
+      List<ShellSyntax.Word> args, ShellSyntax.Command context, List<String> broken) {
     boolean program = any(texts(args), "(?!-).*|-[a-zA-Z]*[cemE]");
     boolean fed = context.piped();
     for (ShellSyntax.Redirect r : context.redirects()) {
@@ -412,8 +517,15 @@ public final class ShellPolicy {
       } else if (a.startsWith("--config-env")) {
         broken.add("git history");
       }
-      boolean valued = a.equals("-C") || a.equals("-c") || a.equals("--git-dir") || a.equals("--work-tree")
-          || a.equals("--namespace") || a.equals("--super-prefix") || a.equals("--config-env") || a.equals("--exec-path");
+      boolean valued =
+          a.equals("-C")
+              || a.equals("-c")
+              || a.equals("--git-dir")
+              || a.equals("--work-tree")
+              || a.equals("--namespace")
+              || a.equals("--super-prefix")
+              || a.equals("--config-env")
+              || a.equals("--exec-path");
       i += valued ? 2 : 1;
     }
     if (i >= args.size()) {
@@ -474,12 +586,14 @@ public final class ShellPolicy {
         }
       }
       case "stash" -> {
-        if (!operands.isEmpty() && (operands.get(0).equals("drop") || operands.get(0).equals("clear"))) {
+        if (!operands.isEmpty()
+            && (operands.get(0).equals("drop") || operands.get(0).equals("clear"))) {
           broken.add("git history");
         }
       }
       case "push" -> {
-        if (any(opts, "--force.*|--mirror|--delete|-[a-zA-Z]*[fd][a-zA-Z]*") || any(operands, "[+:].*")) {
+        if (any(opts, "--force.*|--mirror|--delete|-[a-zA-Z]*[fd][a-zA-Z]*")
+            || any(operands, "[+:].*")) {
           broken.add("git history");
         }
       }
@@ -490,31 +604,48 @@ public final class ShellPolicy {
           broken.add("git history");
         }
       }
-      default -> { }
+      default -> {}
     }
   }
 
   /** {@code git -c}: an alias or a setting whose value git runs as a command. */
   private static void config(String setting, List<String> broken) {
-    String key = setting.contains("=") ? setting.substring(0, setting.indexOf('=')).toLowerCase(Locale.ROOT) : setting.toLowerCase(Locale.ROOT);
+    String key =
+        setting.contains("=")
+            ? setting.substring(0, setting.indexOf('=')).toLowerCase(Locale.ROOT)
+            : setting.toLowerCase(Locale.ROOT);
     String value = setting.contains("=") ? setting.substring(setting.indexOf('=') + 1) : "";
-    if (key.startsWith("alias.") || value.startsWith("!") || key.endsWith(".pager") || key.equals("core.editor")
-        || key.equals("core.sshcommand") || key.equals("core.fsmonitor") || key.equals("core.hookspath")
-        || key.startsWith("diff.") || key.startsWith("filter.") || key.startsWith("credential.") || key.equals("sequence.editor")) {
+    if (key.startsWith("alias.")
+        || value.startsWith("!")
+        || key.endsWith(".pager")
+        || key.equals("core.editor")
+        || key.equals("core.sshcommand")
+        || key.equals("core.fsmonitor")
+        || key.equals("core.hookspath")
+        || key.startsWith("diff.")
+        || key.startsWith("filter.")
+        || key.startsWith("credential.")
+        || key.equals("sequence.editor")) {
       broken.add("git history");
     }
   }
 
-  private static void find(List<ShellSyntax.Word> args, ShellSyntax.Command context, int depth, List<String> broken) {
+  private static void find(
+      List<ShellSyntax.Word> args, ShellSyntax.Command context, int depth, List<String> broken) {
     for (int i = 0; i < args.size(); i++) {
       String a = args.get(i).text();
       if (args.get(i).unknown() && !a.startsWith("-")) {
         broken.add("unknown command");
       } else if (a.equals("-delete")) {
         broken.add("find -delete");
-      } else if (a.equals("-exec") || a.equals("-execdir") || a.equals("-ok") || a.equals("-okdir")) {
+      } else if (a.equals("-exec")
+          || a.equals("-execdir")
+          || a.equals("-ok")
+          || a.equals("-okdir")) {
         int end = i + 1;
-        while (end < args.size() && !args.get(end).text().equals(";") && !args.get(end).text().equals("+")) {
+        while (end < args.size()
+            && !args.get(end).text().equals(";")
+            && !args.get(end).text().equals("+")) {
           end++;
         }
         if (end > i + 1) {
@@ -534,7 +665,8 @@ public final class ShellPolicy {
       if (a.startsWith("--in-place")) {
         broken.add("in-place edit");
       } else if (a.startsWith("-") && !a.startsWith("--")) {
-        // Short options up to the first that takes a value (-e, -f, -l): -ni is -n -i; -es/i/ is a script.
+        // Short options up to the first that takes a value (-e, -f, -l): -ni is -n -i; -es/i/ is a
+        // script.
         for (int c = 1; c < a.length(); c++) {
           char o = a.charAt(c);
           if (o == 'i') {
@@ -561,7 +693,9 @@ public final class ShellPolicy {
     return true;
   }
 
-  /** Plain loops, no lambdas: each would bootstrap a call site on a path run at every shell call. */
+  /**
+   * Plain loops, no lambdas: each would bootstrap a call site on a path run at every shell call.
+   */
   private static boolean any(List<String> texts, String regex) {
     for (String t : texts) {
       if (t.matches(regex)) {

@@ -5,11 +5,11 @@ import java.util.List;
 
 /**
  * A POSIX/bash command line read the way the shell reads it, far enough for the shell policy:
- * simple commands with their words after quote removal, their redirections and whether a pipe
- * feeds them; the bodies of command and process substitutions, for the policy to read in turn.
- * What only running the line would tell (a variable's value, a substitution's output, a glob)
- * is marked as unknown, never guessed; globs and braces stay in the text for the policy to see.
- * Not a full grammar: keywords and functions come out as plain words, which the policy skips.
+ * simple commands with their words after quote removal, their redirections and whether a pipe feeds
+ * them; the bodies of command and process substitutions, for the policy to read in turn. What only
+ * running the line would tell (a variable's value, a substitution's output, a glob) is marked as
+ * unknown, never guessed; globs and braces stay in the text for the policy to see. Not a full
+ * grammar: keywords and functions come out as plain words, which the policy skips.
  */
 final class ShellSyntax {
   /**
@@ -23,8 +23,8 @@ final class ShellSyntax {
   /**
    * A redirection.
    *
-   * @param operator {@code >}, {@code >>}, {@code >|}, {@code &>}, {@code &>>}, {@code <>},
-   *     {@code <}, {@code <<}, {@code <<-}, {@code <<<}, {@code >&}, {@code <&}
+   * @param operator {@code >}, {@code >>}, {@code >|}, {@code &>}, {@code &>>}, {@code <>}, {@code
+   *     <}, {@code <<}, {@code <<-}, {@code <<<}, {@code >&}, {@code <&}
    * @param target the word after it
    */
   record Redirect(String operator, Word target) {}
@@ -76,8 +76,14 @@ final class ShellSyntax {
     while (i < s.length()) {
       char c = s.charAt(i);
       switch (c) {
-        case ' ', '\t' -> { endWord(); i++; }
-        case '\n', ';', '(', ')' -> { endCommand(false); i++; }
+        case ' ', '\t' -> {
+          endWord();
+          i++;
+        }
+        case '\n', ';', '(', ')' -> {
+          endCommand(false);
+          i++;
+        }
         case '#' -> {
           if (inWord) {
             append(c);
@@ -108,7 +114,10 @@ final class ShellSyntax {
           }
         }
         case '\'' -> singleQuoted();
-        case '"' -> { i++; doubleQuoted(); }
+        case '"' -> {
+          i++;
+          doubleQuoted();
+        }
         case '\\' -> {
           if (i + 1 >= s.length()) {
             complete = false;
@@ -122,7 +131,10 @@ final class ShellSyntax {
         }
         case '$' -> dollar(false);
         case '`' -> backquoted();
-        default -> { append(c); i++; }
+        default -> {
+          append(c);
+          i++;
+        }
       }
     }
     endCommand(false);
@@ -181,8 +193,12 @@ final class ShellSyntax {
     if (c == '>') {
       op = at(i + 1, '>') ? ">>" : at(i + 1, '|') ? ">|" : at(i + 1, '&') ? ">&" : ">";
     } else {
-      op = s.startsWith("<<<", i) ? "<<<" : s.startsWith("<<-", i) ? "<<-" : at(i + 1, '<') ? "<<"
-          : at(i + 1, '>') ? "<>" : at(i + 1, '&') ? "<&" : "<";
+      op =
+          s.startsWith("<<<", i)
+              ? "<<<"
+              : s.startsWith("<<-", i)
+                  ? "<<-"
+                  : at(i + 1, '<') ? "<<" : at(i + 1, '>') ? "<>" : at(i + 1, '&') ? "<&" : "<";
     }
     redirect(op);
   }
@@ -384,7 +400,10 @@ final class ShellSyntax {
           }
           case '0', '1', '2', '3', '4', '5', '6', '7' -> {
             int end = j - 1;
-            while (end < s.length() && end < j + 2 && s.charAt(end) >= '0' && s.charAt(end) <= '7') {
+            while (end < s.length()
+                && end < j + 2
+                && s.charAt(end) >= '0'
+                && s.charAt(end) <= '7') {
               end++;
             }
             word.append((char) Integer.parseInt(s.substring(j - 1, end), 8));

@@ -33,7 +33,9 @@ public final class IdeLink {
     this.scanner = new DiscoveryScanner(locations);
   }
 
-  /** The status of the newest companion serving {@code workspace}, if one proves itself and answers. */
+  /**
+   * The status of the newest companion serving {@code workspace}, if one proves itself and answers.
+   */
   public Optional<CompanionStatus> status(Path workspace) {
     Optional<CompanionAddress> companion = scanner.newestServing(workspace);
     try {
@@ -45,16 +47,17 @@ public final class IdeLink {
   }
 
   /**
-   * Asks one companion for its status: the one client of {@code GET /ide/status}, for the
-   * extension and {@code companion4j status} alike. Only a companion that proved it holds its
-   * discovery file's token may be asked ({@link DiscoveryScanner#reachable}).
+   * Asks one companion for its status: the one client of {@code GET /ide/status}, for the extension
+   * and {@code companion4j status} alike. Only a companion that proved it holds its discovery
+   * file's token may be asked ({@link DiscoveryScanner#reachable}).
    *
    * @throws IOException when it does not answer, or answers other than 200
    */
   public static CompanionStatus status(CompanionAddress companion) throws IOException {
     Answer answer = send(companion, "GET", CompanionStatus.PATH, null);
     if (answer.status() != 200) {
-      throw new IOException("the companion on port " + companion.port() + " answered " + answer.status());
+      throw new IOException(
+          "the companion on port " + companion.port() + " answered " + answer.status());
     }
     return answer.as(CompanionStatus.class);
   }
@@ -69,17 +72,20 @@ public final class IdeLink {
   public Optional<Answer> ask(Path workspace, String method, String path, Object body) {
     Optional<CompanionAddress> companion = scanner.newestServing(workspace);
     try {
-      return companion.isPresent() ? Optional.of(send(companion.get(), method, path, body)) : Optional.empty();
+      return companion.isPresent()
+          ? Optional.of(send(companion.get(), method, path, body))
+          : Optional.empty();
     } catch (IOException e) {
       return Optional.empty();
     }
   }
 
   /**
-   * One request. Plain {@link HttpURLConnection}: a hook asks once per process, and the JDK's
-   * newer client costs a tenth of a second to set up.
+   * One request. Plain {@link HttpURLConnection}: a hook asks once per process, and the JDK's newer
+   * client costs a tenth of a second to set up.
    */
-  private static Answer send(CompanionAddress companion, String method, String path, Object body) throws IOException {
+  private static Answer send(CompanionAddress companion, String method, String path, Object body)
+      throws IOException {
     URL url = URI.create("http://127.0.0.1:" + companion.port() + path).toURL();
     HttpURLConnection c = (HttpURLConnection) url.openConnection(Proxy.NO_PROXY);
     c.setConnectTimeout(TIMEOUT_MILLIS);

@@ -8,7 +8,10 @@ import java.util.stream.Collectors;
 public final class StatusText {
   private StatusText() {}
 
-  /** Everything {@code ide_status} tells: editor, roots, active file, selection, open files, CLIs, diffs. */
+  /**
+   * Everything {@code ide_status} tells: editor, roots, active file, selection, open files, CLIs,
+   * diffs.
+   */
   public static String of(CompanionStatus s) {
     StringBuilder text = header(s);
     if (s.activeFile() == null) {
@@ -16,7 +19,11 @@ public final class StatusText {
     } else {
       text.append("Active file: ").append(s.activeFile().path());
       if (s.activeFile().line() > 0) {
-        text.append(" (cursor at line ").append(s.activeFile().line()).append(", character ").append(s.activeFile().character()).append(')');
+        text.append(" (cursor at line ")
+            .append(s.activeFile().line())
+            .append(", character ")
+            .append(s.activeFile().character())
+            .append(')');
       }
       text.append('\n');
       if (s.activeFile().selectedText() != null && !s.activeFile().selectedText().isEmpty()) {
@@ -24,12 +31,25 @@ public final class StatusText {
       }
     }
     if (s.openFiles().size() > 1) {
-      text.append("Other open files: ").append(String.join(", ", s.openFiles().subList(1, s.openFiles().size()))).append('\n');
+      text.append("Other open files: ")
+          .append(String.join(", ", s.openFiles().subList(1, s.openFiles().size())))
+          .append('\n');
     }
-    text.append("Connected CLIs: ").append(s.clients().isEmpty() ? "none"
-        : s.clients().stream().map(CompanionStatus.Client::label).collect(Collectors.joining(", "))).append('\n');
-    text.append("Diffs waiting for review: ").append(s.pendingDiffs().isEmpty() ? "none"
-        : s.pendingDiffs().stream().map(d -> d.filePath() + " (id " + d.id() + ")").collect(Collectors.joining(", ")));
+    text.append("Connected CLIs: ")
+        .append(
+            s.clients().isEmpty()
+                ? "none"
+                : s.clients().stream()
+                    .map(CompanionStatus.Client::label)
+                    .collect(Collectors.joining(", ")))
+        .append('\n');
+    text.append("Diffs waiting for review: ")
+        .append(
+            s.pendingDiffs().isEmpty()
+                ? "none"
+                : s.pendingDiffs().stream()
+                    .map(d -> d.filePath() + " (id " + d.id() + ")")
+                    .collect(Collectors.joining(", ")));
     return text.toString();
   }
 
@@ -45,13 +65,21 @@ public final class StatusText {
 
   private static StringBuilder header(CompanionStatus s) {
     return new StringBuilder()
-        .append("Editor: ").append(s.ide().displayName()).append(" (Companion4J companion on port ").append(s.port()).append(")\n")
-        .append("Workspace roots: ").append(s.workspaceRoots().isEmpty() ? "none" : String.join(", ", s.workspaceRoots())).append('\n');
+        .append("Editor: ")
+        .append(s.ide().displayName())
+        .append(" (Companion4J companion on port ")
+        .append(s.port())
+        .append(")\n")
+        .append("Workspace roots: ")
+        .append(s.workspaceRoots().isEmpty() ? "none" : String.join(", ", s.workspaceRoots()))
+        .append('\n');
   }
 
   /** What to say when no companion serves {@code workspace}. */
   public static String none(Path workspace) {
-    return "No IDE companion serves " + workspace + ". Open this folder in an editor with Companion4J, or run "
+    return "No IDE companion serves "
+        + workspace
+        + ". Open this folder in an editor with Companion4J, or run "
         + "`companion4j serve` in it; then IDE mode and these tools work.";
   }
 }

@@ -15,8 +15,8 @@ import java.util.regex.Pattern;
 
 /**
  * One run of a CLI's {@code extensions} command without a person: its output reaches the user as
- * the CLI prints it, the questions the installer expects are answered as they appear, and any
- * other question stops the run at once, quoted, instead of waiting for an answer nobody gives.
+ * the CLI prints it, the questions the installer expects are answered as they appear, and any other
+ * question stops the run at once, quoted, instead of waiting for an answer nobody gives.
  */
 final class CliRun {
   /** What {@link #run} returns when it stopped the CLI; it has then said why. */
@@ -24,11 +24,18 @@ final class CliRun {
 
   /** The whole run, question or not: installing a copy takes seconds. */
   private static final Duration TIMEOUT = Duration.ofSeconds(120);
-  /** A line that looks like a question and is followed by this much silence is waiting for an answer. */
+
+  /**
+   * A line that looks like a question and is followed by this much silence is waiting for an
+   * answer.
+   */
   private static final Duration QUESTION_IDLE = Duration.ofSeconds(3);
+
   /** A person at a terminal answers; this only ends a run left unattended. */
   private static final Duration TERMINAL_TIMEOUT = Duration.ofMinutes(15);
+
   private static final Pattern ANSI = Pattern.compile("\u001B(\\[[0-9;?]*[A-Za-z]|[78])");
+
   /** How the CLIs end a question: "[y/N]: ", "Do you want to continue?", "? Name ›". */
   private static final Pattern QUESTION_END = Pattern.compile(".*[:?\\])>›]\\s*$");
 
@@ -48,17 +55,36 @@ final class CliRun {
   private final Path workingDir;
   private final List<Prompt> unanswered;
   private final boolean quiet;
-  /** Everything the CLI printed; guarded by itself, like {@link #lastOutput} and {@link #atLineStart}. */
+
+  /**
+   * Everything the CLI printed; guarded by itself, like {@link #lastOutput} and {@link
+   * #atLineStart}.
+   */
   private final StringBuilder output = new StringBuilder();
+
   private long lastOutput = System.nanoTime();
   private boolean atLineStart = true;
 
-  /** @param workingDir where the CLI runs: Gemini CLI trusts it too when its trust question is answered */
-  CliRun(PrintStream out, String cliName, List<String> command, Path workingDir, List<Prompt> prompts) {
+  /**
+   * @param workingDir where the CLI runs: Gemini CLI trusts it too when its trust question is
+   *     answered
+   */
+  CliRun(
+      PrintStream out,
+      String cliName,
+      List<String> command,
+      Path workingDir,
+      List<Prompt> prompts) {
     this(out, cliName, command, workingDir, prompts, false);
   }
 
-  private CliRun(PrintStream out, String cliName, List<String> command, Path workingDir, List<Prompt> prompts, boolean quiet) {
+  private CliRun(
+      PrintStream out,
+      String cliName,
+      List<String> command,
+      Path workingDir,
+      List<Prompt> prompts,
+      boolean quiet) {
     this.out = out;
     this.cliName = cliName;
     this.command = List.copyOf(command);
@@ -68,25 +94,45 @@ final class CliRun {
   }
 
   /** Runs {@code cliCommand args} showing nothing, answering nothing; returns its exit status. */
-  static int quiet(List<String> cliCommand, List<String> args) throws IOException, InterruptedException {
+  static int quiet(List<String> cliCommand, List<String> args)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(cliCommand);
     command.addAll(args);
-    return new CliRun(new PrintStream(OutputStream.nullOutputStream()), "", command, Path.of("").toAbsolutePath(), List.of(), true).run();
+    return new CliRun(
+            new PrintStream(OutputStream.nullOutputStream()),
+            "",
+            command,
+            Path.of("").toAbsolutePath(),
+            List.of(),
+            true)
+        .run();
   }
 
-  /** Runs {@code command} in {@code workingDir} on this terminal: the person sees its questions and answers them. */
-  static int atTerminal(List<String> command, Path workingDir, PrintStream out) throws IOException, InterruptedException {
+  /**
+   * Runs {@code command} in {@code workingDir} on this terminal: the person sees its questions and
+   * answers them.
+   */
+  static int atTerminal(List<String> command, Path workingDir, PrintStream out)
+      throws IOException, InterruptedException {
     Process p = new ProcessBuilder(command).directory(workingDir.toFile()).inheritIO().start();
     if (!p.waitFor(TERMINAL_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
       stop(p);
-      out.println(String.join(" ", command) + " did not finish within " + TERMINAL_TIMEOUT.toMinutes() + " minutes; stopped it.");
+      out.println(
+          String.join(" ", command)
+              + " did not finish within "
+              + TERMINAL_TIMEOUT.toMinutes()
+              + " minutes; stopped it.");
       return STOPPED;
     }
     return p.exitValue();
   }
 
   int run() throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).directory(workingDir.toFile()).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(command)
+            .directory(workingDir.toFile())
+            .redirectErrorStream(true)
+            .start();
     Thread reader = new Thread(() -> relay(p), "companion4j-cli-output");
     reader.setDaemon(true);
     reader.start();
@@ -107,7 +153,10 @@ final class CliRun {
             answer(stdin, prompt.answer());
             continue;
           }
-          question = System.nanoTime() - lastOutput > QUESTION_IDLE.toNanos() ? waitingQuestion(from) : null;
+          question =
+              System.nanoTime() - lastOutput > QUESTION_IDLE.toNanos()
+                  ? waitingQuestion(from)
+                  : null;
           if (question == null && System.nanoTime() < deadline) {
             output.wait(100);
             continue;
@@ -116,9 +165,14 @@ final class CliRun {
         stop(p);
         if (question != null) {
           say(cliName + " asked a question this installer does not answer: \"" + question + "\"");
-          say("Stopped it. Run the same companion4j command at a terminal, without --yes, to answer it yourself.");
+          say(
+              "Stopped it. Run the same companion4j command at a terminal, without --yes, to answer it yourself.");
         } else {
-          say(String.join(" ", command) + " did not finish within " + TIMEOUT.toSeconds() + " s; stopped it.");
+          say(
+              String.join(" ", command)
+                  + " did not finish within "
+                  + TIMEOUT.toSeconds()
+                  + " s; stopped it.");
         }
         return STOPPED;
       }

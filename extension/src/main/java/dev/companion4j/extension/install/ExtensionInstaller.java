@@ -28,6 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
 public final class ExtensionInstaller {
   /** Where the generated extensions are in the jar. */
   private static final String DIST = "dev/companion4j/extension/dist/";
+
   private static final String NAME = "companion4j";
   private static final long CLI_TIMEOUT_SECONDS = 120;
 
@@ -62,7 +63,8 @@ public final class ExtensionInstaller {
    * @param atTerminal whether a person answers the CLI's questions; otherwise the installer gives
    *     consent and defaults and ends at once on a question it does not know
    */
-  public record Request(Cli cli, List<String> cliCommand, boolean link, Path stateDir, boolean atTerminal) {
+  public record Request(
+      Cli cli, List<String> cliCommand, boolean link, Path stateDir, boolean atTerminal) {
     public Request {
       cliCommand = List.copyOf(cliCommand);
     }
@@ -88,20 +90,34 @@ public final class ExtensionInstaller {
     List<String> command = new ArrayList<>(request.cliCommand());
     command.addAll(installArguments(request, stage));
     out.println("Running: " + String.join(" ", command));
-    // In the staged folder: Gemini CLI trusts the folder it runs in along with the source it was asked to trust.
+    // In the staged folder: Gemini CLI trusts the folder it runs in along with the source it was
+    // asked to trust.
     int status;
     if (request.atTerminal()) {
       out.println("Answer " + request.cli().displayName + "'s questions below.");
       status = CliRun.atTerminal(command, stage, out);
     } else {
-      status = new CliRun(out, request.cli().displayName, command, stage, prompts(request, stage)).run();
+      status =
+          new CliRun(out, request.cli().displayName, command, stage, prompts(request, stage)).run();
     }
     if (status == 0) {
-      out.println(request.cli().displayName + " " + (request.link() ? "links" : "installed a copy of")
-          + " the extension '" + NAME + "'" + (request.link() ? " to " + stage : "")
-          + ". Check with: " + String.join(" ", request.cliCommand()) + " extensions list");
+      out.println(
+          request.cli().displayName
+              + " "
+              + (request.link() ? "links" : "installed a copy of")
+              + " the extension '"
+              + NAME
+              + "'"
+              + (request.link() ? " to " + stage : "")
+              + ". Check with: "
+              + String.join(" ", request.cliCommand())
+              + " extensions list");
     } else if (status != CliRun.STOPPED) {
-      out.println(request.cli().displayName + " refused the extension (exit " + status + "); its output is above.");
+      out.println(
+          request.cli().displayName
+              + " refused the extension (exit "
+              + status
+              + "); its output is above.");
     }
     return status;
   }
@@ -115,9 +131,10 @@ public final class ExtensionInstaller {
     command.addAll(List.of("extensions", "uninstall", NAME));
     out.println("Running: " + String.join(" ", command));
     Path here = Path.of("").toAbsolutePath();
-    int status = request.atTerminal()
-        ? CliRun.atTerminal(command, here, out)
-        : new CliRun(out, request.cli().displayName, command, here, List.of()).run();
+    int status =
+        request.atTerminal()
+            ? CliRun.atTerminal(command, here, out)
+            : new CliRun(out, request.cli().displayName, command, here, List.of()).run();
     Path stage = request.stage();
     if (Files.exists(stage)) {
       Directories.deleteRecursively(stage);
@@ -126,16 +143,22 @@ public final class ExtensionInstaller {
     if (status == 0) {
       out.println(request.cli().displayName + " no longer has the extension '" + NAME + "'.");
     } else if (status != CliRun.STOPPED) {
-      out.println(request.cli().displayName + " did not uninstall the extension (exit " + status + "); its output is above.");
+      out.println(
+          request.cli().displayName
+              + " did not uninstall the extension (exit "
+              + status
+              + "); its output is above.");
     }
     return status;
   }
 
   /**
    * Makes {@code stage} a complete extension for {@code cli} that runs {@code jar} (the companion4j
-   * command's) with {@code java}: the generated files, the jar, the launcher and the hook's class cache.
+   * command's) with {@code java}: the generated files, the jar, the launcher and the hook's class
+   * cache.
    */
-  public void prepare(Cli cli, Path stage, Path java, Path jar) throws IOException, InterruptedException {
+  public void prepare(Cli cli, Path stage, Path java, Path jar)
+      throws IOException, InterruptedException {
     stage(cli, stage, java, jar);
     out.println("Staged the " + cli.displayName + " extension in " + stage);
     HookCache.train(stage.resolve("lib"), out);
@@ -172,7 +195,9 @@ public final class ExtensionInstaller {
    * defaults the extension works with; at a terminal the person answers the CLI's own questions.
    */
   private static List<String> installArguments(Request request, Path stage) {
-    List<String> args = new ArrayList<>(List.of("extensions", request.link() ? "link" : "install", stage.toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of("extensions", request.link() ? "link" : "install", stage.toString()));
     if (!request.atTerminal() && (request.cli() == Cli.GEMINI || !request.link())) {
       args.add("--consent");
     }
@@ -184,26 +209,35 @@ public final class ExtensionInstaller {
 
   /**
    * What the CLI asks on the way without a person, and the answer: Gemini CLI's folder trust for
-   * the folder staged here (its answer records that folder alone as trusted), consent where no
-   * flag gives it, and the default for each setting of the staged manifest, asked for by name.
+   * the folder staged here (its answer records that folder alone as trusted), consent where no flag
+   * gives it, and the default for each setting of the staged manifest, asked for by name.
    */
   private static List<CliRun.Prompt> prompts(Request request, Path stage) throws IOException {
     List<CliRun.Prompt> prompts = new ArrayList<>();
     if (request.cli() == Cli.GEMINI) {
-      prompts.add(new CliRun.Prompt("The extension source at \"" + stage + "\" is not trusted.",
-          "Do you want to trust this folder and continue with the installation? [y/N]", "y",
-          "Answered yes: Gemini CLI now trusts " + stage + ", the folder this installer staged, and no other."));
+      prompts.add(
+          new CliRun.Prompt(
+              "The extension source at \"" + stage + "\" is not trusted.",
+              "Do you want to trust this folder and continue with the installation? [y/N]",
+              "y",
+              "Answered yes: Gemini CLI now trusts "
+                  + stage
+                  + ", the folder this installer staged, and no other."));
     }
     if (request.cli() == Cli.QWEN && request.link()) {
-      prompts.add(new CliRun.Prompt("", "[Y/n]", "y", "Answered yes: consent to link the extension."));
+      prompts.add(
+          new CliRun.Prompt("", "[Y/n]", "y", "Answered yes: consent to link the extension."));
     }
     if (request.cli() == Cli.GEMINI && !request.link()) {
       return prompts; // --skip-settings
     }
-    JsonNode manifest = JsonMapper.shared().readTree(stage.resolve(request.cli().runtime + "-extension.json").toFile());
+    JsonNode manifest =
+        JsonMapper.shared()
+            .readTree(stage.resolve(request.cli().runtime + "-extension.json").toFile());
     for (JsonNode setting : manifest.path("settings")) {
       String name = setting.path("name").asString();
-      prompts.add(new CliRun.Prompt("", name, "", "Answered the setting '" + name + "' with its default."));
+      prompts.add(
+          new CliRun.Prompt("", name, "", "Answered the setting '" + name + "' with its default."));
     }
     return prompts;
   }
@@ -211,7 +245,8 @@ public final class ExtensionInstaller {
   /** The jar (or classes directory) this code runs from. */
   static Path runningJar() {
     try {
-      return Path.of(ExtensionInstaller.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return Path.of(
+          ExtensionInstaller.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
     }

@@ -14,15 +14,16 @@ import java.util.stream.Stream;
 
 /**
  * The class cache that makes a hook start quickly: trained once at install by a run of the hook
- * runner. A JDK 25 or newer gets an
- * AOT cache (classes loaded and linked ahead of time); older ones a class-data-sharing archive.
- * The launcher takes {@code lib/hook-<handler>} before {@code lib/hook}, with the options it was
- * trained with.
+ * runner. A JDK 25 or newer gets an AOT cache (classes loaded and linked ahead of time); older ones
+ * a class-data-sharing archive. The launcher takes {@code lib/hook-<handler>} before {@code
+ * lib/hook}, with the options it was trained with.
  */
 public final class HookCache {
   /** The first release whose AOT cache the launcher uses. */
   private static final int AOT_RELEASE = 25;
+
   private static final String MAIN = "dev.companion4j.extension.hook.HookMain";
+
   /** The system property through which a release's launcher names its Java. */
   static final String LAUNCHER_JAVA = "companion4j.java";
 
@@ -35,9 +36,10 @@ public final class HookCache {
    */
   public static Path java() {
     String named = System.getProperty(LAUNCHER_JAVA, "");
-    Path current = !named.isEmpty() && Files.isExecutable(Path.of(named))
-        ? Path.of(named)
-        : Path.of(ProcessHandle.current().info().command().orElse("java"));
+    Path current =
+        !named.isEmpty() && Files.isExecutable(Path.of(named))
+            ? Path.of(named)
+            : Path.of(ProcessHandle.current().info().command().orElse("java"));
     if (release(current) >= AOT_RELEASE) {
       return current;
     }
@@ -46,7 +48,8 @@ public final class HookCache {
       return current;
     }
     try (Stream<Path> homes = Files.list(jvms)) {
-      return homes.map(h -> h.resolve("bin/java"))
+      return homes
+          .map(h -> h.resolve("bin/java"))
           .filter(Files::isExecutable)
           .filter(j -> release(j) >= AOT_RELEASE)
           .max(Comparator.comparingInt(HookCache::release))
@@ -69,19 +72,33 @@ public final class HookCache {
     }
     boolean aot = release(java) >= AOT_RELEASE;
     String suffix = aot ? ".aot" : ".jsa";
-    boolean trained = train(java, jar, aot, lib.resolve("hook-shell-policy" + suffix), "shell-policy")
-        & train(java, jar, aot, lib.resolve("hook" + suffix), "status");
-    out.println(trained
-        ? "Trained the hooks' " + (aot ? "AOT caches" : "class-data archives") + " with " + java
-        : "Could not train the hooks' class caches with " + java + "; hooks run without them, only slower.");
+    boolean trained =
+        train(java, jar, aot, lib.resolve("hook-shell-policy" + suffix), "shell-policy")
+            & train(java, jar, aot, lib.resolve("hook" + suffix), "status");
+    out.println(
+        trained
+            ? "Trained the hooks' " + (aot ? "AOT caches" : "class-data archives") + " with " + java
+            : "Could not train the hooks' class caches with "
+                + java
+                + "; hooks run without them, only slower.");
   }
 
-  private static boolean train(Path java, Path jar, boolean aot, Path cache, String kind) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData"));
+  private static boolean train(Path java, Path jar, boolean aot, Path cache, String kind)
+      throws IOException, InterruptedException {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java.toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-XX:-UsePerfData"));
     command.add(aot ? "-XX:AOTCacheOutput=" + cache : "-XX:ArchiveClassesAtExit=" + cache);
     command.addAll(quiet(aot));
     command.addAll(List.of("-cp", jar.toString(), MAIN, "train", kind));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
     // As the launcher runs it: the rules come from the extension's copy.
     pb.environment().put("COMPANION4J_EXTENSION", jar.getParent().getParent().toString());
     Process p = pb.start();
@@ -95,15 +112,23 @@ public final class HookCache {
 
   /** Options that keep the cache's notices off the hook's output, which the CLI parses. */
   private static List<String> quiet(boolean aot) {
-    return aot ? List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-Xlog:aot=off") : List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
+    return aot
+        ? List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-Xlog:aot=off")
+        : List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
   }
 
-  /** The feature release of the JDK that {@code java} belongs to, from its {@code release} file; 0 when unknown. */
+  /**
+   * The feature release of the JDK that {@code java} belongs to, from its {@code release} file; 0
+   * when unknown.
+   */
   static int release(Path java) {
     try {
       // A link such as /usr/bin/java names no JDK folder; the file it leads to does.
       Path release = java.toRealPath().getParent().getParent().resolve("release");
-      Optional<String> line = Files.readAllLines(release).stream().filter(l -> l.startsWith("JAVA_VERSION=")).findFirst();
+      Optional<String> line =
+          Files.readAllLines(release).stream()
+              .filter(l -> l.startsWith("JAVA_VERSION="))
+              .findFirst();
       String v = line.map(l -> l.substring("JAVA_VERSION=".length()).replace("\"", "")).orElse("0");
       return Integer.parseInt(v.split("[.+-]")[0]);
     } catch (IOException | RuntimeException e) {

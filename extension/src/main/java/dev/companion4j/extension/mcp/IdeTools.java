@@ -25,8 +25,10 @@ import tools.jackson.databind.json.JsonMapper;
 final class IdeTools {
   /** The most diagnostics listed in one answer; the rest are counted by severity. */
   static final int MAX_LISTED_DIAGNOSTICS = 100;
+
   /** Longer selections are cut in the text; the structured answer has them whole. */
   private static final int MAX_SELECTION_CHARS = 8000;
+
   private static final JsonMapper JSON = JsonMapper.shared();
 
   private final IdeLink link;
@@ -50,11 +52,14 @@ final class IdeTools {
     if (path != null) {
       Optional<String> resolved = resolve(path);
       if (resolved.isEmpty()) {
-        return error("Not a valid path: " + path + "; name a file absolute or relative to the workspace.");
+        return error(
+            "Not a valid path: " + path + "; name a file absolute or relative to the workspace.");
       }
       file = resolved.get();
     }
-    String route = "/ide/diagnostics" + (file == null ? "" : "?path=" + URLEncoder.encode(file, StandardCharsets.UTF_8));
+    String route =
+        "/ide/diagnostics"
+            + (file == null ? "" : "?path=" + URLEncoder.encode(file, StandardCharsets.UTF_8));
     Optional<IdeLink.Answer> asked = link.ask(workspace, "GET", route, null);
     if (asked.isEmpty()) {
       return noCompanion();
@@ -65,22 +70,34 @@ final class IdeTools {
     DiagnosticsReport report = asked.get().as(DiagnosticsReport.class);
     List<FileDiagnostics> files = report.files().stream().filter(f -> f.total() > 0).toList();
     if (files.isEmpty()) {
-      return answer(file == null ? "No diagnostics: the editor reports no errors or warnings in the open files."
-          : "No diagnostics for " + file + "." + notOpenNote(file), report);
+      return answer(
+          file == null
+              ? "No diagnostics: the editor reports no errors or warnings in the open files."
+              : "No diagnostics for " + file + "." + notOpenNote(file),
+          report);
     }
     return answer(diagnosticsText(files), report);
   }
 
   /** Every file's problems, most severe first, listed up to {@link #MAX_LISTED_DIAGNOSTICS}. */
   static String diagnosticsText(List<FileDiagnostics> files) {
-    StringBuilder text = new StringBuilder("The editor reports ").append(counts(files.stream()
-        .flatMap(f -> f.diagnostics().stream()).toList(), files.stream().mapToInt(FileDiagnostics::total).sum()))
-        .append(files.size() == 1 ? "" : " in " + files.size() + " files").append(".\n");
+    StringBuilder text =
+        new StringBuilder("The editor reports ")
+            .append(
+                counts(
+                    files.stream().flatMap(f -> f.diagnostics().stream()).toList(),
+                    files.stream().mapToInt(FileDiagnostics::total).sum()))
+            .append(files.size() == 1 ? "" : " in " + files.size() + " files")
+            .append(".\n");
     int listed = 0;
     List<Diagnostic> unlisted = new ArrayList<>();
     int unlistedTotal = 0;
     for (FileDiagnostics f : files) {
-      text.append('\n').append(f.path()).append(" (").append(counts(f.diagnostics(), f.total())).append("):\n");
+      text.append('\n')
+          .append(f.path())
+          .append(" (")
+          .append(counts(f.diagnostics(), f.total()))
+          .append("):\n");
       for (Diagnostic d : f.diagnostics()) {
         if (listed == MAX_LISTED_DIAGNOSTICS) {
           unlisted.add(d);
@@ -88,15 +105,25 @@ final class IdeTools {
         }
         listed++;
         TextRange r = d.range();
-        text.append("  line ").append(r.startLine()).append(", column ").append(r.startCharacter()).append(": ")
-            .append(d.severity().wireName()).append(": ").append(d.message().replace('\n', ' '))
-            .append(d.source() == null ? "" : " [" + d.source() + "]").append('\n');
+        text.append("  line ")
+            .append(r.startLine())
+            .append(", column ")
+            .append(r.startCharacter())
+            .append(": ")
+            .append(d.severity().wireName())
+            .append(": ")
+            .append(d.message().replace('\n', ' '))
+            .append(d.source() == null ? "" : " [" + d.source() + "]")
+            .append('\n');
       }
       unlistedTotal += f.total() - f.diagnostics().size();
     }
     if (!unlisted.isEmpty() || unlistedTotal > 0) {
-      text.append("\n…and ").append(unlisted.size() + unlistedTotal).append(" more not listed")
-          .append(unlisted.isEmpty() ? "" : " (" + counts(unlisted, unlisted.size()) + " among them)")
+      text.append("\n…and ")
+          .append(unlisted.size() + unlistedTotal)
+          .append(" more not listed")
+          .append(
+              unlisted.isEmpty() ? "" : " (" + counts(unlisted, unlisted.size()) + " among them)")
           .append("; ask for one file with `path` to see its own.\n");
     }
     return text.toString().stripTrailing();
@@ -107,17 +134,25 @@ final class IdeTools {
     for (Diagnostic.Severity severity : Diagnostic.Severity.values()) {
       long n = kept.stream().filter(d -> d.severity() == severity).count();
       if (n > 0) {
-        parts.add(n + " " + severity.wireName() + (n == 1 || severity == Diagnostic.Severity.INFORMATION ? "" : "s"));
+        parts.add(
+            n
+                + " "
+                + severity.wireName()
+                + (n == 1 || severity == Diagnostic.Severity.INFORMATION ? "" : "s"));
       }
     }
     String counted = String.join(", ", parts);
-    return total > kept.size() ? counted + " and " + (total - kept.size()) + " less severe" : counted;
+    return total > kept.size()
+        ? counted + " and " + (total - kept.size()) + " less severe"
+        : counted;
   }
 
   private String notOpenNote(String file) {
     return editors()
         .filter(r -> r.editors().stream().noneMatch(e -> e.path().equals(file)))
-        .map(r -> " It is not open in the editor, which reports diagnostics for open files: open it with open_file first.")
+        .map(
+            r ->
+                " It is not open in the editor, which reports diagnostics for open files: open it with open_file first.")
         .orElse("");
   }
 
@@ -138,7 +173,14 @@ final class IdeTools {
       text.append("- ").append(e.path());
       List<String> notes = new ArrayList<>();
       if (e.active()) {
-        notes.add("active" + (e.cursor() == null ? "" : ", cursor at line " + e.cursor().line() + ", column " + e.cursor().character()));
+        notes.add(
+            "active"
+                + (e.cursor() == null
+                    ? ""
+                    : ", cursor at line "
+                        + e.cursor().line()
+                        + ", column "
+                        + e.cursor().character()));
       }
       if (e.selectedText() != null) {
         notes.add(e.selectedText().length() + " characters selected");
@@ -159,7 +201,8 @@ final class IdeTools {
     if (report.isEmpty()) {
       return noCompanion();
     }
-    Optional<OpenEditor> active = report.get().editors().stream().filter(OpenEditor::active).findFirst();
+    Optional<OpenEditor> active =
+        report.get().editors().stream().filter(OpenEditor::active).findFirst();
     if (active.isEmpty()) {
       return answer("No file is active in the editor, so nothing is selected.", Map.of());
     }
@@ -167,30 +210,53 @@ final class IdeTools {
     Map<String, Object> structured = new LinkedHashMap<>();
     structured.put("path", e.path());
     if (e.selectedText() == null) {
-      return answer("Nothing is selected in " + e.path()
-          + (e.cursor() == null ? "." : "; the cursor is at line " + e.cursor().line() + ", column " + e.cursor().character() + "."), structured);
+      return answer(
+          "Nothing is selected in "
+              + e.path()
+              + (e.cursor() == null
+                  ? "."
+                  : "; the cursor is at line "
+                      + e.cursor().line()
+                      + ", column "
+                      + e.cursor().character()
+                      + "."),
+          structured);
     }
     structured.put("text", e.selectedText());
     String where = "";
     if (e.selection() != null) {
       TextRange r = e.selection();
       structured.put("range", r);
-      where = " from line " + r.startLine() + ", column " + r.startCharacter() + " to line " + r.endLine() + ", column " + r.endCharacter();
+      where =
+          " from line "
+              + r.startLine()
+              + ", column "
+              + r.startCharacter()
+              + " to line "
+              + r.endLine()
+              + ", column "
+              + r.endCharacter();
     }
-    String shown = e.selectedText().length() > MAX_SELECTION_CHARS
-        ? e.selectedText().substring(0, MAX_SELECTION_CHARS) + "\n… [" + (e.selectedText().length() - MAX_SELECTION_CHARS) + " more characters]"
-        : e.selectedText();
+    String shown =
+        e.selectedText().length() > MAX_SELECTION_CHARS
+            ? e.selectedText().substring(0, MAX_SELECTION_CHARS)
+                + "\n… ["
+                + (e.selectedText().length() - MAX_SELECTION_CHARS)
+                + " more characters]"
+            : e.selectedText();
     return answer("Selected in " + e.path() + where + ":\n```\n" + shown + "\n```", structured);
   }
 
   CallToolResult open(String path, int line, int column) {
     if (path == null) {
-      return error("\"path\" is required: the file to show, absolute or relative to the workspace. Call it as: "
-          + "open_file {\"path\": \"src/Main.java\", \"line\": 12, \"column\": 5}.");
+      return error(
+          "\"path\" is required: the file to show, absolute or relative to the workspace. Call it as: "
+              + "open_file {\"path\": \"src/Main.java\", \"line\": 12, \"column\": 5}.");
     }
     Optional<String> file = resolve(path);
     if (file.isEmpty()) {
-      return error("Not a valid path: " + path + "; name a file absolute or relative to the workspace.");
+      return error(
+          "Not a valid path: " + path + "; name a file absolute or relative to the workspace.");
     }
     Map<String, Object> place = new LinkedHashMap<>();
     place.put("path", file.get());
@@ -220,12 +286,20 @@ final class IdeTools {
     if (diffs.isEmpty()) {
       return answer("No edits wait for the user's review.", structured);
     }
-    StringBuilder text = new StringBuilder(diffs.size() == 1 ? "1 edit waits" : diffs.size() + " edits wait")
-        .append(" for the user's review in ").append(status.get().ide().displayName()).append(":\n");
+    StringBuilder text =
+        new StringBuilder(diffs.size() == 1 ? "1 edit waits" : diffs.size() + " edits wait")
+            .append(" for the user's review in ")
+            .append(status.get().ide().displayName())
+            .append(":\n");
     for (CompanionStatus.Diff d : diffs) {
-      text.append("- ").append(d.filePath()).append(" (proposed")
+      text.append("- ")
+          .append(d.filePath())
+          .append(" (proposed")
           .append(d.clientName() == null ? " by a CLI that has left" : " by " + d.clientName())
-          .append(d.openedAt() == null ? "" : " at " + d.openedAt()).append("; diff id ").append(d.id()).append(")\n");
+          .append(d.openedAt() == null ? "" : " at " + d.openedAt())
+          .append("; diff id ")
+          .append(d.id())
+          .append(")\n");
     }
     return answer(text.toString().stripTrailing(), structured);
   }

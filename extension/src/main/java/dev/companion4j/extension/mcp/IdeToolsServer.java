@@ -21,17 +21,24 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The extension's MCP server on stdio, started by the CLI: IDE tools beyond the IDE-mode contract,
- * answered by the companion that serves the CLI's workspace. Every tool call looks the companion
- * up again, so an editor opened or closed mid-session is seen.
+ * answered by the companion that serves the CLI's workspace. Every tool call looks the companion up
+ * again, so an editor opened or closed mid-session is seen.
  */
 public final class IdeToolsServer {
   /** The tools' names, as the extension's text names them before the runtime's prefix. */
   public static final List<String> TOOL_NAMES =
-      List.of("ide_status", "get_diagnostics", "get_open_editors", "get_selection", "open_file", "get_pending_diffs");
+      List.of(
+          "ide_status",
+          "get_diagnostics",
+          "get_open_editors",
+          "get_selection",
+          "open_file",
+          "get_pending_diffs");
 
   private static final Logger log = LoggerFactory.getLogger(IdeToolsServer.class);
   private static final JsonMapper JSON = JsonMapper.shared();
-  private static final Map<String, Object> NO_ARGUMENTS = Map.of("type", "object", "properties", Map.of());
+  private static final Map<String, Object> NO_ARGUMENTS =
+      Map.of("type", "object", "properties", Map.of());
 
   private final IdeTools ide;
   private final String version;
@@ -59,13 +66,15 @@ public final class IdeToolsServer {
     JacksonMcpJsonMapper sdkJson = new JacksonMcpJsonMapper(JSON);
     StdioGuard guard = new StdioGuard(in, out, JSON, sdkJson);
     guard.ended().thenRun(stop::countDown);
-    McpSyncServer server = McpServer.sync(new StdioServerTransportProvider(sdkJson, guard.in(), guard.out()))
-        .serverInfo("companion4j", version)
-        .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
-        // The tools check their arguments themselves and say in their own words how to call them.
-        .validateToolInputs(false)
-        .tools(tools())
-        .build();
+    McpSyncServer server =
+        McpServer.sync(new StdioServerTransportProvider(sdkJson, guard.in(), guard.out()))
+            .serverInfo("companion4j", version)
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+            // The tools check their arguments themselves and say in their own words how to call
+            // them.
+            .validateToolInputs(false)
+            .tools(tools())
+            .build();
     try {
       stop.await();
     } finally {
@@ -75,67 +84,124 @@ public final class IdeToolsServer {
 
   /**
    * The tools, in {@link #TOOL_NAMES}' order, for the stdio server and for tests. Their handlers
-   * run on the SDK's thread that reads stdin, one call at a time; each asks the companion within
-   * a few seconds at most.
+   * run on the SDK's thread that reads stdin, one call at a time; each asks the companion within a
+   * few seconds at most.
    */
   public List<SyncToolSpecification> tools() {
     return List.of(
-        tool("ide_status",
+        tool(
+            "ide_status",
             "Which editor serves this workspace through Companion4J: its workspace roots, the active file with "
                 + "cursor and selection, the other open files, what the editor offers, the connected CLIs and the "
                 + "diffs waiting for the user's review.",
-            NO_ARGUMENTS, "{}", args -> ide.status()),
-        tool("get_diagnostics",
+            NO_ARGUMENTS,
+            "{}",
+            args -> ide.status()),
+        tool(
+            "get_diagnostics",
             "The errors and warnings the user's editor shows (compiler, linter) for one file, or for every open "
                 + "file when no path is given; most severe first, with line and column. Use it before fixing "
                 + "\"the errors\" the user means, and after an edit to check it compiles in the editor.",
-            schema(Map.of("path", Map.of("type", "string",
-                "description", "The file, absolute or relative to the workspace; leave out for all open files"))),
+            schema(
+                Map.of(
+                    "path",
+                    Map.of(
+                        "type",
+                        "string",
+                        "description",
+                        "The file, absolute or relative to the workspace; leave out for all open files"))),
             "{\"path\": \"src/Main.java\"} or {}",
-            args -> ide.diagnostics(text(args, "path", "the file, absolute or relative to the workspace"))),
-        tool("get_open_editors",
+            args ->
+                ide.diagnostics(
+                    text(args, "path", "the file, absolute or relative to the workspace"))),
+        tool(
+            "get_open_editors",
             "The files open in the user's editor, newest first: which is active, its cursor and selection, and which "
                 + "have changes not saved yet (their text on disk is older than what the user sees).",
-            NO_ARGUMENTS, "{}", args -> ide.openEditors()),
-        tool("get_selection",
+            NO_ARGUMENTS,
+            "{}",
+            args -> ide.openEditors()),
+        tool(
+            "get_selection",
             "The text selected in the user's active editor, with the file and the selection's lines and columns.",
-            NO_ARGUMENTS, "{}", args -> ide.selection()),
-        tool("open_file",
+            NO_ARGUMENTS,
+            "{}",
+            args -> ide.selection()),
+        tool(
+            "open_file",
             "Shows the user a place in a file in their editor: opens it and puts the cursor at the line and column. "
                 + "Only files inside the workspace.",
-            schema(Map.of(
-                "path", Map.of("type", "string", "description", "The file, absolute or relative to the workspace"),
-                "line", Map.of("type", "integer", "minimum", 1, "description", "1-based line; leave out to just open the file"),
-                "column", Map.of("type", "integer", "minimum", 1, "description", "1-based column on that line")),
+            schema(
+                Map.of(
+                    "path",
+                        Map.of(
+                            "type",
+                            "string",
+                            "description",
+                            "The file, absolute or relative to the workspace"),
+                    "line",
+                        Map.of(
+                            "type",
+                            "integer",
+                            "minimum",
+                            1,
+                            "description",
+                            "1-based line; leave out to just open the file"),
+                    "column",
+                        Map.of(
+                            "type",
+                            "integer",
+                            "minimum",
+                            1,
+                            "description",
+                            "1-based column on that line")),
                 "path"),
             "{\"path\": \"src/Main.java\", \"line\": 12, \"column\": 5}",
-            args -> ide.open(text(args, "path", "the file, absolute or relative to the workspace"),
-                number(args, "line"), number(args, "column"))),
-        tool("get_pending_diffs",
+            args ->
+                ide.open(
+                    text(args, "path", "the file, absolute or relative to the workspace"),
+                    number(args, "line"),
+                    number(args, "column"))),
+        tool(
+            "get_pending_diffs",
             "The edits proposed to the user's editor that wait for their review (accept, edit or reject), with the "
                 + "file, the proposing CLI and since when.",
-            NO_ARGUMENTS, "{}", args -> ide.pendingDiffs()));
+            NO_ARGUMENTS,
+            "{}",
+            args -> ide.pendingDiffs()));
   }
 
   /**
    * A tool whose every failure reaches the model in words that say how to call it, as {@code
    * example} shows: a wrong argument, and anything unforeseen, never as a library's message.
    */
-  private static SyncToolSpecification tool(String name, String description, Map<String, Object> schema, String example,
+  private static SyncToolSpecification tool(
+      String name,
+      String description,
+      Map<String, Object> schema,
+      String example,
       Function<Map<String, Object>, CallToolResult> handler) {
     return SyncToolSpecification.builder()
-        .tool(McpSchema.Tool.builder().name(name).description(description).inputSchema(schema).build())
-        .callHandler((exchange, request) -> {
-          try {
-            return handler.apply(request.arguments() == null ? Map.of() : request.arguments());
-          } catch (BadArgument e) {
-            return failure(e.getMessage() + " Call it as: " + name + " " + example + ".");
-          } catch (RuntimeException e) {
-            log.warn("{} failed", name, e);
-            return failure(name + " failed: the companion's answer was not what this extension expects. Check that the "
-                + "editor's Companion4J and this extension are the same version; `companion4j status` lists the companions.");
-          }
-        })
+        .tool(
+            McpSchema.Tool.builder()
+                .name(name)
+                .description(description)
+                .inputSchema(schema)
+                .build())
+        .callHandler(
+            (exchange, request) -> {
+              try {
+                return handler.apply(request.arguments() == null ? Map.of() : request.arguments());
+              } catch (BadArgument e) {
+                return failure(e.getMessage() + " Call it as: " + name + " " + example + ".");
+              } catch (RuntimeException e) {
+                log.warn("{} failed", name, e);
+                return failure(
+                    name
+                        + " failed: the companion's answer was not what this extension expects. Check that the "
+                        + "editor's Companion4J and this extension are the same version; `companion4j status` lists the companions.");
+              }
+            })
         .build();
   }
 
@@ -169,13 +235,18 @@ public final class IdeToolsServer {
     }
     long n;
     try {
-      n = value instanceof Number num && num.doubleValue() == Math.rint(num.doubleValue())
-          ? num.longValue() : value instanceof String s ? Long.parseLong(s.trim()) : -1;
+      n =
+          value instanceof Number num && num.doubleValue() == Math.rint(num.doubleValue())
+              ? num.longValue()
+              : value instanceof String s ? Long.parseLong(s.trim()) : -1;
     } catch (NumberFormatException e) {
       n = -1;
     }
     if (n < 1 || n > Integer.MAX_VALUE) {
-      throw new BadArgument("\"" + name + "\" must be a whole number from 1 (lines and columns count from 1), or left out.");
+      throw new BadArgument(
+          "\""
+              + name
+              + "\" must be a whole number from 1 (lines and columns count from 1), or left out.");
     }
     return (int) n;
   }

@@ -29,8 +29,13 @@ import tools.jackson.databind.json.JsonMapper;
 final class StdioGuard {
   /** A message to this server is a few hundred bytes; a megabyte is thousands of times that. */
   static final int MAX_LINE_BYTES = 1 << 20;
-  /** How long the end of the input waits for answers owed: the longest call (open_file) takes 10 s at most. */
+
+  /**
+   * How long the end of the input waits for answers owed: the longest call (open_file) takes 10 s
+   * at most.
+   */
   private static final Duration DRAIN_BOUND = Duration.ofSeconds(12);
+
   private static final int PARSE_ERROR = -32700;
   private static final int INVALID_REQUEST = -32600;
   private static final int INVALID_PARAMS = -32602;
@@ -39,8 +44,10 @@ final class StdioGuard {
   private final OutputStream rawOut;
   private final JsonMapper json;
   private final McpJsonMapper sdkJson;
+
   /** The ids of the requests handed to the SDK and not answered yet, as JSON text. */
   private final Set<String> owed = ConcurrentHashMap.newKeySet();
+
   private final CompletableFuture<Void> ended = new CompletableFuture<>();
   private final InputStream in = new Lines();
   private final OutputStream out = new WholeLines();
@@ -82,8 +89,12 @@ final class StdioGuard {
       if (b == -1 || b == '\n') {
         byte[] passed = tooLong ? null : check(line.toByteArray());
         if (tooLong) {
-          answer(null, PARSE_ERROR, "Parse error: the line is longer than " + MAX_LINE_BYTES
-              + " bytes and was dropped; a message to this server is one JSON object on one line, far shorter.");
+          answer(
+              null,
+              PARSE_ERROR,
+              "Parse error: the line is longer than "
+                  + MAX_LINE_BYTES
+                  + " bytes and was dropped; a message to this server is one JSON object on one line, far shorter.");
         }
         if (passed != null) {
           return passed;
@@ -113,11 +124,17 @@ final class StdioGuard {
     try {
       message = json.readTree(line);
     } catch (StreamConstraintsException e) {
-      answer(null, PARSE_ERROR, "Parse error: the message is nested too deeply or too large for this server; "
-          + "send arguments as plain strings and numbers as the tools' schemas describe.");
+      answer(
+          null,
+          PARSE_ERROR,
+          "Parse error: the message is nested too deeply or too large for this server; "
+              + "send arguments as plain strings and numbers as the tools' schemas describe.");
       return null;
     } catch (JacksonException e) {
-      answer(null, PARSE_ERROR, "Parse error: the line is not one JSON value in UTF-8; send one JSON-RPC message per line.");
+      answer(
+          null,
+          PARSE_ERROR,
+          "Parse error: the line is not one JSON value in UTF-8; send one JSON-RPC message per line.");
       return null;
     }
     JsonNode id = message.path("id");
@@ -135,7 +152,10 @@ final class StdioGuard {
       McpSchema.deserializeJsonRpcMessage(sdkJson, oneLine);
     } catch (IOException | RuntimeException e) {
       if (request) {
-        answer(id.isValueNode() ? id : null, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message this server understands.");
+        answer(
+            id.isValueNode() ? id : null,
+            INVALID_REQUEST,
+            "Invalid Request: not a JSON-RPC 2.0 message this server understands.");
       }
       return null;
     }
@@ -145,14 +165,20 @@ final class StdioGuard {
     return (oneLine + "\n").getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Why {@code message} is refused, in words for whoever sent it; null when the SDK may have it. */
+  /**
+   * Why {@code message} is refused, in words for whoever sent it; null when the SDK may have it.
+   */
   private static Refusal refusal(JsonNode message) {
-    if (!message.isObject() || !(message.has("method") || message.has("result") || message.has("error"))) {
-      return new Refusal(INVALID_REQUEST, "Invalid Request: a JSON-RPC 2.0 message is an object with a \"method\" "
-          + "(a request or a notification) or with a \"result\" or an \"error\" (a response).");
+    if (!message.isObject()
+        || !(message.has("method") || message.has("result") || message.has("error"))) {
+      return new Refusal(
+          INVALID_REQUEST,
+          "Invalid Request: a JSON-RPC 2.0 message is an object with a \"method\" "
+              + "(a request or a notification) or with a \"result\" or an \"error\" (a response).");
     }
     if (message.has("method") && !message.get("method").isString()) {
-      return new Refusal(INVALID_REQUEST, "Invalid Request: \"method\" must be a string, e.g. \"tools/call\".");
+      return new Refusal(
+          INVALID_REQUEST, "Invalid Request: \"method\" must be a string, e.g. \"tools/call\".");
     }
     JsonNode params = message.path("params");
     if (!params.isMissingNode() && !params.isNull() && !params.isObject()) {
@@ -161,12 +187,16 @@ final class StdioGuard {
     if (message.path("method").asString("").equals("tools/call")) {
       JsonNode arguments = params.path("arguments");
       if (!params.path("name").isString()) {
-        return new Refusal(INVALID_PARAMS, "Invalid params: tools/call takes {\"name\": \"<tool>\", \"arguments\": {…}}; "
-            + "\"name\" must be the tool's name as tools/list gives it.");
+        return new Refusal(
+            INVALID_PARAMS,
+            "Invalid params: tools/call takes {\"name\": \"<tool>\", \"arguments\": {…}}; "
+                + "\"name\" must be the tool's name as tools/list gives it.");
       }
       if (!arguments.isMissingNode() && !arguments.isNull() && !arguments.isObject()) {
-        return new Refusal(INVALID_PARAMS, "Invalid params: \"arguments\" must be an object of the tool's arguments by "
-            + "name, e.g. {\"path\": \"src/Main.java\"}, or left out for a tool that takes none.");
+        return new Refusal(
+            INVALID_PARAMS,
+            "Invalid params: \"arguments\" must be an object of the tool's arguments by "
+                + "name, e.g. {\"path\": \"src/Main.java\"}, or left out for a tool that takes none.");
       }
     }
     return null;
@@ -225,7 +255,8 @@ final class StdioGuard {
         try {
           message = nextMessage();
         } catch (IOException e) {
-          // stdin or stdout broke: the CLI is gone, which ends this server as the end of its input does.
+          // stdin or stdout broke: the CLI is gone, which ends this server as the end of its input
+          // does.
           message = null;
         }
         if (message == null) {
@@ -242,7 +273,9 @@ final class StdioGuard {
       return n;
     }
 
-    /** Only what is in hand: the SDK's reader must not wait for the next line to finish this one. */
+    /**
+     * Only what is in hand: the SDK's reader must not wait for the next line to finish this one.
+     */
     @Override
     public int available() {
       return current.length - next;

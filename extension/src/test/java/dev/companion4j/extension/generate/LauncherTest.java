@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * timeout, which they read as "go on". A script stands in for Java.
  */
 class LauncherTest {
-  private static final String INPUT = "{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"rm -rf x\"}}";
+  private static final String INPUT =
+      "{\"hook_event_name\":\"PreToolUse\",\"tool_input\":{\"command\":\"rm -rf x\"}}";
 
   @TempDir Path extension;
   private Path launcher;
@@ -25,7 +26,11 @@ class LauncherTest {
   @BeforeEach
   void stageTheLauncher() throws IOException {
     ExtensionGenerator generator = new ExtensionGenerator(Path.of("source").toAbsolutePath());
-    RuntimeConfig qwen = generator.runtimes().stream().filter(r -> r.runtime().equals("qwen")).findFirst().orElseThrow();
+    RuntimeConfig qwen =
+        generator.runtimes().stream()
+            .filter(r -> r.runtime().equals("qwen"))
+            .findFirst()
+            .orElseThrow();
     launcher = extension.resolve(ExtensionGenerator.LAUNCHER);
     Files.createDirectories(launcher.getParent());
     Files.write(launcher, generator.generate(qwen).get(ExtensionGenerator.LAUNCHER));
@@ -48,7 +53,9 @@ class LauncherTest {
       p.destroyForcibly();
     }
     assertThat(answered).as("the launcher answered").isTrue();
-    return new Run(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+    return new Run(
+        p.exitValue(),
+        new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
         new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
   }
 
@@ -65,7 +72,9 @@ class LauncherTest {
   void withoutItsJarTheShellPolicyRefusesAndOtherHooksFailOpen() throws Exception {
     Run policy = hook("shell-policy");
     assertThat(policy.exitCode()).isEqualTo(2);
-    assertThat(policy.err()).contains("The Companion4J shell policy refused this command: it could not check it (the extension has no lib/companion4j.jar)");
+    assertThat(policy.err())
+        .contains(
+            "The Companion4J shell policy refused this command: it could not check it (the extension has no lib/companion4j.jar)");
     assertThat(hook("session-start").exitCode()).isEqualTo(1);
   }
 

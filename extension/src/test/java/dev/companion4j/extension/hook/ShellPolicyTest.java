@@ -8,8 +8,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The shell policy over the corpus ({@code shell-corpus.json}) of destructive spellings (refused
- * or asked) and harmless look-alikes (let through). The real CLIs run a subset in ExtensionIT.
+ * The shell policy over the corpus ({@code shell-corpus.json}) of destructive spellings (refused or
+ * asked) and harmless look-alikes (let through). The real CLIs run a subset in ExtensionIT.
  */
 class ShellPolicyTest {
   private final ShellPolicy policy = ShellPolicy.bundled();
@@ -29,13 +29,21 @@ class ShellPolicyTest {
   @ParameterizedTest
   @MethodSource("deny")
   void refuses(String command) {
-    assertThat(policy.check(command)).as(command).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.DENY);
+    assertThat(policy.check(command))
+        .as(command)
+        .isNotNull()
+        .extracting(ShellPolicy.Rule::decision)
+        .isEqualTo(ShellPolicy.Decision.DENY);
   }
 
   @ParameterizedTest
   @MethodSource("ask")
   void asksFirst(String command) {
-    assertThat(policy.check(command)).as(command).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.ASK);
+    assertThat(policy.check(command))
+        .as(command)
+        .isNotNull()
+        .extracting(ShellPolicy.Rule::decision)
+        .isEqualTo(ShellPolicy.Decision.ASK);
   }
 
   @ParameterizedTest
@@ -47,12 +55,16 @@ class ShellPolicyTest {
   @Test
   void aDenyWinsOverAnAsk() {
     assertThat(policy.check("rm -rf build > log.txt").name()).isEqualTo("rm -rf");
-    assertThat(policy.check("eval ls; git reset --hard").decision()).isEqualTo(ShellPolicy.Decision.DENY);
+    assertThat(policy.check("eval ls; git reset --hard").decision())
+        .isEqualTo(ShellPolicy.Decision.DENY);
   }
 
   @Test
   void aCommandNestedBeyondTheBoundIsAskedNotParsedForever() {
     String nested = "echo " + "$(".repeat(200) + "ls" + ")".repeat(200);
-    assertThat(policy.check(nested)).isNotNull().extracting(ShellPolicy.Rule::decision).isEqualTo(ShellPolicy.Decision.ASK);
+    assertThat(policy.check(nested))
+        .isNotNull()
+        .extracting(ShellPolicy.Rule::decision)
+        .isEqualTo(ShellPolicy.Decision.ASK);
   }
 }

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The session records and logs of started companions, against another local user who can write where they live. */
+/**
+ * The session records and logs of started companions, against another local user who can write
+ * where they live.
+ */
 class StartedCompanionsTest {
   @TempDir Path dir;
   private Map<String, String> env;
@@ -35,7 +38,14 @@ class StartedCompanionsTest {
     // As a careless umask or another tool could have left them: anyone may write.
     Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwxrwxrwx"));
     Files.setPosixFilePermissions(sessions, PosixFilePermissions.fromString("rwxrwxrwx"));
-    env = Map.of("COMPANION4J_STATE", state.toString(), "TMPDIR", dir.resolve("tmp").toString(), "HOME", dir.toString());
+    env =
+        Map.of(
+            "COMPANION4J_STATE",
+            state.toString(),
+            "TMPDIR",
+            dir.resolve("tmp").toString(),
+            "HOME",
+            dir.toString());
   }
 
   @AfterEach
@@ -48,15 +58,18 @@ class StartedCompanionsTest {
   @Test
   void looseStateFoldersAreTightenedBeforeUse() throws IOException {
     StartedCompanions.forUser(env).handOffMark("s", "code_reviewer");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(state))).isEqualTo("rwx------");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(sessions))).isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(state)))
+        .isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(sessions)))
+        .isEqualTo("rwx------");
   }
 
   @Test
   void aRecordInAFolderOthersCouldWriteNamesNoProcessToStop() throws Exception {
     sleeper = new ProcessBuilder("sleep", "60").start();
     long started = sleeper.toHandle().info().startInstant().orElse(Instant.EPOCH).toEpochMilli();
-    // What another user would forge: the record of a process of the user's, with its true start time.
+    // What another user would forge: the record of a process of the user's, with its true start
+    // time.
     Files.writeString(sessions.resolve("s.companion"), sleeper.pid() + " " + started + "\n");
     assertThat(StartedCompanions.forUser(env).stop("s")).isFalse();
     assertThat(sleeper.isAlive()).isTrue();
@@ -78,7 +91,15 @@ class StartedCompanionsTest {
     launcher.toFile().setExecutable(true);
     Path workspace = Files.createDirectories(dir.resolve("workspace"));
 
-    assertThatThrownBy(() -> StartedCompanions.forUser(env).start("s", launcher, workspace, new IdeLink(DiscoveryLocations.fromEnvironment(env)), Duration.ZERO))
+    assertThatThrownBy(
+            () ->
+                StartedCompanions.forUser(env)
+                    .start(
+                        "s",
+                        launcher,
+                        workspace,
+                        new IdeLink(DiscoveryLocations.fromEnvironment(env)),
+                        Duration.ZERO))
         .isInstanceOf(IOException.class);
     assertThat(target).hasContent("# the user's");
     assertThat(marker).doesNotExist();
@@ -86,10 +107,14 @@ class StartedCompanionsTest {
 
   @Test
   void anotherUsersStateFolderIsRefused() throws Exception {
-    Assumptions.assumeTrue(System.getProperty("user.name").equals("root"), "only root can give a folder to another user");
-    UserPrincipal nobody = dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+    Assumptions.assumeTrue(
+        System.getProperty("user.name").equals("root"),
+        "only root can give a folder to another user");
+    UserPrincipal nobody =
+        dir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
     Files.setOwner(sessions, nobody);
     assertThatThrownBy(() -> StartedCompanions.forUser(env).handOffMark("s", "code_reviewer"))
-        .isInstanceOf(IOException.class).hasMessageContaining("belongs to nobody");
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("belongs to nobody");
   }
 }

@@ -39,38 +39,58 @@ class ReusedPidTest {
   private Map<String, String> env;
   private Process unrelated;
   private HttpServer squatter;
+
   /** Each request the squatter heard: its request line and its Authorization header. */
   private final List<String> heard = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void aDeadCompanionsLockWithItsPidAndPortTaken() throws Exception {
     workspace = Files.createDirectories(temp.resolve("ws"));
-    env = Map.of(
-        "TMPDIR", temp.resolve("tmp").toString(),
-        "QWEN_HOME", temp.resolve("qwen").toString(),
-        "HOME", temp.toString(),
-        "COMPANION4J_AUTOSTART", "false",
-        "COMPANION4J_STATE", temp.resolve("state").toString(),
-        "PATH", System.getenv("PATH"));
+    env =
+        Map.of(
+            "TMPDIR", temp.resolve("tmp").toString(),
+            "QWEN_HOME", temp.resolve("qwen").toString(),
+            "HOME", temp.toString(),
+            "COMPANION4J_AUTOSTART", "false",
+            "COMPANION4J_STATE", temp.resolve("state").toString(),
+            "PATH", System.getenv("PATH"));
     squatter = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     int port = squatter.getAddress().getPort();
-    // Answers every route as a companion would, with a proof made up and a status that speaks to the model.
-    byte[] body = ("{\"proof\":\"" + "0".repeat(64) + "\",\"ide\":{\"name\":\"vim\",\"displayName\":\"" + INJECTION
-        + "\"},\"port\":" + port + ",\"workspaceRoots\":[\"" + workspace + "\"],\"activeFile\":null,\"openFiles\":[],"
-        + "\"clients\":[],\"pendingDiffs\":[],\"editors\":[],\"files\":[],\"dirtyStateReported\":true}")
-        .getBytes(StandardCharsets.UTF_8);
-    squatter.createContext("/", exchange -> {
-      heard.add(exchange.getRequestMethod() + " " + exchange.getRequestURI() + " "
-          + exchange.getRequestHeaders().getFirst("Authorization"));
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(200, body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    });
+    // Answers every route as a companion would, with a proof made up and a status that speaks to
+    // the model.
+    byte[] body =
+        ("{\"proof\":\""
+                + "0".repeat(64)
+                + "\",\"ide\":{\"name\":\"vim\",\"displayName\":\""
+                + INJECTION
+                + "\"},\"port\":"
+                + port
+                + ",\"workspaceRoots\":[\""
+                + workspace
+                + "\"],\"activeFile\":null,\"openFiles\":[],"
+                + "\"clients\":[],\"pendingDiffs\":[],\"editors\":[],\"files\":[],\"dirtyStateReported\":true}")
+            .getBytes(StandardCharsets.UTF_8);
+    squatter.createContext(
+        "/",
+        exchange -> {
+          heard.add(
+              exchange.getRequestMethod()
+                  + " "
+                  + exchange.getRequestURI()
+                  + " "
+                  + exchange.getRequestHeaders().getFirst("Authorization"));
+          exchange.getResponseHeaders().set("Content-Type", "application/json");
+          exchange.sendResponseHeaders(200, body.length);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+          }
+        });
     squatter.start();
     unrelated = new ProcessBuilder("sleep", "120").start();
-    new DiscoveryFiles(DiscoveryLocations.fromEnvironment(env), EnumSet.allOf(DiscoveryTarget.class), unrelated.pid())
+    new DiscoveryFiles(
+            DiscoveryLocations.fromEnvironment(env),
+            EnumSet.allOf(DiscoveryTarget.class),
+            unrelated.pid())
         .write(port, workspace.toString(), TOKEN, new IdeInfo("vim", "Vim"));
   }
 
@@ -83,12 +103,21 @@ class ReusedPidTest {
 
   @Test
   void theMcpToolsSendNoTokenAndSayNoCompanionServesTheFolder() {
-    IdeToolsServer server = new IdeToolsServer(new IdeLink(DiscoveryLocations.fromEnvironment(env)), workspace, "test");
+    IdeToolsServer server =
+        new IdeToolsServer(new IdeLink(DiscoveryLocations.fromEnvironment(env)), workspace, "test");
     for (String tool : IdeToolsServer.TOOL_NAMES) {
-      McpSchema.CallToolResult result = server.tools().stream().filter(t -> t.tool().name().equals(tool)).findFirst()
-          .orElseThrow().callHandler().apply(null, new McpSchema.CallToolRequest(tool, Map.of("path", "A.java")));
+      McpSchema.CallToolResult result =
+          server.tools().stream()
+              .filter(t -> t.tool().name().equals(tool))
+              .findFirst()
+              .orElseThrow()
+              .callHandler()
+              .apply(null, new McpSchema.CallToolRequest(tool, Map.of("path", "A.java")));
       String text = ((McpSchema.TextContent) result.content().get(0)).text();
-      assertThat(text).as(tool).contains("No IDE companion serves " + workspace).doesNotContain(INJECTION);
+      assertThat(text)
+          .as(tool)
+          .contains("No IDE companion serves " + workspace)
+          .doesNotContain(INJECTION);
     }
     assertThatTheSquatterHeardOnlyChallenges();
   }
@@ -96,27 +125,40 @@ class ReusedPidTest {
   @Test
   void theSessionStartHookSendsNoTokenAndSaysNoCompanionServesTheFolder() throws Exception {
     Path stdout = temp.resolve("hook.out");
-    ProcessBuilder hook = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", System.getProperty("java.class.path"),
-        "dev.companion4j.extension.hook.HookMain", "qwen", "session-start")
-        .redirectOutput(stdout.toFile())
-        .redirectError(ProcessBuilder.Redirect.INHERIT);
+    ProcessBuilder hook =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.companion4j.extension.hook.HookMain",
+                "qwen",
+                "session-start")
+            .redirectOutput(stdout.toFile())
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
     hook.environment().clear();
     hook.environment().putAll(env);
     Process p = hook.start();
     try (OutputStream in = p.getOutputStream()) {
-      in.write(("{\"hook_event_name\":\"SessionStart\",\"session_id\":\"s\",\"cwd\":\"" + workspace + "\"}")
-          .getBytes(StandardCharsets.UTF_8));
+      in.write(
+          ("{\"hook_event_name\":\"SessionStart\",\"session_id\":\"s\",\"cwd\":\""
+                  + workspace
+                  + "\"}")
+              .getBytes(StandardCharsets.UTF_8));
     }
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the hook returns").isTrue();
 
     assertThat(p.exitValue()).isZero();
-    assertThat(Files.readString(stdout)).contains("No IDE companion serves " + workspace).doesNotContain(INJECTION);
+    assertThat(Files.readString(stdout))
+        .contains("No IDE companion serves " + workspace)
+        .doesNotContain(INJECTION);
     assertThatTheSquatterHeardOnlyChallenges();
   }
 
   private void assertThatTheSquatterHeardOnlyChallenges() {
-    assertThat(heard).as("the lock was tried").isNotEmpty()
-        .allSatisfy(request -> assertThat(request).matches("GET /ide/proof\\?nonce=[0-9a-f]{64} null"));
+    assertThat(heard)
+        .as("the lock was tried")
+        .isNotEmpty()
+        .allSatisfy(
+            request -> assertThat(request).matches("GET /ide/proof\\?nonce=[0-9a-f]{64} null"));
   }
 }

@@ -13,11 +13,13 @@ final class Await {
 
   private Await() {}
 
-  static <T> T until(Duration timeout, Callable<T> probe, Predicate<? super T> done) throws Exception {
+  static <T> T until(Duration timeout, Callable<T> probe, Predicate<? super T> done)
+      throws Exception {
     return until(timeout, Duration.ofMillis(POLL_MILLIS), probe, done);
   }
 
-  static <T> T until(Duration timeout, Duration poll, Callable<T> probe, Predicate<? super T> done) throws Exception {
+  static <T> T until(Duration timeout, Duration poll, Callable<T> probe, Predicate<? super T> done)
+      throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     T last = null;
     Exception lastError = null;
@@ -32,7 +34,8 @@ final class Await {
         lastError = e;
       }
       if (System.nanoTime() > deadline) {
-        AssertionError failure = new AssertionError("condition not met within " + timeout + "; last value: " + last);
+        AssertionError failure =
+            new AssertionError("condition not met within " + timeout + "; last value: " + last);
         if (lastError != null) {
           failure.initCause(lastError);
         }

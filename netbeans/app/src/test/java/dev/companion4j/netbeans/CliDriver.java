@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A real CLI's {@code IdeClient} (Qwen Code 0.24.4 or Gemini CLI 0.61.0) in a Node process,
- * driven through test-peers/ide-client-driver.mjs: JSON commands in, answers and events out.
+ * A real CLI's {@code IdeClient} (Qwen Code 0.24.4 or Gemini CLI 0.61.0) in a Node process, driven
+ * through test-peers/ide-client-driver.mjs: JSON commands in, answers and events out.
  */
 final class CliDriver implements AutoCloseable {
   private static final AtomicInteger RUNS = new AtomicInteger();
@@ -42,12 +42,13 @@ final class CliDriver implements AutoCloseable {
   }
 
   /**
-   * Starts the driver with the environment the companion in this JVM writes its discovery files
-   * for (the test JVM's TMPDIR, QWEN_HOME and HOME), in {@code cwd}.
+   * Starts the driver with the environment the companion in this JVM writes its discovery files for
+   * (the test JVM's TMPDIR, QWEN_HOME and HOME), in {@code cwd}.
    */
   static CliDriver start(String cli, Path cwd, Path logDir) throws IOException {
     Path peers = Path.of(System.getProperty("companion4j.testPeers"));
-    ProcessBuilder pb = new ProcessBuilder("node", peers.resolve("ide-client-driver.mjs").toString(), "--cli", cli);
+    ProcessBuilder pb =
+        new ProcessBuilder("node", peers.resolve("ide-client-driver.mjs").toString(), "--cli", cli);
     pb.directory(cwd.toFile());
     Map<String, String> env = pb.environment();
     env.keySet().removeIf(k -> k.startsWith("QWEN_CODE_IDE_") || k.startsWith("GEMINI_CLI_IDE_"));
@@ -61,7 +62,9 @@ final class CliDriver implements AutoCloseable {
     return new CliDriver(cli, pb.start());
   }
 
-  /** Sends an op; the future completes with its answer (which may come much later, e.g. openDiff). */
+  /**
+   * Sends an op; the future completes with its answer (which may come much later, e.g. openDiff).
+   */
   CompletableFuture<Json> send(String op, Map<String, Object> args) {
     int id = ids.incrementAndGet();
     CompletableFuture<Json> answer = new CompletableFuture<>();
@@ -103,7 +106,9 @@ final class CliDriver implements AutoCloseable {
   }
 
   private void readEvents() {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         Json node = Json.parse(line);

@@ -21,7 +21,11 @@ final class DaemonPeer implements AutoCloseable {
   private final Writer in;
   final String url;
   final Path workspace;
-  /** A {@code settings.json} for another Qwen Code on the same fake model (key: {@code FAKE_MODEL_KEY=sk-fake-test-key}). */
+
+  /**
+   * A {@code settings.json} for another Qwen Code on the same fake model (key: {@code
+   * FAKE_MODEL_KEY=sk-fake-test-key}).
+   */
   final String settings;
 
   private DaemonPeer(Process process, BufferedReader out, Json ready) {
@@ -33,18 +37,26 @@ final class DaemonPeer implements AutoCloseable {
     this.settings = ready.path("settings").asString();
   }
 
-  /** Starts the daemon for {@code workspace}, requiring {@code token}, and waits until it listens. */
+  /**
+   * Starts the daemon for {@code workspace}, requiring {@code token}, and waits until it listens.
+   */
   static DaemonPeer start(Path workspace, String token, Path log) throws IOException {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    ProcessBuilder pb = new ProcessBuilder(List.of(java.toString(),
-        "-cp", System.getProperty("companion4j.daemonPeerClasspath"),
-        "-Dcompanion4j.testPeers=" + System.getProperty("companion4j.testPeers"),
-        "dev.companion4j.testkit.QwenDaemonPeer", workspace.toString()));
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            List.of(
+                java.toString(),
+                "-cp",
+                System.getProperty("companion4j.daemonPeerClasspath"),
+                "-Dcompanion4j.testPeers=" + System.getProperty("companion4j.testPeers"),
+                "dev.companion4j.testkit.QwenDaemonPeer",
+                workspace.toString()));
     pb.environment().put("QWEN_SERVER_TOKEN", token);
     Files.createDirectories(log.getParent());
     pb.redirectError(log.toFile());
     Process process = pb.start();
-    BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     String ready = out.readLine();
     if (ready == null) {
       throw new IOException("the daemon peer ended before its daemon listened; see " + log);

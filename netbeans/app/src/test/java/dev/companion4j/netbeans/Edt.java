@@ -11,13 +11,14 @@ final class Edt {
   static <T> T call(Callable<T> task) throws Exception {
     AtomicReference<T> result = new AtomicReference<>();
     AtomicReference<Exception> failure = new AtomicReference<>();
-    EventQueue.invokeAndWait(() -> {
-      try {
-        result.set(task.call());
-      } catch (Exception e) {
-        failure.set(e);
-      }
-    });
+    EventQueue.invokeAndWait(
+        () -> {
+          try {
+            result.set(task.call());
+          } catch (Exception e) {
+            failure.set(e);
+          }
+        });
     if (failure.get() != null) {
       throw failure.get();
     }

@@ -9,8 +9,8 @@ import org.json.simple.parser.JSONParser;
 import org.json.simple.parser.ParseException;
 
 /**
- * Read-only access to a parsed JSON value. NbModuleSuite shows the tests only module jars, so
- * the parsing is NetBeans' own json-simple library module; this adds null-safe navigation.
+ * Read-only access to a parsed JSON value. NbModuleSuite shows the tests only module jars, so the
+ * parsing is NetBeans' own json-simple library module; this adds null-safe navigation.
  */
 final class Json implements Iterable<Json> {
   static final Json MISSING = new Json(null);

@@ -55,12 +55,13 @@ import org.openide.windows.TopComponent;
 import org.openide.windows.WindowManager;
 
 /**
- * Boots a real NetBeans platform (GUI, under Xvfb) with the companion module and drives it with
- * the real IdeClients of Qwen Code 0.24.4 and Gemini CLI 0.61.0. The tests run in the order of
- * {@link #suite()} and share the IDE, the project and the connected CLIs; the last one exits.
+ * Boots a real NetBeans platform (GUI, under Xvfb) with the companion module and drives it with the
+ * real IdeClients of Qwen Code 0.24.4 and Gemini CLI 0.61.0. The tests run in the order of {@link
+ * #suite()} and share the IDE, the project and the connected CLIs; the last one exits.
  */
 public class NetBeansCompanionIT extends NbTestCase {
-  private static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
+  private static final Duration WAIT =
+      Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
   private static final long PID = ProcessHandle.current().pid();
 
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
@@ -99,10 +100,11 @@ public class NetBeansCompanionIT extends NbTestCase {
     Ui.freshProjectFolder(WORKSPACE);
     Files.writeString(HELLO, HELLO_TEXT);
     Files.writeString(WORKSPACE.resolve("Other.txt"), "another file\n");
-    Edt.call(() -> {
-      WindowManager.getDefault().getMainWindow().setBounds(0, 0, 1400, 860);
-      return null;
-    });
+    Edt.call(
+        () -> {
+          WindowManager.getDefault().getMainWindow().setBounds(0, 0, 1400, 860);
+          return null;
+        });
 
     Json geminiFile = Await.until(WAIT, () -> geminiDiscovery().orElse(null), f -> f != null);
     assertEquals("netbeans", geminiFile.at("/ideInfo/name").asString());
@@ -117,7 +119,8 @@ public class NetBeansCompanionIT extends NbTestCase {
     try (CliDriver probe = CliDriver.start("gemini", WORKSPACE, BUILD.resolve("cli-logs"))) {
       Json status = probe.call("connect");
       assertEquals("disconnected", status.path("status").asString());
-      assertTrue(status.toString(), status.path("details").asString().contains("open a workspace folder"));
+      assertTrue(
+          status.toString(), status.path("details").asString().contains("open a workspace folder"));
       assertEquals("Apache NetBeans", status.path("ideDisplayName").asString());
     }
   }
@@ -127,33 +130,40 @@ public class NetBeansCompanionIT extends NbTestCase {
     Project project = ProjectManager.getDefault().findProject(dir);
     assertNotNull("the test project factory recognises the folder", project);
     OpenProjects.getDefault().open(new Project[] {project}, false);
-    Edt.call(() -> {
-      // The Files window shows the project, as a user would see it next to the diff.
-      TopComponent files = WindowManager.getDefault().findTopComponent("projectTab_tc");
-      if (files != null) {
-        files.open();
-        files.requestVisible();
-      }
-      return null;
-    });
+    Edt.call(
+        () -> {
+          // The Files window shows the project, as a user would see it next to the diff.
+          TopComponent files = WindowManager.getDefault().findTopComponent("projectTab_tc");
+          if (files != null) {
+            files.open();
+            files.requestVisible();
+          }
+          return null;
+        });
 
-    Await.until(WAIT, () -> geminiDiscovery().map(f -> f.path("workspacePath").asString()).orElse(""),
+    Await.until(
+        WAIT,
+        () -> geminiDiscovery().map(f -> f.path("workspacePath").asString()).orElse(""),
         WORKSPACE.toString()::equals);
-    Await.until(WAIT, () -> qwenLock().map(f -> f.path("workspacePath").asString()).orElse(""),
+    Await.until(
+        WAIT,
+        () -> qwenLock().map(f -> f.path("workspacePath").asString()).orElse(""),
         WORKSPACE.toString()::equals);
     int port = geminiDiscovery().orElseThrow().path("port").asInt();
-    Await.until(WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 0 CLIs"));
+    Await.until(
+        WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 0 CLIs"));
   }
 
   public void testEditorContextReachesBothClis() throws Exception {
     JEditorPane pane = openInEditor(HELLO);
     // Select "World" on line 2; the caret ends after it.
-    Edt.call(() -> {
-      int start = HELLO_TEXT.indexOf("World");
-      pane.setCaretPosition(start);
-      pane.moveCaretPosition(start + "World".length());
-      return null;
-    });
+    Edt.call(
+        () -> {
+          int start = HELLO_TEXT.indexOf("World");
+          pane.setCaretPosition(start);
+          pane.moveCaretPosition(start + "World".length());
+          return null;
+        });
 
     qwen = CliDriver.start("qwen", WORKSPACE, BUILD.resolve("cli-logs"));
     gemini = CliDriver.start("gemini", WORKSPACE, BUILD.resolve("cli-logs"));
@@ -169,34 +179,56 @@ public class NetBeansCompanionIT extends NbTestCase {
     }
 
     // Moving the caret without a selection: new position, selection gone.
-    Edt.call(() -> {
-      pane.setCaretPosition(HELLO_TEXT.indexOf("third") + 2);
-      return null;
-    });
+    Edt.call(
+        () -> {
+          pane.setCaretPosition(HELLO_TEXT.indexOf("third") + 2);
+          return null;
+        });
     for (CliDriver cli : List.of(qwen, gemini)) {
       Json active = awaitActiveFile(cli, HELLO, 3, 3);
       assertTrue(cli.cli + ": " + active, active.path("selectedText").asString("").isEmpty());
     }
     int port = geminiDiscovery().orElseThrow().path("port").asInt();
-    Await.until(WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 2 CLIs"));
+    Await.until(
+        WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 2 CLIs"));
   }
 
   public void testStatusBarClickShowsTerminalVariables() throws Exception {
     int port = geminiDiscovery().orElseThrow().path("port").asInt();
-    Edt.call(() -> {
-      JLabel label = statusLabel();
-      label.dispatchEvent(new MouseEvent(label, MouseEvent.MOUSE_CLICKED, System.currentTimeMillis(), 0, 5, 5, 1, false, MouseEvent.BUTTON1));
-      return null;
-    });
-    JDialog dialog = Await.until(WAIT, () -> Edt.call(() -> {
-      for (Window w : Window.getWindows()) {
-        if (w instanceof JDialog d && d.isShowing() && Ui.find(d, JTextArea.class, "companion4j.statusText") != null) {
-          return d;
-        }
-      }
-      return null;
-    }), d -> d != null);
-    String text = Edt.call(() -> Ui.find(dialog, JTextArea.class, "companion4j.statusText").getText());
+    Edt.call(
+        () -> {
+          JLabel label = statusLabel();
+          label.dispatchEvent(
+              new MouseEvent(
+                  label,
+                  MouseEvent.MOUSE_CLICKED,
+                  System.currentTimeMillis(),
+                  0,
+                  5,
+                  5,
+                  1,
+                  false,
+                  MouseEvent.BUTTON1));
+          return null;
+        });
+    JDialog dialog =
+        Await.until(
+            WAIT,
+            () ->
+                Edt.call(
+                    () -> {
+                      for (Window w : Window.getWindows()) {
+                        if (w instanceof JDialog d
+                            && d.isShowing()
+                            && Ui.find(d, JTextArea.class, "companion4j.statusText") != null) {
+                          return d;
+                        }
+                      }
+                      return null;
+                    }),
+            d -> d != null);
+    String text =
+        Edt.call(() -> Ui.find(dialog, JTextArea.class, "companion4j.statusText").getText());
     assertTrue(text, text.contains("export QWEN_CODE_IDE_SERVER_PORT='" + port + "'"));
     assertTrue(text, text.contains("export GEMINI_CLI_IDE_SERVER_PORT='" + port + "'"));
     assertTrue(text, text.contains("export GEMINI_CLI_IDE_WORKSPACE_PATH='" + WORKSPACE + "'"));
@@ -204,10 +236,11 @@ public class NetBeansCompanionIT extends NbTestCase {
     assertTrue(text, text.contains(qwenLockFiles().get(0).toString()));
     assertTrue(text, text.contains("Connected CLIs: "));
     Ui.screenshot(dialog, null, "netbeans-status-dialog.png");
-    Edt.call(() -> {
-      dialog.dispose();
-      return null;
-    });
+    Edt.call(
+        () -> {
+          dialog.dispose();
+          return null;
+        });
   }
 
   public void testClosingEditorDropsFileFromContext() throws Exception {
@@ -216,10 +249,16 @@ public class NetBeansCompanionIT extends NbTestCase {
     for (CliDriver cli : List.of(qwen, gemini)) {
       awaitActiveFile(cli, other, 1, 1);
     }
-    EditorCookie editor = DataObject.find(FileUtil.toFileObject(other.toFile())).getLookup().lookup(EditorCookie.class);
+    EditorCookie editor =
+        DataObject.find(FileUtil.toFileObject(other.toFile()))
+            .getLookup()
+            .lookup(EditorCookie.class);
     assertTrue(Edt.call(editor::close));
     for (CliDriver cli : List.of(qwen, gemini)) {
-      Await.until(WAIT, () -> openFilePaths(cli), paths -> !paths.contains(other.toString()) && paths.contains(HELLO.toString()));
+      Await.until(
+          WAIT,
+          () -> openFilePaths(cli),
+          paths -> !paths.contains(other.toString()) && paths.contains(HELLO.toString()));
     }
   }
 
@@ -244,63 +283,89 @@ public class NetBeansCompanionIT extends NbTestCase {
     }
     file.delete();
     for (CliDriver cli : List.of(qwen, gemini)) {
-      Await.until(WAIT, () -> openFilePaths(cli), paths -> !paths.contains(renamed.toString()) && paths.contains(HELLO.toString()));
+      Await.until(
+          WAIT,
+          () -> openFilePaths(cli),
+          paths -> !paths.contains(renamed.toString()) && paths.contains(HELLO.toString()));
     }
   }
 
   public void testAcceptWithEditsFromButton() throws Exception {
     String proposal = HELLO_TEXT.replace("World", "NetBeans");
-    CompletableFuture<Json> outcome = qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
+    CompletableFuture<Json> outcome =
+        qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
     TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
     JEditorPane right = awaitEditableRightSide(window, proposal);
-    Edt.call(() -> {
-      right.getDocument().insertString(0, "// reviewed in NetBeans\n", null);
-      return null;
-    });
+    Edt.call(
+        () -> {
+          right.getDocument().insertString(0, "// reviewed in NetBeans\n", null);
+          return null;
+        });
     int port = geminiDiscovery().orElseThrow().path("port").asInt();
-    Await.until(WAIT, () -> statusText(), t -> t.equals("CLI companion :" + port + " \u00b7 2 CLIs \u00b7 1 diff"));
+    Await.until(
+        WAIT,
+        () -> statusText(),
+        t -> t.equals("CLI companion :" + port + " \u00b7 2 CLIs \u00b7 1 diff"));
     Ui.screenshot(WindowManager.getDefault().getMainWindow(), null, "netbeans-diff.png");
-    Ui.screenshot(WindowManager.getDefault().getMainWindow(), statusBarArea(), "netbeans-status-bar.png");
+    Ui.screenshot(
+        WindowManager.getDefault().getMainWindow(), statusBarArea(), "netbeans-status-bar.png");
 
     Ui.click(window, DiffTopComponentNames.ACCEPT);
     Json answer = outcome.get(60, TimeUnit.SECONDS);
     assertEquals(answer.toString(), "accepted", answer.path("status").asString());
     assertEquals("// reviewed in NetBeans\n" + proposal, answer.path("content").asString());
-    assertEquals("the module never writes the file; the CLI does", HELLO_TEXT, Files.readString(HELLO));
+    assertEquals(
+        "the module never writes the file; the CLI does", HELLO_TEXT, Files.readString(HELLO));
     Await.until(WAIT, () -> Edt.call(window::isOpened), open -> !open);
   }
 
   public void testAcceptNewFileWithCtrlS() throws Exception {
     Path created = WORKSPACE.resolve("Created.txt");
     String proposal = "brand new\r\nwith CRLF\r\n";
-    CompletableFuture<Json> outcome = gemini.send("openDiff", Map.of("filePath", created.toString(), "newContent", proposal));
+    CompletableFuture<Json> outcome =
+        gemini.send("openDiff", Map.of("filePath", created.toString(), "newContent", proposal));
     TopComponent window = awaitDiffWindow("Created.txt (Before \u2194 After)", outcome);
     JEditorPane right = awaitEditableRightSide(window, proposal.replace("\r\n", "\n"));
-    List<JEditorPane> readOnly = Edt.call(() -> panes(window).stream().filter(p -> !p.isEditable()).toList());
+    List<JEditorPane> readOnly =
+        Edt.call(() -> panes(window).stream().filter(p -> !p.isEditable()).toList());
     assertFalse(readOnly.isEmpty());
     assertEquals("a new file has nothing on the left", "", Edt.call(() -> textOf(readOnly.get(0))));
-    Edt.call(() -> {
-      Document doc = right.getDocument();
-      doc.insertString(doc.getLength(), "edited\n", null);
-      return null;
-    });
-    Edt.call(() -> {
-      KeyEvent ctrlS = new KeyEvent(right, KeyEvent.KEY_PRESSED, System.currentTimeMillis(),
-          InputEvent.CTRL_DOWN_MASK, KeyEvent.VK_S, KeyEvent.CHAR_UNDEFINED);
-      // Straight to the editor pane, as the focus manager would with the keyboard focus there.
-      KeyboardFocusManager.getCurrentKeyboardFocusManager().redispatchEvent(right, ctrlS);
-      return null;
-    });
+    Edt.call(
+        () -> {
+          Document doc = right.getDocument();
+          doc.insertString(doc.getLength(), "edited\n", null);
+          return null;
+        });
+    Edt.call(
+        () -> {
+          KeyEvent ctrlS =
+              new KeyEvent(
+                  right,
+                  KeyEvent.KEY_PRESSED,
+                  System.currentTimeMillis(),
+                  InputEvent.CTRL_DOWN_MASK,
+                  KeyEvent.VK_S,
+                  KeyEvent.CHAR_UNDEFINED);
+          // Straight to the editor pane, as the focus manager would with the keyboard focus there.
+          KeyboardFocusManager.getCurrentKeyboardFocusManager().redispatchEvent(right, ctrlS);
+          return null;
+        });
     Json answer = outcome.get(60, TimeUnit.SECONDS);
     assertEquals(answer.toString(), "accepted", answer.path("status").asString());
-    assertEquals("the proposal's line separators survive", "brand new\r\nwith CRLF\r\nedited\r\n", answer.path("content").asString());
+    assertEquals(
+        "the proposal's line separators survive",
+        "brand new\r\nwith CRLF\r\nedited\r\n",
+        answer.path("content").asString());
     assertFalse("the module never creates the file", Files.exists(created));
     Await.until(WAIT, () -> Edt.call(window::isOpened), open -> !open);
   }
 
   public void testClosingDiffWindowRejects() throws Exception {
     for (CliDriver cli : List.of(qwen, gemini)) {
-      CompletableFuture<Json> outcome = cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "rejected by " + cli.cli + "\n"));
+      CompletableFuture<Json> outcome =
+          cli.send(
+              "openDiff",
+              Map.of("filePath", HELLO.toString(), "newContent", "rejected by " + cli.cli + "\n"));
       TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
       assertTrue(Edt.call(window::close));
       Json answer = outcome.get(60, TimeUnit.SECONDS);
@@ -312,15 +377,20 @@ public class NetBeansCompanionIT extends NbTestCase {
   public void testCloseDiffFromCliClosesWindow() throws Exception {
     for (CliDriver cli : List.of(qwen, gemini)) {
       String proposal = "closed by " + cli.cli + "\n";
-      CompletableFuture<Json> outcome = cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
+      CompletableFuture<Json> outcome =
+          cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
       TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
       JEditorPane right = awaitEditableRightSide(window, proposal);
-      Edt.call(() -> {
-        right.getDocument().insertString(0, "edited ", null);
-        return null;
-      });
+      Edt.call(
+          () -> {
+            right.getDocument().insertString(0, "edited ", null);
+            return null;
+          });
       Json closed = cli.call("closeDiff", Map.of("filePath", HELLO.toString()));
-      assertEquals(cli.cli + ": the right side as edited", "edited " + proposal, closed.path("content").asString());
+      assertEquals(
+          cli.cli + ": the right side as edited",
+          "edited " + proposal,
+          closed.path("content").asString());
       Await.until(WAIT, () -> Edt.call(window::isOpened), open -> !open);
       Json answer = outcome.get(60, TimeUnit.SECONDS);
       assertEquals(cli.cli + ": " + answer, "rejected", answer.path("status").asString());
@@ -329,23 +399,34 @@ public class NetBeansCompanionIT extends NbTestCase {
 
   public void testAcceptOfReplacedProposalSendsNothing() throws Exception {
     String title = "Hello.txt (Before \u2194 After)";
-    CompletableFuture<Json> fromQwen = qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "from qwen\n"));
+    CompletableFuture<Json> fromQwen =
+        qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "from qwen\n"));
     TopComponent qwenWindow = awaitDiffWindow(title, fromQwen);
     awaitEditableRightSide(qwenWindow, "from qwen\n");
-    AbstractButton accept = Edt.call(() -> Ui.find(qwenWindow, AbstractButton.class, DiffTopComponentNames.ACCEPT));
+    AbstractButton accept =
+        Edt.call(() -> Ui.find(qwenWindow, AbstractButton.class, DiffTopComponentNames.ACCEPT));
 
     // Gemini's proposal for the same file replaces Qwen's. All in one EDT turn, so that the user
     // accepts in Qwen's window before the companion gets to close it: the Accept comes too late.
     AtomicReference<CompletableFuture<Json>> fromGemini = new AtomicReference<>();
-    String status = Edt.call(() -> {
-      fromGemini.set(gemini.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "from gemini\n")));
-      Json replaced = fromQwen.get(60, TimeUnit.SECONDS);
-      assertEquals("qwen hears its proposal was turned down: " + replaced, "rejected", replaced.path("status").asString());
-      assertTrue(qwenWindow.isOpened());
-      accept.doClick();
-      return StatusDisplayer.getDefault().getStatusText();
-    });
-    assertEquals("This proposal for Hello.txt was replaced by a newer one; nothing was written", status);
+    String status =
+        Edt.call(
+            () -> {
+              fromGemini.set(
+                  gemini.send(
+                      "openDiff",
+                      Map.of("filePath", HELLO.toString(), "newContent", "from gemini\n")));
+              Json replaced = fromQwen.get(60, TimeUnit.SECONDS);
+              assertEquals(
+                  "qwen hears its proposal was turned down: " + replaced,
+                  "rejected",
+                  replaced.path("status").asString());
+              assertTrue(qwenWindow.isOpened());
+              accept.doClick();
+              return StatusDisplayer.getDefault().getStatusText();
+            });
+    assertEquals(
+        "This proposal for Hello.txt was replaced by a newer one; nothing was written", status);
     assertFalse(Edt.call(qwenWindow::isOpened));
 
     // Gemini's proposal is still pending in its own window. A context update sent after the
@@ -353,12 +434,14 @@ public class NetBeansCompanionIT extends NbTestCase {
     TopComponent geminiWindow = awaitDiffWindow(title, fromGemini.get());
     awaitEditableRightSide(geminiWindow, "from gemini\n");
     JEditorPane pane = openInEditor(HELLO);
-    Edt.call(() -> {
-      pane.setCaretPosition(HELLO_TEXT.indexOf("Hello"));
-      return null;
-    });
+    Edt.call(
+        () -> {
+          pane.setCaretPosition(HELLO_TEXT.indexOf("Hello"));
+          return null;
+        });
     awaitActiveFile(gemini, HELLO, 2, 1);
-    assertFalse("gemini got no outcome: " + fromGemini.get().getNow(null), fromGemini.get().isDone());
+    assertFalse(
+        "gemini got no outcome: " + fromGemini.get().getNow(null), fromGemini.get().isDone());
     assertTrue(Edt.call(geminiWindow::isOpened));
 
     assertTrue(Edt.call(geminiWindow::close));
@@ -374,30 +457,41 @@ public class NetBeansCompanionIT extends NbTestCase {
     JCheckBox geminiBox = Edt.call(() -> Ui.find(panel, JCheckBox.class, "companion4j.gemini"));
     assertTrue(Edt.call(geminiBox::isSelected));
     assertTrue(Edt.call(() -> Ui.find(panel, JCheckBox.class, "companion4j.qwen").isSelected()));
-    Edt.call(() -> {
-      geminiBox.doClick();
-      options.applyChanges();
-      return null;
-    });
+    Edt.call(
+        () -> {
+          geminiBox.doClick();
+          options.applyChanges();
+          return null;
+        });
     // The companion restarts on a new port with Qwen Code's files only.
-    Json lock = Await.until(WAIT, () -> qwenLock().orElse(null), l -> l != null && l.path("port").asInt() != oldPort);
+    Json lock =
+        Await.until(
+            WAIT,
+            () -> qwenLock().orElse(null),
+            l -> l != null && l.path("port").asInt() != oldPort);
     assertTrue(geminiFiles().isEmpty());
     int newPort = lock.path("port").asInt();
     Await.until(WAIT, () -> statusText(), t -> t.startsWith("CLI companion :" + newPort));
 
-    Edt.call(() -> {
-      options.update();
-      geminiBox.doClick();
-      options.applyChanges();
-      return null;
-    });
-    Await.until(WAIT, () -> geminiDiscovery().orElse(null), f -> f != null && f.path("port").asInt() != newPort);
+    Edt.call(
+        () -> {
+          options.update();
+          geminiBox.doClick();
+          options.applyChanges();
+          return null;
+        });
+    Await.until(
+        WAIT,
+        () -> geminiDiscovery().orElse(null),
+        f -> f != null && f.path("port").asInt() != newPort);
   }
 
   public void testDeactivatingModuleRemovesDiscoveryFiles() throws Exception {
-    UpdateUnit unit = UpdateManager.getDefault().getUpdateUnits(UpdateManager.TYPE.MODULE).stream()
-        .filter(u -> "dev.companion4j.netbeans".equals(u.getCodeName()))
-        .findFirst().orElseThrow(() -> new AssertionError("the module is installed"));
+    UpdateUnit unit =
+        UpdateManager.getDefault().getUpdateUnits(UpdateManager.TYPE.MODULE).stream()
+            .filter(u -> "dev.companion4j.netbeans".equals(u.getCodeName()))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("the module is installed"));
     int port = geminiDiscovery().orElseThrow().path("port").asInt();
 
     // What Tools > Plugins > Installed > Deactivate does.
@@ -411,7 +505,10 @@ public class NetBeansCompanionIT extends NbTestCase {
     enable.getSupport().doOperation(null);
     Json file = Await.until(WAIT, () -> geminiDiscovery().orElse(null), f -> f != null);
     assertTrue(file.path("port").asInt() != port);
-    assertEquals("a re-enabled module finds the open projects", WORKSPACE.toString(), file.path("workspacePath").asString());
+    assertEquals(
+        "a re-enabled module finds the open projects",
+        WORKSPACE.toString(),
+        file.path("workspacePath").asString());
     Await.until(WAIT, () -> !qwenLockFiles().isEmpty());
   }
 
@@ -422,11 +519,16 @@ public class NetBeansCompanionIT extends NbTestCase {
     try (CliDriver late = CliDriver.start("qwen", WORKSPACE, BUILD.resolve("cli-logs"))) {
       assertEquals("connected", late.call("connect").path("status").asString());
       // A diff still waiting for the user must neither hold the exit up nor survive it.
-      CompletableFuture<Json> outcome = late.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "pending at exit\n"));
+      CompletableFuture<Json> outcome =
+          late.send(
+              "openDiff", Map.of("filePath", HELLO.toString(), "newContent", "pending at exit\n"));
       TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
 
       OpenProjects.getDefault().close(OpenProjects.getDefault().getOpenProjects());
-      Await.until(WAIT, () -> geminiDiscovery().map(f -> f.path("workspacePath").asString()).orElse("?"), String::isEmpty);
+      Await.until(
+          WAIT,
+          () -> geminiDiscovery().map(f -> f.path("workspacePath").asString()).orElse("?"),
+          String::isEmpty);
       Path geminiFile = geminiFiles().get(0);
       Path lock = qwenLockFiles().get(0);
 
@@ -445,41 +547,65 @@ public class NetBeansCompanionIT extends NbTestCase {
   // ---- helpers ---------------------------------------------------------------------------------
 
   private static JEditorPane openInEditor(Path file) throws Exception {
-    EditorCookie editor = DataObject.find(FileUtil.toFileObject(file.toFile())).getLookup().lookup(EditorCookie.class);
-    Edt.call(() -> {
-      editor.open();
-      return null;
-    });
-    return Await.until(WAIT, () -> Edt.call(() -> {
-      JEditorPane[] panes = editor.getOpenedPanes();
-      return panes == null || panes.length == 0 ? null : panes[0];
-    }), p -> p != null);
+    EditorCookie editor =
+        DataObject.find(FileUtil.toFileObject(file.toFile()))
+            .getLookup()
+            .lookup(EditorCookie.class);
+    Edt.call(
+        () -> {
+          editor.open();
+          return null;
+        });
+    return Await.until(
+        WAIT,
+        () ->
+            Edt.call(
+                () -> {
+                  JEditorPane[] panes = editor.getOpenedPanes();
+                  return panes == null || panes.length == 0 ? null : panes[0];
+                }),
+        p -> p != null);
   }
 
-  private static Json awaitActiveFile(CliDriver cli, Path file, int line, int character) throws Exception {
+  private static Json awaitActiveFile(CliDriver cli, Path file, int line, int character)
+      throws Exception {
     try {
       return awaitActiveFileOrNull(cli, file, line, character);
     } catch (AssertionError e) {
-      throw new AssertionError(cli.cli + " never saw " + file + " active at " + line + ":" + character + "; its context: " + cli.context(), e);
+      throw new AssertionError(
+          cli.cli
+              + " never saw "
+              + file
+              + " active at "
+              + line
+              + ":"
+              + character
+              + "; its context: "
+              + cli.context(),
+          e);
     }
   }
 
-  private static Json awaitActiveFileOrNull(CliDriver cli, Path file, int line, int character) throws Exception {
-    return Await.until(WAIT, () -> {
-      Json files = cli.context() == null ? null : cli.context().at("/workspaceState/openFiles");
-      if (files == null || !files.isArray()) {
-        return null;
-      }
-      for (Json f : files) {
-        if (f.path("isActive").asBoolean()
-            && f.path("path").asString().equals(file.toString())
-            && f.at("/cursor/line").asInt() == line
-            && f.at("/cursor/character").asInt() == character) {
-          return f;
-        }
-      }
-      return null;
-    }, f -> f != null);
+  private static Json awaitActiveFileOrNull(CliDriver cli, Path file, int line, int character)
+      throws Exception {
+    return Await.until(
+        WAIT,
+        () -> {
+          Json files = cli.context() == null ? null : cli.context().at("/workspaceState/openFiles");
+          if (files == null || !files.isArray()) {
+            return null;
+          }
+          for (Json f : files) {
+            if (f.path("isActive").asBoolean()
+                && f.path("path").asString().equals(file.toString())
+                && f.at("/cursor/line").asInt() == line
+                && f.at("/cursor/character").asInt() == character) {
+              return f;
+            }
+          }
+          return null;
+        },
+        f -> f != null);
   }
 
   private static List<String> openFilePaths(CliDriver cli) {
@@ -491,26 +617,40 @@ public class NetBeansCompanionIT extends NbTestCase {
     return paths;
   }
 
-  private static TopComponent awaitDiffWindow(String title, CompletableFuture<Json> outcome) throws Exception {
-    return Await.until(WAIT, () -> {
-      if (outcome.isDone()) {
-        throw new AssertionError("openDiff ended before the window was found: " + outcome.getNow(null));
-      }
-      return Edt.call(() -> {
-      for (TopComponent tc : TopComponent.getRegistry().getOpened()) {
-        if (title.equals(tc.getDisplayName())) {
-          return tc;
-        }
-      }
-      return null;
-      });
-    }, tc -> tc != null);
+  private static TopComponent awaitDiffWindow(String title, CompletableFuture<Json> outcome)
+      throws Exception {
+    return Await.until(
+        WAIT,
+        () -> {
+          if (outcome.isDone()) {
+            throw new AssertionError(
+                "openDiff ended before the window was found: " + outcome.getNow(null));
+          }
+          return Edt.call(
+              () -> {
+                for (TopComponent tc : TopComponent.getRegistry().getOpened()) {
+                  if (title.equals(tc.getDisplayName())) {
+                    return tc;
+                  }
+                }
+                return null;
+              });
+        },
+        tc -> tc != null);
   }
 
-  private static JEditorPane awaitEditableRightSide(TopComponent window, String text) throws Exception {
-    return Await.until(WAIT, () -> Edt.call(() -> panes(window).stream()
-        .filter(p -> p.isEditable() && p.isShowing() && text.equals(textOf(p)))
-        .findFirst().orElse(null)), p -> p != null);
+  private static JEditorPane awaitEditableRightSide(TopComponent window, String text)
+      throws Exception {
+    return Await.until(
+        WAIT,
+        () ->
+            Edt.call(
+                () ->
+                    panes(window).stream()
+                        .filter(p -> p.isEditable() && p.isShowing() && text.equals(textOf(p)))
+                        .findFirst()
+                        .orElse(null)),
+        p -> p != null);
   }
 
   /** The document's text; JEditorPane.getText() would convert line ends to the file's. */
@@ -536,8 +676,10 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   private static JLabel statusLabel() {
-    for (StatusLineElementProvider p : Lookup.getDefault().lookupAll(StatusLineElementProvider.class)) {
-      if (p.getStatusLineElement() instanceof JLabel label && "companion4j.status".equals(label.getName())) {
+    for (StatusLineElementProvider p :
+        Lookup.getDefault().lookupAll(StatusLineElementProvider.class)) {
+      if (p.getStatusLineElement() instanceof JLabel label
+          && "companion4j.status".equals(label.getName())) {
         return label;
       }
     }
@@ -550,13 +692,15 @@ public class NetBeansCompanionIT extends NbTestCase {
 
   /** The strip of the main window's status bar around the companion's item. */
   private static Rectangle statusBarArea() throws Exception {
-    return Edt.call(() -> {
-      JLabel label = statusLabel();
-      Frame main = WindowManager.getDefault().getMainWindow();
-      Point labelAt = SwingUtilities.convertPoint(label, 0, 0, main);
-      int width = Math.min(main.getWidth(), 760);
-      return new Rectangle(main.getWidth() - width, labelAt.y - 6, width, label.getHeight() + 12);
-    });
+    return Edt.call(
+        () -> {
+          JLabel label = statusLabel();
+          Frame main = WindowManager.getDefault().getMainWindow();
+          Point labelAt = SwingUtilities.convertPoint(label, 0, 0, main);
+          int width = Math.min(main.getWidth(), 760);
+          return new Rectangle(
+              main.getWidth() - width, labelAt.y - 6, width, label.getHeight() + 12);
+        });
   }
 
   /** The first of this IDE's Gemini discovery files that still exists when read. */
@@ -575,7 +719,9 @@ public class NetBeansCompanionIT extends NbTestCase {
     return list(dir, "gemini-ide-server-" + PID + "-");
   }
 
-  /** The first of this IDE's Qwen Code lock files, as read once: a restart may remove it meanwhile. */
+  /**
+   * The first of this IDE's Qwen Code lock files, as read once: a restart may remove it meanwhile.
+   */
   private static Optional<Json> qwenLock() throws IOException {
     return qwenLocks().values().stream().findFirst();
   }
@@ -589,7 +735,9 @@ public class NetBeansCompanionIT extends NbTestCase {
     Map<Path, Json> ours = new LinkedHashMap<>();
     for (Path lock : list(dir, "")) {
       if (lock.toString().endsWith(".lock")) {
-        read(lock).filter(json -> json.path("ppid").asLong() == PID).ifPresent(json -> ours.put(lock, json));
+        read(lock)
+            .filter(json -> json.path("ppid").asLong() == PID)
+            .ifPresent(json -> ours.put(lock, json));
       }
     }
     return ours;
@@ -600,7 +748,12 @@ public class NetBeansCompanionIT extends NbTestCase {
       return List.of();
     }
     try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(f -> f.getFileName().toString().startsWith(prefix) && !f.getFileName().toString().startsWith(".")).toList();
+      return files
+          .filter(
+              f ->
+                  f.getFileName().toString().startsWith(prefix)
+                      && !f.getFileName().toString().startsWith("."))
+          .toList();
     }
   }
 

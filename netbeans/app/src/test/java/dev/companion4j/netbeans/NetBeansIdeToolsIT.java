@@ -12,7 +12,6 @@ import javax.swing.JEditorPane;
 import javax.swing.text.JTextComponent;
 import javax.swing.text.StyledDocument;
 import junit.framework.Test;
-import org.netbeans.api.editor.EditorRegistry;
 import org.netbeans.api.project.Project;
 import org.netbeans.api.project.ProjectManager;
 import org.netbeans.api.project.ui.OpenProjects;
@@ -30,25 +29,28 @@ import org.openide.text.NbDocument;
  * from its tests) that meets this IDE's companion through the same HOME, QWEN_HOME and TMPDIR.
  */
 public class NetBeansIdeToolsIT extends NbTestCase {
-  private static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 120));
+  private static final Duration WAIT =
+      Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 120));
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
   private static final Path REPO = Path.of(System.getProperty("companion4j.testPeers")).getParent();
   private static final Path WORKSPACE = BUILD.resolve("workspace").resolve("tools");
   private static final Path BROKEN = WORKSPACE.resolve("src/app/Broken.java");
   private static final Path EDITED = WORKSPACE.resolve("src/app/Edited.java");
-  private static final String BROKEN_TEXT = String.join("\n",
-      "package app;",
-      "",
-      "public class Broken {",
-      "    void run() {",
-      "        int count = \"three\";",
-      "    }",
-      "",
-      "    String name() {",
-      "        return \"broken\";",
-      "    }",
-      "}",
-      "");
+  private static final String BROKEN_TEXT =
+      String.join(
+          "\n",
+          "package app;",
+          "",
+          "public class Broken {",
+          "    void run() {",
+          "        int count = \"three\";",
+          "    }",
+          "",
+          "    String name() {",
+          "        return \"broken\";",
+          "    }",
+          "}",
+          "");
 
   public NetBeansIdeToolsIT(String name) {
     super(name);
@@ -65,50 +67,78 @@ public class NetBeansIdeToolsIT extends NbTestCase {
     Files.writeString(WORKSPACE.resolve(TestProjectFactory.MARKER), "");
     Files.writeString(BROKEN, BROKEN_TEXT);
     Files.writeString(EDITED, "package app;\n\npublic class Edited {\n}\n");
-    Project project = ProjectManager.getDefault().findProject(FileUtil.toFileObject(WORKSPACE.toFile()));
+    Project project =
+        ProjectManager.getDefault().findProject(FileUtil.toFileObject(WORKSPACE.toFile()));
     OpenProjects.getDefault().open(new Project[] {project}, false);
 
     // A change not saved: NetBeans marks the file modified, the companion reports it dirty.
     EditorCookie edited = open(EDITED);
-    Edt.call(() -> {
-      StyledDocument doc = edited.getDocument();
-      NbDocument.runAtomicAsUser(doc, () -> {
-        try {
-          doc.insertString(doc.getLength(), "// not saved yet\n", null);
-        } catch (javax.swing.text.BadLocationException e) {
-          throw new IllegalStateException(e);
-        }
-      });
-      return null;
-    });
+    Edt.call(
+        () -> {
+          StyledDocument doc = edited.getDocument();
+          NbDocument.runAtomicAsUser(
+              doc,
+              () -> {
+                try {
+                  doc.insertString(doc.getLength(), "// not saved yet\n", null);
+                } catch (javax.swing.text.BadLocationException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+          return null;
+        });
     open(BROKEN);
     // NetBeans parses the new file (and indexes the JDK on first use) before its errors exist.
-    Await.until(WAIT, Duration.ofMillis(500), () -> companionGet("/ide/diagnostics?path=" + BROKEN),
+    Await.until(
+        WAIT,
+        Duration.ofMillis(500),
+        () -> companionGet("/ide/diagnostics?path=" + BROKEN),
         body -> body.contains("incompatible types"));
 
     for (String cli : List.of("qwen", "gemini")) {
       int line = cli.equals("qwen") ? 9 : 8;
-      Edt.call(() -> {
-        caretPane(BROKEN).setCaretPosition(0);
-        return null;
-      });
-      Json run = headless(cli, "Fix the errors. "
-          + call(cli, "get_diagnostics", "{\"path\":\"src/app/Broken.java\"}")
-          + call(cli, "get_open_editors", "{}")
-          + call(cli, "open_file", "{\"path\":\"src/app/Broken.java\",\"line\":" + line + ",\"column\":9}"));
+      Edt.call(
+          () -> {
+            caretPane(BROKEN).setCaretPosition(0);
+            return null;
+          });
+      Json run =
+          headless(
+              cli,
+              "Fix the errors. "
+                  + call(cli, "get_diagnostics", "{\"path\":\"src/app/Broken.java\"}")
+                  + call(cli, "get_open_editors", "{}")
+                  + call(
+                      cli,
+                      "open_file",
+                      "{\"path\":\"src/app/Broken.java\",\"line\":" + line + ",\"column\":9}"));
       assertEquals(cli + ": " + run, 0, run.path("exitCode").asInt());
       List<String> results = new ArrayList<>();
       run.path("toolResults").forEach(r -> results.add(r.asString()));
       assertEquals(cli + ": " + results + "\n" + run.path("stderr").asString(), 3, results.size());
 
       assertTrue(cli + ": " + results.get(0), results.get(0).contains(BROKEN + " (1 error)"));
-      assertTrue(cli + ": " + results.get(0),
-          results.get(0).contains("line 5, column 21: error: incompatible types: String cannot be converted to int"));
-      assertTrue(cli + ": " + results.get(1),
-          results.get(1).contains("- " + EDITED + " (unsaved changes: the file on disk is older than the editor's text)"));
-      assertTrue(cli + ": " + results.get(2),
-          results.get(2).contains("Opened Broken.java at line " + line + ", column 9 in Apache NetBeans"));
-      int[] caret = Await.until(WAIT, () -> Edt.call(() -> caretOf(caretPane(BROKEN))), c -> c[0] == line);
+      assertTrue(
+          cli + ": " + results.get(0),
+          results
+              .get(0)
+              .contains(
+                  "line 5, column 21: error: incompatible types: String cannot be converted to int"));
+      assertTrue(
+          cli + ": " + results.get(1),
+          results
+              .get(1)
+              .contains(
+                  "- "
+                      + EDITED
+                      + " (unsaved changes: the file on disk is older than the editor's text)"));
+      assertTrue(
+          cli + ": " + results.get(2),
+          results
+              .get(2)
+              .contains("Opened Broken.java at line " + line + ", column 9 in Apache NetBeans"));
+      int[] caret =
+          Await.until(WAIT, () -> Edt.call(() -> caretOf(caretPane(BROKEN))), c -> c[0] == line);
       assertEquals(cli, 9, caret[1]);
     }
   }
@@ -116,20 +146,41 @@ public class NetBeansIdeToolsIT extends NbTestCase {
   /** The tool-call directive of the fake model for one of the extension's tools. */
   private static String call(String cli, String tool, String arguments) {
     return cli.equals("qwen")
-        ? "[[call tool_call {\"name\":\"mcp__companion4j__" + tool + "\",\"arguments\":" + arguments + "}]]"
+        ? "[[call tool_call {\"name\":\"mcp__companion4j__"
+            + tool
+            + "\",\"arguments\":"
+            + arguments
+            + "}]]"
         : "[[call mcp_companion4j_" + tool + " " + arguments + "]]";
   }
 
-  /** One headless run of {@code cli} in the workspace, with {@code companion4j mcp} as its MCP server. */
+  /**
+   * One headless run of {@code cli} in the workspace, with {@code companion4j mcp} as its MCP
+   * server.
+   */
   private static Json headless(String cli, String prompt) throws Exception {
     Path testkit = REPO.resolve("testkit/target");
-    String classpath = testkit.resolve("classes") + java.io.File.pathSeparator
-        + Files.readString(testkit.resolve("classpath.txt")).strip();
+    String classpath =
+        testkit.resolve("classes")
+            + java.io.File.pathSeparator
+            + Files.readString(testkit.resolve("classpath.txt")).strip();
     String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = List.of(java, "-Dcompanion4j.testPeers=" + REPO.resolve("test-peers"), "-cp", classpath,
-        "dev.companion4j.testkit.HeadlessRun", cli, WORKSPACE.toString(), prompt,
-        java, "-jar", REPO.resolve("cli/target/companion4j.jar").toString(), "mcp");
-    Path log = Files.createDirectories(BUILD.resolve("cli-logs")).resolve("headless-" + cli + ".log");
+    List<String> command =
+        List.of(
+            java,
+            "-Dcompanion4j.testPeers=" + REPO.resolve("test-peers"),
+            "-cp",
+            classpath,
+            "dev.companion4j.testkit.HeadlessRun",
+            cli,
+            WORKSPACE.toString(),
+            prompt,
+            java,
+            "-jar",
+            REPO.resolve("cli/target/companion4j.jar").toString(),
+            "mcp");
+    Path log =
+        Files.createDirectories(BUILD.resolve("cli-logs")).resolve("headless-" + cli + ".log");
     Process p = new ProcessBuilder(command).redirectError(log.toFile()).start();
     p.getOutputStream().close();
     byte[] out = p.getInputStream().readAllBytes();
@@ -139,7 +190,8 @@ public class NetBeansIdeToolsIT extends NbTestCase {
     }
     String text = new String(out, StandardCharsets.UTF_8).strip();
     if (p.exitValue() != 0 || text.isEmpty()) {
-      throw new AssertionError(cli + " run failed (" + p.exitValue() + "): " + text + "\n" + Files.readString(log));
+      throw new AssertionError(
+          cli + " run failed (" + p.exitValue() + "): " + text + "\n" + Files.readString(log));
     }
     return Json.parse(text.lines().reduce((a, b) -> b).orElseThrow());
   }
@@ -148,29 +200,48 @@ public class NetBeansIdeToolsIT extends NbTestCase {
   private static String companionGet(String path) throws Exception {
     Path dir = Path.of(System.getenv("QWEN_HOME"), "ide");
     try (java.util.stream.Stream<Path> locks = Files.list(dir)) {
-      Path lock = locks.filter(f -> f.getFileName().toString().endsWith(".lock"))
-          .max(java.util.Comparator.comparingLong(f -> f.toFile().lastModified())).orElseThrow();
+      Path lock =
+          locks
+              .filter(f -> f.getFileName().toString().endsWith(".lock"))
+              .max(java.util.Comparator.comparingLong(f -> f.toFile().lastModified()))
+              .orElseThrow();
       Json file = Json.parse(Files.readString(lock));
-      java.net.http.HttpResponse<String> answer = java.net.http.HttpClient.newHttpClient().send(
-          java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + file.path("port").asInt() + path))
-              .header("Authorization", "Bearer " + file.path("authToken").asString()).build(),
-          java.net.http.HttpResponse.BodyHandlers.ofString());
+      java.net.http.HttpResponse<String> answer =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create(
+                              "http://127.0.0.1:" + file.path("port").asInt() + path))
+                      .header("Authorization", "Bearer " + file.path("authToken").asString())
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
       return answer.body();
     }
   }
 
   private static EditorCookie open(Path file) throws Exception {
-    EditorCookie editor = DataObject.find(FileUtil.toFileObject(file.toFile())).getLookup().lookup(EditorCookie.class);
-    Edt.call(() -> {
-      editor.open();
-      return null;
-    });
-    Await.until(WAIT, () -> Edt.call(() -> editor.getOpenedPanes()), panes -> panes != null && panes.length > 0);
+    EditorCookie editor =
+        DataObject.find(FileUtil.toFileObject(file.toFile()))
+            .getLookup()
+            .lookup(EditorCookie.class);
+    Edt.call(
+        () -> {
+          editor.open();
+          return null;
+        });
+    Await.until(
+        WAIT,
+        () -> Edt.call(() -> editor.getOpenedPanes()),
+        panes -> panes != null && panes.length > 0);
     return editor;
   }
 
   private static JEditorPane caretPane(Path file) throws IOException {
-    JEditorPane[] panes = DataObject.find(FileUtil.toFileObject(file.toFile())).getLookup().lookup(EditorCookie.class).getOpenedPanes();
+    JEditorPane[] panes =
+        DataObject.find(FileUtil.toFileObject(file.toFile()))
+            .getLookup()
+            .lookup(EditorCookie.class)
+            .getOpenedPanes();
     return panes[0];
   }
 
@@ -178,8 +249,8 @@ public class NetBeansIdeToolsIT extends NbTestCase {
   private static int[] caretOf(JTextComponent pane) {
     StyledDocument doc = (StyledDocument) pane.getDocument();
     int dot = pane.getCaretPosition();
-    return new int[] {NbDocument.findLineNumber(doc, dot) + 1, NbDocument.findLineColumn(doc, dot) + 1};
+    return new int[] {
+      NbDocument.findLineNumber(doc, dot) + 1, NbDocument.findLineColumn(doc, dot) + 1
+    };
   }
-
-
 }

@@ -21,18 +21,26 @@ import org.openide.modules.ModuleInfo;
 import org.openide.modules.Modules;
 
 /**
- * The release's NetBeans module as a user installs it, in a booted platform that never had it:
- * its {@code .nbm} (Tools > Plugins > Downloaded > Add Plugins) and its update-centre catalog
- * ({@code updates.xml}, Tools > Plugins > Settings) offer the same module and nothing else, and
- * installing it from the catalog through NetBeans' own autoupdate services, which fetches the
- * {@code .nbm} the catalog names, enables the module without a restart; its companion starts.
+ * The release's NetBeans module as a user installs it, in a booted platform that never had it: its
+ * {@code .nbm} (Tools > Plugins > Downloaded > Add Plugins) and its update-centre catalog ({@code
+ * updates.xml}, Tools > Plugins > Settings) offer the same module and nothing else, and installing
+ * it from the catalog through NetBeans' own autoupdate services, which fetches the {@code .nbm} the
+ * catalog names, enables the module without a restart; its companion starts.
  */
 public class NetBeansNbmInstallIT extends NbTestCase {
-  private static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
+  private static final Duration WAIT =
+      Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
   private static final String CODE_NAME = "dev.companion4j.netbeans";
-  /** The .nbm the module's build makes, which the release archive carries; or an unpacked release's. */
+
+  /**
+   * The .nbm the module's build makes, which the release archive carries; or an unpacked release's.
+   */
   private static final Path NBM = Path.of(System.getProperty("companion4j.nbm"));
-  /** That module's catalog, made by the plugin's goal as the release makes it; or an unpacked release's. */
+
+  /**
+   * That module's catalog, made by the plugin's goal as the release makes it; or an unpacked
+   * release's.
+   */
   private static final Path CATALOG = Path.of(System.getProperty("companion4j.updateCatalog"));
 
   public NetBeansNbmInstallIT(String name) {
@@ -51,8 +59,11 @@ public class NetBeansNbmInstallIT extends NbTestCase {
         .suite();
   }
 
-  public void testTheCatalogAndTheNbmOfferTheModuleWhichInstallsWithoutARestartAndStartsTheCompanion() throws Exception {
-    assertNull("no companion module before the install", Modules.getDefault().findCodeNameBase(CODE_NAME));
+  public void
+      testTheCatalogAndTheNbmOfferTheModuleWhichInstallsWithoutARestartAndStartsTheCompanion()
+          throws Exception {
+    assertNull(
+        "no companion module before the install", Modules.getDefault().findCodeNameBase(CODE_NAME));
     assertTrue("the module at " + NBM, Files.isRegularFile(NBM));
     assertTrue("the catalog at " + CATALOG, Files.isRegularFile(CATALOG));
 
@@ -61,7 +72,8 @@ public class NetBeansNbmInstallIT extends NbTestCase {
     String inTheNbm = only(added).getAvailableUpdates().get(0).getSpecificationVersion();
     // Units merge across providers: the install below must fetch what the catalog names.
     providers.remove(added);
-    UpdateUnitProvider centre = providers.create("companion4j-catalog", "Companion4J", CATALOG.toUri().toURL());
+    UpdateUnitProvider centre =
+        providers.create("companion4j-catalog", "Companion4J", CATALOG.toUri().toURL());
     centre.refresh(null, true);
     UpdateUnit unit = only(centre);
     assertNull(unit.getInstalled());
@@ -79,7 +91,11 @@ public class NetBeansNbmInstallIT extends NbTestCase {
     OperationSupport.Restarter restart = support.doInstall(validated, null);
     assertNull("installed without a restart", restart);
 
-    ModuleInfo module = Await.until(WAIT, () -> Modules.getDefault().findCodeNameBase(CODE_NAME), m -> m != null && m.isEnabled());
+    ModuleInfo module =
+        Await.until(
+            WAIT,
+            () -> Modules.getDefault().findCodeNameBase(CODE_NAME),
+            m -> m != null && m.isEnabled());
     assertEquals(offered.getSpecificationVersion(), module.getSpecificationVersion().toString());
     Await.until(WAIT, () -> !discoveryFiles().isEmpty());
   }
@@ -87,11 +103,16 @@ public class NetBeansNbmInstallIT extends NbTestCase {
   /** The one module {@code provider} offers: the companion, and no other (no test fixture). */
   private static UpdateUnit only(UpdateUnitProvider provider) {
     List<UpdateUnit> units = provider.getUpdateUnits(UpdateManager.TYPE.MODULE);
-    assertEquals(provider.getName() + " offers the companion alone", List.of(CODE_NAME), units.stream().map(UpdateUnit::getCodeName).toList());
+    assertEquals(
+        provider.getName() + " offers the companion alone",
+        List.of(CODE_NAME),
+        units.stream().map(UpdateUnit::getCodeName).toList());
     return units.get(0);
   }
 
-  /** The Gemini CLI discovery files the companion of this IDE (this process) writes when it starts. */
+  /**
+   * The Gemini CLI discovery files the companion of this IDE (this process) writes when it starts.
+   */
   private static List<Path> discoveryFiles() throws IOException {
     Path dir = Path.of(System.getenv("TMPDIR"), "gemini", "ide");
     if (!Files.isDirectory(dir)) {

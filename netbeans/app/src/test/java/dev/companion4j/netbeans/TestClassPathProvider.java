@@ -26,8 +26,10 @@ import org.openide.util.lookup.ServiceProvider;
 @ServiceProvider(service = ClassPathProvider.class)
 public final class TestClassPathProvider implements ClassPathProvider {
   private static ClassPath boot;
-  // One ClassPath instance per root: a new one per query makes JavacParser warn "ClassPath identity changed" and reparse.
-  private static final java.util.Map<FileObject, ClassPath> SOURCES = new java.util.concurrent.ConcurrentHashMap<>();
+  // One ClassPath instance per root: a new one per query makes JavacParser warn "ClassPath identity
+  // changed" and reparse.
+  private static final java.util.Map<FileObject, ClassPath> SOURCES =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   @Override
   public ClassPath findClassPath(FileObject file, String type) {
@@ -36,16 +38,22 @@ public final class TestClassPathProvider implements ClassPathProvider {
       return null;
     }
     switch (type) {
-      case ClassPath.SOURCE: return SOURCES.computeIfAbsent(root, r -> ClassPathSupport.createClassPath(r));
-      case ClassPath.BOOT: return boot();
-      case ClassPath.COMPILE: return ClassPath.EMPTY;
-      default: return null;
+      case ClassPath.SOURCE:
+        return SOURCES.computeIfAbsent(root, r -> ClassPathSupport.createClassPath(r));
+      case ClassPath.BOOT:
+        return boot();
+      case ClassPath.COMPILE:
+        return ClassPath.EMPTY;
+      default:
+        return null;
     }
   }
 
   private static FileObject sourceRoot(FileObject file) {
     for (FileObject f = file; f != null; f = f.getParent()) {
-      if (f.isFolder() && f.getNameExt().equals("src") && f.getParent() != null
+      if (f.isFolder()
+          && f.getNameExt().equals("src")
+          && f.getParent() != null
           && f.getParent().getFileObject(TestProjectFactory.MARKER) != null) {
         return f;
       }
@@ -74,8 +82,9 @@ public final class TestClassPathProvider implements ClassPathProvider {
     Path tmp = jar.resolveSibling("java.base.jar.tmp");
     FileSystem jrt = FileSystems.getFileSystem(URI.create("jrt:/"));
     Path base = jrt.getPath("modules", "java.base");
-    try (OutputStream out = Files.newOutputStream(tmp); ZipOutputStream zip = new ZipOutputStream(out);
-         Stream<Path> all = Files.walk(base)) {
+    try (OutputStream out = Files.newOutputStream(tmp);
+        ZipOutputStream zip = new ZipOutputStream(out);
+        Stream<Path> all = Files.walk(base)) {
       for (Path p : (Iterable<Path>) all.filter(Files::isRegularFile)::iterator) {
         zip.putNextEntry(new ZipEntry(base.relativize(p).toString()));
         Files.copy(p, zip);

@@ -8,7 +8,9 @@ import org.openide.filesystems.FileObject;
 import org.openide.util.Lookup;
 import org.openide.util.lookup.ServiceProvider;
 
-/** Makes any folder holding a {@value #MARKER} file a project, as Maven or Ant projects would be. */
+/**
+ * Makes any folder holding a {@value #MARKER} file a project, as Maven or Ant projects would be.
+ */
 @ServiceProvider(service = ProjectFactory.class)
 public final class TestProjectFactory implements ProjectFactory {
   static final String MARKER = "companion4j-test-project";

@@ -29,11 +29,15 @@ import org.openide.util.lookup.Lookups;
  * pressing named components, and screenshots of what the user sees.
  */
 final class Ui {
-  private static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
+  private static final Duration WAIT =
+      Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
 
   private Ui() {}
 
-  /** The whole test application (GUI, every cluster and module), booted once for {@code test}'s methods. */
+  /**
+   * The whole test application (GUI, every cluster and module), booted once for {@code test}'s
+   * methods.
+   */
   static NbModuleSuite.Configuration platform(Class<? extends NbTestCase> test) {
     return NbModuleSuite.createConfiguration(test)
         .gui(true)
@@ -45,15 +49,19 @@ final class Ui {
 
   /** Tools > Options > Miscellaneous > CLI Companion, showing the saved settings; off the EDT. */
   static OptionsPanelController companionOptions() throws Exception {
-    OptionsPanelController options = Lookups.forPath("OptionsDialog/Advanced").lookupAll(AdvancedOption.class).stream()
-        .filter(o -> "CLI Companion".equals(o.getDisplayName()))
-        .findFirst().orElseThrow(() -> new AssertionError("the options panel is registered under Miscellaneous"))
-        .create();
-    Edt.call(() -> {
-      options.getComponent(Lookup.EMPTY);
-      options.update();
-      return null;
-    });
+    OptionsPanelController options =
+        Lookups.forPath("OptionsDialog/Advanced").lookupAll(AdvancedOption.class).stream()
+            .filter(o -> "CLI Companion".equals(o.getDisplayName()))
+            .findFirst()
+            .orElseThrow(
+                () -> new AssertionError("the options panel is registered under Miscellaneous"))
+            .create();
+    Edt.call(
+        () -> {
+          options.getComponent(Lookup.EMPTY);
+          options.update();
+          return null;
+        });
     return options;
   }
 
@@ -62,8 +70,12 @@ final class Ui {
     return findFirst(root, type, c -> name.equals(c.getName()));
   }
 
-  /** The first component of {@code type} under {@code root} that {@code match} accepts, or null; on the EDT. */
-  static <T extends Component> T findFirst(Container root, Class<T> type, Predicate<? super T> match) {
+  /**
+   * The first component of {@code type} under {@code root} that {@code match} accepts, or null; on
+   * the EDT.
+   */
+  static <T extends Component> T findFirst(
+      Container root, Class<T> type, Predicate<? super T> match) {
     for (Component c : root.getComponents()) {
       if (type.isInstance(c) && match.test(type.cast(c))) {
         return type.cast(c);
@@ -84,10 +96,11 @@ final class Ui {
     if (button == null) {
       throw new AssertionError("no button " + name);
     }
-    Edt.call(() -> {
-      button.doClick();
-      return null;
-    });
+    Edt.call(
+        () -> {
+          button.doClick();
+          return null;
+        });
   }
 
   /**
@@ -95,20 +108,30 @@ final class Ui {
    * into target/screenshots, and into docs/img when asked to update the screenshots.
    */
   static void screenshot(Window window, Rectangle area, String name) throws Exception {
-    Rectangle onScreen = Edt.call(() -> {
-      Point origin = window.getLocationOnScreen();
-      Rectangle r = area == null ? new Rectangle(0, 0, window.getWidth(), window.getHeight()) : new Rectangle(area);
-      r.translate(origin.x, origin.y);
-      return r;
-    });
+    Rectangle onScreen =
+        Edt.call(
+            () -> {
+              Point origin = window.getLocationOnScreen();
+              Rectangle r =
+                  area == null
+                      ? new Rectangle(0, 0, window.getWidth(), window.getHeight())
+                      : new Rectangle(area);
+              r.translate(origin.x, origin.y);
+              return r;
+            });
     Robot robot = new Robot();
     AtomicReference<BufferedImage> last = new AtomicReference<>();
-    BufferedImage image = Await.until(WAIT, Duration.ofMillis(300), () -> {
-      Edt.call(() -> null);
-      BufferedImage now = robot.createScreenCapture(onScreen);
-      BufferedImage before = last.getAndSet(now);
-      return before != null && samePixels(before, now) ? now : null;
-    }, img -> img != null);
+    BufferedImage image =
+        Await.until(
+            WAIT,
+            Duration.ofMillis(300),
+            () -> {
+              Edt.call(() -> null);
+              BufferedImage now = robot.createScreenCapture(onScreen);
+              BufferedImage before = last.getAndSet(now);
+              return before != null && samePixels(before, now) ? now : null;
+            },
+            img -> img != null);
     Path dir = Path.of(System.getProperty("companion4j.buildDir")).resolve("screenshots");
     Files.createDirectories(dir);
     ImageIO.write(image, "png", dir.resolve(name).toFile());

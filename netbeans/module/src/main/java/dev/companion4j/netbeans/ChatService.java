@@ -23,12 +23,12 @@ import org.openide.filesystems.FileUtil;
 import org.openide.util.RequestProcessor;
 
 /**
- * The IDE's one chat with the {@code qwen serve} daemon: it owns the {@link DaemonChat} (and so
- * the daemon's client, token and session), started when the chat window first opens and stopped
- * with the IDE. The chat window and the status bar show its {@link DaemonChat.Status}.
+ * The IDE's one chat with the {@code qwen serve} daemon: it owns the {@link DaemonChat} (and so the
+ * daemon's client, token and session), started when the chat window first opens and stopped with
+ * the IDE. The chat window and the status bar show its {@link DaemonChat.Status}.
  *
- * <p>Every call returns at once: talking to the daemon happens on one request processor, never
- * on the EDT. Listeners and answers run on the EDT.
+ * <p>Every call returns at once: talking to the daemon happens on one request processor, never on
+ * the EDT. Listeners and answers run on the EDT.
  */
 final class ChatService {
   private static final Logger LOG = Logger.getLogger(ChatService.class.getName());
@@ -41,7 +41,8 @@ final class ChatService {
   private DaemonChat chat;
 
   /** The last status, written on the EDT; what a listener added later sees first. */
-  private DaemonChat.Status last = new DaemonChat.Status("", "", "", "", List.of(), Optional.empty());
+  private DaemonChat.Status last =
+      new DaemonChat.Status("", "", "", "", List.of(), Optional.empty());
 
   private ChatService() {}
 
@@ -66,11 +67,12 @@ final class ChatService {
 
   /** Starts the chat if it has not started: a new session in the main project's folder. */
   void start() {
-    DAEMON.post(() -> {
-      if (chat == null) {
-        openChat();
-      }
-    });
+    DAEMON.post(
+        () -> {
+          if (chat == null) {
+            openChat();
+          }
+        });
   }
 
   /**
@@ -78,14 +80,15 @@ final class ChatService {
    * again. The last session stays on the daemon, listed among the sessions to attach to.
    */
   void newSession() {
-    DAEMON.post(() -> {
-      if (chat == null || chat.status().daemon().isEmpty()) {
-        closeChat();
-        openChat();
-      } else {
-        chat.connect();
-      }
-    });
+    DAEMON.post(
+        () -> {
+          if (chat == null || chat.status().daemon().isEmpty()) {
+            closeChat();
+            openChat();
+          } else {
+            chat.connect();
+          }
+        });
   }
 
   /**
@@ -94,34 +97,37 @@ final class ChatService {
    */
   void settingsChanged(DaemonChatSettings.Mode mode, String url, char[] token, String qwenCommand) {
     boolean restart = started();
-    DAEMON.post(() -> {
-      DaemonChatSettings.save(mode, url, token, qwenCommand);
-      if (restart) {
-        closeChat();
-        openChat();
-      }
-    });
+    DAEMON.post(
+        () -> {
+          DaemonChatSettings.save(mode, url, token, qwenCommand);
+          if (restart) {
+            closeChat();
+            openChat();
+          }
+        });
   }
 
   /** Joins the daemon's session {@code sessionId}; its history replays. */
   void attach(String sessionId) {
-    DAEMON.post(() -> {
-      if (chat != null) {
-        chat.attach(sessionId);
-      }
-    });
+    DAEMON.post(
+        () -> {
+          if (chat != null) {
+            chat.attach(sessionId);
+          }
+        });
   }
 
   /** The workspace's sessions, most recent first, handed to {@code answer} on the EDT. */
   void sessions(Consumer<List<SessionSummary>> answer, Consumer<String> failure) {
-    DAEMON.post(() -> {
-      try {
-        List<SessionSummary> sessions = chat == null ? List.of() : chat.sessions();
-        EventQueue.invokeLater(() -> answer.accept(sessions));
-      } catch (IOException | DaemonException e) {
-        EventQueue.invokeLater(() -> failure.accept(e.getMessage()));
-      }
-    });
+    DAEMON.post(
+        () -> {
+          try {
+            List<SessionSummary> sessions = chat == null ? List.of() : chat.sessions();
+            EventQueue.invokeLater(() -> answer.accept(sessions));
+          } catch (IOException | DaemonException e) {
+            EventQueue.invokeLater(() -> failure.accept(e.getMessage()));
+          }
+        });
   }
 
   void prompt(String text) {
@@ -137,14 +143,18 @@ final class ChatService {
   }
 
   void answer(String requestId, String optionId) {
-    onConnection(c -> {
-      if (!c.answer(requestId, optionId)) {
-        throw new IllegalStateException("that permission request was answered or ended elsewhere");
-      }
-    });
+    onConnection(
+        c -> {
+          if (!c.answer(requestId, optionId)) {
+            throw new IllegalStateException(
+                "that permission request was answered or ended elsewhere");
+          }
+        });
   }
 
-  /** Ends the session's stream and stops a daemon the chat started; before returning, off the EDT. */
+  /**
+   * Ends the session's stream and stops a daemon the chat started; before returning, off the EDT.
+   */
   void shutdown() {
     RequestProcessor.Task task = DAEMON.post(this::closeChat);
     try {
@@ -155,18 +165,23 @@ final class ChatService {
   }
 
   private void onConnection(Consumer<DaemonIdeConnection> call) {
-    DAEMON.post(() -> {
-      try {
-        if (chat == null) {
-          throw new IllegalStateException("the chat is not connected");
-        }
-        call.accept(chat.connection());
-      } catch (IllegalStateException | IllegalArgumentException | DaemonException e) {
-        LOG.log(Level.INFO, "Qwen Code chat: {0}", e.getMessage());
-        String why = e.getMessage();
-        EventQueue.invokeLater(() -> StatusDisplayer.getDefault().setStatusText("Qwen Code chat: " + why, StatusDisplayer.IMPORTANCE_ERROR_HIGHLIGHT));
-      }
-    });
+    DAEMON.post(
+        () -> {
+          try {
+            if (chat == null) {
+              throw new IllegalStateException("the chat is not connected");
+            }
+            call.accept(chat.connection());
+          } catch (IllegalStateException | IllegalArgumentException | DaemonException e) {
+            LOG.log(Level.INFO, "Qwen Code chat: {0}", e.getMessage());
+            String why = e.getMessage();
+            EventQueue.invokeLater(
+                () ->
+                    StatusDisplayer.getDefault()
+                        .setStatusText(
+                            "Qwen Code chat: " + why, StatusDisplayer.IMPORTANCE_ERROR_HIGHLIGHT));
+          }
+        });
   }
 
   /** On {@link #DAEMON}. */
@@ -175,7 +190,8 @@ final class ChatService {
     DaemonSource source;
     try {
       if (projects.isEmpty()) {
-        throw new IOException("open a project first: the chat works in the folder of an open project");
+        throw new IOException(
+            "open a project first: the chat works in the folder of an open project");
       }
       source = DaemonChatSettings.source(mainProject(projects));
     } catch (IOException e) {
@@ -203,9 +219,10 @@ final class ChatService {
 
   /** On the chat's connection thread or {@link #DAEMON}. */
   private void publish(DaemonChat.Status status) {
-    EventQueue.invokeLater(() -> {
-      last = status;
-      listeners.forEach(l -> l.accept(status));
-    });
+    EventQueue.invokeLater(
+        () -> {
+          last = status;
+          listeners.forEach(l -> l.accept(status));
+        });
   }
 }

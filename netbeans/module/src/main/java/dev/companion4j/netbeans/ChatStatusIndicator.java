@@ -45,13 +45,16 @@ public final class ChatStatusIndicator implements StatusLineElementProvider {
     }
     Conversation c = status.conversation().orElse(null);
     if (c == null) {
-      return status.problem().isEmpty() ? "Qwen chat: connecting\u2026" : "Qwen chat: not connected";
+      return status.problem().isEmpty()
+          ? "Qwen chat: connecting\u2026"
+          : "Qwen chat: not connected";
     }
-    return "Qwen chat: " + switch (c.state()) {
-      case CONNECTED -> "connected";
-      case RECONNECTING -> "reconnecting\u2026";
-      case DIED -> "disconnected";
-      case CLOSED -> "closed";
-    };
+    return "Qwen chat: "
+        + switch (c.state()) {
+          case CONNECTED -> "connected";
+          case RECONNECTING -> "reconnecting\u2026";
+          case DIED -> "disconnected";
+          case CLOSED -> "closed";
+        };
   }
 }

@@ -56,11 +56,15 @@ import org.openide.windows.TopComponent;
  *
  * <p>Everything here runs on the EDT.
  */
-@TopComponent.Description(preferredID = ChatTopComponent.ID, persistenceType = TopComponent.PERSISTENCE_NEVER)
+@TopComponent.Description(
+    preferredID = ChatTopComponent.ID,
+    persistenceType = TopComponent.PERSISTENCE_NEVER)
 @TopComponent.Registration(mode = "properties", openAtStartup = false)
 @ActionID(category = "Window", id = "dev.companion4j.netbeans.ChatTopComponent")
 @ActionReference(path = "Menu/Window", position = 1450)
-@TopComponent.OpenActionRegistration(displayName = "Qwen Code Chat", preferredID = ChatTopComponent.ID)
+@TopComponent.OpenActionRegistration(
+    displayName = "Qwen Code Chat",
+    preferredID = ChatTopComponent.ID)
 public final class ChatTopComponent extends TopComponent {
   static final String ID = "Companion4JChatTopComponent";
   private static final long serialVersionUID = 1L;
@@ -69,7 +73,8 @@ public final class ChatTopComponent extends TopComponent {
   private final JLabel state = named(new JLabel("Not connected"), "companion4j.chat.state");
   private final JTextArea where = named(new JTextArea(), "companion4j.chat.where");
   private final JButton fresh = named(new JButton("New session"), "companion4j.chat.new");
-  private final JButton sessions = named(new JButton("Sessions\u2026"), "companion4j.chat.sessions");
+  private final JButton sessions =
+      named(new JButton("Sessions\u2026"), "companion4j.chat.sessions");
   private final JComboBox<String> model = named(new JComboBox<>(), "companion4j.chat.model");
   private final JEditorPane log = named(new JEditorPane("text/html", ""), "companion4j.chat.log");
   private final JPanel permissions = named(new JPanel(), "companion4j.chat.permissions");
@@ -77,8 +82,11 @@ public final class ChatTopComponent extends TopComponent {
   private final JButton send = named(new JButton("Send"), "companion4j.chat.send");
   private final JButton cancel = named(new JButton("Cancel"), "companion4j.chat.cancel");
 
-  /** The cards shown, by request id: kept across updates so a diff view keeps its scroll position. */
+  /**
+   * The cards shown, by request id: kept across updates so a diff view keeps its scroll position.
+   */
   private final transient Map<String, JComponent> cards = new LinkedHashMap<>();
+
   private final Set<String> openThoughts = new HashSet<>();
   private final transient Consumer<DaemonChat.Status> listener = this::render;
   private transient DaemonChat.Status shown;
@@ -98,7 +106,8 @@ public final class ChatTopComponent extends TopComponent {
     model.setEditable(true);
     model.setRenderer(PlainText.renderer());
     model.setPrototypeDisplayValue("a-long-model-name-of-some-provider");
-    model.setToolTipText("The model of this session; type another one's id to switch (empty: the daemon's default)");
+    model.setToolTipText(
+        "The model of this session; type another one's id to switch (empty: the daemon's default)");
     choices.add(model);
     where.setEditable(false);
     where.setLineWrap(true);
@@ -126,15 +135,21 @@ public final class ChatTopComponent extends TopComponent {
     input.setLineWrap(true);
     input.setWrapStyleWord(true);
     input.setToolTipText("Ctrl+Enter sends");
-    input.getInputMap().put(KeyStroke.getKeyStroke(KeyEvent.VK_ENTER, InputEvent.CTRL_DOWN_MASK), "send");
-    input.getActionMap().put("send", new AbstractAction() {
-      private static final long serialVersionUID = 1L;
+    input
+        .getInputMap()
+        .put(KeyStroke.getKeyStroke(KeyEvent.VK_ENTER, InputEvent.CTRL_DOWN_MASK), "send");
+    input
+        .getActionMap()
+        .put(
+            "send",
+            new AbstractAction() {
+              private static final long serialVersionUID = 1L;
 
-      @Override
-      public void actionPerformed(ActionEvent e) {
-        send();
-      }
-    });
+              @Override
+              public void actionPerformed(ActionEvent e) {
+                send();
+              }
+            });
     foot.add(new JScrollPane(input), BorderLayout.CENTER);
     JPanel buttons = new JPanel(new FlowLayout(FlowLayout.RIGHT));
     buttons.add(cancel);
@@ -172,7 +187,8 @@ public final class ChatTopComponent extends TopComponent {
 
   private void modelChosen() {
     Object chosen = model.getSelectedItem();
-    String current = shown == null ? "" : shown.conversation().map(Conversation::modelName).orElse("");
+    String current =
+        shown == null ? "" : shown.conversation().map(Conversation::modelName).orElse("");
     if (!showingModel && chosen instanceof String id && !id.isBlank() && !id.equals(current)) {
       ChatService.getDefault().setModel(id.strip());
     }
@@ -180,31 +196,43 @@ public final class ChatTopComponent extends TopComponent {
 
   /** Lists the workspace's sessions under the button; choosing one attaches to it. */
   private void pickSession() {
-    ChatService.getDefault().sessions(list -> {
-      JPopupMenu menu = new JPopupMenu();
-      menu.setName("companion4j.chat.sessionMenu");
-      String current = shown == null ? "" : shown.sessionId();
-      for (SessionSummary s : list) {
-        String title = s.displayName() == null || s.displayName().isBlank() ? s.sessionId() : s.displayName();
-        String attached = s.clientCount() > 0 ? " \u00b7 " + s.clientCount() + " attached" : "";
-        JMenuItem item = PlainText.menuItem(title + attached + (s.sessionId().equals(current) ? " (this one)" : ""));
-        item.setName("companion4j.chat.session:" + s.sessionId());
-        item.setEnabled(!s.sessionId().equals(current));
-        item.addActionListener(e -> ChatService.getDefault().attach(s.sessionId()));
-        menu.add(item);
-      }
-      if (list.isEmpty()) {
-        menu.add(new JMenuItem("No sessions in this workspace")).setEnabled(false);
-      }
-      menu.show(sessions, 0, sessions.getHeight());
-    }, why -> state.setText("Cannot list sessions: " + why));
+    ChatService.getDefault()
+        .sessions(
+            list -> {
+              JPopupMenu menu = new JPopupMenu();
+              menu.setName("companion4j.chat.sessionMenu");
+              String current = shown == null ? "" : shown.sessionId();
+              for (SessionSummary s : list) {
+                String title =
+                    s.displayName() == null || s.displayName().isBlank()
+                        ? s.sessionId()
+                        : s.displayName();
+                String attached =
+                    s.clientCount() > 0 ? " \u00b7 " + s.clientCount() + " attached" : "";
+                JMenuItem item =
+                    PlainText.menuItem(
+                        title + attached + (s.sessionId().equals(current) ? " (this one)" : ""));
+                item.setName("companion4j.chat.session:" + s.sessionId());
+                item.setEnabled(!s.sessionId().equals(current));
+                item.addActionListener(e -> ChatService.getDefault().attach(s.sessionId()));
+                menu.add(item);
+              }
+              if (list.isEmpty()) {
+                menu.add(new JMenuItem("No sessions in this workspace")).setEnabled(false);
+              }
+              menu.show(sessions, 0, sessions.getHeight());
+            },
+            why -> state.setText("Cannot list sessions: " + why));
   }
 
   private void linkClicked(HyperlinkEvent e) {
     if (e.getEventType() != HyperlinkEvent.EventType.ACTIVATED || e.getDescription() == null) {
       return;
     }
-    String id = e.getDescription().startsWith(THOUGHT_LINK) ? e.getDescription().substring(THOUGHT_LINK.length()) : null;
+    String id =
+        e.getDescription().startsWith(THOUGHT_LINK)
+            ? e.getDescription().substring(THOUGHT_LINK.length())
+            : null;
     if (id != null) {
       if (!openThoughts.remove(id)) {
         openThoughts.add(id);
@@ -217,11 +245,19 @@ public final class ChatTopComponent extends TopComponent {
     shown = status;
     Conversation c = status.conversation().orElse(null);
     state.setText(stateText(status, c));
-    fresh.setText(c != null && (c.state() == Conversation.State.DIED || c.state() == Conversation.State.CLOSED)
-        ? "Reconnect" : "New session");
-    where.setText(status.workspace().isEmpty() ? ""
-        : "The agent runs on " + status.daemon() + " in " + status.workspace()
-            + ": that host's files, tools and credentials, not this machine's.");
+    fresh.setText(
+        c != null
+                && (c.state() == Conversation.State.DIED || c.state() == Conversation.State.CLOSED)
+            ? "Reconnect"
+            : "New session");
+    where.setText(
+        status.workspace().isEmpty()
+            ? ""
+            : "The agent runs on "
+                + status.daemon()
+                + " in "
+                + status.workspace()
+                + ": that host's files, tools and credentials, not this machine's.");
     boolean live = c != null && c.state() == Conversation.State.CONNECTED;
     // A prompt sent during a turn waits in the daemon's queue.
     send.setEnabled(live);
@@ -237,12 +273,13 @@ public final class ChatTopComponent extends TopComponent {
     if (c == null) {
       return status.problem().isEmpty() ? "Connecting\u2026" : "Not connected: " + status.problem();
     }
-    String text = switch (c.state()) {
-      case CONNECTED -> c.turnRunning() ? "Working\u2026" : "Connected";
-      case RECONNECTING -> "Reconnecting\u2026";
-      case DIED -> "Disconnected: " + c.stateReason();
-      case CLOSED -> "Session closed";
-    };
+    String text =
+        switch (c.state()) {
+          case CONNECTED -> c.turnRunning() ? "Working\u2026" : "Connected";
+          case RECONNECTING -> "Reconnecting\u2026";
+          case DIED -> "Disconnected: " + c.stateReason();
+          case CLOSED -> "Session closed";
+        };
     return text + (c.approvalMode().isEmpty() ? "" : " \u00b7 approval: " + c.approvalMode());
   }
 
@@ -276,7 +313,11 @@ public final class ChatTopComponent extends TopComponent {
       if (!c.plan().isEmpty()) {
         html.append("<p><b>Plan</b></p><ul>");
         for (PlanEntry p : c.plan()) {
-          html.append("<li>").append(planMark(p.status())).append(' ').append(escape(p.content())).append("</li>");
+          html.append("<li>")
+              .append(planMark(p.status()))
+              .append(' ')
+              .append(escape(p.content()))
+              .append("</li>");
         }
         html.append("</ul>");
       }
@@ -286,20 +327,44 @@ public final class ChatTopComponent extends TopComponent {
 
   private String entryHtml(Entry e) {
     if (e instanceof Entry.UserMessage u) {
-      return "<p style='background-color: #e8eef7'><b>You:</b> " + escape(u.text()).replace("\n", "<br>") + "</p>";
+      return "<p style='background-color: #e8eef7'><b>You:</b> "
+          + escape(u.text()).replace("\n", "<br>")
+          + "</p>";
     } else if (e instanceof Entry.AssistantMessage m) {
-      return "<div>" + Markdown.toHtml(m.text()) + (m.streaming() ? "<p>\u2026</p>" : "") + "</div>";
+      return "<div>"
+          + Markdown.toHtml(m.text())
+          + (m.streaming() ? "<p>\u2026</p>" : "")
+          + "</div>";
     } else if (e instanceof Entry.Thought t) {
       boolean open = openThoughts.contains(t.id());
-      String head = "<p><a href='" + THOUGHT_LINK + t.id() + "'>" + (open ? "\u25be" : "\u25b8") + " Thought</a>"
-          + (t.streaming() ? " \u2026" : "") + "</p>";
-      return open ? head + "<blockquote><i>" + escape(t.text()).replace("\n", "<br>") + "</i></blockquote>" : head;
+      String head =
+          "<p><a href='"
+              + THOUGHT_LINK
+              + t.id()
+              + "'>"
+              + (open ? "\u25be" : "\u25b8")
+              + " Thought</a>"
+              + (t.streaming() ? " \u2026" : "")
+              + "</p>";
+      return open
+          ? head + "<blockquote><i>" + escape(t.text()).replace("\n", "<br>") + "</i></blockquote>"
+          : head;
     } else if (e instanceof Entry.ToolCall t) {
-      String locations = t.locations().isEmpty() ? "" : " <tt>" + escape(String.join(", ", t.locations())) + "</tt>";
-      return "<p>\u2699 <b>" + escape(t.title()) + "</b>" + locations + " \u2014 <i>" + escape(t.status().replace('_', ' '))
+      String locations =
+          t.locations().isEmpty()
+              ? ""
+              : " <tt>" + escape(String.join(", ", t.locations())) + "</tt>";
+      return "<p>\u2699 <b>"
+          + escape(t.title())
+          + "</b>"
+          + locations
+          + " \u2014 <i>"
+          + escape(t.status().replace('_', ' '))
           + "</i></p>";
     } else if (e instanceof Entry.Notice n) {
-      return "<p><i>" + escape(n.level().name().toLowerCase(Locale.ROOT) + ": " + n.text()) + "</i></p>";
+      return "<p><i>"
+          + escape(n.level().name().toLowerCase(Locale.ROOT) + ": " + n.text())
+          + "</i></p>";
     }
     throw new IllegalArgumentException("an entry this window cannot show: " + e);
   }
@@ -317,25 +382,31 @@ public final class ChatTopComponent extends TopComponent {
     Set<String> ids = new HashSet<>();
     for (Conversation.PendingPermission p : pending) {
       ids.add(p.requestId());
-      cards.computeIfAbsent(p.requestId(), id -> {
-        JComponent card = permissionCard(p);
-        permissions.add(card);
-        return card;
-      });
+      cards.computeIfAbsent(
+          p.requestId(),
+          id -> {
+            JComponent card = permissionCard(p);
+            permissions.add(card);
+            return card;
+          });
     }
-    cards.entrySet().removeIf(card -> {
-      if (ids.contains(card.getKey())) {
-        return false;
-      }
-      permissions.remove(card.getValue());
-      return true;
-    });
+    cards
+        .entrySet()
+        .removeIf(
+            card -> {
+              if (ids.contains(card.getKey())) {
+                return false;
+              }
+              permissions.remove(card.getValue());
+              return true;
+            });
     permissions.revalidate();
     permissions.repaint();
   }
 
   private JComponent permissionCard(Conversation.PendingPermission p) {
-    JPanel card = named(new JPanel(new BorderLayout()), "companion4j.chat.permission:" + p.requestId());
+    JPanel card =
+        named(new JPanel(new BorderLayout()), "companion4j.chat.permission:" + p.requestId());
     card.setBorder(BorderFactory.createTitledBorder("The agent asks: " + p.title()));
     if (!p.diffs().isEmpty()) {
       JTabbedPane changes = new JTabbedPane();
@@ -351,15 +422,17 @@ public final class ChatTopComponent extends TopComponent {
     }
     JPanel answers = new JPanel(new FlowLayout(FlowLayout.LEFT));
     for (PermissionOption option : p.options()) {
-      JButton answer = named(PlainText.button(option.name()), "companion4j.chat.option:" + option.optionId());
+      JButton answer =
+          named(PlainText.button(option.name()), "companion4j.chat.option:" + option.optionId());
       answer.putClientProperty("kind", option.kind());
-      answer.addActionListener(e -> {
-        // One answer per request: the card goes once the daemon has it.
-        for (Component button : answers.getComponents()) {
-          button.setEnabled(false);
-        }
-        ChatService.getDefault().answer(p.requestId(), option.optionId());
-      });
+      answer.addActionListener(
+          e -> {
+            // One answer per request: the card goes once the daemon has it.
+            for (Component button : answers.getComponents()) {
+              button.setEnabled(false);
+            }
+            ChatService.getDefault().answer(p.requestId(), option.optionId());
+          });
       answers.add(answer);
     }
     card.add(answers, BorderLayout.SOUTH);
@@ -370,10 +443,16 @@ public final class ChatTopComponent extends TopComponent {
   private static Component diffView(FileDiff diff) {
     String name = String.valueOf(Path.of(diff.path()).getFileName());
     try {
-      DiffView view = Diff.getDefault().createDiff(
-          StreamSource.createSource(name, diff.oldText().isEmpty() ? "New file" : diff.path(), "text/plain",
-              new StringReader(diff.oldText())),
-          StreamSource.createSource(name, "After the tool call", "text/plain", new StringReader(diff.newText())));
+      DiffView view =
+          Diff.getDefault()
+              .createDiff(
+                  StreamSource.createSource(
+                      name,
+                      diff.oldText().isEmpty() ? "New file" : diff.path(),
+                      "text/plain",
+                      new StringReader(diff.oldText())),
+                  StreamSource.createSource(
+                      name, "After the tool call", "text/plain", new StringReader(diff.newText())));
       return named(view.getComponent(), "companion4j.chat.diff:" + diff.path());
     } catch (IOException e) {
       return new JLabel("Cannot show the change to " + diff.path() + ": " + e.getMessage());

@@ -56,6 +56,7 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
   private JPasswordField token;
   private JTextField command;
   private boolean changed;
+
   /** Whether the token field was typed in: an untouched empty field keeps the saved token. */
   private boolean tokenEdited;
 
@@ -86,13 +87,17 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
       // Discovery files are chosen when the engine starts.
       CompanionService.getDefault().restart();
     }
-    DaemonChatSettings.Mode mode = spawn.isSelected() ? DaemonChatSettings.Mode.SPAWN : DaemonChatSettings.Mode.ATTACH;
-    boolean chatChanged = tokenEdited
-        || mode != DaemonChatSettings.mode()
-        || !url.getText().strip().equals(DaemonChatSettings.savedUrl())
-        || !command.getText().strip().equals(DaemonChatSettings.qwenCommand());
+    DaemonChatSettings.Mode mode =
+        spawn.isSelected() ? DaemonChatSettings.Mode.SPAWN : DaemonChatSettings.Mode.ATTACH;
+    boolean chatChanged =
+        tokenEdited
+            || mode != DaemonChatSettings.mode()
+            || !url.getText().strip().equals(DaemonChatSettings.savedUrl())
+            || !command.getText().strip().equals(DaemonChatSettings.qwenCommand());
     if (chatChanged) {
-      ChatService.getDefault().settingsChanged(mode, url.getText(), tokenEdited ? token.getPassword() : null, command.getText());
+      ChatService.getDefault()
+          .settingsChanged(
+              mode, url.getText(), tokenEdited ? token.getPassword() : null, command.getText());
     }
     changed = false;
     tokenEdited = false;
@@ -151,7 +156,8 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     panel = new JPanel();
     panel.setLayout(new BoxLayout(panel, BoxLayout.Y_AXIS));
     panel.setBorder(BorderFactory.createEmptyBorder(8, 8, 8, 8));
-    panel.add(new JLabel("Let these CLIs, started in a terminal inside an open project, find this IDE:"));
+    panel.add(
+        new JLabel("Let these CLIs, started in a terminal inside an open project, find this IDE:"));
     qwen = new JCheckBox("Qwen Code (qwen)");
     qwen.setName(QWEN_NAME);
     gemini = new JCheckBox("Gemini CLI (gemini)");
@@ -162,7 +168,8 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     }
     JButton restart = new JButton("Restart Companion");
     restart.setName(RESTART_NAME);
-    restart.setToolTipText("Stop the companion, disconnecting the CLIs, and start it on a new port");
+    restart.setToolTipText(
+        "Stop the companion, disconnecting the CLIs, and start it on a new port");
     restart.addActionListener(e -> CompanionService.getDefault().restart());
     panel.add(javax.swing.Box.createVerticalStrut(8));
     panel.add(restart);
@@ -177,14 +184,18 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     chat.setAlignmentX(JComponent.LEFT_ALIGNMENT);
     chat.setBorder(BorderFactory.createTitledBorder("Qwen Code Chat (the qwen serve daemon)"));
     attach = named(new JRadioButton("Attach to a running daemon"), ATTACH_NAME);
-    spawn = named(new JRadioButton("Start qwen serve for the main project, stopped with the IDE"), SPAWN_NAME);
+    spawn =
+        named(
+            new JRadioButton("Start qwen serve for the main project, stopped with the IDE"),
+            SPAWN_NAME);
     ButtonGroup modes = new ButtonGroup();
     modes.add(attach);
     modes.add(spawn);
     url = named(new JTextField(32), URL_NAME);
     url.setToolTipText("e.g. http://127.0.0.1:4170 (default: $" + DaemonSource.URL_VARIABLE + ")");
     token = named(new JPasswordField(32), TOKEN_NAME);
-    token.setToolTipText("The daemon's bearer token, kept in the IDE's keyring; left empty, a saved one stays");
+    token.setToolTipText(
+        "The daemon's bearer token, kept in the IDE's keyring; left empty, a saved one stays");
     command = named(new JTextField(32), COMMAND_NAME);
     command.setToolTipText("qwen on the IDE's PATH, or the full path of the qwen command");
     GridBagConstraints at = new GridBagConstraints();
@@ -194,8 +205,16 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     row(chat, at, 2, "Token:", token);
     wide(chat, at, 3, spawn);
     row(chat, at, 4, "qwen command:", command);
-    wide(chat, at, 5, new JLabel("<html>The token is kept in the IDE's keyring. With no address here, $"
-        + DaemonSource.URL_VARIABLE + " and $" + DaemonSource.TOKEN_VARIABLE + " are used.</html>"));
+    wide(
+        chat,
+        at,
+        5,
+        new JLabel(
+            "<html>The token is kept in the IDE's keyring. With no address here, $"
+                + DaemonSource.URL_VARIABLE
+                + " and $"
+                + DaemonSource.TOKEN_VARIABLE
+                + " are used.</html>"));
     for (JRadioButton mode : new JRadioButton[] {attach, spawn}) {
       mode.addActionListener(e -> markChanged());
     }
@@ -217,7 +236,8 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
   }
 
   /** An indented label and its field at row {@code y}. */
-  private static void row(JPanel chat, GridBagConstraints at, int y, String label, JComponent field) {
+  private static void row(
+      JPanel chat, GridBagConstraints at, int y, String label, JComponent field) {
     at.gridy = y;
     at.gridx = 0;
     at.insets = new Insets(2, 28, 2, 4);

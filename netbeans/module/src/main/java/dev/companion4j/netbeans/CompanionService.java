@@ -56,16 +56,18 @@ public final class CompanionService {
 
   /** Stops the companion and starts a new one, e.g. with changed settings. */
   public void restart() {
-    RP.post(() -> {
-      stopNow();
-      startNow();
-    });
+    RP.post(
+        () -> {
+          stopNow();
+          startNow();
+        });
   }
 
   /** Stops the companion and removes its discovery files before returning. */
   public void shutdown() {
     if (EventQueue.isDispatchThread()) {
-      // Stopping waits for the EDT only while a diff is being shown, and then a few seconds at most;
+      // Stopping waits for the EDT only while a diff is being shown, and then a few seconds at
+      // most;
       // diff windows close after it, when the EDT gets to them. So stop here rather than behind
       // whatever RP has queued first.
       stopNow();
@@ -127,7 +129,8 @@ public final class CompanionService {
     ClassLoader previous = current.getContextClassLoader();
     current.setContextClassLoader(CompanionService.class.getClassLoader());
     try {
-      Companion c = Companion.builder(host).discoveryTargets(targets).listener(statusListener).build();
+      Companion c =
+          Companion.builder(host).discoveryTargets(targets).listener(statusListener).build();
       c.start();
       companion = c;
       failure = null;
@@ -166,18 +169,19 @@ public final class CompanionService {
 
   private void projectsChanged(PropertyChangeEvent e) {
     if (OpenProjects.PROPERTY_OPEN_PROJECTS.equals(e.getPropertyName())) {
-      RP.post(() -> {
-        Companion c = companion;
-        if (c == null) {
-          return;
-        }
-        try {
-          c.workspaceChanged();
-        } catch (IOException ex) {
-          LOG.log(Level.WARNING, "Could not rewrite the companion's discovery files", ex);
-        }
-        changes.fireChange();
-      });
+      RP.post(
+          () -> {
+            Companion c = companion;
+            if (c == null) {
+              return;
+            }
+            try {
+              c.workspaceChanged();
+            } catch (IOException ex) {
+              LOG.log(Level.WARNING, "Could not rewrite the companion's discovery files", ex);
+            }
+            changes.fireChange();
+          });
     }
   }
 

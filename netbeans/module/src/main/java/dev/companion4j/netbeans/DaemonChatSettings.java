@@ -72,7 +72,8 @@ final class DaemonChatSettings {
   /**
    * Saves what the options panel shows; never on the EDT, for the keyring's sake.
    *
-   * @param token the new token, kept in the keyring; {@code null} keeps the saved one, empty removes it
+   * @param token the new token, kept in the keyring; {@code null} keeps the saved one, empty
+   *     removes it
    */
   static void save(Mode mode, String url, char[] token, String qwenCommand) {
     prefs().put(MODE, mode == Mode.SPAWN ? "spawn" : "attach");
@@ -97,8 +98,13 @@ final class DaemonChatSettings {
     if (mode() == Mode.SPAWN) {
       return new SpawnedDaemon(qwenCommand(), project, System.getenv());
     }
-    String address = url().orElseThrow(() -> new IOException(
-        "no daemon set: give its address in Tools > Options > Miscellaneous > CLI Companion, or set " + URL_VARIABLE));
+    String address =
+        url()
+            .orElseThrow(
+                () ->
+                    new IOException(
+                        "no daemon set: give its address in Tools > Options > Miscellaneous > CLI Companion, or set "
+                            + URL_VARIABLE));
     try {
       return DaemonSource.running(address, token().orElse(null));
     } catch (IllegalArgumentException e) {

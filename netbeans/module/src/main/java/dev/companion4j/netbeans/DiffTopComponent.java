@@ -50,19 +50,23 @@ final class DiffTopComponent extends TopComponent {
   static final String ACCEPT_NAME = "companion4j.accept";
   static final String REJECT_NAME = "companion4j.reject";
   private static final Logger LOG = Logger.getLogger(DiffTopComponent.class.getName());
+
   /** How long a lost Accept stays in the status line, above routine messages. */
   private static final int MESSAGE_MILLIS = 30_000;
 
   private final transient PendingDiff diff;
   private final transient ProposalDocument proposal;
   private final transient DiffReview review;
+
   /** Tells the window registry this proposal needs no closing by the engine any more. */
   private final transient Runnable onEnded;
+
   private final transient DiffView view;
   private final String fileName;
   private boolean answered;
 
-  private DiffTopComponent(PendingDiff diff, ProposalDocument proposal, DiffReview review, Runnable onEnded)
+  private DiffTopComponent(
+      PendingDiff diff, ProposalDocument proposal, DiffReview review, Runnable onEnded)
       throws IOException {
     this.diff = diff;
     this.proposal = proposal;
@@ -71,26 +75,29 @@ final class DiffTopComponent extends TopComponent {
     Path file = diff.path().getFileName();
     this.fileName = file == null ? diff.filePath() : file.toString();
     String mime = proposal.mimeType();
-    StreamSource before = StreamSource.createSource(
-        fileName,
-        diff.isNewFile() ? "New file: " + diff.path() : "On disk: " + diff.path(),
-        mime,
-        new StringReader(diff.originalContent()));
+    StreamSource before =
+        StreamSource.createSource(
+            fileName,
+            diff.isNewFile() ? "New file: " + diff.path() : "On disk: " + diff.path(),
+            mime,
+            new StringReader(diff.originalContent()));
     this.view = Diff.getDefault().createDiff(before, new ProposalSource(fileName, mime, proposal));
 
     setName("companion4j-diff");
     setDisplayName(fileName + " (Before \u2194 After)");
-    setToolTipText("Proposed change to " + diff.path() + " \u2014 edit the right side, then Accept or Reject");
+    setToolTipText(
+        "Proposed change to " + diff.path() + " \u2014 edit the right side, then Accept or Reject");
     setLayout(new BorderLayout());
     add(toolbar(), BorderLayout.NORTH);
     add(view.getComponent(), BorderLayout.CENTER);
 
-    Action accept = new AbstractAction("Accept") {
-      @Override
-      public void actionPerformed(ActionEvent e) {
-        DiffTopComponent.this.accept();
-      }
-    };
+    Action accept =
+        new AbstractAction("Accept") {
+          @Override
+          public void actionPerformed(ActionEvent e) {
+            DiffTopComponent.this.accept();
+          }
+        };
     KeyStroke ctrlS = KeyStroke.getKeyStroke(KeyEvent.VK_S, InputEvent.CTRL_DOWN_MASK);
     getInputMap(JComponent.WHEN_ANCESTOR_OF_FOCUSED_COMPONENT).put(ctrlS, ACCEPT_NAME);
     getActionMap().put(ACCEPT_NAME, accept);
@@ -100,11 +107,15 @@ final class DiffTopComponent extends TopComponent {
   }
 
   /**
-   * Opens the window next to the file's editor (in the same window when editors are undocked),
-   * else in the editor area, without taking the focus from where the user types.
+   * Opens the window next to the file's editor (in the same window when editors are undocked), else
+   * in the editor area, without taking the focus from where the user types.
    */
   static DiffTopComponent open(
-      PendingDiff diff, ProposalDocument proposal, DiffReview review, EditorCookie fileEditor, Runnable onEnded) {
+      PendingDiff diff,
+      ProposalDocument proposal,
+      DiffReview review,
+      EditorCookie fileEditor,
+      Runnable onEnded) {
     DiffTopComponent window;
     try {
       window = new DiffTopComponent(diff, proposal, review, onEnded);
@@ -128,7 +139,8 @@ final class DiffTopComponent extends TopComponent {
     if (panes == null || panes.length == 0) {
       return null;
     }
-    TopComponent editor = (TopComponent) SwingUtilities.getAncestorOfClass(TopComponent.class, panes[0]);
+    TopComponent editor =
+        (TopComponent) SwingUtilities.getAncestorOfClass(TopComponent.class, panes[0]);
     return editor == null ? null : WindowManager.getDefault().findMode(editor);
   }
 
@@ -147,7 +159,9 @@ final class DiffTopComponent extends TopComponent {
     bar.add(Box.createHorizontalStrut(4));
     bar.add(reject);
     bar.add(Box.createHorizontalStrut(12));
-    bar.add(new JLabel(diff.isNewFile() ? "New file proposed by the CLI" : "Change proposed by the CLI"));
+    bar.add(
+        new JLabel(
+            diff.isNewFile() ? "New file proposed by the CLI" : "Change proposed by the CLI"));
     return bar;
   }
 
@@ -162,7 +176,9 @@ final class DiffTopComponent extends TopComponent {
     if (!(result instanceof AnswerResult.Sent)) {
       String message = notSent(result);
       LOG.info(message);
-      StatusDisplayer.getDefault().setStatusText(message, StatusDisplayer.IMPORTANCE_ANNOTATION).clear(MESSAGE_MILLIS);
+      StatusDisplayer.getDefault()
+          .setStatusText(message, StatusDisplayer.IMPORTANCE_ANNOTATION)
+          .clear(MESSAGE_MILLIS);
     }
   }
 
@@ -177,7 +193,10 @@ final class DiffTopComponent extends TopComponent {
     close();
   }
 
-  /** The review ended without the user's answer: the CLI closed or replaced it or left, or the companion stopped. */
+  /**
+   * The review ended without the user's answer: the CLI closed or replaced it or left, or the
+   * companion stopped.
+   */
   void closeWithoutAnswer() {
     answered = true;
     close();
@@ -204,7 +223,9 @@ final class DiffTopComponent extends TopComponent {
       return "This proposal for " + fileName + " was replaced by a newer one; nothing was written";
     }
     if (outcome instanceof DiffOutcome.ClosedByClient) {
-      return "The CLI had already closed this proposal for " + fileName + "; your Accept was not sent";
+      return "The CLI had already closed this proposal for "
+          + fileName
+          + "; your Accept was not sent";
     }
     if (outcome instanceof DiffOutcome.Stopped) {
       return "The companion stopped before this Accept; nothing was written to " + fileName;
@@ -214,7 +235,8 @@ final class DiffTopComponent extends TopComponent {
 
   @Override
   public UndoRedo getUndoRedo() {
-    Object undo = view.getComponent() instanceof JComponent c ? c.getClientProperty(UndoRedo.class) : null;
+    Object undo =
+        view.getComponent() instanceof JComponent c ? c.getClientProperty(UndoRedo.class) : null;
     return undo instanceof UndoRedo u ? u : super.getUndoRedo();
   }
 

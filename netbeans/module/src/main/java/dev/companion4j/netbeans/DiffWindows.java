@@ -23,18 +23,21 @@ import org.openide.loaders.DataObject;
 import org.openide.loaders.DataObjectNotFoundException;
 
 /**
- * The diff windows of one companion, keyed by the id of the proposal each shows. {@link #show}
- * and {@link #close} run on the engine thread; the windows live on the EDT.
+ * The diff windows of one companion, keyed by the id of the proposal each shows. {@link #show} and
+ * {@link #close} run on the engine thread; the windows live on the EDT.
  */
 final class DiffWindows {
   private static final Logger LOG = Logger.getLogger(DiffWindows.class.getName());
+
   /**
    * How long showing a diff waits for the EDT. The CLI waits for the window; a busy EDT, or one
    * that is stopping the companion and so waits for the engine thread, must not make it wait long.
    */
   private static final long EDT_WAIT_SECONDS = 5;
 
-  /** The proposals under review: in here from showDiff until answered or closed, whichever first. */
+  /**
+   * The proposals under review: in here from showDiff until answered or closed, whichever first.
+   */
   private final Map<DiffId, Review> reviews = new ConcurrentHashMap<>();
 
   /** One proposal's review; {@code window} is set and read on the EDT only. */
@@ -59,14 +62,17 @@ final class DiffWindows {
     reviews.put(diff.id(), review);
     EditorCookie fileEditor = editorOf(diff.path());
     CompletableFuture<Void> opened = new CompletableFuture<>();
-    EventQueue.invokeLater(() -> {
-      try {
-        review.window = DiffTopComponent.open(diff, proposal, answers, fileEditor, () -> reviews.remove(diff.id()));
-        opened.complete(null);
-      } catch (RuntimeException | Error e) {
-        opened.completeExceptionally(e);
-      }
-    });
+    EventQueue.invokeLater(
+        () -> {
+          try {
+            review.window =
+                DiffTopComponent.open(
+                    diff, proposal, answers, fileEditor, () -> reviews.remove(diff.id()));
+            opened.complete(null);
+          } catch (RuntimeException | Error e) {
+            opened.completeExceptionally(e);
+          }
+        });
     try {
       opened.get(EDT_WAIT_SECONDS, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
@@ -94,11 +100,12 @@ final class DiffWindows {
       return Optional.empty();
     }
     String text = review.proposal.text();
-    EventQueue.invokeLater(() -> {
-      if (review.window != null) {
-        review.window.closeWithoutAnswer();
-      }
-    });
+    EventQueue.invokeLater(
+        () -> {
+          if (review.window != null) {
+            review.window.closeWithoutAnswer();
+          }
+        });
     return Optional.of(text);
   }
 

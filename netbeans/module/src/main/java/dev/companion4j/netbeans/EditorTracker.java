@@ -39,22 +39,27 @@ import org.openide.windows.TopComponent;
 /**
  * Turns what the user does in NetBeans editors into engine events: which file has the focus, where
  * its caret is, what is selected, which files have unsaved changes, and which were closed, deleted,
- * renamed or moved. Only files on disk count. Listeners run on the EDT (the modified-files registry's
- * listener hops there) and only read the caret and selection; the engine debounces and sends on its
- * own thread.
+ * renamed or moved. Only files on disk count. Listeners run on the EDT (the modified-files
+ * registry's listener hops there) and only read the caret and selection; the engine debounces and
+ * sends on its own thread.
  */
 final class EditorTracker implements PropertyChangeListener, CaretListener {
   /** More than the CLIs keep (10), so a closed file's neighbours keep their watchers. */
   private static final int WATCHED_FILES = 32;
+
   /** Far above what the CLIs keep, so nothing they would see is lost. */
   private static final int MAX_SELECTION_CHARS = 1 << 20;
 
   private final Consumer<EditorEvent> sink;
   private final PropertyChangeListener editorRegistryListener = this::editorRegistryChanged;
+
   /** Called on any thread that changes a file's modified state. */
-  private final ChangeListener modifiedListener = e -> SwingUtilities.invokeLater(this::reportModified);
+  private final ChangeListener modifiedListener =
+      e -> SwingUtilities.invokeLater(this::reportModified);
+
   /** The files last reported dirty. */
   private final Set<Path> dirty = new HashSet<>();
+
   /** Files that were focused, most recent last, with the path they were reported under. */
   private final Map<FileObject, Watch> watched = new LinkedHashMap<>(16, 0.75f, true);
 
@@ -71,22 +76,24 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
   }
 
   void attach() {
-    EventQueue.invokeLater(() -> {
-      EditorRegistry.addPropertyChangeListener(editorRegistryListener);
-      TopComponent.getRegistry().addPropertyChangeListener(this);
-      DataObject.getRegistry().addChangeListener(modifiedListener);
-      replayOnEdt();
-    });
+    EventQueue.invokeLater(
+        () -> {
+          EditorRegistry.addPropertyChangeListener(editorRegistryListener);
+          TopComponent.getRegistry().addPropertyChangeListener(this);
+          DataObject.getRegistry().addChangeListener(modifiedListener);
+          replayOnEdt();
+        });
   }
 
   void detach() {
-    EventQueue.invokeLater(() -> {
-      EditorRegistry.removePropertyChangeListener(editorRegistryListener);
-      TopComponent.getRegistry().removePropertyChangeListener(this);
-      DataObject.getRegistry().removeChangeListener(modifiedListener);
-      track(null);
-      new ArrayList<>(watched.keySet()).forEach(this::unwatch);
-    });
+    EventQueue.invokeLater(
+        () -> {
+          EditorRegistry.removePropertyChangeListener(editorRegistryListener);
+          TopComponent.getRegistry().removePropertyChangeListener(this);
+          DataObject.getRegistry().removeChangeListener(modifiedListener);
+          track(null);
+          new ArrayList<>(watched.keySet()).forEach(this::unwatch);
+        });
   }
 
   /** Tells a fresh engine about the open editors, least recently used first, and the caret. */
@@ -143,7 +150,7 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
           track(c);
         }
       }
-      default -> { }
+      default -> {}
     }
   }
 
@@ -207,28 +214,35 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     int[] position = new int[2];
     String[] selection = new String[1];
     TextRange[] range = new TextRange[1];
-    doc.render(() -> {
-      int length = doc.getLength();
-      int dot = Math.min(c.getCaret().getDot(), length);
-      int mark = Math.min(c.getCaret().getMark(), length);
-      Element root = doc.getDefaultRootElement();
-      int line = root.getElementIndex(dot);
-      position[0] = line + 1;
-      position[1] = dot - root.getElement(line).getStartOffset() + 1;
-      if (dot != lastDot || mark != lastMark) {
-        lastDot = dot;
-        lastMark = mark;
-        int start = Math.min(dot, mark);
-        range[0] = new TextRange(lineOf(root, start), characterOf(root, start),
-            lineOf(root, Math.max(dot, mark)), characterOf(root, Math.max(dot, mark)));
-        try {
-          // The CLIs keep 16 KB of a selection; copying megabytes per caret move would stall typing.
-          selection[0] = doc.getText(start, Math.min(Math.abs(dot - mark), MAX_SELECTION_CHARS));
-        } catch (BadLocationException e) {
-          selection[0] = "";
-        }
-      }
-    });
+    doc.render(
+        () -> {
+          int length = doc.getLength();
+          int dot = Math.min(c.getCaret().getDot(), length);
+          int mark = Math.min(c.getCaret().getMark(), length);
+          Element root = doc.getDefaultRootElement();
+          int line = root.getElementIndex(dot);
+          position[0] = line + 1;
+          position[1] = dot - root.getElement(line).getStartOffset() + 1;
+          if (dot != lastDot || mark != lastMark) {
+            lastDot = dot;
+            lastMark = mark;
+            int start = Math.min(dot, mark);
+            range[0] =
+                new TextRange(
+                    lineOf(root, start),
+                    characterOf(root, start),
+                    lineOf(root, Math.max(dot, mark)),
+                    characterOf(root, Math.max(dot, mark)));
+            try {
+              // The CLIs keep 16 KB of a selection; copying megabytes per caret move would stall
+              // typing.
+              selection[0] =
+                  doc.getText(start, Math.min(Math.abs(dot - mark), MAX_SELECTION_CHARS));
+            } catch (BadLocationException e) {
+              selection[0] = "";
+            }
+          }
+        });
     if (position[0] != lastLine || position[1] != lastCharacter) {
       lastLine = position[0];
       lastCharacter = position[1];
@@ -236,7 +250,9 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
     }
     if (selection[0] != null && !selection[0].equals(lastSelection)) {
       lastSelection = selection[0];
-      sink.accept(new EditorEvent.SelectionChanged(path, selection[0], selection[0].isEmpty() ? null : range[0]));
+      sink.accept(
+          new EditorEvent.SelectionChanged(
+              path, selection[0], selection[0].isEmpty() ? null : range[0]));
     }
   }
 
@@ -312,40 +328,43 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
       return;
     }
     Path to = file.toPath();
-    SwingUtilities.invokeLater(() -> {
-      Path from = w.path;
-      if (from.equals(to)) {
-        return;
-      }
-      w.path = to;
-      if (from.equals(currentPath)) {
-        currentPath = to;
-      }
-      if (w.file != now) {
-        watched.remove(w.file);
-        w.file.removeFileChangeListener(w.fileListener);
-        w.file = now;
-        watched.put(now, w);
-        now.addFileChangeListener(w.fileListener);
-      }
-      sink.accept(new EditorEvent.FileRenamed(from, to));
-    });
+    SwingUtilities.invokeLater(
+        () -> {
+          Path from = w.path;
+          if (from.equals(to)) {
+            return;
+          }
+          w.path = to;
+          if (from.equals(currentPath)) {
+            currentPath = to;
+          }
+          if (w.file != now) {
+            watched.remove(w.file);
+            w.file.removeFileChangeListener(w.fileListener);
+            w.file = now;
+            watched.put(now, w);
+            now.addFileChangeListener(w.fileListener);
+          }
+          sink.accept(new EditorEvent.FileRenamed(from, to));
+        });
   }
 
   private void deleted(Watch w) {
-    SwingUtilities.invokeLater(() -> {
-      // A move is a delete followed by the data object's new primary file; only report real deletes.
-      if (w.data.isValid() && w.data.getPrimaryFile() != w.file) {
-        return;
-      }
-      unwatch(w.file);
-      if (w.path.equals(currentPath)) {
-        current.removeCaretListener(this);
-        current = null;
-        currentPath = null;
-      }
-      sink.accept(new EditorEvent.FileDeleted(w.path));
-    });
+    SwingUtilities.invokeLater(
+        () -> {
+          // A move is a delete followed by the data object's new primary file; only report real
+          // deletes.
+          if (w.data.isValid() && w.data.getPrimaryFile() != w.file) {
+            return;
+          }
+          unwatch(w.file);
+          if (w.path.equals(currentPath)) {
+            current.removeCaretListener(this);
+            current = null;
+            currentPath = null;
+          }
+          sink.accept(new EditorEvent.FileDeleted(w.path));
+        });
   }
 
   private static JTextComponent paneOf(TopComponent tc) {
@@ -386,10 +405,13 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
   private final class Watch {
     final DataObject data;
     FileObject file;
+
     /** Changed on the EDT, read by the diagnostics check too. */
     volatile Path path;
+
     final FileChangeListener fileListener;
     final PropertyChangeListener dataListener;
+
     /** Null when the document is not styled text, which no error provider reads. */
     DiagnosticsWatch diagnostics;
 
@@ -397,22 +419,25 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
       this.data = data;
       this.file = file;
       this.path = path;
-      this.fileListener = new FileChangeAdapter() {
-        @Override
-        public void fileRenamed(FileRenameEvent fe) {
-          renamed(Watch.this, fe.getFile());
-        }
+      this.fileListener =
+          new FileChangeAdapter() {
+            @Override
+            public void fileRenamed(FileRenameEvent fe) {
+              renamed(Watch.this, fe.getFile());
+            }
 
-        @Override
-        public void fileDeleted(FileEvent fe) {
-          deleted(Watch.this);
-        }
-      };
-      this.dataListener = e -> {
-        if (DataObject.PROP_PRIMARY_FILE.equals(e.getPropertyName()) && e.getNewValue() instanceof FileObject moved) {
-          renamed(Watch.this, moved);
-        }
-      };
+            @Override
+            public void fileDeleted(FileEvent fe) {
+              deleted(Watch.this);
+            }
+          };
+      this.dataListener =
+          e -> {
+            if (DataObject.PROP_PRIMARY_FILE.equals(e.getPropertyName())
+                && e.getNewValue() instanceof FileObject moved) {
+              renamed(Watch.this, moved);
+            }
+          };
     }
   }
 }

@@ -11,20 +11,23 @@ import org.commonmark.renderer.html.HtmlRenderer;
 import org.commonmark.renderer.html.HtmlWriter;
 
 /**
- * The agent's Markdown as HTML for a Swing text pane: raw HTML in it is escaped (so no style,
- * style sheet or element of its own), no class attribute is written, links keep only safe schemes
- * (never the window's own {@code thought:} links), and images become their alternative text, so
- * rendering a message never loads anything from the network nor styles the window.
+ * The agent's Markdown as HTML for a Swing text pane: raw HTML in it is escaped (so no style, style
+ * sheet or element of its own), no class attribute is written, links keep only safe schemes (never
+ * the window's own {@code thought:} links), and images become their alternative text, so rendering
+ * a message never loads anything from the network nor styles the window.
  */
 final class Markdown {
   private static final Parser PARSER = Parser.builder().build();
-  private static final HtmlRenderer RENDERER = HtmlRenderer.builder()
-      .escapeHtml(true)
-      .sanitizeUrls(true)
-      .nodeRendererFactory(ImageAsText::new)
-      // A code block's language becomes a class: no name from a message meets the pane's style sheet.
-      .attributeProviderFactory(context -> (node, tagName, attributes) -> attributes.remove("class"))
-      .build();
+  private static final HtmlRenderer RENDERER =
+      HtmlRenderer.builder()
+          .escapeHtml(true)
+          .sanitizeUrls(true)
+          .nodeRendererFactory(ImageAsText::new)
+          // A code block's language becomes a class: no name from a message meets the pane's style
+          // sheet.
+          .attributeProviderFactory(
+              context -> (node, tagName, attributes) -> attributes.remove("class"))
+          .build();
 
   private Markdown() {}
 

@@ -110,8 +110,19 @@ final class NetBeansHost implements CompanionHost {
     } catch (IndexOutOfBoundsException e) {
       throw new HostActionException(name + " has no line " + line);
     }
-    EventQueue.invokeLater(() -> target.show(Line.ShowOpenType.OPEN, Line.ShowVisibilityType.FOCUS, Math.max(character - 1, -1)));
-    return "Opened " + name + " at line " + line + (character > 0 ? ", column " + character : "")
-        + " in " + IDE_INFO.displayName() + "; the cursor is there.";
+    EventQueue.invokeLater(
+        () ->
+            target.show(
+                Line.ShowOpenType.OPEN,
+                Line.ShowVisibilityType.FOCUS,
+                Math.max(character - 1, -1)));
+    return "Opened "
+        + name
+        + " at line "
+        + line
+        + (character > 0 ? ", column " + character : "")
+        + " in "
+        + IDE_INFO.displayName()
+        + "; the cursor is there.";
   }
 }

@@ -32,11 +32,12 @@ final class ProposalDocument {
     this.data = data;
     this.document = document;
     // The proposal is not a file to save: keep it out of "Save All" and the exit dialog.
-    this.keepUnmodified = e -> {
-      if (DataObject.PROP_MODIFIED.equals(e.getPropertyName()) && data.isModified()) {
-        RP.post(() -> data.setModified(false));
-      }
-    };
+    this.keepUnmodified =
+        e -> {
+          if (DataObject.PROP_MODIFIED.equals(e.getPropertyName()) && data.isModified()) {
+            RP.post(() -> data.setModified(false));
+          }
+        };
     data.addPropertyChangeListener(keepUnmodified);
   }
 
@@ -61,14 +62,16 @@ final class ProposalDocument {
     // Documents hold \n only; remember the proposal's separator to give it back on accept.
     String normalised = text.replace("\r\n", "\n").replace('\r', '\n');
     AtomicReference<BadLocationException> failed = new AtomicReference<>();
-    org.openide.text.NbDocument.runAtomic(document, () -> {
-      try {
-        document.remove(0, document.getLength());
-        document.insertString(0, normalised, null);
-      } catch (BadLocationException e) {
-        failed.set(e);
-      }
-    });
+    org.openide.text.NbDocument.runAtomic(
+        document,
+        () -> {
+          try {
+            document.remove(0, document.getLength());
+            document.insertString(0, normalised, null);
+          } catch (BadLocationException e) {
+            failed.set(e);
+          }
+        });
     if (failed.get() != null) {
       throw new IOException(failed.get());
     }
@@ -88,13 +91,14 @@ final class ProposalDocument {
   /** The current text, with the proposal's line separators. Reads under the document's lock. */
   String text() {
     AtomicReference<String> text = new AtomicReference<>("");
-    document.render(() -> {
-      try {
-        text.set(document.getText(0, document.getLength()));
-      } catch (BadLocationException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    document.render(
+        () -> {
+          try {
+            text.set(document.getText(0, document.getLength()));
+          } catch (BadLocationException e) {
+            throw new IllegalStateException(e);
+          }
+        });
     Object separator = document.getProperty(DefaultEditorKit.EndOfLineStringProperty);
     String result = text.get();
     if (separator instanceof String s && !"\n".equals(s)) {

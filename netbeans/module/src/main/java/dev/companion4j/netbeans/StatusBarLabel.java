@@ -16,12 +16,13 @@ final class StatusBarLabel {
     label.setName(name);
     label.setBorder(BorderFactory.createEmptyBorder(0, 6, 0, 6));
     label.setCursor(Cursor.getPredefinedCursor(Cursor.HAND_CURSOR));
-    label.addMouseListener(new MouseAdapter() {
-      @Override
-      public void mouseClicked(MouseEvent e) {
-        onClick.run();
-      }
-    });
+    label.addMouseListener(
+        new MouseAdapter() {
+          @Override
+          public void mouseClicked(MouseEvent e) {
+            onClick.run();
+          }
+        });
     return label;
   }
 }

@@ -34,8 +34,11 @@ final class StatusDialog {
 
     JButton copy = new JButton("Copy Variables");
     copy.setEnabled(s.running());
-    copy.addActionListener(e -> Toolkit.getDefaultToolkit().getSystemClipboard()
-        .setContents(new StringSelection(exports(s.terminalEnvironment())), null));
+    copy.addActionListener(
+        e ->
+            Toolkit.getDefaultToolkit()
+                .getSystemClipboard()
+                .setContents(new StringSelection(exports(s.terminalEnvironment())), null));
     JButton restart = new JButton("Restart Companion");
     restart.addActionListener(e -> CompanionService.getDefault().restart());
     DialogDescriptor d = new DialogDescriptor(panel, "Qwen Code / Gemini CLI Companion");
@@ -52,7 +55,9 @@ final class StatusDialog {
     }
     StringBuilder out = new StringBuilder();
     out.append("Listening on 127.0.0.1:").append(s.port()).append('\n');
-    out.append("Workspace: ").append(s.workspacePath().isEmpty() ? "(no project open)" : s.workspacePath()).append('\n');
+    out.append("Workspace: ")
+        .append(s.workspacePath().isEmpty() ? "(no project open)" : s.workspacePath())
+        .append('\n');
     out.append("Connected CLIs: ");
     if (s.clients().isEmpty()) {
       out.append("none");
@@ -62,8 +67,10 @@ final class StatusDialog {
       out.append(i == 0 ? "" : ", ").append(c.label());
     }
     out.append("\nPending diffs: ").append(s.pendingDiffs().size()).append("\n\n");
-    out.append("Run qwen or gemini in a terminal whose directory is inside an open project; it finds\n");
-    out.append("this IDE by itself. When several IDEs show the same folder, pin the terminal to this one:\n\n");
+    out.append(
+        "Run qwen or gemini in a terminal whose directory is inside an open project; it finds\n");
+    out.append(
+        "this IDE by itself. When several IDEs show the same folder, pin the terminal to this one:\n\n");
     out.append(exports(s.terminalEnvironment())).append('\n');
     out.append("Discovery files:\n");
     for (Path file : s.discoveryFiles()) {
@@ -75,10 +82,12 @@ final class StatusDialog {
   static String exports(Map<String, String> env) {
     boolean windows = System.getProperty("os.name", "").startsWith("Windows");
     StringBuilder out = new StringBuilder();
-    env.forEach((name, value) -> {
-      String quoted = "'" + value.replace("'", windows ? "''" : "'\\''") + "'";
-      out.append(windows ? "$env:" + name + " = " + quoted : "export " + name + "=" + quoted).append('\n');
-    });
+    env.forEach(
+        (name, value) -> {
+          String quoted = "'" + value.replace("'", windows ? "''" : "'\\''") + "'";
+          out.append(windows ? "$env:" + name + " = " + quoted : "export " + name + "=" + quoted)
+              .append('\n');
+        });
     return out.toString();
   }
 }

@@ -31,8 +31,12 @@ public final class StatusIndicator implements StatusLineElementProvider {
     }
     int clients = s.clients().size();
     int diffs = s.pendingDiffs().size();
-    StringBuilder text = new StringBuilder("CLI companion :").append(s.port())
-        .append(" \u00b7 ").append(clients).append(clients == 1 ? " CLI" : " CLIs");
+    StringBuilder text =
+        new StringBuilder("CLI companion :")
+            .append(s.port())
+            .append(" \u00b7 ")
+            .append(clients)
+            .append(clients == 1 ? " CLI" : " CLIs");
     if (diffs > 0) {
       text.append(" \u00b7 ").append(diffs).append(diffs == 1 ? " diff" : " diffs");
     }
@@ -42,8 +46,12 @@ public final class StatusIndicator implements StatusLineElementProvider {
   private static void update(JLabel label) {
     CompanionService.Status s = CompanionService.getDefault().status();
     label.setText(text(s));
-    label.setToolTipText(s.running()
-        ? "Qwen Code / Gemini CLI companion on 127.0.0.1:" + s.port() + " \u2014 click for terminal variables"
-        : "Qwen Code / Gemini CLI companion is not running" + (s.failure() == null ? "" : ": " + s.failure()));
+    label.setToolTipText(
+        s.running()
+            ? "Qwen Code / Gemini CLI companion on 127.0.0.1:"
+                + s.port()
+                + " \u2014 click for terminal variables"
+            : "Qwen Code / Gemini CLI companion is not running"
+                + (s.failure() == null ? "" : ": " + s.failure()));
   }
 }

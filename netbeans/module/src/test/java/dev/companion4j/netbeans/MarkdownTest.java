@@ -15,7 +15,9 @@ class MarkdownTest {
 
   @Test
   void rawHtmlFromTheModelIsShownAsTextNotRendered() {
-    String html = Markdown.toHtml("<img src=\"http://example.invalid/track.png\"> and <script>alert(1)</script>");
+    String html =
+        Markdown.toHtml(
+            "<img src=\"http://example.invalid/track.png\"> and <script>alert(1)</script>");
 
     assertThat(html).doesNotContain("<img", "<script").contains("&lt;img", "&lt;script&gt;");
   }
@@ -29,15 +31,20 @@ class MarkdownTest {
 
   @Test
   void noCssComesFromAMessage() {
-    String html = Markdown.toHtml("<style>body { display: none }</style>\n\n<p style=\"color: red\">x</p>\n\n"
-        + "```css\nbody {}\n```\n\n<link rel=\"stylesheet\" href=\"http://example.invalid/x.css\">");
+    String html =
+        Markdown.toHtml(
+            "<style>body { display: none }</style>\n\n<p style=\"color: red\">x</p>\n\n"
+                + "```css\nbody {}\n```\n\n<link rel=\"stylesheet\" href=\"http://example.invalid/x.css\">");
 
-    assertThat(html).doesNotContain("<style", " style=\"", " class=\"", "<link", "<p style").contains("&lt;style&gt;", "<pre><code>");
+    assertThat(html)
+        .doesNotContain("<style", " style=\"", " class=\"", "<link", "<p style")
+        .contains("&lt;style&gt;", "<pre><code>");
   }
 
   @Test
   void aMessageCannotLinkToTheWindowsOwnActions() {
-    assertThat(Markdown.toHtml("[open the thought](thought:e1) <thought:e2>")).doesNotContain("href=\"thought:");
+    assertThat(Markdown.toHtml("[open the thought](thought:e1) <thought:e2>"))
+        .doesNotContain("href=\"thought:");
   }
 
   @Test

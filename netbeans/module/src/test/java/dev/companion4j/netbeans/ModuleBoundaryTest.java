@@ -9,5 +9,6 @@ import dev.companion4j.testkit.ModuleBoundary;
 @AnalyzeClasses(packages = "dev.companion4j")
 class ModuleBoundaryTest {
   @ArchTest
-  static final ArchRule internalPackagesStayInTheirModule = ModuleBoundary.internalPackagesStayInTheirModule();
+  static final ArchRule internalPackagesStayInTheirModule =
+      ModuleBoundary.internalPackagesStayInTheirModule();
 }

@@ -9,12 +9,13 @@ import javax.swing.plaf.basic.BasicHTML;
 import org.junit.jupiter.api.Test;
 
 /**
- * Text from the daemon on the chat window's buttons, labels, menus and lists: Swing renders a
- * text that starts with {@code <html>} as HTML, images fetched from the network included, so
- * these show it as the text it is.
+ * Text from the daemon on the chat window's buttons, labels, menus and lists: Swing renders a text
+ * that starts with {@code <html>} as HTML, images fetched from the network included, so these show
+ * it as the text it is.
  */
 class PlainTextTest {
-  private static final String HOSTILE = "<html><img src='http://127.0.0.1:9/pixel.png'><b>Allow</b>";
+  private static final String HOSTILE =
+      "<html><img src='http://127.0.0.1:9/pixel.png'><b>Allow</b>";
 
   private static boolean rendersHtml(JComponent c) {
     return c.getClientProperty(BasicHTML.propertyKey) != null;
@@ -30,7 +31,8 @@ class PlainTextTest {
 
   @Test
   void aDaemonsTextIsNeverHtmlInAList() {
-    Component shown = PlainText.renderer().getListCellRendererComponent(new JList<>(), HOSTILE, 0, false, false);
+    Component shown =
+        PlainText.renderer().getListCellRendererComponent(new JList<>(), HOSTILE, 0, false, false);
 
     assertThat(rendersHtml((JComponent) shown)).isFalse();
   }

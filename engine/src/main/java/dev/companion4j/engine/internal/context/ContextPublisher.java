@@ -6,10 +6,10 @@ import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
- * Debounces context changes into updates for the CLIs: an update goes out once changes have
- * settled for {@code debounce} (trailing), but no later than {@code maxDelay} after the first
- * unsent change, so a user who never stops moving the caret still gets updates. A context equal to
- * the last one published is not published again.
+ * Debounces context changes into updates for the CLIs: an update goes out once changes have settled
+ * for {@code debounce} (trailing), but no later than {@code maxDelay} after the first unsent
+ * change, so a user who never stops moving the caret still gets updates. A context equal to the
+ * last one published is not published again.
  *
  * <p>Not thread-safe: {@link #changed} is called, and {@code publish} runs, on the engine thread
  * that the {@link EngineScheduler} runs its tasks on.
@@ -27,7 +27,10 @@ public final class ContextPublisher {
   private boolean unsent;
 
   public ContextPublisher(
-      Duration debounce, Duration maxDelay, EngineScheduler scheduler, Consumer<IdeContext> publish) {
+      Duration debounce,
+      Duration maxDelay,
+      EngineScheduler scheduler,
+      Consumer<IdeContext> publish) {
     if (maxDelay.compareTo(debounce) < 0) {
       throw new IllegalArgumentException("maxDelay must not be shorter than debounce");
     }

@@ -25,17 +25,25 @@ import java.util.function.Predicate;
 public final class ContextTracker {
   /** Files beyond what the CLIs keep are still remembered, so closing one brings back the next. */
   private static final int REMEMBERED_FILES = 50;
+
   /** No editor has more unsaved files than this; an editor that claims so loses the oldest. */
   private static final int MAX_DIRTY = 1000;
 
   private final LongSupplier clock;
   private final Predicate<Path> onDisk;
   private final Map<Path, FileState> files = new HashMap<>();
-  /** Files with unsaved changes; kept apart from {@link #files}, since an unfocused file may be dirty. */
+
+  /**
+   * Files with unsaved changes; kept apart from {@link #files}, since an unfocused file may be
+   * dirty.
+   */
   private final Set<Path> dirty = new LinkedHashSet<>();
+
   private Path active;
+
   /** Read from any thread: whether the editor has said which files are unsaved. */
   private volatile boolean dirtyStateReported;
+
   private long lastTimestamp;
   private boolean trusted;
 
@@ -96,7 +104,9 @@ public final class ContextTracker {
   /** The context to send: newest first, capped, cursor and selection on the active file only. */
   public IdeContext snapshot() {
     List<Map.Entry<Path, FileState>> newest = new ArrayList<>(files.entrySet());
-    newest.sort(Comparator.comparingLong((Map.Entry<Path, FileState> e) -> e.getValue().timestamp).reversed());
+    newest.sort(
+        Comparator.comparingLong((Map.Entry<Path, FileState> e) -> e.getValue().timestamp)
+            .reversed());
     List<OpenFile> open = new ArrayList<>();
     for (Map.Entry<Path, FileState> e : newest) {
       if (open.size() == IdeContext.MAX_OPEN_FILES) {
@@ -121,24 +131,28 @@ public final class ContextTracker {
   }
 
   /**
-   * Every file the editor has open that this tracker knows of, newest first: those focused
-   * (beyond what the CLIs get), then those only known to be dirty.
+   * Every file the editor has open that this tracker knows of, newest first: those focused (beyond
+   * what the CLIs get), then those only known to be dirty.
    */
   public List<OpenEditor> editors() {
     List<OpenEditor> editors = new ArrayList<>();
     files.entrySet().stream()
-        .sorted(Comparator.comparingLong((Map.Entry<Path, FileState> e) -> e.getValue().timestamp).reversed())
-        .forEach(e -> {
-          FileState s = e.getValue();
-          boolean isActive = e.getKey().equals(active);
-          editors.add(new OpenEditor(
-              e.getKey().toString(),
-              isActive,
-              isActive ? s.cursor : null,
-              isActive ? s.selection : null,
-              isActive ? s.selectionRange : null,
-              dirty.contains(e.getKey())));
-        });
+        .sorted(
+            Comparator.comparingLong((Map.Entry<Path, FileState> e) -> e.getValue().timestamp)
+                .reversed())
+        .forEach(
+            e -> {
+              FileState s = e.getValue();
+              boolean isActive = e.getKey().equals(active);
+              editors.add(
+                  new OpenEditor(
+                      e.getKey().toString(),
+                      isActive,
+                      isActive ? s.cursor : null,
+                      isActive ? s.selection : null,
+                      isActive ? s.selectionRange : null,
+                      dirty.contains(e.getKey())));
+            });
     dirty.stream()
         .filter(p -> !files.containsKey(p))
         .forEach(p -> editors.add(new OpenEditor(p.toString(), false, null, null, null, true)));
@@ -183,13 +197,16 @@ public final class ContextTracker {
     Path from = rawFrom.toAbsolutePath().normalize();
     Path to = rawTo.toAbsolutePath().normalize();
     Map<Path, FileState> moved = new HashMap<>();
-    files.entrySet().removeIf(e -> {
-      if (e.getKey().startsWith(from)) {
-        moved.put(to.resolve(from.relativize(e.getKey())), e.getValue());
-        return true;
-      }
-      return false;
-    });
+    files
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (e.getKey().startsWith(from)) {
+                moved.put(to.resolve(from.relativize(e.getKey())), e.getValue());
+                return true;
+              }
+              return false;
+            });
     files.putAll(moved);
     List<Path> movedDirty = dirty.stream().filter(p -> p.startsWith(from)).toList();
     dirty.removeAll(movedDirty);

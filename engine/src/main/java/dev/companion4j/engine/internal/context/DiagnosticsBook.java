@@ -14,12 +14,15 @@ import java.util.function.Consumer;
 
 /**
  * The diagnostics the editor pushed, per file, so that a tool call answers from memory. Fed on the
- * engine thread only; readers on other threads see {@link #snapshot()}, an immutable copy
- * published after every change.
+ * engine thread only; readers on other threads see {@link #snapshot()}, an immutable copy published
+ * after every change.
  */
 public final class DiagnosticsBook {
-  /** Files with diagnostics beyond this lose the longest unchanged ones; no workspace needs more. */
+  /**
+   * Files with diagnostics beyond this lose the longest unchanged ones; no workspace needs more.
+   */
   static final int MAX_FILES = 2000;
+
   /**
    * All kept text together, in characters; beyond it the longest unchanged files go too. Each
    * string is capped, but 2000 files of 500 capped diagnostics would still fill a heap.
@@ -37,7 +40,9 @@ public final class DiagnosticsBook {
   private volatile boolean reported;
   private long chars;
 
-  /** @param changed told of each file whose list changed, on the engine thread */
+  /**
+   * @param changed told of each file whose list changed, on the engine thread
+   */
   public DiagnosticsBook(Consumer<FileDiagnostics> changed) {
     this.changed = changed;
   }
@@ -67,7 +72,8 @@ public final class DiagnosticsBook {
       for (Path old : files.keySet().stream().filter(p -> p.startsWith(from)).toList()) {
         FileDiagnostics kept = remove(old);
         Path now = to.resolve(from.relativize(old));
-        FileDiagnostics moved = new FileDiagnostics(now.toString(), kept.diagnostics(), kept.total());
+        FileDiagnostics moved =
+            new FileDiagnostics(now.toString(), kept.diagnostics(), kept.total());
         news.add(FileDiagnostics.none(old.toString()));
         news.add(moved);
         put(now, moved, news);
@@ -95,10 +101,11 @@ public final class DiagnosticsBook {
   }
 
   private void replace(Path path, List<Diagnostic> reportedNow, List<FileDiagnostics> news) {
-    FileDiagnostics now = new FileDiagnostics(
-        path.toString(),
-        reportedNow.stream().sorted(MOST_SEVERE_FIRST).limit(FileDiagnostics.MAX_KEPT).toList(),
-        reportedNow.size());
+    FileDiagnostics now =
+        new FileDiagnostics(
+            path.toString(),
+            reportedNow.stream().sorted(MOST_SEVERE_FIRST).limit(FileDiagnostics.MAX_KEPT).toList(),
+            reportedNow.size());
     FileDiagnostics before = files.get(path);
     if (now.equals(before) || (before == null && now.total() == 0)) {
       return;
@@ -137,8 +144,9 @@ public final class DiagnosticsBook {
   }
 
   private static long weight(FileDiagnostics file) {
-    return file.path().length() + file.diagnostics().stream()
-        .mapToLong(d -> d.message().length() + (d.source() == null ? 0 : d.source().length()))
-        .sum();
+    return file.path().length()
+        + file.diagnostics().stream()
+            .mapToLong(d -> d.message().length() + (d.source() == null ? 0 : d.source().length()))
+            .sum();
   }
 }

@@ -32,12 +32,13 @@ import org.slf4j.LoggerFactory;
  * is queued on the engine executor in the same order. Outcomes go to the CLI session that asked,
  * and only to it. The engine never writes the user's file: the CLI writes what was accepted.
  *
- * <p>A proposal ends without a notification in two documented cases: its CLI closed it with
- * {@code suppressNotification}, or its own CLI replaced it with a newer proposal for the same path
- * (the CLIs match outcomes by path, so the newer proposal's outcome answers both).
+ * <p>A proposal ends without a notification in two documented cases: its CLI closed it with {@code
+ * suppressNotification}, or its own CLI replaced it with a newer proposal for the same path (the
+ * CLIs match outcomes by path, so the newer proposal's outcome answers both).
  */
 public final class DiffBook {
   private static final Logger log = LoggerFactory.getLogger(DiffBook.class);
+
   /** How many ended proposals are remembered, so that a late answer learns why it came too late. */
   private static final int REMEMBERED = 4096;
 
@@ -81,7 +82,9 @@ public final class DiffBook {
         }
       };
 
-  /** One proposal; {@code shown} and {@code opened} are read and written on the engine thread only. */
+  /**
+   * One proposal; {@code shown} and {@code opened} are read and written on the engine thread only.
+   */
   private static final class Entry {
     final PendingDiff diff;
     boolean shown;
@@ -122,14 +125,23 @@ public final class DiffBook {
       throws DiffRequestException {
     WorkspacePaths.Place place = place(filePath);
     String original = place.exists() ? files.readOriginal(place.real(), filePath) : "";
-    PendingDiff diff = new PendingDiff(DiffId.random(), filePath, place.normal(), original, newContent, clock.instant(), sessionId);
+    PendingDiff diff =
+        new PendingDiff(
+            DiffId.random(),
+            filePath,
+            place.normal(),
+            original,
+            newContent,
+            clock.instant(),
+            sessionId);
     Entry entry = new Entry(diff);
     CompletableFuture<PendingDiff> shown = new CompletableFuture<>();
-    shown.whenComplete((d, failure) -> {
-      if (failure instanceof CancellationException) {
-        withdraw(entry);
-      }
-    });
+    shown.whenComplete(
+        (d, failure) -> {
+          if (failure instanceof CancellationException) {
+            withdraw(entry);
+          }
+        });
     Entry replaced;
     synchronized (this) {
       replaced = byPath.remove(filePath);
@@ -154,8 +166,8 @@ public final class DiffBook {
    *
    * @return the proposed side's final text, or empty when this CLI had no diff open for the path
    */
-  public CompletableFuture<Optional<String>> close(String sessionId, String filePath, boolean suppressNotification)
-      throws DiffRequestException {
+  public CompletableFuture<Optional<String>> close(
+      String sessionId, String filePath, boolean suppressNotification) throws DiffRequestException {
     validatePath(filePath);
     CompletableFuture<Optional<String>> result = new CompletableFuture<>();
     synchronized (this) {
@@ -168,23 +180,27 @@ public final class DiffBook {
       byId.remove(entry.diff.id());
       // Remembered now, so an answer racing this close is refused; the text follows from the host.
       ended.put(entry.diff.id(), new DiffOutcome.ClosedByClient(entry.diff.newContent()));
-      engine.execute(() -> {
-        String content = closeView(entry).orElse(entry.diff.newContent());
-        DiffOutcome outcome = new DiffOutcome.ClosedByClient(content);
-        synchronized (this) {
-          ended.replace(entry.diff.id(), outcome);
-        }
-        tellClosed(entry, outcome);
-        if (!suppressNotification) {
-          outcomes.send(entry.diff, "ide/diffRejected", Map.of("filePath", filePath));
-        }
-        result.complete(Optional.of(content));
-      });
+      engine.execute(
+          () -> {
+            String content = closeView(entry).orElse(entry.diff.newContent());
+            DiffOutcome outcome = new DiffOutcome.ClosedByClient(content);
+            synchronized (this) {
+              ended.replace(entry.diff.id(), outcome);
+            }
+            tellClosed(entry, outcome);
+            if (!suppressNotification) {
+              outcomes.send(entry.diff, "ide/diffRejected", Map.of("filePath", filePath));
+            }
+            result.complete(Optional.of(content));
+          });
     }
     return result;
   }
 
-  /** The user accepted diff {@code id}; {@code content} is what the CLI writes, null for as proposed. */
+  /**
+   * The user accepted diff {@code id}; {@code content} is what the CLI writes, null for as
+   * proposed.
+   */
   public AnswerResult accept(DiffId id, String content) {
     return answer(id, content, true);
   }
@@ -204,14 +220,16 @@ public final class DiffBook {
         return before == null ? new AnswerResult.Unknown() : new AnswerResult.Ended(before);
       }
       byPath.remove(entry.diff.filePath(), entry);
-      outcome = accepted
-          ? new DiffOutcome.Accepted(content == null ? entry.diff.newContent() : content)
-          : new DiffOutcome.Rejected();
+      outcome =
+          accepted
+              ? new DiffOutcome.Accepted(content == null ? entry.diff.newContent() : content)
+              : new DiffOutcome.Rejected();
       end(entry, outcome);
     }
-    Map<String, Object> params = outcome instanceof DiffOutcome.Accepted a
-        ? Map.of("filePath", entry.diff.filePath(), "content", a.content())
-        : Map.of("filePath", entry.diff.filePath());
+    Map<String, Object> params =
+        outcome instanceof DiffOutcome.Accepted a
+            ? Map.of("filePath", entry.diff.filePath(), "content", a.content())
+            : Map.of("filePath", entry.diff.filePath());
     if (!outcomes.send(entry.diff, accepted ? "ide/diffAccepted" : "ide/diffRejected", params)) {
       synchronized (this) {
         ended.put(id, new DiffOutcome.ClientGone());
@@ -292,10 +310,11 @@ public final class DiffBook {
   /** Records how {@code entry} ended and queues closing its view; the caller holds the lock. */
   private void end(Entry entry, DiffOutcome outcome) {
     ended.put(entry.diff.id(), outcome);
-    engine.execute(() -> {
-      closeView(entry);
-      tellClosed(entry, outcome);
-    });
+    engine.execute(
+        () -> {
+          closeView(entry);
+          tellClosed(entry, outcome);
+        });
   }
 
   /** On the engine thread. */
@@ -319,9 +338,16 @@ public final class DiffBook {
         }
       }
       if (stillPending) {
-        shown.completeExceptionally(new DiffRequestException(e instanceof DiffViewException refused && refused.getMessage() != null
-            ? "The editor could not show the diff for " + diff.filePath() + ": " + refused.getMessage()
-            : "The editor failed to show the diff for " + diff.filePath() + "; its log says why"));
+        shown.completeExceptionally(
+            new DiffRequestException(
+                e instanceof DiffViewException refused && refused.getMessage() != null
+                    ? "The editor could not show the diff for "
+                        + diff.filePath()
+                        + ": "
+                        + refused.getMessage()
+                    : "The editor failed to show the diff for "
+                        + diff.filePath()
+                        + "; its log says why"));
         if (!(e instanceof DiffViewException)) {
           log.warn("The editor failed to show the diff for {}", diff.filePath(), e);
         }
@@ -346,7 +372,8 @@ public final class DiffBook {
     try {
       return host.closeDiff(entry.diff);
     } catch (RuntimeException e) {
-      log.warn("The editor failed to close the diff for {}: {}", entry.diff.filePath(), e.toString());
+      log.warn(
+          "The editor failed to close the diff for {}: {}", entry.diff.filePath(), e.toString());
       return Optional.empty();
     }
   }
@@ -359,23 +386,33 @@ public final class DiffBook {
     }
   }
 
-  /** Where a proposal's path leads; it must stay inside the roots all the way, every link followed. */
+  /**
+   * Where a proposal's path leads; it must stay inside the roots all the way, every link followed.
+   */
   private WorkspacePaths.Place place(String filePath) throws DiffRequestException {
     try {
       return WorkspacePaths.resolve(absolute(filePath), roots.get());
     } catch (WorkspacePaths.RefusedException e) {
-      throw new DiffRequestException(switch (e.why()) {
-        case OUTSIDE -> "filePath is outside every workspace root: ";
-        case LEADS_OUTSIDE -> "filePath resolves to a place outside every workspace root: ";
-        case DANGLING_LINK -> "filePath passes through a symbolic link that leads nowhere: ";
-        case AMBIGUOUS_DOT_DOT -> "filePath has '..' after a symbolic link, so it names another file than it reads as; "
-            + "give it without '..': ";
-        case UNRESOLVABLE -> "filePath cannot be followed: a part of it is not a folder, or may not be read: ";
-      } + filePath);
+      throw new DiffRequestException(
+          switch (e.why()) {
+                case OUTSIDE -> "filePath is outside every workspace root: ";
+                case LEADS_OUTSIDE -> "filePath resolves to a place outside every workspace root: ";
+                case DANGLING_LINK ->
+                    "filePath passes through a symbolic link that leads nowhere: ";
+                case AMBIGUOUS_DOT_DOT ->
+                    "filePath has '..' after a symbolic link, so it names another file than it reads as; "
+                        + "give it without '..': ";
+                case UNRESOLVABLE ->
+                    "filePath cannot be followed: a part of it is not a folder, or may not be read: ";
+              }
+              + filePath);
     }
   }
 
-  /** A path a CLI may close: inside the roots as written; where it leads was checked when it was proposed. */
+  /**
+   * A path a CLI may close: inside the roots as written; where it leads was checked when it was
+   * proposed.
+   */
   private void validatePath(String filePath) throws DiffRequestException {
     if (!WorkspacePaths.inside(absolute(filePath).normalize(), roots.get())) {
       throw new DiffRequestException("filePath is outside every workspace root: " + filePath);

@@ -52,7 +52,8 @@ final class ReviewedFiles {
     }
     if (!attrs.isRegularFile()) {
       throw new DiffRequestException(
-          "filePath is not a regular file (a pipe, socket, device or a link swapped in) and cannot be diffed: " + filePath);
+          "filePath is not a regular file (a pipe, socket, device or a link swapped in) and cannot be diffed: "
+              + filePath);
     }
     if (attrs.size() > MAX_FILE_BYTES) {
       throw tooLarge(filePath);
@@ -79,13 +80,17 @@ final class ReviewedFiles {
           .decode(ByteBuffer.wrap(bytes))
           .toString();
     } catch (CharacterCodingException e) {
-      throw new DiffRequestException("The file is not UTF-8 text and cannot be diffed: " + filePath);
+      throw new DiffRequestException(
+          "The file is not UTF-8 text and cannot be diffed: " + filePath);
     }
   }
 
   private static DiffRequestException tooLarge(String filePath) {
     return new DiffRequestException(
-        "The file is larger than " + MAX_FILE_BYTES / (1024 * 1024) + " MiB, the most the editor reviews: " + filePath);
+        "The file is larger than "
+            + MAX_FILE_BYTES / (1024 * 1024)
+            + " MiB, the most the editor reviews: "
+            + filePath);
   }
 
   /** In words of our own: the JDK's message names the path and an errno, not what to do. */

@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Reads files that someone else may have planted or swapped, on a pool of its own: at most a given
- * number of bytes, never through a link, and within a deadline. A file that became a FIFO after
- * its checks blocks in {@code open()}; that costs one of this pool's threads, never the caller's.
+ * number of bytes, never through a link, and within a deadline. A file that became a FIFO after its
+ * checks blocks in {@code open()}; that costs one of this pool's threads, never the caller's.
  */
 public final class BoundedReads {
 
@@ -39,6 +39,7 @@ public final class BoundedReads {
 
   private final ThreadPoolExecutor readers;
   private final int maxThreads;
+
   /** Reads past their deadline whose thread is still blocked. */
   private final AtomicInteger stalled = new AtomicInteger();
 
@@ -49,11 +50,18 @@ public final class BoundedReads {
    */
   public BoundedReads(String threadName, int maxThreads) {
     this.maxThreads = maxThreads;
-    readers = new ThreadPoolExecutor(maxThreads, maxThreads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      return t;
-    });
+    readers =
+        new ThreadPoolExecutor(
+            maxThreads,
+            maxThreads,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, threadName);
+              t.setDaemon(true);
+              return t;
+            });
     readers.allowCoreThreadTimeOut(true);
   }
 
@@ -69,18 +77,20 @@ public final class BoundedReads {
       throw new IOException("earlier reads are still stalled");
     }
     AtomicInteger state = new AtomicInteger(QUEUED);
-    Future<byte[]> read = readers.submit(() -> {
-      if (!state.compareAndSet(QUEUED, RUNNING)) {
-        throw new IOException("not read within " + deadline.toMillis() + " ms");
-      }
-      try {
-        return readAtMost(file, maxBytes);
-      } finally {
-        if (!state.compareAndSet(RUNNING, DONE)) {
-          stalled.decrementAndGet();
-        }
-      }
-    });
+    Future<byte[]> read =
+        readers.submit(
+            () -> {
+              if (!state.compareAndSet(QUEUED, RUNNING)) {
+                throw new IOException("not read within " + deadline.toMillis() + " ms");
+              }
+              try {
+                return readAtMost(file, maxBytes);
+              } finally {
+                if (!state.compareAndSet(RUNNING, DONE)) {
+                  stalled.decrementAndGet();
+                }
+              }
+            });
     try {
       return read.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {

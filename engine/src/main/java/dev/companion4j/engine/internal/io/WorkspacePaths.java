@@ -8,9 +8,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Whether a path lies inside the workspace roots, both as written (as the CLIs and the user see
- * it) and where the kernel takes it, every link on the way resolved. The one check behind
- * {@code openDiff} and {@code /ide/open}.
+ * Whether a path lies inside the workspace roots, both as written (as the CLIs and the user see it)
+ * and where the kernel takes it, every link on the way resolved. The one check behind {@code
+ * openDiff} and {@code /ide/open}.
  */
 public final class WorkspacePaths {
   private WorkspacePaths() {}
@@ -21,7 +21,9 @@ public final class WorkspacePaths {
     OUTSIDE,
     /** Inside as written, but a link on the way leads out. */
     LEADS_OUTSIDE,
-    /** A link on the way points at nothing: a write through it would create its target, anywhere. */
+    /**
+     * A link on the way points at nothing: a write through it would create its target, anywhere.
+     */
     DANGLING_LINK,
     /** A {@code ..} after a link: the kernel and the text name two different files. */
     AMBIGUOUS_DOT_DOT,
@@ -74,7 +76,10 @@ public final class WorkspacePaths {
     return new Place(normal, place.real(), place.exists());
   }
 
-  /** Whether normalized {@code path} lies inside one of {@code roots}, literally or behind a root's symlink. */
+  /**
+   * Whether normalized {@code path} lies inside one of {@code roots}, literally or behind a root's
+   * symlink.
+   */
   public static boolean inside(Path path, List<Path> roots) {
     return roots.stream().anyMatch(root -> inside(path, root));
   }

@@ -15,17 +15,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The engine thread: every host call and every listener callback runs here, one at a time, in
- * the order it was queued. Nothing on it waits for a network peer.
+ * The engine thread: every host call and every listener callback runs here, one at a time, in the
+ * order it was queued. Nothing on it waits for a network peer.
  */
 public final class EngineLoop implements Executor, EngineScheduler {
   private static final Logger log = LoggerFactory.getLogger(EngineLoop.class);
 
   /**
    * The longest anyone waits for the engine thread to have the host answer: reading the roots,
-   * showing or closing a diff, opening a file. The host contract asks for prompt answers; past
-   * this the waiting caller (a CLI's tool call, a route, a lifecycle call) gets an error instead
-   * of hanging with it.
+   * showing or closing a diff, opening a file. The host contract asks for prompt answers; past this
+   * the waiting caller (a CLI's tool call, a route, a lifecycle call) gets an error instead of
+   * hanging with it.
    */
   public static final Duration HOST_ANSWER_BOUND = Duration.ofSeconds(5);
 
@@ -33,12 +33,14 @@ public final class EngineLoop implements Executor, EngineScheduler {
   private volatile Thread owner;
 
   public EngineLoop(String name) {
-    thread = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      owner = t;
-      return t;
-    });
+    thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, name);
+              t.setDaemon(true);
+              owner = t;
+              return t;
+            });
   }
 
   @Override
@@ -68,7 +70,8 @@ public final class EngineLoop implements Executor, EngineScheduler {
   /** Runs {@code task} every {@code period}, starting after one period. */
   public void every(Duration period, Runnable task) {
     try {
-      thread.scheduleWithFixedDelay(guarded(task), period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+      thread.scheduleWithFixedDelay(
+          guarded(task), period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException stopped) {
       log.debug("Engine stopped; periodic task not scheduled");
     }
@@ -78,8 +81,8 @@ public final class EngineLoop implements Executor, EngineScheduler {
    * Runs {@code task} on the engine thread and waits for its result, at most {@link
    * #HOST_ANSWER_BOUND}; directly when already on it.
    *
-   * @throws TimeoutException when the task has not finished within the bound; it no longer runs
-   *     if it had not started
+   * @throws TimeoutException when the task has not finished within the bound; it no longer runs if
+   *     it had not started
    */
   public <T> T call(Callable<T> task) throws Exception {
     if (Thread.currentThread() == owner) {
@@ -92,7 +95,8 @@ public final class EngineLoop implements Executor, EngineScheduler {
       throw e.getCause() instanceof Exception cause ? cause : e;
     } catch (TimeoutException e) {
       result.cancel(false);
-      throw new TimeoutException("the editor did not answer within " + HOST_ANSWER_BOUND.toSeconds() + " s");
+      throw new TimeoutException(
+          "the editor did not answer within " + HOST_ANSWER_BOUND.toSeconds() + " s");
     }
   }
 

@@ -5,14 +5,19 @@ import java.io.IOException;
 /**
  * A companion's one life, {@code NEW → STARTING → RUNNING → STOPPED}, and the one lock of its
  * lifecycle. The lock is held only for steps that wait for no other thread (a state change, the
- * discovery files written or removed), never while waiting for the engine thread: a host call
- * there may wait for a UI thread that is itself asking {@link #isRunning()} or stopping the
- * companion. So a stop never waits for a start either: the starting thread finds it stopped at its
- * next step and undoes what it began.
+ * discovery files written or removed), never while waiting for the engine thread: a host call there
+ * may wait for a UI thread that is itself asking {@link #isRunning()} or stopping the companion. So
+ * a stop never waits for a start either: the starting thread finds it stopped at its next step and
+ * undoes what it began.
  */
 public final class Lifecycle {
   /** Where a companion is in its life. */
-  public enum State { NEW, STARTING, RUNNING, STOPPED }
+  public enum State {
+    NEW,
+    STARTING,
+    RUNNING,
+    STOPPED
+  }
 
   /** A step taken under the lifecycle's lock; it must not wait for another thread. */
   public interface Step {

@@ -51,7 +51,8 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
 
   @Override
   public BufferedReader getReader() {
-    return new BufferedReader(new InputStreamReader(new ByteArrayInputStream(body), StandardCharsets.UTF_8));
+    return new BufferedReader(
+        new InputStreamReader(new ByteArrayInputStream(body), StandardCharsets.UTF_8));
   }
 
   @Override

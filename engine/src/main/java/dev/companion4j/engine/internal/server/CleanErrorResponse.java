@@ -9,8 +9,8 @@ import java.io.Writer;
 
 /**
  * Answers every error the SDK produces with a short JSON-RPC error: its own error bodies are
- * serialized Java exceptions, stack trace and JDK version included. An error status set by the
- * SDK swallows what it writes after; {@link #finish()} then writes the clean answer.
+ * serialized Java exceptions, stack trace and JDK version included. An error status set by the SDK
+ * swallows what it writes after; {@link #finish()} then writes the clean answer.
  */
 final class CleanErrorResponse extends HttpServletResponseWrapper {
   private static final PrintWriter DISCARD = new PrintWriter(Writer.nullWriter());
@@ -57,7 +57,9 @@ final class CleanErrorResponse extends HttpServletResponseWrapper {
   }
 
   void finish() throws IOException {
-    if (!refused() || getResponse().isCommitted() || ((HttpServletResponse) getResponse()).getStatus() >= 400) {
+    if (!refused()
+        || getResponse().isCommitted()
+        || ((HttpServletResponse) getResponse()).getStatus() >= 400) {
       return;
     }
     HttpServletResponse response = (HttpServletResponse) getResponse();
@@ -65,9 +67,15 @@ final class CleanErrorResponse extends HttpServletResponseWrapper {
     switch (refusedStatus) {
       case 404 -> McpMessages.unknownSession(response);
       case 400 -> McpMessages.rpcError(response, 400, -32600, "Invalid Request: bad MCP request");
-      case 413 -> McpMessages.rpcError(response, 413, -32600, "Invalid Request: request body too large");
+      case 413 ->
+          McpMessages.rpcError(response, 413, -32600, "Invalid Request: request body too large");
       case 503 -> McpMessages.rpcError(response, 503, -32000, "The companion is shutting down");
-      default -> McpMessages.rpcError(response, refusedStatus, -32603, "Internal error: the request could not be processed");
+      default ->
+          McpMessages.rpcError(
+              response,
+              refusedStatus,
+              -32603,
+              "Internal error: the request could not be processed");
     }
   }
 }

@@ -1,16 +1,16 @@
 package dev.companion4j.engine.internal.server;
 
 import dev.companion4j.engine.http.HttpBodies;
+import dev.companion4j.engine.internal.session.RegisteringTransportProvider;
+import dev.companion4j.engine.internal.session.SessionRegistry;
+import dev.companion4j.engine.internal.sse.Liveness;
+import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
-import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
-import dev.companion4j.engine.internal.session.RegisteringTransportProvider;
-import dev.companion4j.engine.internal.session.SessionRegistry;
-import dev.companion4j.engine.internal.sse.Liveness;
 import io.modelcontextprotocol.spec.McpSchema;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class CompanionServer {
   private static final Logger log = LoggerFactory.getLogger(CompanionServer.class);
+
   /** The single MCP endpoint both CLIs connect to. */
   public static final String MCP_PATH = "/mcp";
 
@@ -81,7 +82,8 @@ public final class CompanionServer {
     QueuedThreadPool threads = new QueuedThreadPool(64, 2);
     threads.setName("companion4j-http");
     threads.setDaemon(true);
-    jetty = new Server(threads, new ScheduledExecutorScheduler("companion4j-http-timer", true), null);
+    jetty =
+        new Server(threads, new ScheduledExecutorScheduler("companion4j-http-timer", true), null);
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendDateHeader(false);
@@ -97,9 +99,9 @@ public final class CompanionServer {
   }
 
   /**
-   * Binds the loopback port. Connections made from now on wait in the socket's backlog until
-   * {@link #start()} serves them, so the discovery files can be written before the heavier MCP
-   * set-up runs.
+   * Binds the loopback port. Connections made from now on wait in the socket's backlog until {@link
+   * #start()} serves them, so the discovery files can be written before the heavier MCP set-up
+   * runs.
    */
   public void open() throws Exception {
     connector.open();
@@ -114,7 +116,8 @@ public final class CompanionServer {
             .jsonMapper(jsonMapper)
             .mcpEndpoint(MCP_PATH)
             .maxRequestSize(settings.maxBodyBytes())
-            // The engine's liveness sweep pings the sessions; the SDK's own pinger would be a second.
+            // The engine's liveness sweep pings the sessions; the SDK's own pinger would be a
+            // second.
             .keepAliveInterval(null)
             .build();
     mcp =
@@ -136,7 +139,8 @@ public final class CompanionServer {
     context.setContextPath("/");
     settings.liveness().serve(context.getServletContext());
     List<String> hostSpecs = settings.routes().stream().map(Route::pathSpec).toList();
-    List<String> openSpecs = settings.routes().stream().filter(Route::open).map(Route::pathSpec).toList();
+    List<String> openSpecs =
+        settings.routes().stream().filter(Route::open).map(Route::pathSpec).toList();
     RequestGuard guard =
         new RequestGuard(
             settings.authToken(),
@@ -145,7 +149,8 @@ public final class CompanionServer {
             path -> openSpecs.stream().anyMatch(spec -> matches(path, spec)),
             settings.maxBodyBytes());
     addFilter(context, guard, "/*");
-    addFilter(context, new McpTransportFilter(settings.sessions(), settings.maxBodyBytes()), MCP_PATH);
+    addFilter(
+        context, new McpTransportFilter(settings.sessions(), settings.maxBodyBytes()), MCP_PATH);
     ServletHolder mcpServlet = new ServletHolder("mcp", transport);
     mcpServlet.setAsyncSupported(true);
     context.addServlet(mcpServlet, MCP_PATH);
@@ -161,17 +166,19 @@ public final class CompanionServer {
     jetty.start();
   }
 
-  private static void addFilter(ServletContextHandler context, jakarta.servlet.Filter filter, String pathSpec) {
+  private static void addFilter(
+      ServletContextHandler context, jakarta.servlet.Filter filter, String pathSpec) {
     FilterHolder holder = new FilterHolder(filter);
-    // Without async support the SDK's SSE streams fail with 500 while the CLI still looks connected.
+    // Without async support the SDK's SSE streams fail with 500 while the CLI still looks
+    // connected.
     holder.setAsyncSupported(true);
     context.addFilter(holder, pathSpec, EnumSet.of(DispatcherType.REQUEST));
   }
 
   /**
    * Whether {@code path} is served by the servlet mapped at {@code pathSpec}, as Jetty routes: a
-   * {@code /x/*} spec serves {@code /x} and everything below it, any other spec that path alone
-   * (an exact {@code /ide/proof} must not open {@code /ide/proof/…}, which {@code /ide/*} serves).
+   * {@code /x/*} spec serves {@code /x} and everything below it, any other spec that path alone (an
+   * exact {@code /ide/proof} must not open {@code /ide/proof/…}, which {@code /ide/*} serves).
    */
   private static boolean matches(String path, String pathSpec) {
     if (!pathSpec.endsWith("/*")) {

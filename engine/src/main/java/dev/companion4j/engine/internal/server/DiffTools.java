@@ -18,7 +18,9 @@ import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The {@code openDiff} and {@code closeDiff} tools; both CLIs enable diffing only when both exist. */
+/**
+ * The {@code openDiff} and {@code closeDiff} tools; both CLIs enable diffing only when both exist.
+ */
 public final class DiffTools {
   private static final Logger log = LoggerFactory.getLogger(DiffTools.class);
 
@@ -28,65 +30,98 @@ public final class DiffTools {
     McpSchema.Tool openDiff =
         McpSchema.Tool.builder()
             .name("openDiff")
-            .description("Opens a diff view in the editor so the user can review, edit and accept or reject a proposed change to a file.")
+            .description(
+                "Opens a diff view in the editor so the user can review, edit and accept or reject a proposed change to a file.")
             .inputSchema(
                 Map.of(
                     "type", "object",
                     "properties",
                         Map.of(
-                            "filePath", Map.of("type", "string", "description", "Absolute path of the file to change."),
-                            "newContent", Map.of("type", "string", "description", "The proposed full content of the file.")),
+                            "filePath",
+                                Map.of(
+                                    "type",
+                                    "string",
+                                    "description",
+                                    "Absolute path of the file to change."),
+                            "newContent",
+                                Map.of(
+                                    "type",
+                                    "string",
+                                    "description",
+                                    "The proposed full content of the file.")),
                     "required", List.of("filePath", "newContent")))
             .build();
     McpSchema.Tool closeDiff =
         McpSchema.Tool.builder()
             .name("closeDiff")
-            .description("Closes the diff view for a file and returns the proposed side's final content.")
+            .description(
+                "Closes the diff view for a file and returns the proposed side's final content.")
             .inputSchema(
                 Map.of(
                     "type", "object",
                     "properties",
                         Map.of(
-                            "filePath", Map.of("type", "string", "description", "Absolute path of the file whose diff to close."),
+                            "filePath",
+                                Map.of(
+                                    "type",
+                                    "string",
+                                    "description",
+                                    "Absolute path of the file whose diff to close."),
                             "suppressNotification",
-                                Map.of("type", "boolean", "description", "When true, no accepted or rejected notification follows.")),
+                                Map.of(
+                                    "type",
+                                    "boolean",
+                                    "description",
+                                    "When true, no accepted or rejected notification follows.")),
                     "required", List.of("filePath")))
             .build();
     return List.of(
         SyncToolSpecification.builder()
             .tool(openDiff)
-            .callHandler((exchange, request) -> openDiff(diffs, exchange.sessionId(), request.arguments()))
+            .callHandler(
+                (exchange, request) -> openDiff(diffs, exchange.sessionId(), request.arguments()))
             .build(),
         SyncToolSpecification.builder()
             .tool(closeDiff)
-            .callHandler((exchange, request) -> closeDiff(diffs, exchange.sessionId(), request.arguments()))
+            .callHandler(
+                (exchange, request) -> closeDiff(diffs, exchange.sessionId(), request.arguments()))
             .build());
   }
 
-  private static CallToolResult openDiff(DiffBook diffs, String sessionId, Map<String, Object> args) {
+  private static CallToolResult openDiff(
+      DiffBook diffs, String sessionId, Map<String, Object> args) {
     try {
       String filePath = requireString(args, "filePath");
       String newContent = requireString(args, "newContent");
-      await(diffs.open(sessionId, filePath, newContent), "show the diff for " + filePath, "the proposal was withdrawn");
+      await(
+          diffs.open(sessionId, filePath, newContent),
+          "show the diff for " + filePath,
+          "the proposal was withdrawn");
       return CallToolResult.builder().content(List.of()).build();
     } catch (DiffRequestException e) {
       return error(e.getMessage());
     }
   }
 
-  private static CallToolResult closeDiff(DiffBook diffs, String sessionId, Map<String, Object> args) {
+  private static CallToolResult closeDiff(
+      DiffBook diffs, String sessionId, Map<String, Object> args) {
     try {
       String filePath = requireString(args, "filePath");
       Object suppress = args == null ? null : args.get("suppressNotification");
       if (suppress != null && !(suppress instanceof Boolean)) {
         throw new DiffRequestException("suppressNotification must be a boolean");
       }
-      Optional<String> content = await(
-          diffs.close(sessionId, filePath, Boolean.TRUE.equals(suppress)), "close the diff for " + filePath, "it is closed for the companion");
+      Optional<String> content =
+          await(
+              diffs.close(sessionId, filePath, Boolean.TRUE.equals(suppress)),
+              "close the diff for " + filePath,
+              "it is closed for the companion");
       // The CLIs parse this text as JSON, not as the raw content the specs describe.
       Map<String, Object> body = new LinkedHashMap<>();
       body.put("content", content.orElse(null));
-      return CallToolResult.builder().addTextContent(HttpBodies.JSON.writeValueAsString(body)).build();
+      return CallToolResult.builder()
+          .addTextContent(HttpBodies.JSON.writeValueAsString(body))
+          .build();
     } catch (DiffRequestException e) {
       return error(e.getMessage());
     }
@@ -100,13 +135,19 @@ public final class DiffTools {
    * @param what what the editor did not do in time, for the CLI
    * @param after what that means for the diff
    */
-  private static <T> T await(CompletableFuture<T> step, String what, String after) throws DiffRequestException {
+  private static <T> T await(CompletableFuture<T> step, String what, String after)
+      throws DiffRequestException {
     try {
       return step.get(EngineLoop.HOST_ANSWER_BOUND.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       step.cancel(false);
       throw new DiffRequestException(
-          "The editor did not " + what + " within " + EngineLoop.HOST_ANSWER_BOUND.toSeconds() + " s; " + after);
+          "The editor did not "
+              + what
+              + " within "
+              + EngineLoop.HOST_ANSWER_BOUND.toSeconds()
+              + " s; "
+              + after);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof DiffRequestException refused) {
         throw refused;
@@ -120,7 +161,8 @@ public final class DiffTools {
     }
   }
 
-  private static String requireString(Map<String, Object> args, String name) throws DiffRequestException {
+  private static String requireString(Map<String, Object> args, String name)
+      throws DiffRequestException {
     Object value = args == null ? null : args.get(name);
     if (value == null) {
       throw new DiffRequestException(name + " is required");

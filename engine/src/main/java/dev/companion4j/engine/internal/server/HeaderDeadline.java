@@ -23,11 +23,16 @@ final class HeaderDeadline implements Connection.Listener {
 
   @Override
   public void onOpened(Connection connection) {
-    connector.getScheduler().schedule(() -> {
-      if (connection.getMessagesIn() == 0 && connection.getEndPoint().isOpen()) {
-        connection.getEndPoint().close();
-      }
-    }, deadlineMillis, TimeUnit.MILLISECONDS);
+    connector
+        .getScheduler()
+        .schedule(
+            () -> {
+              if (connection.getMessagesIn() == 0 && connection.getEndPoint().isOpen()) {
+                connection.getEndPoint().close();
+              }
+            },
+            deadlineMillis,
+            TimeUnit.MILLISECONDS);
   }
 
   @Override

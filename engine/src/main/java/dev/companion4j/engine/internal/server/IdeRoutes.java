@@ -8,11 +8,11 @@ import dev.companion4j.engine.HostFeature;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.OpenEditor;
 import dev.companion4j.engine.OpenEditorsReport;
+import dev.companion4j.engine.http.HttpBodies;
 import dev.companion4j.engine.internal.io.WorkspacePaths;
+import dev.companion4j.engine.internal.loop.EngineLoop;
 import dev.companion4j.wire.BadRequest;
 import dev.companion4j.wire.JsonFields;
-import dev.companion4j.engine.http.HttpBodies;
-import dev.companion4j.engine.internal.loop.EngineLoop;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -44,7 +44,9 @@ public final class IdeRoutes extends HttpServlet {
 
   private final transient Ide companion;
 
-  /** What the routes ask of the companion they serve; answered from memory except {@link #openFile}. */
+  /**
+   * What the routes ask of the companion they serve; answered from memory except {@link #openFile}.
+   */
   public interface Ide {
     IdeInfo ideInfo();
 
@@ -78,8 +80,12 @@ public final class IdeRoutes extends HttpServlet {
   protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     switch (route(req)) {
       case "/status" -> HttpBodies.json(resp, 200, companion.status());
-      case "/editors" -> HttpBodies.json(resp, 200,
-          new OpenEditorsReport(companion.features().contains(HostFeature.DIRTY_STATE), companion.openEditors()));
+      case "/editors" ->
+          HttpBodies.json(
+              resp,
+              200,
+              new OpenEditorsReport(
+                  companion.features().contains(HostFeature.DIRTY_STATE), companion.openEditors()));
       case "/diagnostics" -> diagnostics(req, resp);
       case "/open" -> HttpBodies.error(resp, 405, "POST /ide/open with {path, line?, character?}");
       default -> notFound(req, resp);
@@ -119,7 +125,13 @@ public final class IdeRoutes extends HttpServlet {
       }
       HttpBodies.error(resp, 503, why);
     } catch (TimeoutException e) {
-      HttpBodies.error(resp, 504, companion.ideInfo().displayName() + " did not open the file within " + OPEN_BOUND_SECONDS + " s");
+      HttpBodies.error(
+          resp,
+          504,
+          companion.ideInfo().displayName()
+              + " did not open the file within "
+              + OPEN_BOUND_SECONDS
+              + " s");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       HttpBodies.error(resp, 503, "the companion is stopping");
@@ -128,8 +140,11 @@ public final class IdeRoutes extends HttpServlet {
 
   private void diagnostics(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     if (!companion.features().contains(HostFeature.DIAGNOSTICS)) {
-      HttpBodies.error(resp, 501, companion.ideInfo().displayName()
-          + " does not report diagnostics to the companion (an editor plugin with diagnostics support must send them)");
+      HttpBodies.error(
+          resp,
+          501,
+          companion.ideInfo().displayName()
+              + " does not report diagnostics to the companion (an editor plugin with diagnostics support must send them)");
       return;
     }
     String path = req.getParameter("path");
@@ -138,7 +153,11 @@ public final class IdeRoutes extends HttpServlet {
       return;
     }
     try {
-      HttpBodies.json(resp, 200, new DiagnosticsReport(List.of(companion.diagnostics(JsonFields.absolutePath("path", path)))));
+      HttpBodies.json(
+          resp,
+          200,
+          new DiagnosticsReport(
+              List.of(companion.diagnostics(JsonFields.absolutePath("path", path)))));
     } catch (BadRequest e) {
       HttpBodies.error(resp, 400, e.getMessage());
     }
@@ -148,24 +167,28 @@ public final class IdeRoutes extends HttpServlet {
   private record OpenRequest(String path, int line, int character) {
     static OpenRequest of(JsonNode body) throws BadRequest {
       if (body == null || !body.isObject() || !body.path("path").isString()) {
-        throw new BadRequest("expected {\"path\": \"/absolute/file\", \"line\": 12, \"character\": 5}; line and character may be left out");
+        throw new BadRequest(
+            "expected {\"path\": \"/absolute/file\", \"line\": 12, \"character\": 5}; line and character may be left out");
       }
       return new OpenRequest(
-          body.get("path").asString(), JsonFields.optionalPosition(body, "line"), JsonFields.optionalPosition(body, "character"));
+          body.get("path").asString(),
+          JsonFields.optionalPosition(body, "line"),
+          JsonFields.optionalPosition(body, "character"));
     }
   }
 
   /**
-   * Checks a request to show a file at once, then asks the host on the engine thread: the host
-   * must offer {@link HostFeature#OPEN_FILE}, and the file must be a regular file inside a
-   * workspace root, also once symlinks are resolved.
+   * Checks a request to show a file at once, then asks the host on the engine thread: the host must
+   * offer {@link HostFeature#OPEN_FILE}, and the file must be a regular file inside a workspace
+   * root, also once symlinks are resolved.
    *
    * @throws UnsupportedOperationException when the host cannot open files
    * @throws BadRequest when the file may not or cannot be opened, with the reason
    */
   private CompletableFuture<String> openFile(OpenRequest open) throws BadRequest {
     if (!companion.features().contains(HostFeature.OPEN_FILE)) {
-      throw new UnsupportedOperationException(companion.ideInfo().displayName() + " cannot open files on request");
+      throw new UnsupportedOperationException(
+          companion.ideInfo().displayName() + " cannot open files on request");
     }
     if (open.line() == 0 && open.character() > 0) {
       throw new BadRequest("a character needs a line, got 0:" + open.character());
@@ -179,13 +202,24 @@ public final class IdeRoutes extends HttpServlet {
     try {
       place = WorkspacePaths.resolve(path, companion.workspaceRoots());
     } catch (WorkspacePaths.RefusedException e) {
-      throw new BadRequest(switch (e.why()) {
-        case OUTSIDE -> file + " is outside the workspace (" + companion.workspacePath() + "); only files inside it are opened";
-        case LEADS_OUTSIDE -> file + " leads outside the workspace through a symbolic link; only files inside it are opened";
-        case DANGLING_LINK -> "no such file: " + file + " passes through a symbolic link that leads nowhere";
-        case AMBIGUOUS_DOT_DOT -> file + " has '..' after a symbolic link, so it names another file than it reads as; give it without '..'";
-        case UNRESOLVABLE -> "no such file: a part of " + file + " is not a folder, or may not be read";
-      });
+      throw new BadRequest(
+          switch (e.why()) {
+            case OUTSIDE ->
+                file
+                    + " is outside the workspace ("
+                    + companion.workspacePath()
+                    + "); only files inside it are opened";
+            case LEADS_OUTSIDE ->
+                file
+                    + " leads outside the workspace through a symbolic link; only files inside it are opened";
+            case DANGLING_LINK ->
+                "no such file: " + file + " passes through a symbolic link that leads nowhere";
+            case AMBIGUOUS_DOT_DOT ->
+                file
+                    + " has '..' after a symbolic link, so it names another file than it reads as; give it without '..'";
+            case UNRESOLVABLE ->
+                "no such file: a part of " + file + " is not a folder, or may not be read";
+          });
     }
     if (!place.exists()) {
       throw new BadRequest("no such file: " + file);
@@ -200,8 +234,15 @@ public final class IdeRoutes extends HttpServlet {
     return req.getPathInfo() == null ? "" : req.getPathInfo();
   }
 
-  private static void notFound(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-    HttpBodies.error(resp, 404, "no route " + req.getMethod() + " /ide" + route(req)
-        + "; the companion serves GET /ide/status, /ide/editors, /ide/diagnostics[?path=] and POST /ide/open");
+  private static void notFound(HttpServletRequest req, HttpServletResponse resp)
+      throws IOException {
+    HttpBodies.error(
+        resp,
+        404,
+        "no route "
+            + req.getMethod()
+            + " /ide"
+            + route(req)
+            + "; the companion serves GET /ide/status, /ide/editors, /ide/diagnostics[?path=] and POST /ide/open");
   }
 }

@@ -17,17 +17,19 @@ final class JsonErrorHandler extends ErrorHandler {
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     int status = response.getStatus();
-    String message = switch (status) {
-      case 400 -> "malformed request: check the request line, the path's encoding, the Host and the headers";
-      case 404 -> "no such route";
-      case 405 -> "method not allowed";
-      case 413 -> "request too large";
-      case 414 -> "request URI too long";
-      case 431 -> "request headers too large";
-      case 500 -> "the companion failed to answer";
-      case 505 -> "HTTP version not supported; use HTTP/1.1";
-      default -> "request refused (" + status + ")";
-    };
+    String message =
+        switch (status) {
+          case 400 ->
+              "malformed request: check the request line, the path's encoding, the Host and the headers";
+          case 404 -> "no such route";
+          case 405 -> "method not allowed";
+          case 413 -> "request too large";
+          case 414 -> "request URI too long";
+          case 431 -> "request headers too large";
+          case 500 -> "the companion failed to answer";
+          case 505 -> "HTTP version not supported; use HTTP/1.1";
+          default -> "request refused (" + status + ")";
+        };
     byte[] body = ("{\"error\":\"" + message + "\"}").getBytes(StandardCharsets.UTF_8);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);

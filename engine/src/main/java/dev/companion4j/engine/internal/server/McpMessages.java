@@ -19,7 +19,9 @@ final class McpMessages {
    * Java exception; the CLIs never send them.
    */
   static String invalidEnvelope(JsonNode message, String accept) {
-    if (accept == null || !accept.contains("application/json") || !accept.contains("text/event-stream")) {
+    if (accept == null
+        || !accept.contains("application/json")
+        || !accept.contains("text/event-stream")) {
       return "Accept must list application/json and text/event-stream";
     }
     if (!"2.0".equals(message.path("jsonrpc").asString(null))) {
@@ -72,7 +74,8 @@ final class McpMessages {
     rpcError(response, status, null, code, message);
   }
 
-  static void rpcError(HttpServletResponse response, int status, JsonNode id, int code, String message)
+  static void rpcError(
+      HttpServletResponse response, int status, JsonNode id, int code, String message)
       throws IOException {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("jsonrpc", "2.0");

@@ -39,7 +39,8 @@ public final class McpTransportFilter extends HttpFilter {
   }
 
   @Override
-  protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+  protected void doFilter(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
     String sessionId = request.getHeader(SESSION_HEADER);
     CleanErrorResponse cleanErrors = new CleanErrorResponse(response);
@@ -48,7 +49,8 @@ public final class McpTransportFilter extends HttpFilter {
       case "GET" -> get(request, response, sessionId);
       case "DELETE" -> {
         if (sessionId == null) {
-          McpMessages.rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required");
+          McpMessages.rpcError(
+              response, 400, -32600, "Invalid Request: the mcp-session-id header is required");
           return;
         }
         if (!sessions.isLive(sessionId)) {
@@ -58,14 +60,19 @@ public final class McpTransportFilter extends HttpFilter {
         chain.doFilter(request, cleanErrors);
         sessions.close(sessionId, SessionRegistry.Departure.GOODBYE);
       }
-      default -> HttpBodies.error(response, 405, "method not allowed; MCP uses GET, POST and DELETE");
+      default ->
+          HttpBodies.error(response, 405, "method not allowed; MCP uses GET, POST and DELETE");
     }
     cleanErrors.finish();
   }
 
   /** Refusals of its own go to {@code response}; what the SDK answers goes through {@code sdk}. */
   private void post(
-      HttpServletRequest request, HttpServletResponse response, HttpServletResponse sdk, FilterChain chain, String sessionId)
+      HttpServletRequest request,
+      HttpServletResponse response,
+      HttpServletResponse sdk,
+      FilterChain chain,
+      String sessionId)
       throws IOException, ServletException {
     byte[] body;
     try {
@@ -82,11 +89,13 @@ public final class McpTransportFilter extends HttpFilter {
       return;
     }
     if (message != null && message.isArray()) {
-      McpMessages.rpcError(response, 400, -32600, "Invalid Request: JSON-RPC batches are not supported");
+      McpMessages.rpcError(
+          response, 400, -32600, "Invalid Request: JSON-RPC batches are not supported");
       return;
     }
     if (message == null || !message.isObject()) {
-      McpMessages.rpcError(response, 400, -32600, "Invalid Request: expected a JSON-RPC message object");
+      McpMessages.rpcError(
+          response, 400, -32600, "Invalid Request: expected a JSON-RPC message object");
       return;
     }
     String invalid = McpMessages.invalidEnvelope(message, request.getHeader("Accept"));
@@ -94,14 +103,20 @@ public final class McpTransportFilter extends HttpFilter {
       McpMessages.rpcError(response, 400, -32600, "Invalid Request: " + invalid);
       return;
     }
-    JsonNode initialize = "initialize".equals(message.path("method").asString(null)) ? message : null;
+    JsonNode initialize =
+        "initialize".equals(message.path("method").asString(null)) ? message : null;
     if (initialize == null && sessionId == null) {
-      McpMessages.rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required after initialize");
+      McpMessages.rpcError(
+          response,
+          400,
+          -32600,
+          "Invalid Request: the mcp-session-id header is required after initialize");
       return;
     }
     if (initialize != null && sessions.isFull()) {
       // Checked again, atomically, when the SDK creates the session; this spares it a logged error.
-      McpMessages.rpcError(response, 503, -32000, "Too many connected clients; close another CLI session first");
+      McpMessages.rpcError(
+          response, 503, -32000, "Too many connected clients; close another CLI session first");
       return;
     }
     if (sessionId != null && !sessions.touch(sessionId)) {
@@ -124,7 +139,8 @@ public final class McpTransportFilter extends HttpFilter {
     }
     if (initialize != null && sessions.refusedForCapacity()) {
       response.resetBuffer();
-      McpMessages.rpcError(response, 503, -32000, "Too many connected clients; close another CLI session first");
+      McpMessages.rpcError(
+          response, 503, -32000, "Too many connected clients; close another CLI session first");
     }
   }
 
@@ -132,11 +148,16 @@ public final class McpTransportFilter extends HttpFilter {
       throws IOException, ServletException {
     String accept = request.getHeader("Accept");
     if (accept == null || !accept.contains("text/event-stream")) {
-      McpMessages.rpcError(response, 406, -32600, "Invalid Request: the notification stream needs Accept: text/event-stream");
+      McpMessages.rpcError(
+          response,
+          406,
+          -32600,
+          "Invalid Request: the notification stream needs Accept: text/event-stream");
       return;
     }
     if (sessionId == null) {
-      McpMessages.rpcError(response, 400, -32600, "Invalid Request: the mcp-session-id header is required");
+      McpMessages.rpcError(
+          response, 400, -32600, "Invalid Request: the mcp-session-id header is required");
       return;
     }
     if (!sessions.openStream(sessionId, request, response)) {

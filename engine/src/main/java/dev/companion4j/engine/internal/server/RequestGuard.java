@@ -20,16 +20,19 @@ import java.util.function.Predicate;
  * rebinding), no foreign Origin (against pages in the user's browser), and the bearer token. Each
  * refusal says what was wrong; none echoes what the client sent.
  *
- * <p>Which routes are public is decided on the path the server routes on, never on the raw
- * request line: {@code /review/../editor/diffs} is refused outright, and would otherwise be routed
- * to {@code /editor/diffs}.
+ * <p>Which routes are public is decided on the path the server routes on, never on the raw request
+ * line: {@code /review/../editor/diffs} is refused outright, and would otherwise be routed to
+ * {@code /editor/diffs}.
  */
 public final class RequestGuard extends HttpFilter {
   private static final long serialVersionUID = 1L;
-  private static final Set<String> LOCAL_HOST_NAMES = Set.of("127.0.0.1", "localhost", "host.docker.internal");
+  private static final Set<String> LOCAL_HOST_NAMES =
+      Set.of("127.0.0.1", "localhost", "host.docker.internal");
   private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "DELETE");
 
-  /** What the guard looks at in a request; the servlet adapter fills it, tests build it directly. */
+  /**
+   * What the guard looks at in a request; the servlet adapter fills it, tests build it directly.
+   */
   public record Inbound(
       String method,
       String rawPath,
@@ -43,7 +46,9 @@ public final class RequestGuard extends HttpFilter {
   public sealed interface Decision {
     record Pass() implements Decision {}
 
-    /** @param challenge whether to ask for a bearer token ({@code WWW-Authenticate}) */
+    /**
+     * @param challenge whether to ask for a bearer token ({@code WWW-Authenticate})
+     */
     record Refuse(int status, String message, boolean challenge) implements Decision {}
   }
 
@@ -77,7 +82,8 @@ public final class RequestGuard extends HttpFilter {
   }
 
   @Override
-  protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+  protected void doFilter(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
     String pathInfo = request.getPathInfo();
     Inbound inbound =
@@ -105,16 +111,20 @@ public final class RequestGuard extends HttpFilter {
   /** The whole decision, free of any server: the same request always gets the same answer. */
   public Decision decide(Inbound r) {
     if (!METHODS.contains(r.method())) {
-      return new Decision.Refuse(405, "method not allowed; the companion serves GET, HEAD, POST and DELETE", false);
+      return new Decision.Refuse(
+          405, "method not allowed; the companion serves GET, HEAD, POST and DELETE", false);
     }
     if (!isCanonical(r.rawPath()) || !r.rawPath().equals(r.routedPath())) {
       return new Decision.Refuse(
-          400, "request paths with dot segments, encoded separators or path parameters are refused", false);
+          400,
+          "request paths with dot segments, encoded separators or path parameters are refused",
+          false);
     }
     if (!isOwnHost(r.host())) {
       return new Decision.Refuse(403, "Host header does not name this companion", false);
     }
-    if (r.origin() != null && !(ownOriginAllowedFor.test(r.routedPath()) && isOwnOrigin(r.origin()))) {
+    if (r.origin() != null
+        && !(ownOriginAllowedFor.test(r.routedPath()) && isOwnOrigin(r.origin()))) {
       return new Decision.Refuse(403, "requests from browser origins are refused", false);
     }
     if (openFor.test(r.routedPath())) {
@@ -126,23 +136,29 @@ public final class RequestGuard extends HttpFilter {
       return new Decision.Refuse(401, "missing or wrong bearer token", true);
     }
     if (r.contentLength() > maxBodyBytes) {
-      return new Decision.Refuse(413, "request body exceeds the limit of " + maxBodyBytes + " bytes", false);
+      return new Decision.Refuse(
+          413, "request body exceeds the limit of " + maxBodyBytes + " bytes", false);
     }
     return PASS;
   }
 
   /**
-   * Whether a raw request path is already in the form the server routes on: no {@code .} or
-   * {@code ..} segment, no empty segment, no encoded dot, slash or backslash, no backslash and no
-   * {@code ;} parameters. The companion's own routes never need any of these.
+   * Whether a raw request path is already in the form the server routes on: no {@code .} or {@code
+   * ..} segment, no empty segment, no encoded dot, slash or backslash, no backslash and no {@code
+   * ;} parameters. The companion's own routes never need any of these.
    */
   static boolean isCanonical(String rawPath) {
     if (rawPath == null || !rawPath.startsWith("/")) {
       return false;
     }
     String lower = rawPath.toLowerCase(Locale.ROOT);
-    if (lower.contains("%2e") || lower.contains("%2f") || lower.contains("%5c") || lower.contains("%25")
-        || lower.contains("\\") || lower.contains(";") || lower.contains("//")) {
+    if (lower.contains("%2e")
+        || lower.contains("%2f")
+        || lower.contains("%5c")
+        || lower.contains("%25")
+        || lower.contains("\\")
+        || lower.contains(";")
+        || lower.contains("//")) {
       return false;
     }
     for (String segment : rawPath.split("/", -1)) {
@@ -162,7 +178,8 @@ public final class RequestGuard extends HttpFilter {
       return false;
     }
     String name = host.substring(0, colon);
-    return LOCAL_HOST_NAMES.contains(name) && host.substring(colon + 1).equals(Integer.toString(port.getAsInt()));
+    return LOCAL_HOST_NAMES.contains(name)
+        && host.substring(colon + 1).equals(Integer.toString(port.getAsInt()));
   }
 
   private boolean isOwnOrigin(String origin) {

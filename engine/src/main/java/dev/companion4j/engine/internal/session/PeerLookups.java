@@ -10,9 +10,9 @@ import java.util.concurrent.Executor;
 import java.util.stream.Collectors;
 
 /**
- * Names the processes behind connecting CLIs, many at a time: lookups asked for while one pass
- * over {@code /proc} runs are answered together by the next, so twenty CLIs connecting at once
- * cost two or three passes rather than twenty. Each pass runs on the given executor, one at a time.
+ * Names the processes behind connecting CLIs, many at a time: lookups asked for while one pass over
+ * {@code /proc} runs are answered together by the next, so twenty CLIs connecting at once cost two
+ * or three passes rather than twenty. Each pass runs on the given executor, one at a time.
  *
  * <p>Thread-safe. The futures complete on the executor's thread.
  */
@@ -26,15 +26,17 @@ public final class PeerLookups {
 
   private record Lookup(int serverPort, int clientPort, CompletableFuture<ClientProcess> answer) {}
 
-  /** @param executor runs the passes; one thread is enough, and more gain nothing */
+  /**
+   * @param executor runs the passes; one thread is enough, and more gain nothing
+   */
   public PeerLookups(PeerProcesses peers, Executor executor) {
     this.peers = peers;
     this.executor = executor;
   }
 
   /**
-   * The process behind the connection from {@code clientPort} to {@code serverPort}, or
-   * {@link ClientProcess#UNKNOWN}; ask while the connection is open.
+   * The process behind the connection from {@code clientPort} to {@code serverPort}, or {@link
+   * ClientProcess#UNKNOWN}; ask while the connection is open.
    */
   public CompletableFuture<ClientProcess> identify(int serverPort, int clientPort) {
     Lookup lookup = new Lookup(serverPort, clientPort, new CompletableFuture<>());
@@ -57,11 +59,15 @@ public final class PeerLookups {
       waiting.clear();
       passQueued = false;
     }
-    Map<Integer, List<Lookup>> byServerPort = batch.stream().collect(Collectors.groupingBy(Lookup::serverPort));
-    byServerPort.forEach((serverPort, lookups) -> {
-      Set<Integer> clientPorts = lookups.stream().map(Lookup::clientPort).collect(Collectors.toSet());
-      Map<Integer, ClientProcess> found = peers.identifyAll(serverPort, clientPorts);
-      lookups.forEach(l -> l.answer().complete(found.getOrDefault(l.clientPort(), ClientProcess.UNKNOWN)));
-    });
+    Map<Integer, List<Lookup>> byServerPort =
+        batch.stream().collect(Collectors.groupingBy(Lookup::serverPort));
+    byServerPort.forEach(
+        (serverPort, lookups) -> {
+          Set<Integer> clientPorts =
+              lookups.stream().map(Lookup::clientPort).collect(Collectors.toSet());
+          Map<Integer, ClientProcess> found = peers.identifyAll(serverPort, clientPorts);
+          lookups.forEach(
+              l -> l.answer().complete(found.getOrDefault(l.clientPort(), ClientProcess.UNKNOWN)));
+        });
   }
 }

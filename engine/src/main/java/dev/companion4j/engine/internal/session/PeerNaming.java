@@ -20,12 +20,18 @@ public final class PeerNaming implements AutoCloseable {
   /** Past this, a CLI is served unnamed rather than kept waiting. */
   static final Duration BOUND = Duration.ofSeconds(2);
 
-  private final ThreadPoolExecutor thread = new ThreadPoolExecutor(
-      0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-        Thread t = new Thread(r, "companion4j-peers");
-        t.setDaemon(true);
-        return t;
-      });
+  private final ThreadPoolExecutor thread =
+      new ThreadPoolExecutor(
+          0,
+          1,
+          10,
+          TimeUnit.SECONDS,
+          new LinkedBlockingQueue<>(),
+          r -> {
+            Thread t = new Thread(r, "companion4j-peers");
+            t.setDaemon(true);
+            return t;
+          });
   private final PeerLookups lookups = new PeerLookups(PeerProcesses.system(), thread);
 
   /**

@@ -20,17 +20,21 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Finds the process at the other end of a loopback connection from Linux's {@code /proc}: the
  * socket in {@code net/tcp} and {@code net/tcp6}, the process holding it, its program (from the
- * {@code package.json} next to the script it runs) and its terminal. Only this user's processes
- * can be read, so another user's CLI stays unknown; elsewhere than Linux everything does.
+ * {@code package.json} next to the script it runs) and its terminal. Only this user's processes can
+ * be read, so another user's CLI stays unknown; elsewhere than Linux everything does.
  */
 public final class PeerProcesses {
-  private static final Map<String, String> PROGRAMS = Map.of(
-      "@qwen-code/qwen-code", "Qwen Code",
-      "@google/gemini-cli", "Gemini CLI");
+  private static final Map<String, String> PROGRAMS =
+      Map.of(
+          "@qwen-code/qwen-code", "Qwen Code",
+          "@google/gemini-cli", "Gemini CLI");
+
   /** How far up from a script its package.json may be ({@code bundle/gemini.js} is one level). */
   private static final int PACKAGE_DEPTH = 3;
+
   /** How many parents are asked for a terminal when the process itself has none on fd 0-2. */
   private static final int TERMINAL_DEPTH = 4;
+
   private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
   private final Path proc;
@@ -49,7 +53,8 @@ public final class PeerProcesses {
    * machine, or {@link ClientProcess#UNKNOWN}.
    */
   public ClientProcess identify(int serverPort, int clientPort) {
-    return identifyAll(serverPort, Set.of(clientPort)).getOrDefault(clientPort, ClientProcess.UNKNOWN);
+    return identifyAll(serverPort, Set.of(clientPort))
+        .getOrDefault(clientPort, ClientProcess.UNKNOWN);
   }
 
   /**
@@ -62,8 +67,11 @@ public final class PeerProcesses {
     try {
       Map<Long, Integer> portsByInode = socketInodes(serverPort, clientPorts);
       Map<Long, ClientProcess> described = new HashMap<>();
-      holders(portsByInode.keySet()).forEach((inode, pid) ->
-          found.put(portsByInode.get(inode), described.computeIfAbsent(pid, this::describe)));
+      holders(portsByInode.keySet())
+          .forEach(
+              (inode, pid) ->
+                  found.put(
+                      portsByInode.get(inode), described.computeIfAbsent(pid, this::describe)));
     } catch (IOException | RuntimeException e) {
       // Whatever was not found stays unknown.
     }
@@ -85,7 +93,8 @@ public final class PeerProcesses {
   }
 
   /** The inodes of the sockets connecting from these client ports, each to its port. */
-  private Map<Long, Integer> socketInodes(int serverPort, Set<Integer> clientPorts) throws IOException {
+  private Map<Long, Integer> socketInodes(int serverPort, Set<Integer> clientPorts)
+      throws IOException {
     Map<Long, Integer> inodes = new HashMap<>();
     for (String table : List.of("net/tcp", "net/tcp6")) {
       Path file = proc.resolve(table);
@@ -115,7 +124,8 @@ public final class PeerProcesses {
     if (inodes.isEmpty()) {
       return holders;
     }
-    try (DirectoryStream<Path> processes = Files.newDirectoryStream(proc, p -> isNumber(p.getFileName().toString()))) {
+    try (DirectoryStream<Path> processes =
+        Files.newDirectoryStream(proc, p -> isNumber(p.getFileName().toString()))) {
       for (Path process : processes) {
         try (DirectoryStream<Path> fds = Files.newDirectoryStream(process.resolve("fd"))) {
           for (Path fd : fds) {
@@ -197,7 +207,8 @@ public final class PeerProcesses {
           JsonNode pkg = JsonMapper.shared().readTree(manifest.toFile());
           String name = pkg.path("name").asString("");
           if (!name.isEmpty()) {
-            return Optional.of(new Program(PROGRAMS.getOrDefault(name, name), pkg.path("version").asString("")));
+            return Optional.of(
+                new Program(PROGRAMS.getOrDefault(name, name), pkg.path("version").asString("")));
           }
         } catch (JacksonException e) {
           return Optional.empty();

@@ -14,24 +14,27 @@ public final class RegisteringTransportProvider implements McpStreamableServerTr
   private final McpStreamableServerTransportProvider delegate;
   private final SessionRegistry registry;
 
-  public RegisteringTransportProvider(McpStreamableServerTransportProvider delegate, SessionRegistry registry) {
+  public RegisteringTransportProvider(
+      McpStreamableServerTransportProvider delegate, SessionRegistry registry) {
     this.delegate = delegate;
     this.registry = registry;
   }
 
   @Override
   public void setSessionFactory(McpStreamableServerSession.Factory factory) {
-    delegate.setSessionFactory(request -> {
-      McpStreamableServerSession.McpStreamableServerSessionInit init = factory.startSession(request);
-      McpSchema.Implementation info = request.clientInfo();
-      String name = info == null || info.name() == null ? "unknown" : info.name();
-      String version = info == null || info.version() == null ? "" : info.version();
-      if (!registry.register(init.session(), name, version)) {
-        init.session().close();
-        throw new IllegalStateException("too many connected clients");
-      }
-      return init;
-    });
+    delegate.setSessionFactory(
+        request -> {
+          McpStreamableServerSession.McpStreamableServerSessionInit init =
+              factory.startSession(request);
+          McpSchema.Implementation info = request.clientInfo();
+          String name = info == null || info.name() == null ? "unknown" : info.name();
+          String version = info == null || info.version() == null ? "" : info.version();
+          if (!registry.register(init.session(), name, version)) {
+            init.session().close();
+            throw new IllegalStateException("too many connected clients");
+          }
+          return init;
+        });
   }
 
   @Override

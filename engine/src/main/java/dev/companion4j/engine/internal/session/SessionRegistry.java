@@ -24,9 +24,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The one owner of the CLI sessions: it learns of each in the SDK's session factory, before the
  * {@code initialize} answer leaves, and enforces the cap in the same step; it owns each session's
- * notification stream and its bounded outbound queue; and it closes a session the moment its
- * stream ends, stalls (the {@link Liveness} sweep sees to that), overflows or its ping goes
- * unanswered, or once it has been idle too long.
+ * notification stream and its bounded outbound queue; and it closes a session the moment its stream
+ * ends, stalls (the {@link Liveness} sweep sees to that), overflows or its ping goes unanswered, or
+ * once it has been idle too long.
  *
  * <p>Thread-safe. Sending never blocks: frames wait in the session's queue and go out as its CLI
  * reads, so a CLI that stops reading delays nobody else. {@link Events} are called without locks
@@ -99,13 +99,19 @@ public final class SessionRegistry {
     final ConnectedClient client;
     final McpStreamableServerSession sdk;
     SseChannel stream;
+
     /** Frames sent before the stream opened, under the same limits as the stream's own queue. */
     final FrameQueue held;
+
     long lastActiveNanos;
     long nextPingNanos;
     boolean pinging;
 
-    Session(ConnectedClient client, McpStreamableServerSession sdk, long now, SseChannel.Limits limits) {
+    Session(
+        ConnectedClient client,
+        McpStreamableServerSession sdk,
+        long now,
+        SseChannel.Limits limits) {
       this.client = client;
       this.sdk = sdk;
       this.held = new FrameQueue(limits);
@@ -113,7 +119,8 @@ public final class SessionRegistry {
     }
   }
 
-  public SessionRegistry(Settings settings, Clock clock, EngineScheduler scheduler, Liveness liveness, Events events) {
+  public SessionRegistry(
+      Settings settings, Clock clock, EngineScheduler scheduler, Liveness liveness, Events events) {
     this.settings = settings;
     this.clock = clock;
     this.scheduler = scheduler;
@@ -122,15 +129,21 @@ public final class SessionRegistry {
   }
 
   /**
-   * Registers a session the SDK is creating, on the thread answering its {@code initialize},
-   * and binds the session's notifications to the registry's own stream handling.
+   * Registers a session the SDK is creating, on the thread answering its {@code initialize}, and
+   * binds the session's notifications to the registry's own stream handling.
    *
-   * @return false when the cap is reached; {@link #refusedForCapacity()} then says so on this thread
+   * @return false when the cap is reached; {@link #refusedForCapacity()} then says so on this
+   *     thread
    */
   boolean register(McpStreamableServerSession sdk, String clientName, String clientVersion) {
     ClientProcess process = peerHere.get();
-    ConnectedClient client = new ConnectedClient(
-        sdk.getId(), clientName, clientVersion, clock.instant(), process == null ? ClientProcess.UNKNOWN : process);
+    ConnectedClient client =
+        new ConnectedClient(
+            sdk.getId(),
+            clientName,
+            clientVersion,
+            clock.instant(),
+            process == null ? ClientProcess.UNKNOWN : process);
     synchronized (this) {
       if (stopped || sessions.size() >= settings.maxSessions()) {
         refusedHere.set(Boolean.TRUE);
@@ -178,19 +191,22 @@ public final class SessionRegistry {
   }
 
   /**
-   * Answers a session's {@code GET}: opens its notification stream and sends what waited for it.
-   * A second stream replaces the first.
+   * Answers a session's {@code GET}: opens its notification stream and sends what waited for it. A
+   * second stream replaces the first.
    *
    * @return false when the session is unknown; nothing was written
    */
-  public boolean openStream(String sessionId, HttpServletRequest request, HttpServletResponse response)
+  public boolean openStream(
+      String sessionId, HttpServletRequest request, HttpServletResponse response)
       throws IOException {
     synchronized (this) {
       if (!sessions.containsKey(sessionId)) {
         return false;
       }
     }
-    SseChannel channel = liveness.open(request, response, settings.queue(), (c, end) -> streamEnded(sessionId, c, end));
+    SseChannel channel =
+        liveness.open(
+            request, response, settings.queue(), (c, end) -> streamEnded(sessionId, c, end));
     SseChannel replaced;
     synchronized (this) {
       Session s = sessions.get(sessionId);
@@ -219,7 +235,8 @@ public final class SessionRegistry {
   /**
    * Queues a JSON-RPC notification for one session.
    *
-   * @param key replaces a queued notification with the same key (newest context wins); null to append
+   * @param key replaces a queued notification with the same key (newest context wins); null to
+   *     append
    * @param params serialized as JSON
    * @return false when the session is gone or this closed it for overflow
    */
@@ -271,7 +288,8 @@ public final class SessionRegistry {
       stream = s.stream;
     }
     if (stream != null) {
-      boolean orderly = why == Departure.GOODBYE || why == Departure.STOPPED || why == Departure.IDLE;
+      boolean orderly =
+          why == Departure.GOODBYE || why == Departure.STOPPED || why == Departure.IDLE;
       stream.close(orderly ? SseChannel.End.CLOSED : SseChannel.End.CLIENT_GONE);
     }
     try {
@@ -313,7 +331,8 @@ public final class SessionRegistry {
 
   private void ping(Session s) {
     String id = s.client.id();
-    s.sdk.sendRequest("ping", null, ANY)
+    s.sdk
+        .sendRequest("ping", null, ANY)
         .timeout(settings.pingTimeout())
         .subscribe(
             answer -> pinged(s),
@@ -366,11 +385,13 @@ public final class SessionRegistry {
         return;
       }
     }
-    close(sessionId, switch (end) {
-      case STALLED -> Departure.STALLED;
-      case OVERFLOW -> Departure.OVERFLOW;
-      case CLOSED, CLIENT_GONE -> Departure.STREAM_ENDED;
-    });
+    close(
+        sessionId,
+        switch (end) {
+          case STALLED -> Departure.STALLED;
+          case OVERFLOW -> Departure.OVERFLOW;
+          case CLOSED, CLIENT_GONE -> Departure.STREAM_ENDED;
+        });
   }
 
   private static byte[] notificationFrame(String method, Object params) {

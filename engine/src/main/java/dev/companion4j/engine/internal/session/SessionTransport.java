@@ -30,11 +30,12 @@ final class SessionTransport implements McpStreamableServerTransport {
 
   @Override
   public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message, String messageId) {
-    return Mono.defer(() -> {
-      return registry.send(sessionId, null, SessionRegistry.messageFrame(message))
-          ? Mono.empty()
-          : Mono.error(new IOException("the session " + sessionId + " has ended"));
-    });
+    return Mono.defer(
+        () -> {
+          return registry.send(sessionId, null, SessionRegistry.messageFrame(message))
+              ? Mono.empty()
+              : Mono.error(new IOException("the session " + sessionId + " has ended"));
+        });
   }
 
   @Override

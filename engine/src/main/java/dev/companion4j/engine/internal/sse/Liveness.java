@@ -21,6 +21,7 @@ import java.util.function.LongSupplier;
 public final class Liveness {
   /** How often streams get a heartbeat and are checked, and sessions with them. */
   public static final Duration INTERVAL = Duration.ofSeconds(5);
+
   /** How long a write may wait for a reader that does not read before its stream is closed. */
   public static final Duration STALL_BOUND = Duration.ofSeconds(10);
 
@@ -30,7 +31,9 @@ public final class Liveness {
   private final LongSupplier nanoClock;
   private final Set<SseChannel> open = ConcurrentHashMap.newKeySet();
 
-  /** @param nanoClock a monotonic clock, as {@link System#nanoTime()}; the engine scheduler's */
+  /**
+   * @param nanoClock a monotonic clock, as {@link System#nanoTime()}; the engine scheduler's
+   */
   public Liveness(LongSupplier nanoClock) {
     this.nanoClock = nanoClock;
   }
@@ -52,14 +55,25 @@ public final class Liveness {
     throw new IllegalStateException("event streams are served only on a companion's port");
   }
 
-  /** Answers {@code request} with an event stream, swept until it ends; see {@link SseChannel#open}. */
+  /**
+   * Answers {@code request} with an event stream, swept until it ends; see {@link SseChannel#open}.
+   */
   public SseChannel open(
-      HttpServletRequest request, HttpServletResponse response, SseChannel.Limits limits, SseChannel.Listener listener)
+      HttpServletRequest request,
+      HttpServletResponse response,
+      SseChannel.Limits limits,
+      SseChannel.Listener listener)
       throws IOException {
-    SseChannel channel = SseChannel.open(request, response, limits, nanoClock, (c, end) -> {
-      open.remove(c);
-      listener.closed(c, end);
-    });
+    SseChannel channel =
+        SseChannel.open(
+            request,
+            response,
+            limits,
+            nanoClock,
+            (c, end) -> {
+              open.remove(c);
+              listener.closed(c, end);
+            });
     open.add(channel);
     if (!channel.isOpen()) {
       // It ended before it was added; its listener has run already.

@@ -61,16 +61,25 @@ public final class SseChannel {
 
   private final FrameQueue queue;
   private boolean needsFlush;
+
   /** An orderly close waits for the queue to go out before it completes the response. */
   private boolean draining;
+
   /** Set once the container first calls the write listener; writing before that is not allowed. */
   private boolean writable;
+
   /** When the output last refused a write (isReady false); 0 while it accepts them. */
   private long blockedSinceNanos;
+
   private End end;
 
   private SseChannel(
-      HttpServletRequest request, AsyncContext async, ServletOutputStream out, Limits limits, LongSupplier nanoClock, Listener listener) {
+      HttpServletRequest request,
+      AsyncContext async,
+      ServletOutputStream out,
+      Limits limits,
+      LongSupplier nanoClock,
+      Listener listener) {
     this.request = request;
     this.async = async;
     this.out = out;
@@ -85,7 +94,11 @@ public final class SseChannel {
    * @param nanoClock a monotonic clock, as {@link System#nanoTime()}
    */
   public static SseChannel open(
-      HttpServletRequest request, HttpServletResponse response, Limits limits, LongSupplier nanoClock, Listener listener)
+      HttpServletRequest request,
+      HttpServletResponse response,
+      Limits limits,
+      LongSupplier nanoClock,
+      Listener listener)
       throws IOException {
     response.setStatus(200);
     response.setContentType("text/event-stream");
@@ -96,7 +109,8 @@ public final class SseChannel {
     response.setHeader("Connection", "close");
     AsyncContext async = request.startAsync();
     async.setTimeout(0);
-    SseChannel channel = new SseChannel(request, async, response.getOutputStream(), limits, nanoClock, listener);
+    SseChannel channel =
+        new SseChannel(request, async, response.getOutputStream(), limits, nanoClock, listener);
     async.addListener(channel.new Ends());
     // Non-blocking from here on: the first isReady() call happens inside the listener.
     channel.out.setWriteListener(channel.new Writes());
@@ -104,7 +118,9 @@ public final class SseChannel {
     return channel;
   }
 
-  /** The SSE frame of one event: {@code event:} and one {@code data:} line (JSON has no newlines). */
+  /**
+   * The SSE frame of one event: {@code event:} and one {@code data:} line (JSON has no newlines).
+   */
   public static byte[] frame(String event, String jsonData) {
     return ("event: " + event + "\ndata: " + jsonData + "\n\n").getBytes(StandardCharsets.UTF_8);
   }
@@ -153,7 +169,9 @@ public final class SseChannel {
 
   /** Whether a write has waited for the client for longer than {@code boundNanos}. */
   public synchronized boolean stalledLongerThan(long boundNanos) {
-    return end == null && blockedSinceNanos != 0 && nanoClock.getAsLong() - blockedSinceNanos > boundNanos;
+    return end == null
+        && blockedSinceNanos != 0
+        && nanoClock.getAsLong() - blockedSinceNanos > boundNanos;
   }
 
   public synchronized boolean isOpen() {
@@ -161,8 +179,8 @@ public final class SseChannel {
   }
 
   /**
-   * Ends the stream. {@link End#CLOSED} completes the response in order; any other reason drops
-   * the connection, since a client that does not read would never see the end.
+   * Ends the stream. {@link End#CLOSED} completes the response in order; any other reason drops the
+   * connection, since a client that does not read would never see the end.
    */
   public void close(End why) {
     finish(why);
@@ -258,44 +276,56 @@ public final class SseChannel {
   private void watchForHangUp() {
     EndPoint endPoint;
     try {
-      endPoint = ServletContextRequest.getServletContextRequest(request).getConnectionMetaData().getConnection().getEndPoint();
+      endPoint =
+          ServletContextRequest.getServletContextRequest(request)
+              .getConnectionMetaData()
+              .getConnection()
+              .getEndPoint();
     } catch (RuntimeException e) {
       return;
     }
-    endPoint.tryFillInterested(new Callback() {
-      @Override
-      public void succeeded() {
-        try {
-          int read = endPoint.fill(BufferUtil.allocate(1));
-          if (read < 0) {
-            finish(End.CLIENT_GONE);
-          } else if (read == 0) {
-            watchForHangUp();
-          } else {
-            // A client has nothing to send on its event stream; one that does is not one we serve.
+    endPoint.tryFillInterested(
+        new Callback() {
+          @Override
+          public void succeeded() {
+            try {
+              int read = endPoint.fill(BufferUtil.allocate(1));
+              if (read < 0) {
+                finish(End.CLIENT_GONE);
+              } else if (read == 0) {
+                watchForHangUp();
+              } else {
+                // A client has nothing to send on its event stream; one that does is not one we
+                // serve.
+                finish(End.CLIENT_GONE);
+              }
+            } catch (IOException e) {
+              finish(End.CLIENT_GONE);
+            }
+          }
+
+          @Override
+          public void failed(Throwable x) {
             finish(End.CLIENT_GONE);
           }
-        } catch (IOException e) {
-          finish(End.CLIENT_GONE);
-        }
-      }
 
-      @Override
-      public void failed(Throwable x) {
-        finish(End.CLIENT_GONE);
-      }
-
-      @Override
-      public InvocationType getInvocationType() {
-        return InvocationType.NON_BLOCKING;
-      }
-    });
+          @Override
+          public InvocationType getInvocationType() {
+            return InvocationType.NON_BLOCKING;
+          }
+        });
   }
 
-  /** Drops the connection under the response: a client that does not read never sees an orderly end. */
+  /**
+   * Drops the connection under the response: a client that does not read never sees an orderly end.
+   */
   private void abort() {
     try {
-      ServletContextRequest.getServletContextRequest(request).getConnectionMetaData().getConnection().getEndPoint().close();
+      ServletContextRequest.getServletContextRequest(request)
+          .getConnectionMetaData()
+          .getConnection()
+          .getEndPoint()
+          .close();
     } catch (RuntimeException e) {
       complete();
     }

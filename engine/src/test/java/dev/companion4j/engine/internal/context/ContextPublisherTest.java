@@ -19,10 +19,14 @@ class ContextPublisherTest {
   private final List<IdeContext> published = new ArrayList<>();
   private final List<Long> publishedAtMillis = new ArrayList<>();
   private final ContextPublisher publisher =
-      new ContextPublisher(DEBOUNCE, MAX_DELAY, clock, c -> {
-        published.add(c);
-        publishedAtMillis.add(clock.nanoTime() / 1_000_000);
-      });
+      new ContextPublisher(
+          DEBOUNCE,
+          MAX_DELAY,
+          clock,
+          c -> {
+            published.add(c);
+            publishedAtMillis.add(clock.nanoTime() / 1_000_000);
+          });
 
   private static IdeContext context(String activePath) {
     return new IdeContext(List.of(new IdeContext.OpenFile(activePath, 1, true, null, null)), true);

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 class ContextTrackerTest {
   private final AtomicLong clock = new AtomicLong(1_000);
-  private final ContextTracker tracker = new ContextTracker(clock::get, p -> !p.toString().contains("virtual"), true);
+  private final ContextTracker tracker =
+      new ContextTracker(clock::get, p -> !p.toString().contains("virtual"), true);
 
   private static Path p(String name) {
     return Path.of("/ws", name);
@@ -43,7 +44,9 @@ class ContextTrackerTest {
     tracker.apply(new EditorEvent.FileFocused(p("b")));
     tracker.apply(new EditorEvent.FileFocused(p("c")));
 
-    assertThat(tracker.snapshot().openFiles()).extracting(OpenFile::timestamp).containsExactly(1_002L, 1_001L, 1_000L);
+    assertThat(tracker.snapshot().openFiles())
+        .extracting(OpenFile::timestamp)
+        .containsExactly(1_002L, 1_001L, 1_000L);
   }
 
   @Test
@@ -51,11 +54,18 @@ class ContextTrackerTest {
     for (int i = 1; i <= 11; i++) {
       tracker.apply(new EditorEvent.FileFocused(p("f" + i)));
     }
-    assertThat(tracker.snapshot().openFiles()).hasSize(10).extracting(OpenFile::path).doesNotContain("/ws/f1");
+    assertThat(tracker.snapshot().openFiles())
+        .hasSize(10)
+        .extracting(OpenFile::path)
+        .doesNotContain("/ws/f1");
 
     tracker.apply(new EditorEvent.FileClosed(p("f5")));
 
-    assertThat(tracker.snapshot().openFiles()).hasSize(10).extracting(OpenFile::path).contains("/ws/f1").doesNotContain("/ws/f5");
+    assertThat(tracker.snapshot().openFiles())
+        .hasSize(10)
+        .extracting(OpenFile::path)
+        .contains("/ws/f1")
+        .doesNotContain("/ws/f5");
   }
 
   @Test
@@ -64,7 +74,9 @@ class ContextTrackerTest {
 
     String sent = tracker.snapshot().openFiles().get(0).selectedText();
 
-    assertThat(sent).hasSize(IdeContext.MAX_SELECTED_CHARS + IdeContext.TRUNCATION_MARK.length()).endsWith("... [TRUNCATED]");
+    assertThat(sent)
+        .hasSize(IdeContext.MAX_SELECTED_CHARS + IdeContext.TRUNCATION_MARK.length())
+        .endsWith("... [TRUNCATED]");
   }
 
   @Test
@@ -83,7 +95,9 @@ class ContextTrackerTest {
     assertThat(tracker.snapshot().openFiles().get(0).cursor().line()).isEqualTo(5);
 
     tracker.apply(new EditorEvent.FileDeleted(p("dir")));
-    assertThat(tracker.snapshot().openFiles()).extracting(OpenFile::path).containsExactly("/ws/new");
+    assertThat(tracker.snapshot().openFiles())
+        .extracting(OpenFile::path)
+        .containsExactly("/ws/new");
   }
 
   @Test
@@ -101,7 +115,8 @@ class ContextTrackerTest {
     tracker.apply(new EditorEvent.DirtyChanged(p("unfocused"), true));
     tracker.apply(new EditorEvent.SelectionChanged(p("b"), "xy", new TextRange(2, 1, 2, 3)));
 
-    assertThat(tracker.editors()).extracting(OpenEditor::path, OpenEditor::active, OpenEditor::dirty)
+    assertThat(tracker.editors())
+        .extracting(OpenEditor::path, OpenEditor::active, OpenEditor::dirty)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple("/ws/b", true, false),
             org.assertj.core.groups.Tuple.tuple("/ws/a", false, true),
@@ -113,8 +128,11 @@ class ContextTrackerTest {
     tracker.apply(new EditorEvent.FileClosed(p("unfocused")));
     tracker.apply(new EditorEvent.SelectionChanged(p("b"), ""));
 
-    assertThat(tracker.editors()).extracting(OpenEditor::path, OpenEditor::dirty)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("/ws/b", false), org.assertj.core.groups.Tuple.tuple("/ws/c", true));
+    assertThat(tracker.editors())
+        .extracting(OpenEditor::path, OpenEditor::dirty)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("/ws/b", false),
+            org.assertj.core.groups.Tuple.tuple("/ws/c", true));
     assertThat(tracker.editors().get(0).selection()).isNull();
   }
 }

@@ -28,7 +28,8 @@ class DiagnosticsBookTest {
   @Test
   void keepsTheMostSevereFirstCapsTheListAndCountsWhatItLeftOut() {
     List<Diagnostic> many = new ArrayList<>();
-    IntStream.rangeClosed(1, FileDiagnostics.MAX_KEPT + 10).forEach(i -> many.add(at(i, Severity.HINT, "hint " + i)));
+    IntStream.rangeClosed(1, FileDiagnostics.MAX_KEPT + 10)
+        .forEach(i -> many.add(at(i, Severity.HINT, "hint " + i)));
     many.add(at(900, Severity.ERROR, "x".repeat(Diagnostic.MAX_MESSAGE_CHARS + 5)));
     many.add(at(3, Severity.WARNING, "warn"));
 
@@ -38,7 +39,9 @@ class DiagnosticsBookTest {
     assertThat(a.total()).isEqualTo(FileDiagnostics.MAX_KEPT + 12);
     assertThat(a.diagnostics()).hasSize(FileDiagnostics.MAX_KEPT);
     assertThat(a.diagnostics().get(0).severity()).isEqualTo(Severity.ERROR);
-    assertThat(a.diagnostics().get(0).message()).hasSize(Diagnostic.MAX_MESSAGE_CHARS + 1).endsWith("…");
+    assertThat(a.diagnostics().get(0).message())
+        .hasSize(Diagnostic.MAX_MESSAGE_CHARS + 1)
+        .endsWith("…");
     assertThat(a.diagnostics().get(1).message()).isEqualTo("warn");
     assertThat(a.diagnostics().get(2).range().startLine()).as("then by position").isEqualTo(1);
     assertThat(book.reported()).isTrue();
@@ -50,7 +53,9 @@ class DiagnosticsBookTest {
     book.apply(new EditorEvent.DiagnosticsChanged(p("a"), List.of(at(1, Severity.ERROR, "e"))));
     book.apply(new EditorEvent.DiagnosticsChanged(p("a"), List.of(at(1, Severity.ERROR, "e"))));
     book.apply(new EditorEvent.DiagnosticsChanged(p("a"), List.of(at(2, Severity.WARNING, "w"))));
-    assertThat(book.of(p("a")).orElseThrow().diagnostics()).extracting(Diagnostic::message).containsExactly("w");
+    assertThat(book.of(p("a")).orElseThrow().diagnostics())
+        .extracting(Diagnostic::message)
+        .containsExactly("w");
 
     book.apply(new EditorEvent.DiagnosticsChanged(p("a"), List.of()));
     assertThat(book.snapshot()).isEmpty();
@@ -66,7 +71,9 @@ class DiagnosticsBookTest {
     book.apply(new EditorEvent.DiagnosticsChanged(p("clean"), List.of()));
 
     assertThat(book.reported()).isTrue();
-    assertThat(heard).as("listeners learn that the editor reports diagnostics").containsExactly(FileDiagnostics.none("/ws/clean"));
+    assertThat(heard)
+        .as("listeners learn that the editor reports diagnostics")
+        .containsExactly(FileDiagnostics.none("/ws/clean"));
     assertThat(book.snapshot()).isEmpty();
   }
 
@@ -82,14 +89,18 @@ class DiagnosticsBookTest {
     book.apply(new EditorEvent.FileDeleted(p("lib")));
     book.apply(new EditorEvent.FileClosed(p("c")));
     assertThat(book.snapshot()).isEmpty();
-    assertThat(heard).filteredOn(d -> d.total() == 0).extracting(FileDiagnostics::path)
+    assertThat(heard)
+        .filteredOn(d -> d.total() == 0)
+        .extracting(FileDiagnostics::path)
         .contains("/ws/src/a", "/ws/src/b", "/ws/lib/a", "/ws/lib/b", "/ws/c");
   }
 
   @Test
   void allTheTextKeptIsBoundedAndTheLongestUnchangedFilesGoFirst() {
-    List<Diagnostic> full = IntStream.rangeClosed(1, FileDiagnostics.MAX_KEPT)
-        .mapToObj(i -> at(i, Severity.ERROR, "m".repeat(Diagnostic.MAX_MESSAGE_CHARS))).toList();
+    List<Diagnostic> full =
+        IntStream.rangeClosed(1, FileDiagnostics.MAX_KEPT)
+            .mapToObj(i -> at(i, Severity.ERROR, "m".repeat(Diagnostic.MAX_MESSAGE_CHARS)))
+            .toList();
     long perFile = (long) FileDiagnostics.MAX_KEPT * Diagnostic.MAX_MESSAGE_CHARS;
     int files = (int) (DiagnosticsBook.MAX_CHARS / perFile) + 5;
 
@@ -97,9 +108,15 @@ class DiagnosticsBookTest {
       book.apply(new EditorEvent.DiagnosticsChanged(p("f" + i), full));
     }
 
-    assertThat(book.snapshot().values().stream().mapToLong(f -> f.diagnostics().size() * (long) Diagnostic.MAX_MESSAGE_CHARS).sum())
+    assertThat(
+            book.snapshot().values().stream()
+                .mapToLong(f -> f.diagnostics().size() * (long) Diagnostic.MAX_MESSAGE_CHARS)
+                .sum())
         .isLessThanOrEqualTo(DiagnosticsBook.MAX_CHARS);
     assertThat(book.snapshot()).doesNotContainKey(p("f0")).containsKey(p("f" + (files - 1)));
-    assertThat(heard).filteredOn(d -> d.total() == 0).extracting(FileDiagnostics::path).contains("/ws/f0");
+    assertThat(heard)
+        .filteredOn(d -> d.total() == 0)
+        .extracting(FileDiagnostics::path)
+        .contains("/ws/f0");
   }
 }

@@ -32,12 +32,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Several CLI sessions open, replace and close diffs for a few shared paths at once while the
- * user answers at random from other threads, thousands of operations per seed. However the steps
- * interleave: every proposal gets exactly one outcome, sent to the session that proposed it,
- * unless it ended in one of the two documented silent ways (closed with {@code
- * suppressNotification}, or replaced by its own session's newer proposal); every view the host
- * opened is closed exactly once; listeners hear every opened diff end once.
+ * Several CLI sessions open, replace and close diffs for a few shared paths at once while the user
+ * answers at random from other threads, thousands of operations per seed. However the steps
+ * interleave: every proposal gets exactly one outcome, sent to the session that proposed it, unless
+ * it ended in one of the two documented silent ways (closed with {@code suppressNotification}, or
+ * replaced by its own session's newer proposal); every view the host opened is closed exactly once;
+ * listeners hear every opened diff end once.
  */
 class DiffBookStressTest {
   private static final int SESSIONS = 4;
@@ -64,7 +64,9 @@ class DiffBookStressTest {
     Outcomes outcomes = new Outcomes();
     Ends ends = new Ends();
     EngineLoop engine = new EngineLoop("stress-engine");
-    DiffBook book = new DiffBook(host, () -> List.of(workspace), outcomes, engine, List.of(ends), Clock.systemUTC());
+    DiffBook book =
+        new DiffBook(
+            host, () -> List.of(workspace), outcomes, engine, List.of(ends), Clock.systemUTC());
     Map<DiffId, PendingDiff> proposed = new ConcurrentHashMap<>();
     Map<String, List<PendingDiff>> proposedBySession = new ConcurrentHashMap<>();
     Set<String> closedSilently = ConcurrentHashMap.newKeySet();
@@ -77,42 +79,50 @@ class DiffBookStressTest {
         List<PendingDiff> mine = new CopyOnWriteArrayList<>();
         proposedBySession.put(session, mine);
         Random random = new Random(seed * 31 + s);
-        work.add(threads.submit(() -> {
-          try {
-            for (int i = 0; i < OPS_PER_SESSION; i++) {
-              String path = paths.get(random.nextInt(PATHS));
-              if (random.nextInt(4) == 0) {
-                boolean suppress = random.nextBoolean();
-                Optional<String> closed = book.close(session, path, suppress).get(10, TimeUnit.SECONDS);
-                // The host keeps no edits, so the text names the proposal closed: contents are unique.
-                closed.filter(c -> suppress).ifPresent(closedSilently::add);
-              } else {
-                PendingDiff diff = book.open(session, path, session + ":" + i).get(10, TimeUnit.SECONDS);
-                proposed.put(diff.id(), diff);
-                mine.add(diff);
-              }
-            }
-          } finally {
-            clisDone.countDown();
-          }
-          return null;
-        }));
+        work.add(
+            threads.submit(
+                () -> {
+                  try {
+                    for (int i = 0; i < OPS_PER_SESSION; i++) {
+                      String path = paths.get(random.nextInt(PATHS));
+                      if (random.nextInt(4) == 0) {
+                        boolean suppress = random.nextBoolean();
+                        Optional<String> closed =
+                            book.close(session, path, suppress).get(10, TimeUnit.SECONDS);
+                        // The host keeps no edits, so the text names the proposal closed: contents
+                        // are unique.
+                        closed.filter(c -> suppress).ifPresent(closedSilently::add);
+                      } else {
+                        PendingDiff diff =
+                            book.open(session, path, session + ":" + i).get(10, TimeUnit.SECONDS);
+                        proposed.put(diff.id(), diff);
+                        mine.add(diff);
+                      }
+                    }
+                  } finally {
+                    clisDone.countDown();
+                  }
+                  return null;
+                }));
       }
       for (int a = 0; a < ANSWERERS; a++) {
         Random random = new Random(seed * 17 + a);
-        work.add(threads.submit(() -> {
-          while (clisDone.getCount() > 0) {
-            List<DiffReview> reviews = new ArrayList<>(host.reviews.values());
-            if (reviews.isEmpty()) {
-              Thread.onSpinWait();
-              continue;
-            }
-            DiffReview review = reviews.get(random.nextInt(reviews.size()));
-            AnswerResult result = random.nextBoolean() ? review.accept(null) : review.reject();
-            assertThat(result).isNotInstanceOf(AnswerResult.Unknown.class);
-          }
-          return null;
-        }));
+        work.add(
+            threads.submit(
+                () -> {
+                  while (clisDone.getCount() > 0) {
+                    List<DiffReview> reviews = new ArrayList<>(host.reviews.values());
+                    if (reviews.isEmpty()) {
+                      Thread.onSpinWait();
+                      continue;
+                    }
+                    DiffReview review = reviews.get(random.nextInt(reviews.size()));
+                    AnswerResult result =
+                        random.nextBoolean() ? review.accept(null) : review.reject();
+                    assertThat(result).isNotInstanceOf(AnswerResult.Unknown.class);
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : work) {
         f.get(120, TimeUnit.SECONDS);
@@ -132,16 +142,24 @@ class DiffBookStressTest {
           continue;
         }
         List<PendingDiff> mine = proposedBySession.get(diff.clientId());
-        boolean replacedByItsOwnSession = mine.subList(mine.indexOf(diff) + 1, mine.size()).stream()
-            .anyMatch(later -> later.filePath().equals(diff.filePath()));
+        boolean replacedByItsOwnSession =
+            mine.subList(mine.indexOf(diff) + 1, mine.size()).stream()
+                .anyMatch(later -> later.filePath().equals(diff.filePath()));
         assertThat(closedSilently.contains(diff.newContent()) || replacedByItsOwnSession)
-            .as(seedNote + ": %s got no outcome, yet was neither closed silently nor replaced by its own session", diff)
+            .as(
+                seedNote
+                    + ": %s got no outcome, yet was neither closed silently nor replaced by its own session",
+                diff)
             .isTrue();
       }
       assertThat(host.doubleClosed).as(seedNote + ": views closed twice").isEmpty();
-      assertThat(host.closed).as(seedNote + ": every view closed").containsExactlyInAnyOrderElementsOf(host.shown);
+      assertThat(host.closed)
+          .as(seedNote + ": every view closed")
+          .containsExactlyInAnyOrderElementsOf(host.shown);
       assertThat(ends.twice).as(seedNote + ": diffs that ended twice for listeners").isEmpty();
-      assertThat(ends.ended).as(seedNote + ": listeners heard every opened diff end").isEqualTo(ends.opened);
+      assertThat(ends.ended)
+          .as(seedNote + ": listeners heard every opened diff end")
+          .isEqualTo(ends.opened);
     } finally {
       threads.shutdownNow();
       engine.shutdown(Duration.ofSeconds(5));

@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-/** A virtual clock: tasks run when the test advances time past them, in order, on the test's thread. */
+/**
+ * A virtual clock: tasks run when the test advances time past them, in order, on the test's thread.
+ */
 public final class FakeScheduler implements EngineScheduler {
   private record Task(long at, long seq, Runnable run) {}
 
@@ -29,8 +31,11 @@ public final class FakeScheduler implements EngineScheduler {
   public void advance(Duration d) {
     long until = now + d.toNanos();
     while (true) {
-      Task next = tasks.stream().filter(t -> t.at() <= until)
-          .min(Comparator.comparingLong(Task::at).thenComparingLong(Task::seq)).orElse(null);
+      Task next =
+          tasks.stream()
+              .filter(t -> t.at() <= until)
+              .min(Comparator.comparingLong(Task::at).thenComparingLong(Task::seq))
+              .orElse(null);
       if (next == null) {
         break;
       }

@@ -9,7 +9,8 @@ class EventIdStrippingWriterTest {
   @Test
   void dropsIdLinesEvenWhenSplitAcrossWrites() throws Exception {
     StringWriter out = new StringWriter();
-    NoEventIdResponse.EventIdStrippingWriter writer = new NoEventIdResponse.EventIdStrippingWriter(out);
+    NoEventIdResponse.EventIdStrippingWriter writer =
+        new NoEventIdResponse.EventIdStrippingWriter(out);
 
     writer.write("i");
     writer.write("d: 123\nevent: message\ndata: {\"id\":1}\n\n");
@@ -17,6 +18,7 @@ class EventIdStrippingWriterTest {
     writer.write("9\ndata: x\n\n");
     writer.flush();
 
-    assertThat(out.toString()).isEqualTo("event: message\ndata: {\"id\":1}\n\nidle: kept\ndata: x\n\n");
+    assertThat(out.toString())
+        .isEqualTo("event: message\ndata: {\"id\":1}\n\nidle: kept\ndata: x\n\n");
   }
 }

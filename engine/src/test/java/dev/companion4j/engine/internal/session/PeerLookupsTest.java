@@ -38,11 +38,16 @@ class PeerLookupsTest {
 
         assertThat(passes).hasSize(1);
         passes.remove().run();
-        assertThat(answers).allSatisfy(a -> assertThat(a).isCompletedWithValueMatching(
-            p -> p.pid() == ProcessHandle.current().pid(), "this process"));
+        assertThat(answers)
+            .allSatisfy(
+                a ->
+                    assertThat(a)
+                        .isCompletedWithValueMatching(
+                            p -> p.pid() == ProcessHandle.current().pid(), "this process"));
         assertThat(nobody).isCompletedWithValue(ClientProcess.UNKNOWN);
 
-        CompletableFuture<ClientProcess> later = lookups.identify(server.getLocalPort(), sockets.get(0).getLocalPort());
+        CompletableFuture<ClientProcess> later =
+            lookups.identify(server.getLocalPort(), sockets.get(0).getLocalPort());
         assertThat(later).as("a lookup after the pass waits for a pass of its own").isNotDone();
         assertThat(passes).hasSize(1);
         passes.remove().run();

@@ -39,13 +39,18 @@ public final class PeerProcessesBenchmark {
         }
       }
       Arrays.sort(nanos);
-      System.out.printf("| processes | open files of this user | median | p95 |%n|---|---|---|---|%n");
-      System.out.printf("| %d | %d | %.2f ms | %.2f ms |%n", processes(), openFiles(), nanos[RUNS / 2] / 1e6, nanos[RUNS * 95 / 100] / 1e6);
+      System.out.printf(
+          "| processes | open files of this user | median | p95 |%n|---|---|---|---|%n");
+      System.out.printf(
+          "| %d | %d | %.2f ms | %.2f ms |%n",
+          processes(), openFiles(), nanos[RUNS / 2] / 1e6, nanos[RUNS * 95 / 100] / 1e6);
     }
   }
 
   private static long processes() throws IOException {
-    try (DirectoryStream<Path> all = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
+    try (DirectoryStream<Path> all =
+        Files.newDirectoryStream(
+            Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
       long n = 0;
       for (Path ignored : all) {
         n++;
@@ -56,7 +61,9 @@ public final class PeerProcessesBenchmark {
 
   private static long openFiles() throws IOException {
     long n = 0;
-    try (DirectoryStream<Path> all = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
+    try (DirectoryStream<Path> all =
+        Files.newDirectoryStream(
+            Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
       for (Path process : all) {
         try (var fds = Files.list(process.resolve("fd"))) {
           n += fds.count();

@@ -21,7 +21,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Sessions without Jetty: the cap, idle reaping and notifications held until a stream opens, on a fake clock. */
+/**
+ * Sessions without Jetty: the cap, idle reaping and notifications held until a stream opens, on a
+ * fake clock.
+ */
 class SessionRegistryTest {
   private static final Duration IDLE = Duration.ofMinutes(2);
 
@@ -31,7 +34,10 @@ class SessionRegistryTest {
   SessionRegistry registry(int maxSessions, int maxFrames) {
     return new SessionRegistry(
         new SessionRegistry.Settings(
-            maxSessions, IDLE, Duration.ofSeconds(30), Duration.ofSeconds(10),
+            maxSessions,
+            IDLE,
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10),
             new SseChannel.Limits(maxFrames, 1024 * 1024)),
         Clock.systemUTC(),
         clock,
@@ -41,8 +47,12 @@ class SessionRegistryTest {
 
   static McpStreamableServerSession sdkSession(String id) {
     return new McpStreamableServerSession(
-        id, new McpSchema.ClientCapabilities(null, null, null, null), new McpSchema.Implementation("cli", "1"),
-        Duration.ofSeconds(10), Map.of(), Map.of());
+        id,
+        new McpSchema.ClientCapabilities(null, null, null, null),
+        new McpSchema.Implementation("cli", "1"),
+        Duration.ofSeconds(10),
+        Map.of(),
+        Map.of());
   }
 
   @Test
@@ -54,18 +64,19 @@ class SessionRegistryTest {
     AtomicInteger refused = new AtomicInteger();
     for (int i = 0; i < 64; i++) {
       String id = "s" + i;
-      threads.execute(() -> {
-        try {
-          go.await();
-        } catch (InterruptedException e) {
-          return;
-        }
-        if (registry.register(sdkSession(id), "cli", "1")) {
-          admitted.incrementAndGet();
-        } else if (registry.refusedForCapacity()) {
-          refused.incrementAndGet();
-        }
-      });
+      threads.execute(
+          () -> {
+            try {
+              go.await();
+            } catch (InterruptedException e) {
+              return;
+            }
+            if (registry.register(sdkSession(id), "cli", "1")) {
+              admitted.incrementAndGet();
+            } else if (registry.refusedForCapacity()) {
+              refused.incrementAndGet();
+            }
+          });
     }
     go.countDown();
     threads.shutdown();
@@ -107,7 +118,10 @@ class SessionRegistryTest {
     assertThat(registry.notify("s", "context", "ide/contextUpdate", Map.of("n", 2))).isTrue();
 
     assertThat(registry.held("s"))
-        .extracting(frame -> frame.replaceAll("(?s).*\"method\":\"([^\"]+)\".*\"params\":(\\{[^}]*\\}).*", "$1 $2"))
+        .extracting(
+            frame ->
+                frame.replaceAll(
+                    "(?s).*\"method\":\"([^\"]+)\".*\"params\":(\\{[^}]*\\}).*", "$1 $2"))
         .containsExactly("ide/contextUpdate {\"n\":2}", "ide/diffAccepted {\"filePath\":\"/a\"}");
   }
 
