@@ -244,7 +244,7 @@ class AttachIT {
       attach.notify("event", Map.of("type", "focus", "path", "relative.txt"));
       JsonNode refused =
           attach.awaitNotification("error", e -> "event".equals(e.path("method").asString(null)));
-      assertThat(refused.path("message").asString()).contains("must be an absolute path");
+      assertThat(refused.path("message").asString()).contains("path must be absolute");
       assertThat(
               attach
                   .request("event", Map.of("type", "explode"))

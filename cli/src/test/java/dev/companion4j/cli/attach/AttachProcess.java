@@ -3,11 +3,9 @@ package dev.companion4j.cli.attach;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.cli.testing.ProcessLines;
 import dev.companion4j.testkit.CliEnvironment;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -36,8 +34,10 @@ final class AttachProcess implements AutoCloseable {
   private AttachProcess(Process process) {
     this.process = process;
     this.stdin = process.getOutputStream();
-    daemon("attach-stdout", () -> read(process.getInputStream(), true));
-    daemon("attach-stderr", () -> read(process.getErrorStream(), false));
+    ProcessLines.follow(
+        "attach-stdout", process.getInputStream(), ProcessLines.jsonObjects(lines, unreadable));
+    ProcessLines.follow(
+        "attach-stderr", process.getErrorStream(), line -> stderr.append(line).append('\n'));
   }
 
   /**
@@ -186,36 +186,5 @@ final class AttachProcess implements AutoCloseable {
     if (process.isAlive()) {
       closeInput();
     }
-  }
-
-  private void read(InputStream stream, boolean json) {
-    try (BufferedReader in =
-        new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = in.readLine()) != null) {
-        if (!json) {
-          stderr.append(line).append('\n');
-          continue;
-        }
-        try {
-          JsonNode node = CompanionProcess.JSON.readTree(line);
-          if (node.isObject()) {
-            lines.add(node);
-          } else {
-            unreadable.add(line);
-          }
-        } catch (RuntimeException e) {
-          unreadable.add(line);
-        }
-      }
-    } catch (IOException e) {
-      // Ended with the process.
-    }
-  }
-
-  private static void daemon(String name, Runnable task) {
-    Thread t = new Thread(task, name);
-    t.setDaemon(true);
-    t.start();
   }
 }

@@ -3,10 +3,8 @@ package dev.companion4j.cli.bridge;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
-import java.io.BufferedReader;
+import dev.companion4j.cli.testing.ProcessLines;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -41,26 +39,10 @@ final class BridgeProcess implements AutoCloseable {
   private BridgeProcess(Process process) {
     this.process = process;
     this.stdin = process.getOutputStream();
-    daemon(
-        "bridge-stdout",
-        () ->
-            read(
-                process.getInputStream(),
-                line -> {
-                  try {
-                    JsonNode message = CompanionProcess.JSON.readTree(line);
-                    if (message != null && message.isObject()) {
-                      messages.add(message);
-                      return;
-                    }
-                  } catch (RuntimeException e) {
-                    // Kept below.
-                  }
-                  notJson.add(line);
-                }));
-    daemon(
-        "bridge-stderr",
-        () -> read(process.getErrorStream(), line -> stderr.append(line).append('\n')));
+    ProcessLines.follow(
+        "bridge-stdout", process.getInputStream(), ProcessLines.jsonObjects(messages, notJson));
+    ProcessLines.follow(
+        "bridge-stderr", process.getErrorStream(), line -> stderr.append(line).append('\n'));
   }
 
   /** Starts {@code companion4j bridge args…} in {@code cwd} with exactly {@code env}. */
@@ -160,27 +142,5 @@ final class BridgeProcess implements AutoCloseable {
       process.destroyForcibly();
       process.waitFor(10, TimeUnit.SECONDS);
     }
-  }
-
-  private interface LineSink {
-    void line(String line);
-  }
-
-  private static void read(InputStream stream, LineSink sink) {
-    try (BufferedReader in =
-        new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = in.readLine()) != null) {
-        sink.line(line);
-      }
-    } catch (IOException e) {
-      // Ended with the process.
-    }
-  }
-
-  private static void daemon(String name, Runnable body) {
-    Thread t = new Thread(body, name);
-    t.setDaemon(true);
-    t.start();
   }
 }

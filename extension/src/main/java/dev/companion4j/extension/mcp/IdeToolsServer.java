@@ -105,10 +105,8 @@ public final class IdeToolsServer {
             schema(
                 Map.of(
                     "path",
-                    Map.of(
-                        "type",
+                    property(
                         "string",
-                        "description",
                         "The file, absolute or relative to the workspace; leave out for all open files"))),
             "{\"path\": \"src/Main.java\"} or {}",
             args ->
@@ -133,28 +131,9 @@ public final class IdeToolsServer {
                 + "Only files inside the workspace.",
             schema(
                 Map.of(
-                    "path",
-                        Map.of(
-                            "type",
-                            "string",
-                            "description",
-                            "The file, absolute or relative to the workspace"),
-                    "line",
-                        Map.of(
-                            "type",
-                            "integer",
-                            "minimum",
-                            1,
-                            "description",
-                            "1-based line; leave out to just open the file"),
-                    "column",
-                        Map.of(
-                            "type",
-                            "integer",
-                            "minimum",
-                            1,
-                            "description",
-                            "1-based column on that line")),
+                    "path", property("string", "The file, absolute or relative to the workspace"),
+                    "line", position("1-based line; leave out to just open the file"),
+                    "column", position("1-based column on that line")),
                 "path"),
             "{\"path\": \"src/Main.java\", \"line\": 12, \"column\": 5}",
             args ->
@@ -207,6 +186,16 @@ public final class IdeToolsServer {
 
   private static CallToolResult failure(String text) {
     return CallToolResult.builder().addTextContent(text).isError(true).build();
+  }
+
+  /** A JSON schema property of a tool's input. */
+  private static Map<String, Object> property(String type, String description) {
+    return Map.of("type", type, "description", description);
+  }
+
+  /** A 1-based line or column. */
+  private static Map<String, Object> position(String description) {
+    return Map.of("type", "integer", "minimum", 1, "description", description);
   }
 
   private static Map<String, Object> schema(Map<String, Object> properties, String... required) {

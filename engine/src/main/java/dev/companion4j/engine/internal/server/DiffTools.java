@@ -26,6 +26,11 @@ public final class DiffTools {
 
   private DiffTools() {}
 
+  /** A JSON schema property of a tool's input. */
+  private static Map<String, String> property(String type, String description) {
+    return Map.of("type", type, "description", description);
+  }
+
   public static List<SyncToolSpecification> specifications(DiffBook diffs) {
     McpSchema.Tool openDiff =
         McpSchema.Tool.builder()
@@ -37,18 +42,9 @@ public final class DiffTools {
                     "type", "object",
                     "properties",
                         Map.of(
-                            "filePath",
-                                Map.of(
-                                    "type",
-                                    "string",
-                                    "description",
-                                    "Absolute path of the file to change."),
+                            "filePath", property("string", "Absolute path of the file to change."),
                             "newContent",
-                                Map.of(
-                                    "type",
-                                    "string",
-                                    "description",
-                                    "The proposed full content of the file.")),
+                                property("string", "The proposed full content of the file.")),
                     "required", List.of("filePath", "newContent")))
             .build();
     McpSchema.Tool closeDiff =
@@ -62,16 +58,11 @@ public final class DiffTools {
                     "properties",
                         Map.of(
                             "filePath",
-                                Map.of(
-                                    "type",
-                                    "string",
-                                    "description",
-                                    "Absolute path of the file whose diff to close."),
+                                property(
+                                    "string", "Absolute path of the file whose diff to close."),
                             "suppressNotification",
-                                Map.of(
-                                    "type",
+                                property(
                                     "boolean",
-                                    "description",
                                     "When true, no accepted or rejected notification follows.")),
                     "required", List.of("filePath")))
             .build();
