@@ -1,5 +1,6 @@
 package dev.companion4j.cli;
 
+import dev.companion4j.cli.review.BrowserLauncher;
 import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.engine.discovery.CompanionAddress;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
@@ -72,11 +73,11 @@ final class OpenCommand implements Callable<Integer> {
       return 1;
     }
     String url = ReviewPage.pageUrl(withPage.get().port(), withPage.get().authToken());
-    if (print || !ReviewPage.canOpenBrowser()) {
+    if (print || !BrowserLauncher.canOpenBrowser()) {
       System.out.println(url);
     } else {
       try {
-        ReviewPage.open(url).get(LAUNCHER_WAIT.toSeconds(), TimeUnit.SECONDS);
+        BrowserLauncher.open(url).get(LAUNCHER_WAIT.toSeconds(), TimeUnit.SECONDS);
         // The launch file that carries the token goes when this process exits; a browser that was
         // handed it must have read it by then.
         Thread.sleep(BROWSER_READ_GRACE.toMillis());

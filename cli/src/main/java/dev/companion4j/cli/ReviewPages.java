@@ -1,5 +1,6 @@
 package dev.companion4j.cli;
 
+import dev.companion4j.cli.review.BrowserLauncher;
 import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.engine.Companion;
 
@@ -38,7 +39,7 @@ final class ReviewPages {
   private static void announce(Companion companion, boolean open, boolean beforeCli) {
     String url = ReviewPage.pageUrl(companion.port(), companion.authToken());
     if (open) {
-      ReviewPage.open(url);
+      BrowserLauncher.open(url);
     } else if (System.console() != null) {
       System.err.println("Review page: " + url);
       if (beforeCli) {
