@@ -1,23 +1,17 @@
 package dev.companion4j.daemon.internal;
 
-import dev.companion4j.daemon.ConnectionStatus;
 import dev.companion4j.daemon.ConnectionStatus.State;
 import dev.companion4j.daemon.DaemonEvent;
-import dev.companion4j.daemon.DaemonEvent.ResyncRequired;
 import dev.companion4j.daemon.DaemonEvent.SessionClosed;
 import dev.companion4j.daemon.DaemonEvent.SessionDied;
 import dev.companion4j.daemon.DaemonEvent.Unknown;
 import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.DaemonListener;
-import dev.companion4j.daemon.EventMeta;
-import dev.companion4j.wire.SseDecoder;
 import dev.companion4j.wire.SseEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -43,14 +37,14 @@ import tools.jackson.core.JacksonException;
  * connection silent for longer than the heartbeat timeout (the daemon sends a heartbeat comment
  * every 15 s) counts as dropped. An event longer than the cap, or any failure on the reading
  * thread, also ends the session with a {@link SessionDied}, delivered on that thread.
+ *
+ * <p>This class connects and owns the reading thread; the other jobs are its parts': {@link
+ * EventCursor} where to resume, {@link Backoff} when to reconnect, {@link FrameReader} one
+ * connection's frames, {@link StreamWatchdog} the heartbeat bound, {@link ListenerDispatch} the
+ * listener.
  */
 public final class EventStream implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventStream.class);
-  private static final long MIN_RETRY_MS = 100;
-  private static final long MAX_RETRY_MS = 30_000;
-
-  /** How long a connection must stay up before the backoff starts again from the daemon's delay. */
-  private static final long STABLE_AFTER_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   /** Beyond the connect timeouts: starting the reading thread and handing over the answer. */
   private static final Duration OPEN_GRACE = Duration.ofSeconds(1);
@@ -97,23 +91,18 @@ public final class EventStream implements AutoCloseable {
   private final DaemonHttp http;
   private final String sessionId;
   private final String clientId;
-  private final DaemonListener listener;
-  private final TurnTracker turns;
   private final Settings settings;
   private final ScheduledExecutorService timer;
   private final Clock clock;
+  private final EventCursor cursor = new EventCursor();
+  private final ListenerDispatch dispatch;
+  private final StreamWatchdog connection;
   private final Object sleepLock = new Object();
   private final CountDownLatch opened = new CountDownLatch(1);
 
   private volatile boolean closed;
-  private volatile InputStream current;
   private volatile CompletableFuture<HttpResponse<InputStream>> connecting;
-  private volatile long fallbackCursor = -1;
-  private volatile long lastBytesNanos;
-  private volatile long lastEventId;
   private volatile DaemonException openFailure;
-  private String epoch;
-  private long retryMillis = 3000;
   private long delivered;
   private String evictionReason;
   private Thread thread;
@@ -131,11 +120,11 @@ public final class EventStream implements AutoCloseable {
     this.http = http;
     this.sessionId = sessionId;
     this.clientId = clientId;
-    this.listener = listener;
-    this.turns = turns;
     this.settings = settings;
     this.timer = timer;
     this.clock = clock;
+    this.dispatch = new ListenerDispatch(sessionId, listener, turns, cursor);
+    this.connection = new StreamWatchdog(sessionId, settings.heartbeatTimeout().toMillis(), clock);
   }
 
   /**
@@ -147,14 +136,14 @@ public final class EventStream implements AutoCloseable {
    * @throws DaemonException when the first connection fails or does not open within that bound
    */
   public void start(long afterEventId) {
-    lastEventId = afterEventId;
+    cursor.startAfter(afterEventId);
     thread = new Thread(this::run, "companion4j-daemon-events-" + sessionId);
     thread.setDaemon(true);
     thread.start();
     long heartbeatMillis = settings.heartbeatTimeout().toMillis();
     watchdog =
         timer.scheduleAtFixedRate(
-            this::checkHeartbeat,
+            connection::check,
             heartbeatMillis / 4,
             Math.max(50, heartbeatMillis / 4),
             TimeUnit.MILLISECONDS);
@@ -188,14 +177,12 @@ public final class EventStream implements AutoCloseable {
    * the time of a prompt, which its 202 answer carries.
    */
   public void noteDaemonCursor(long eventId) {
-    if (fallbackCursor < 0) {
-      fallbackCursor = eventId;
-    }
+    cursor.noteDaemonCursor(eventId);
   }
 
   /** The id of the last event delivered, or {@code -1} before the first. */
   public long lastEventId() {
-    return lastEventId;
+    return cursor.lastEventId();
   }
 
   @Override
@@ -208,7 +195,7 @@ public final class EventStream implements AutoCloseable {
     if (attempt != null) {
       attempt.cancel(true);
     }
-    closeCurrent();
+    connection.drop();
     synchronized (sleepLock) {
       sleepLock.notifyAll();
     }
@@ -231,7 +218,7 @@ public final class EventStream implements AutoCloseable {
       String detail =
           http.redact(
               e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
-      closeCurrent();
+      connection.drop();
       if (opened.getCount() > 0) {
         openFailure =
             new DaemonException(
@@ -240,7 +227,7 @@ public final class EventStream implements AutoCloseable {
                 null,
                 e);
       } else if (!closed) {
-        giveUp("reader_failed", detail);
+        dispatch.giveUp("reader_failed", detail);
       }
     } finally {
       opened.countDown();
@@ -248,9 +235,7 @@ public final class EventStream implements AutoCloseable {
   }
 
   private void connectLoop() {
-    int attempt = 0;
-    long downSince = 0;
-    boolean acceptedWhileDown = false;
+    Backoff backoff = new Backoff(settings.reconnectBudget().toMillis());
     boolean everOpened = false;
     String detail = null;
     while (!closed) {
@@ -259,11 +244,10 @@ public final class EventStream implements AutoCloseable {
       long deliveredBefore = delivered;
       try {
         HttpResponse<InputStream> response = connect();
-        current = response.body();
-        lastBytesNanos = clock.nanoTime();
+        connection.watch(response.body());
         String contentType = response.headers().firstValue("Content-Type").orElse("");
         if (response.statusCode() == 200 && contentType.startsWith("text/event-stream")) {
-          response.headers().firstValue("X-Qwen-Event-Epoch").ifPresent(e -> epoch = e);
+          response.headers().firstValue("X-Qwen-Event-Epoch").ifPresent(cursor::noteEpoch);
           if (closed) {
             break;
           }
@@ -271,11 +255,26 @@ public final class EventStream implements AutoCloseable {
           // Before the listener hears of it: the subscriber waits for the daemon, not for its
           // listener.
           opened.countDown();
-          status(State.CONNECTED, attempt, Duration.ZERO, null);
-          acceptedWhileDown |= downSince != 0;
+          dispatch.status(State.CONNECTED, backoff.attempt(), Duration.ZERO, null);
+          backoff.connected();
           connectedAt = clock.nanoTime();
           evictionReason = null;
-          terminal = pump(response.body());
+          terminal =
+              FrameReader.read(
+                  response.body(),
+                  settings.maxEventBytes(),
+                  connection::bytesArrived,
+                  new FrameReader.Sink() {
+                    @Override
+                    public boolean event(SseEvent event) {
+                      return handle(event.name(), event.data());
+                    }
+
+                    @Override
+                    public void retry(long millis) {
+                      backoff.retry(millis);
+                    }
+                  });
           detail =
               evictionReason != null ? "evicted by the daemon: " + evictionReason : "stream ended";
         } else {
@@ -299,18 +298,18 @@ public final class EventStream implements AutoCloseable {
             return;
           }
           if (isFinal(response.statusCode())) {
-            giveUp(
+            dispatch.giveUp(
                 response.statusCode() == 404 ? "session_not_found" : "rejected",
                 error.getMessage());
             return;
           }
           detail = error.getMessage();
         }
-      } catch (EventTooLargeException e) {
+      } catch (FrameReader.EventTooLargeException e) {
         // The daemon would replay the same event on a reconnect.
-        closeCurrent();
+        connection.drop();
         if (!closed) {
-          giveUp("event_too_large", e.getMessage());
+          dispatch.giveUp("event_too_large", e.getMessage());
         }
         return;
       } catch (IOException e) {
@@ -323,36 +322,14 @@ public final class EventStream implements AutoCloseable {
         }
         detail = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
       } finally {
-        closeCurrent();
+        connection.drop();
       }
       if (terminal || closed) {
         break;
       }
-      long now = clock.nanoTime();
-      if (connectedAt >= 0) {
-        // Only a connection that stayed up resets the backoff; one that brought new events also
-        // shows the daemon is alive, so it restarts the reconnect budget.
-        boolean stable = now - connectedAt >= STABLE_AFTER_NANOS;
-        if (stable) {
-          attempt = 0;
-        }
-        if (stable || delivered > deliveredBefore) {
-          downSince = 0;
-          acceptedWhileDown = false;
-        }
-      }
-      if (downSince == 0) {
-        downSince = now;
-      }
-      attempt++;
-      long delay = Math.min(MAX_RETRY_MS, retryMillis << Math.min(attempt - 1, 8));
-      long down = TimeUnit.NANOSECONDS.toMillis(now - downSince);
-      if (down + delay > settings.reconnectBudget().toMillis()) {
-        // Named by how the last attempt ended: a daemon that now refuses connections is gone,
-        // even if it accepted one more while shutting down.
-        giveUp(
-            acceptedWhileDown && connectedAt >= 0 ? "stream_unstable" : "daemon_unreachable",
-            detail);
+      long delay = backoff.next(clock.nanoTime(), connectedAt, delivered > deliveredBefore);
+      if (delay < 0) {
+        dispatch.giveUp(backoff.giveUpReason(connectedAt >= 0), detail);
         return;
       }
       LOG.info(
@@ -360,18 +337,18 @@ public final class EventStream implements AutoCloseable {
           sessionId,
           detail,
           delay);
-      status(State.RECONNECTING, attempt, Duration.ofMillis(delay), detail);
+      dispatch.status(State.RECONNECTING, backoff.attempt(), Duration.ofMillis(delay), detail);
       sleep(delay);
     }
     if (closed) {
-      status(State.CLOSED, attempt, Duration.ZERO, null);
+      dispatch.status(State.CLOSED, backoff.attempt(), Duration.ZERO, null);
     }
   }
 
   /** Connects; a {@link #close()} meanwhile abandons the attempt. */
   private HttpResponse<InputStream> connect() throws IOException {
     CompletableFuture<HttpResponse<InputStream>> attempt =
-        http.openStream(path(), clientId, headers(), settings.connectTimeout());
+        http.openStream(path(), clientId, cursor.resumeHeaders(), settings.connectTimeout());
     connecting = attempt;
     if (closed) {
       attempt.cancel(true);
@@ -403,79 +380,23 @@ public final class EventStream implements AutoCloseable {
     return status == 400 || status == 401 || status == 403 || status == 404 || status == 410;
   }
 
-  /** Reads frames until the stream ends; true when the session ended. */
-  private boolean pump(InputStream body) throws IOException {
-    boolean[] terminal = {false};
-    boolean[] tooLarge = {false};
-    SseDecoder decoder =
-        new SseDecoder(
-            settings.maxEventBytes(),
-            new SseDecoder.Listener() {
-              @Override
-              public void event(SseEvent event) {
-                // Nothing after a dropped event is delivered: the session would miss one.
-                if (!terminal[0] && !tooLarge[0]) {
-                  terminal[0] = handle(event.name(), event.data());
-                }
-              }
-
-              @Override
-              public void tooLarge() {
-                tooLarge[0] = true;
-              }
-
-              @Override
-              public void retry(long millis) {
-                retryMillis = Math.max(MIN_RETRY_MS, Math.min(MAX_RETRY_MS, millis));
-              }
-            });
-    byte[] buffer = new byte[8192];
-    int n;
-    while ((n = body.read(buffer)) >= 0) {
-      lastBytesNanos = clock.nanoTime();
-      decoder.feed(buffer, 0, n);
-      if (tooLarge[0]) {
-        throw new EventTooLargeException(settings.maxEventBytes());
-      }
-    }
-    decoder.finish();
-    return terminal[0];
-  }
-
-  /** An event longer than the cap: the stream ends, since the session would miss it. */
-  private static final class EventTooLargeException extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    EventTooLargeException(int maxEventBytes) {
-      super("event stream event longer than " + maxEventBytes + " bytes");
-    }
-  }
-
   private boolean handle(String sseEvent, String data) {
     DaemonEvent event = EventDecoder.decode(sseEvent, data, sessionId, http.redactor());
-    long id = event.meta().id();
-    if (id > 0) {
-      if (id <= lastEventId) {
-        LOG.debug("dropping replayed event {} of session {}", id, sessionId);
-        return false;
-      }
-      lastEventId = id;
-    }
-    if (event instanceof ResyncRequired) {
-      // What follows is the daemon's replay from its earliest retained id (or a new epoch's ids).
-      lastEventId = 0;
+    if (!cursor.advance(event)) {
+      LOG.debug("dropping replayed event {} of session {}", event.meta().id(), sessionId);
+      return false;
     }
     if (event instanceof Unknown unknown && "client_evicted".equals(unknown.type())) {
       evictionReason = evictionReason(data);
     }
     delivered++;
-    deliver(event);
+    dispatch.deliver(event);
     if (event instanceof SessionDied died) {
-      status(State.LOST, 0, Duration.ZERO, "session died: " + died.reason());
+      dispatch.status(State.LOST, 0, Duration.ZERO, "session died: " + died.reason());
       return true;
     }
     if (event instanceof SessionClosed closedEvent) {
-      status(State.LOST, 0, Duration.ZERO, "session closed: " + closedEvent.reason());
+      dispatch.status(State.LOST, 0, Duration.ZERO, "session closed: " + closedEvent.reason());
       return true;
     }
     return false;
@@ -489,74 +410,9 @@ public final class EventStream implements AutoCloseable {
     }
   }
 
-  private void giveUp(String reason, String detail) {
-    LOG.warn("giving up on the event stream of session {}: {} ({})", sessionId, reason, detail);
-    deliver(
-        new SessionDied(
-            new EventMeta(0, sessionId, null, null, System.currentTimeMillis()),
-            reason,
-            null,
-            null,
-            false));
-    status(State.LOST, 0, Duration.ZERO, detail);
-  }
-
-  private void deliver(DaemonEvent event) {
-    try {
-      listener.onEvent(event);
-    } catch (RuntimeException e) {
-      LOG.warn("daemon listener failed on {}", event.getClass().getSimpleName(), e);
-    } finally {
-      turns.onEvent(event);
-    }
-  }
-
-  private void status(State state, int attempt, Duration retryIn, String detail) {
-    try {
-      listener.onConnectionChanged(
-          new ConnectionStatus(state, attempt, retryIn, Math.max(0, lastEventId), detail));
-    } catch (RuntimeException e) {
-      LOG.warn("daemon listener failed on a connection change", e);
-    }
-  }
-
   private String path() {
     String path = "/session/" + DaemonHttp.segment(sessionId) + "/events";
     return settings.maxQueued() == null ? path : path + "?maxQueued=" + settings.maxQueued();
-  }
-
-  private Map<String, String> headers() {
-    Map<String, String> headers = new LinkedHashMap<>();
-    long cursor = lastEventId >= 0 ? lastEventId : fallbackCursor;
-    if (cursor >= 0) {
-      headers.put("Last-Event-ID", Long.toString(cursor));
-      if (epoch != null) {
-        headers.put("X-Qwen-Event-Epoch", epoch);
-      }
-    }
-    return headers;
-  }
-
-  private void checkHeartbeat() {
-    InputStream stream = current;
-    long silentMillis = TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - lastBytesNanos);
-    if (stream != null && silentMillis > settings.heartbeatTimeout().toMillis()) {
-      LOG.info(
-          "event stream of session {} silent for {} ms; reconnecting", sessionId, silentMillis);
-      closeCurrent();
-    }
-  }
-
-  private void closeCurrent() {
-    InputStream stream = current;
-    current = null;
-    if (stream != null) {
-      try {
-        stream.close();
-      } catch (IOException e) {
-        LOG.debug("closing the event stream failed", e);
-      }
-    }
   }
 
   private void sleep(long millis) {
