@@ -33,20 +33,33 @@ public final class HttpBodies {
     return info == null ? "" : info;
   }
 
-  /** Reads the whole body, refusing more than {@code limit} bytes whatever the headers claim. */
+  /**
+   * Reads the whole body, refusing more than {@code limit} bytes whatever the headers claim. A body
+   * at most twice the limit is read to its end and dropped before the refusal, so that its client,
+   * still sending, gets the 413 rather than a connection closed under it; a larger one is refused
+   * at once.
+   */
   public static byte[] read(HttpServletRequest request, int limit) throws IOException {
-    if (request.getContentLengthLong() > limit) {
+    long declared = request.getContentLengthLong();
+    if (declared > 2L * limit) {
       throw new TooLargeException(limit);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] buffer = new byte[8192];
     try (InputStream in = request.getInputStream()) {
+      long total = 0;
       int n;
       while ((n = in.read(buffer)) != -1) {
-        if (out.size() + n > limit) {
-          throw new TooLargeException(limit);
+        total += n;
+        if (total > 2L * limit) {
+          break;
         }
-        out.write(buffer, 0, n);
+        if (total <= limit) {
+          out.write(buffer, 0, n);
+        }
+      }
+      if (total > limit || declared > limit) {
+        throw new TooLargeException(limit);
       }
     }
     return out.toByteArray();
