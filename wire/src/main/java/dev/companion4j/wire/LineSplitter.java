@@ -3,6 +3,7 @@ package dev.companion4j.wire;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.function.Consumer;
 
 /**
  * Splits bytes into UTF-8 lines as they arrive, never holding more than the cap: a longer line is
@@ -12,6 +13,21 @@ import java.util.Arrays;
 public final class LineSplitter {
   /** Receives each line, without its line end, on the thread that feeds the splitter. */
   public interface Lines {
+    /** Lines to {@code lines}, and each over-long one's start to {@code tooLong}. */
+    static Lines of(Consumer<String> lines, Runnable tooLong) {
+      return new Lines() {
+        @Override
+        public void line(String line) {
+          lines.accept(line);
+        }
+
+        @Override
+        public void tooLong() {
+          tooLong.run();
+        }
+      };
+    }
+
     void line(String line);
 
     /** A line longer than the cap began; its bytes are dropped up to its end. */

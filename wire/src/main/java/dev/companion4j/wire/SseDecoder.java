@@ -3,6 +3,7 @@ package dev.companion4j.wire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.util.function.Consumer;
 
 /**
  * Decodes a {@code text/event-stream} body as the SSE specification describes it: lines end in CR,
@@ -23,6 +24,21 @@ import java.nio.ByteBuffer;
 public final class SseDecoder {
   /** Receives what the stream carries, on the thread that feeds the decoder. */
   public interface Listener {
+    /** A listener for the events and the dropped ones only. */
+    static Listener of(Consumer<SseEvent> events, Runnable tooLarge) {
+      return new Listener() {
+        @Override
+        public void event(SseEvent event) {
+          events.accept(event);
+        }
+
+        @Override
+        public void tooLarge() {
+          tooLarge.run();
+        }
+      };
+    }
+
     /** A dispatched event. */
     void event(SseEvent event);
 
@@ -57,20 +73,7 @@ public final class SseDecoder {
     this.maxEventBytes = maxEventBytes;
     this.listener = listener;
     this.splitter =
-        new LineSplitter(
-            maxEventBytes,
-            true,
-            new LineSplitter.Lines() {
-              @Override
-              public void line(String line) {
-                onLine(line);
-              }
-
-              @Override
-              public void tooLong() {
-                drop();
-              }
-            });
+        new LineSplitter(maxEventBytes, true, LineSplitter.Lines.of(this::onLine, this::drop));
   }
 
   public void feed(ByteBuffer bytes) {

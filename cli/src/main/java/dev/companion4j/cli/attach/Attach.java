@@ -48,17 +48,14 @@ final class Attach {
           new LineSplitter(
               MAX_LINE_BYTES,
               false,
-              new LineSplitter.Lines() {
-                @Override
-                public void line(String line) {
-                  handle(line);
-                }
-
-                @Override
-                public void tooLong() {
-                  out.error("skipped a line longer than " + (MAX_LINE_BYTES >> 20) + " MiB", null);
-                }
-              });
+              LineSplitter.Lines.of(
+                  line -> {
+                    handle(line);
+                  },
+                  () -> {
+                    out.error(
+                        "skipped a line longer than " + (MAX_LINE_BYTES >> 20) + " MiB", null);
+                  }));
       byte[] buffer = new byte[64 * 1024];
       int n;
       while ((n = stdin.read(buffer)) >= 0) {

@@ -4,7 +4,6 @@ import dev.companion4j.cli.HeadlessCompanion;
 import dev.companion4j.cli.bridge.JsonRpc;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.wire.SseDecoder;
-import dev.companion4j.wire.SseEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -284,21 +283,17 @@ final class Link {
       SseDecoder events =
           new SseDecoder(
               MAX_EVENT_BYTES,
-              new SseDecoder.Listener() {
-                @Override
-                public void event(SseEvent event) {
-                  forward(event.name(), event.data(), inState);
-                }
-
-                @Override
-                public void tooLarge() {
-                  out.error(
-                      "an event from the companion longer than "
-                          + (MAX_EVENT_BYTES >> 20)
-                          + " MiB was dropped",
-                      null);
-                }
-              });
+              SseDecoder.Listener.of(
+                  event -> {
+                    forward(event.name(), event.data(), inState);
+                  },
+                  () -> {
+                    out.error(
+                        "an event from the companion longer than "
+                            + (MAX_EVENT_BYTES >> 20)
+                            + " MiB was dropped",
+                        null);
+                  }));
       byte[] buffer = new byte[64 * 1024];
       int n;
       while ((n = body.read(buffer)) >= 0) {

@@ -2,7 +2,6 @@ package dev.companion4j.cli.bridge;
 
 import dev.companion4j.engine.ClientProcess;
 import dev.companion4j.wire.SseDecoder;
-import dev.companion4j.wire.SseEvent;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -340,20 +339,16 @@ final class Bridge {
   private SseDecoder fromCompanionStream() {
     return new SseDecoder(
         MAX_MESSAGE_BYTES,
-        new SseDecoder.Listener() {
-          @Override
-          public void event(SseEvent event) {
-            if (event.isMessage()) {
-              fromCompanion(event.data());
-            }
-          }
-
-          @Override
-          public void tooLarge() {
-            ending.note(
-                "dropped a message from " + target.description() + " longer than " + MAX_MESSAGE);
-          }
-        });
+        SseDecoder.Listener.of(
+            event -> {
+              if (event.isMessage()) {
+                fromCompanion(event.data());
+              }
+            },
+            () -> {
+              ending.note(
+                  "dropped a message from " + target.description() + " longer than " + MAX_MESSAGE);
+            }));
   }
 
   /**

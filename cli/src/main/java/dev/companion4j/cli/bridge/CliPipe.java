@@ -34,23 +34,19 @@ final class CliPipe {
         new LineSplitter(
             Bridge.MAX_MESSAGE_BYTES,
             false,
-            new LineSplitter.Lines() {
-              @Override
-              public void line(String line) {
-                fromCli.accept(line);
-              }
-
-              @Override
-              public void tooLong() {
-                emit(
-                    JsonRpc.error(
-                        null,
-                        JsonRpc.INVALID_REQUEST,
-                        "Invalid Request: a message longer than "
-                            + Bridge.MAX_MESSAGE
-                            + " was dropped"));
-              }
-            });
+            LineSplitter.Lines.of(
+                line -> {
+                  fromCli.accept(line);
+                },
+                () -> {
+                  emit(
+                      JsonRpc.error(
+                          null,
+                          JsonRpc.INVALID_REQUEST,
+                          "Invalid Request: a message longer than "
+                              + Bridge.MAX_MESSAGE
+                              + " was dropped"));
+                }));
     byte[] buffer = new byte[64 * 1024];
     try {
       int n;

@@ -1,7 +1,6 @@
 package dev.companion4j.cli.bench;
 
 import dev.companion4j.wire.SseDecoder;
-import dev.companion4j.wire.SseEvent;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -74,19 +73,15 @@ final class WireClient implements AutoCloseable {
     SseDecoder decoder =
         new SseDecoder(
             64 * 1024 * 1024,
-            new SseDecoder.Listener() {
-              @Override
-              public void event(SseEvent event) {
-                if (event.data().contains("ide/")) {
-                  notifications.add(new Arrival(event.data(), System.nanoTime()));
-                }
-              }
-
-              @Override
-              public void tooLarge() {
-                throw new AssertionError("a notification longer than 64 MiB");
-              }
-            });
+            SseDecoder.Listener.of(
+                event -> {
+                  if (event.data().contains("ide/")) {
+                    notifications.add(new Arrival(event.data(), System.nanoTime()));
+                  }
+                },
+                () -> {
+                  throw new AssertionError("a notification longer than 64 MiB");
+                }));
     Thread reader =
         new Thread(
             () -> {

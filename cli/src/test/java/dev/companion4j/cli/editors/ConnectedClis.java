@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,6 +77,13 @@ record ConnectedClis(
       companion.close();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Waits up to {@code wait} until {@code file} is the active file of both CLIs' context. */
+  void awaitActiveFile(Path file, Duration wait) {
+    for (CliDriver cli : both()) {
+      cli.awaitContext(c -> active(c).path("path").asString("").equals(file.toString()), wait);
     }
   }
 

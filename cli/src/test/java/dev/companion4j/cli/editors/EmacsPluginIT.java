@@ -128,14 +128,7 @@ class EmacsPluginIT {
     emacs.press("C-f");
     emacs.type("src/main/java/demo/Greeter.java");
     emacs.press("Enter");
-    for (CliDriver cli : clis.both()) {
-      JsonNode focused =
-          cli.awaitContext(
-              c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
-      assertThat(active(focused).path("path").asString())
-          .as(cli.cli().name())
-          .isEqualTo(greeter.toString());
-    }
+    clis.awaitActiveFile(greeter, WAIT);
 
     emacs.press("M-g");
     emacs.press("g");

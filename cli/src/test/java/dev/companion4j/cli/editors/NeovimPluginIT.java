@@ -81,9 +81,7 @@ class NeovimPluginIT {
   void theFileCursorSelectionUnsavedStateAndDiagnosticsReachBothClis() throws Exception {
     Path notes = env.file("docs/notes.txt", "alpha\nbeta\ngamma delta\nepsilon\n");
     startNeovim("docs/notes.txt");
-    for (CliDriver cli : clis.both()) {
-      cli.awaitContext(c -> active(c).path("path").asString("").equals(notes.toString()), WAIT);
-    }
+    clis.awaitActiveFile(notes, WAIT);
 
     keys("3G7|");
     for (CliDriver cli : clis.both()) {

@@ -140,14 +140,7 @@ class VimPluginIT {
   @Test
   void theFileTheCursorAndTheSelectionReachBothClis() throws Exception {
     command("edit src/demo/Greeter.java");
-    for (CliDriver cli : clis.both()) {
-      JsonNode focused =
-          cli.awaitContext(
-              c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);
-      assertThat(active(focused).path("path").asString())
-          .as(cli.cli().name())
-          .isEqualTo(greeter.toString());
-    }
+    clis.awaitActiveFile(greeter, WAIT);
 
     vim.type("11G12|");
     for (CliDriver cli : clis.both()) {

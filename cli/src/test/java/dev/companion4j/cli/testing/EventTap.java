@@ -1,7 +1,6 @@
 package dev.companion4j.cli.testing;
 
 import dev.companion4j.wire.SseDecoder;
-import dev.companion4j.wire.SseEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -78,20 +77,16 @@ public final class EventTap implements AutoCloseable {
   static void readInto(InputStream body, List<Event> sink) throws IOException {
     new SseDecoder(
             MAX_EVENT_BYTES,
-            new SseDecoder.Listener() {
-              @Override
-              public void event(SseEvent event) {
-                sink.add(new Event(event.name(), CompanionProcess.JSON.readTree(event.data())));
-              }
-
-              @Override
-              public void tooLarge() {
-                throw new AssertionError(
-                    "an event of the editor API's stream is longer than "
-                        + MAX_EVENT_BYTES
-                        + " bytes");
-              }
-            })
+            SseDecoder.Listener.of(
+                event -> {
+                  sink.add(new Event(event.name(), CompanionProcess.JSON.readTree(event.data())));
+                },
+                () -> {
+                  throw new AssertionError(
+                      "an event of the editor API's stream is longer than "
+                          + MAX_EVENT_BYTES
+                          + " bytes");
+                }))
         .read(body);
   }
 
