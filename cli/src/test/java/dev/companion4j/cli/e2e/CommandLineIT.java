@@ -28,6 +28,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -106,14 +107,21 @@ class CommandLineIT {
     List<String> command =
         CompanionProcess.command("run", "--", "sh", "-c", "echo cli started; exec sleep 60");
     try (Tmux terminal = Tmux.start(command, env.workspace(), env.variables())) {
-      await().atMost(ANSWER_BOUND).until(() -> terminal.screen().contains("cli started"));
+      // The line follows the CLI's start, so the CLI's first output may come before it.
       String line =
-          terminal
-              .screen()
-              .lines()
-              .filter(l -> l.startsWith("Review page: "))
-              .findFirst()
-              .orElseThrow();
+          await()
+              .atMost(ANSWER_BOUND)
+              .until(
+                  () ->
+                      terminal.screen().contains("cli started")
+                          ? terminal
+                              .screen()
+                              .lines()
+                              .filter(l -> l.startsWith("Review page: "))
+                              .findFirst()
+                              .orElse(null)
+                          : null,
+                  Objects::nonNull);
       assertThat(line).contains("/review/#token=");
       assertThat(terminal.screen())
           .contains("To open the page again: `companion4j open` in this folder");
