@@ -252,6 +252,11 @@ final class Attach {
                     new RequestFailure(
                         "detached",
                         "no companion is attached; attached follows when one proves itself"));
+    if (target.gone()) {
+      throw new RequestFailure(
+          "detached",
+          "the companion on port " + target.port() + " is gone; attached follows the next one");
+    }
     try {
       return exchange.with(target);
     } catch (IOException e) {

@@ -89,7 +89,7 @@ final class Finder {
     if (named.isPresent()) {
       Named n = named.get();
       return CompanionProof.holdsToken(n.port(), n.token(), PROOF_TIMEOUT)
-          ? Search.found(new Target(n.port(), n.token(), false))
+          ? Search.found(new Target(n.port(), n.token(), false, Optional.empty()))
           : Search.none(
               "the companion "
                   + API_VARIABLE
@@ -100,7 +100,7 @@ final class Finder {
     }
     return scanner
         .newestServing(workspace)
-        .map(a -> Search.found(new Target(a.port(), a.authToken(), false)))
+        .map(a -> Search.found(Target.found(a)))
         .orElseGet(() -> Search.none("no companion serves " + workspace));
   }
 

@@ -16,10 +16,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +58,9 @@ final class Link {
           "openFile");
   private static final Duration JOIN_BOUND = Duration.ofSeconds(5);
 
+  /** The stream thread's join and a companion's own stop bounds, with room to spare. */
+  private static final Duration STOP_WAIT = Duration.ofSeconds(20);
+
   /**
    * The companion writes a heartbeat every 5 s: a stream silent for this long belongs to a
    * companion that hangs (stopped, swapping), which is as good as gone.
@@ -83,6 +88,8 @@ final class Link {
             return t;
           });
   private volatile boolean stopping;
+  private final AtomicBoolean stopBegun = new AtomicBoolean();
+  private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile InputStream stream;
 
   /** When the stream last brought bytes (or opened), in {@link System#nanoTime()}. */
@@ -132,8 +139,31 @@ final class Link {
     return answer;
   }
 
-  /** Ends the attachment and stops the companion this process started, within bounds. */
+  /**
+   * Ends the attachment and stops the companion this process started, within bounds. A second call
+   * returns once the first has finished: an editor that stops its job closes attach's input and
+   * sends SIGTERM together, and the JVM ends when its shutdown hook returns, so the hook must not
+   * return while the input's end is still stopping the companion.
+   */
   void stop() {
+    if (!stopBegun.compareAndSet(false, true)) {
+      try {
+        if (!stopped.await(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+          log.warn("The companion started here did not stop within {}", STOP_WAIT);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return;
+    }
+    try {
+      stopOnce();
+    } finally {
+      stopped.countDown();
+    }
+  }
+
+  private void stopOnce() {
     stopping = true;
     watchdog.shutdownNow();
     closeStream();
@@ -242,7 +272,8 @@ final class Link {
       return Finder.Search.none("attach is ending");
     }
     Companion companion = headless.companion();
-    return Finder.Search.found(new Target(companion.port(), companion.authToken(), true));
+    return Finder.Search.found(
+        new Target(companion.port(), companion.authToken(), true, Optional.empty()));
   }
 
   /**

@@ -414,6 +414,7 @@ class AttachIT {
         cli.call("openDiff", Map.of("filePath", file.toString(), "newContent", "beta\n"));
         attach.awaitNotification("diffOpened");
 
+        // Like an editor stopping its job: SIGTERM, and attach's input closes at the same time.
         attach.terminate();
 
         await().atMost(WAIT).until(() -> cli.received("ide/diffRejected").size() == 1);

@@ -171,7 +171,10 @@ final class AttachProcess implements AutoCloseable {
     return process.exitValue();
   }
 
-  /** SIGTERM, as a session manager ends a process, and the exit code. */
+  /**
+   * SIGTERM, as a session manager or an editor's job control ends a process, and the exit code.
+   * {@link Process#destroy()} closes attach's pipes too, so its input ends at the same time.
+   */
   int terminate() throws InterruptedException {
     process.destroy();
     if (!process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {

@@ -3,9 +3,12 @@ package dev.companion4j.cli.attach;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.companion4j.engine.discovery.CompanionAddress;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,7 +45,31 @@ class FinderTest {
 
   @Test
   void theTokenIsInNoString() {
-    assertThat(new Target(41233, TOKEN, false).toString()).contains("41233").doesNotContain(TOKEN);
+    assertThat(new Target(41233, TOKEN, false, Optional.empty()).toString())
+        .contains("41233")
+        .doesNotContain(TOKEN);
+  }
+
+  @Test
+  void aFoundCompanionWhoseProcessEndedIsGoneSoNoRequestFollowsItsPort() throws Exception {
+    Process owner = new ProcessBuilder("sleep", "60").start();
+    try {
+      Target target = Target.found(address(Optional.of(owner.pid())));
+      assertThat(target.gone()).isFalse();
+      owner.destroyForcibly();
+      assertThat(owner.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(target.gone()).isTrue();
+    } finally {
+      owner.destroyForcibly();
+    }
+    assertThat(Target.found(address(Optional.empty())).gone())
+        .as("a file that names no process: only the proof vouches for it")
+        .isFalse();
+    assertThat(new Target(41233, TOKEN, true, Optional.empty()).gone()).isFalse();
+  }
+
+  private CompanionAddress address(Optional<Long> pid) {
+    return new CompanionAddress(41233, TOKEN, temp.toString(), "", temp.resolve("41233.lock"), pid);
   }
 
   @Test

@@ -108,7 +108,8 @@ public final class DiscoveryScanner {
                     f.token(),
                     f.companion().workspacePath(),
                     f.companion().ideName().orElse(""),
-                    f.companion().file()));
+                    f.companion().file(),
+                    f.companion().pid()));
   }
 
   /**
