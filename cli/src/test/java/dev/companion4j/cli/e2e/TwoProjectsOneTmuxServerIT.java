@@ -72,19 +72,13 @@ class TwoProjectsOneTmuxServerIT {
         List<Tmux> clis = new ArrayList<>();
         for (Path project : List.of(first, second)) {
           // IDE mode is each CLI's user setting: turned on in the first project, it holds in the
-          // second.
+          // second. Both CLIs of a project start at once, as a user opens two windows.
           boolean firstStart = project.equals(first);
           String name = project.getFileName().toString();
-          clis.add(
-              connect(
-                  server.window("qwen-" + name, List.of("qwen"), project, env),
-                  "Qwen Code",
-                  firstStart));
-          clis.add(
-              connect(
-                  server.window("gemini-" + name, List.of("gemini"), project, env),
-                  "Gemini CLI",
-                  firstStart));
+          Tmux qwen = server.window("qwen-" + name, List.of("qwen"), project, env);
+          Tmux gemini = server.window("gemini-" + name, List.of("gemini"), project, env);
+          clis.add(connect(qwen, "Qwen Code", firstStart));
+          clis.add(connect(gemini, "Gemini CLI", firstStart));
         }
 
         String status = status(env, home);

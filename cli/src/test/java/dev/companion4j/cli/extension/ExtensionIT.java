@@ -238,7 +238,8 @@ class ExtensionIT {
   void sessionStartStartsACompanionWhenNoneServesThatALaterSessionFindsAndThatStopsAfterItsLinger(
       Kind kind) throws Exception {
     HeadlessCli cli = installed(kind);
-    Map<String, String> linger = Map.of("COMPANION4J_LINGER_SECONDS", "30");
+    // Long enough for the later session to start, short enough to wait for.
+    Map<String, String> linger = Map.of("COMPANION4J_LINGER_SECONDS", "15");
     int before = cli.model.requests().size();
     HeadlessCli.Result run = cli.prompt("hello", linger);
     assertThat(run.exitCode()).as(run.stderr()).isZero();
@@ -248,7 +249,7 @@ class ExtensionIT {
     assertThat(started.find()).as("the model was told a companion was started:\n" + first).isTrue();
     int port = Integer.parseInt(started.group(1));
     assertThat(first)
-        .contains("it stays after the session while a CLI is connected to it, and 30 s more");
+        .contains("it stays after the session while a CLI is connected to it, and 15 s more");
 
     before = cli.model.requests().size();
     HeadlessCli.Result later = cli.prompt("hello again", linger);
