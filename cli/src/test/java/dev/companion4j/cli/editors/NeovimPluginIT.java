@@ -421,7 +421,15 @@ class NeovimPluginIT {
         await()
             .during(Duration.ofSeconds(5))
             .atMost(WAIT)
-            .until(() -> squatter.requests().isEmpty() && terminal.screen().contains("C4J gone"));
+            .untilAsserted(
+                () -> {
+                  assertThat(squatter.companionRequests())
+                      .as(
+                          "the lock's process is gone: its port is not even asked; all requests: %s",
+                          squatter.requests())
+                      .isEmpty();
+                  assertThat(terminal.screen()).contains("C4J gone");
+                });
         assertThat(lua("return require('companion4j').status()"))
             .startsWith("no companion serves " + killed.workspace());
       }

@@ -331,8 +331,10 @@ class VimPluginIT {
                 });
         other.type("ohello");
         other.press("Escape");
-        assertThat(squatter.requests())
-            .as("the lock's process is gone: its port is not even asked")
+        assertThat(squatter.companionRequests())
+            .as(
+                "the lock's process is gone: its port is not even asked; all requests: %s",
+                squatter.requests())
             .isEmpty();
       }
     } finally {

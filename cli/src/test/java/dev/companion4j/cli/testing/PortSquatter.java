@@ -109,6 +109,22 @@ public final class PortSquatter implements AutoCloseable {
     return List.copyOf(requests);
   }
 
+  /**
+   * The requests to a companion's routes ({@code /editor}, {@code /ide}, {@code /mcp}), oldest
+   * first. A freed port may be handed to the squatter after a client of some other server, a daemon
+   * client still retrying, was left pointing at it; only these requests come from a companion's
+   * clients.
+   */
+  public List<Request> companionRequests() {
+    return requests.stream()
+        .filter(
+            r ->
+                r.uri().startsWith("/editor")
+                    || r.uri().startsWith("/ide")
+                    || r.uri().startsWith("/mcp"))
+        .toList();
+  }
+
   /** Whether the squatter was asked for a proof: the plugin did look at it. */
   public boolean wasChallenged() {
     return requests.stream().anyMatch(r -> r.uri().startsWith("/ide/proof?nonce="));
