@@ -1,0 +1,145 @@
+package dev.companion4j.acp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.daemon.conversation.Conversation;
+import dev.companion4j.daemon.conversation.Entry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The connection's transport and file confinement against a scripted agent (fake-agent.mjs): what a
+ * real agent could do to a client, done on purpose.
+ */
+class AcpConnectionTest {
+  private static final Duration LIMIT = Duration.ofSeconds(20);
+
+  @TempDir Path dir;
+  private Path workspace;
+  private AcpIdeConnection connection;
+
+  @BeforeEach
+  void start() throws Exception {
+    workspace = Files.createDirectories(dir.resolve("workspace"));
+    Path agent = Path.of(AcpConnectionTest.class.getResource("fake-agent.mjs").toURI());
+    connection =
+        AcpIdeConnection.open(
+            new AcpAgent(List.of("node", agent.toString()), workspace, Map.of()),
+            AcpIdeConnection.Setup.in(workspace),
+            c -> {});
+  }
+
+  @AfterEach
+  void stop() {
+    connection.close();
+  }
+
+  @Test
+  void aLineThatIsNotJsonIsANoticeAndTheAgentIsStillHeard() throws Exception {
+    assertThat(turn("bad line")).isEqualTo("end_turn");
+
+    assertThat(texts()).contains("after the bad line");
+    assertThat(notices()).anyMatch(n -> n.contains("not a JSON-RPC message"));
+  }
+
+  @Test
+  void aLineOverTheCapIsSkippedAndTheAgentIsStillHeard() throws Exception {
+    assertThat(turn("huge line")).isEqualTo("end_turn");
+
+    assertThat(texts()).contains("after the huge line");
+    assertThat(notices()).anyMatch(n -> n.contains("over 33554432 bytes"));
+  }
+
+  @Test
+  void anAgentThatExitsMidRequestFailsThePendingCallAtOnce() {
+    CompletableFuture<String> turn = connection.prompt("exit");
+
+    // The SDK's own timeout is hours; the failure comes from the agent's exit.
+    assertThatThrownBy(() -> turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class);
+    await().atMost(LIMIT).until(() -> connection.conversation().state() == Conversation.State.DIED);
+    assertThat(notices()).anyMatch(n -> n.contains("exited with code 3"));
+  }
+
+  @Test
+  void anUnknownRequestIsAnsweredMethodNotFoundAtOnce() throws Exception {
+    assertThat(turn("unknown request")).isEqualTo("end_turn");
+
+    assertThat(texts()).anyMatch(t -> t.contains("-32601"));
+  }
+
+  @Test
+  void readsInsideTheRootsAnswerTheFile() throws Exception {
+    Files.writeString(workspace.resolve("a.txt"), "inside");
+
+    turn("read " + workspace.resolve("a.txt"));
+
+    assertThat(texts()).anyMatch(t -> t.contains("\"content\":\"inside\""));
+  }
+
+  @Test
+  void aMissingFileIsResourceNotFound() throws Exception {
+    turn("read " + workspace.resolve("missing.txt"));
+
+    assertThat(texts()).anyMatch(t -> t.contains("-32002"));
+  }
+
+  @Test
+  void readsOutsideTheRootsAreRefused() throws Exception {
+    Path outside = Files.writeString(dir.resolve("secret.txt"), "secret");
+    Files.createSymbolicLink(workspace.resolve("link.txt"), outside);
+
+    turn("read " + outside);
+    turn("read " + workspace.resolve("link.txt"));
+    turn("read " + workspace.resolve("../secret.txt"));
+
+    assertThat(texts().stream().filter(t -> t.startsWith("read ")))
+        .hasSize(3)
+        .allMatch(t -> t.contains("Outside the workspace roots") && !t.contains("\"secret\""));
+  }
+
+  @Test
+  void writesGoInsideTheRootsOnly() throws Exception {
+    Path outsideDir = Files.createDirectories(dir.resolve("elsewhere"));
+    Files.createSymbolicLink(workspace.resolve("escape"), outsideDir);
+
+    turn("write " + workspace.resolve("new/b.txt"));
+    turn("write " + workspace.resolve("escape/c.txt"));
+    turn("write " + dir.resolve("d.txt"));
+
+    assertThat(workspace.resolve("new/b.txt")).hasContent("agent text");
+    assertThat(outsideDir.resolve("c.txt")).doesNotExist();
+    assertThat(dir.resolve("d.txt")).doesNotExist();
+    assertThat(texts().stream().filter(t -> t.contains("Outside the workspace roots"))).hasSize(2);
+  }
+
+  private String turn(String text) throws Exception {
+    return connection.prompt(text).get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+  }
+
+  private List<String> texts() {
+    return connection.conversation().entries().stream()
+        .filter(Entry.AssistantMessage.class::isInstance)
+        .map(e -> ((Entry.AssistantMessage) e).text())
+        .toList();
+  }
+
+  private List<String> notices() {
+    return connection.conversation().entries().stream()
+        .filter(Entry.Notice.class::isInstance)
+        .map(e -> ((Entry.Notice) e).text())
+        .toList();
+  }
+}

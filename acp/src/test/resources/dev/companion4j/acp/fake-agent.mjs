@@ -1,0 +1,62 @@
+// A scripted ACP agent for the transport's tests: what it does with a prompt depends on the
+// prompt's text (see AcpTransportTest).
+import readline from "node:readline";
+
+const out = (message) => process.stdout.write(JSON.stringify(message) + "\n");
+const waiting = new Map();
+let nextId = 1000;
+
+function request(method, params) {
+  const id = nextId++;
+  out({ jsonrpc: "2.0", id, method, params });
+  return new Promise((resolve) => waiting.set(id, resolve));
+}
+
+function say(sessionId, text) {
+  out({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
+  });
+}
+
+async function prompt(id, { sessionId, prompt }) {
+  const text = prompt[0].text;
+  if (text === "bad line") {
+    process.stdout.write("this is not json\n");
+    say(sessionId, "after the bad line");
+  } else if (text === "huge line") {
+    process.stdout.write("x".repeat(33 * 1024 * 1024) + "\n");
+    say(sessionId, "after the huge line");
+  } else if (text === "exit") {
+    process.exit(3);
+  } else if (text === "unknown request") {
+    const reply = await request("craft/drainMidTurnQueue", { sessionId });
+    say(sessionId, "the client answered " + JSON.stringify(reply.error ?? reply.result));
+  } else if (text.startsWith("read ")) {
+    const reply = await request("fs/read_text_file", { sessionId, path: text.slice(5) });
+    say(sessionId, "read " + JSON.stringify(reply.error ?? reply.result));
+  } else if (text.startsWith("write ")) {
+    const reply = await request("fs/write_text_file", { sessionId, path: text.slice(6), content: "agent text" });
+    say(sessionId, "wrote " + JSON.stringify(reply.error ?? reply.result));
+  } else {
+    say(sessionId, "echo: " + text);
+  }
+  out({ jsonrpc: "2.0", id, result: { stopReason: "end_turn" } });
+}
+
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === undefined) {
+    waiting.get(m.id)?.(m);
+    waiting.delete(m.id);
+  } else if (m.method === "initialize") {
+    out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+  } else if (m.method === "session/new") {
+    out({ jsonrpc: "2.0", id: m.id, result: { sessionId: "s1" } });
+  } else if (m.method === "session/prompt") {
+    prompt(m.id, m.params);
+  } else if (m.id !== undefined) {
+    out({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no " + m.method } });
+  }
+});
