@@ -51,6 +51,9 @@ import tools.jackson.databind.JsonNode;
  */
 public final class AcpIdeConnection implements AutoCloseable {
 
+  /** The originator of the prompts sent here, so a view tells them from replayed ones. */
+  public static final String CLIENT_ID = "companion4j-acp";
+
   /** What a front end hears. */
   public interface Listener {
     /** The whole conversation after each change. */
@@ -95,38 +98,48 @@ public final class AcpIdeConnection implements AutoCloseable {
    *     report what to run instead
    * @param loadSessionId a previous session to load, its history replayed, or {@code null} for a
    *     new one
+   * @param modeId the mode a new session is switched to when the agent offers it, or {@code null}
+   *     for the agent's own choice; {@link #in} picks {@code default}, which asks before edits
    */
   public record Setup(
       List<Path> roots,
       WorkspaceFiles files,
       List<HttpMcpServer> mcpServers,
       String authMethodId,
-      String loadSessionId) {
+      String loadSessionId,
+      String modeId) {
     public Setup {
       roots = List.copyOf(roots);
       Objects.requireNonNull(files, "files");
       mcpServers = List.copyOf(mcpServers);
     }
 
-    /** A new session in {@code workspace}, files on disk, no MCP servers. */
+    /**
+     * A new session in {@code workspace}, files on disk, no MCP servers, in the mode that asks
+     * before edits: Qwen Code's own default for a session edits without asking.
+     */
     public static Setup in(Path workspace) {
-      return new Setup(List.of(workspace), WorkspaceFiles.disk(), List.of(), null, null);
+      return new Setup(List.of(workspace), WorkspaceFiles.disk(), List.of(), null, null, "default");
     }
 
     public Setup withFiles(WorkspaceFiles v) {
-      return new Setup(roots, v, mcpServers, authMethodId, loadSessionId);
+      return new Setup(roots, v, mcpServers, authMethodId, loadSessionId, modeId);
     }
 
     public Setup withMcpServers(List<HttpMcpServer> v) {
-      return new Setup(roots, files, v, authMethodId, loadSessionId);
+      return new Setup(roots, files, v, authMethodId, loadSessionId, modeId);
     }
 
     public Setup withAuthMethod(String v) {
-      return new Setup(roots, files, mcpServers, v, loadSessionId);
+      return new Setup(roots, files, mcpServers, v, loadSessionId, modeId);
+    }
+
+    public Setup withMode(String v) {
+      return new Setup(roots, files, mcpServers, authMethodId, loadSessionId, v);
     }
 
     public Setup loading(String sessionId) {
-      return new Setup(roots, files, mcpServers, authMethodId, sessionId);
+      return new Setup(roots, files, mcpServers, authMethodId, sessionId, modeId);
     }
   }
 
@@ -277,6 +290,12 @@ public final class AcpIdeConnection implements AutoCloseable {
               "session/new");
       sessionId = created.sessionId();
       offered(created.modes(), created.models());
+      String mode = setup.modeId();
+      if (mode != null
+          && !mode.equals(conversation().approvalMode())
+          && modes.stream().anyMatch(m -> m.id().equals(mode))) {
+        setMode(mode);
+      }
     }
   }
 
@@ -380,7 +399,10 @@ public final class AcpIdeConnection implements AutoCloseable {
     change(
         c -> {
           runningTurn = turn;
-          return Conversations.apply(c, new DaemonEvent.UserMessageChunk(meta(turn), text));
+          return Conversations.apply(
+              c,
+              new DaemonEvent.UserMessageChunk(
+                  new EventMeta(0, sessionId, turn, CLIENT_ID, 0), text));
         });
     CompletableFuture<String> done = new CompletableFuture<>();
     client
