@@ -524,17 +524,18 @@ public final class AcpIdeConnection implements AutoCloseable {
   /** Stops the agent (its whole process tree, within a few seconds) and ends the conversation. */
   @Override
   public void close() {
-    cancelPermissions();
-    transport.close();
-    if (client != null) {
-      client.close();
-    }
+    // Closed first, so the agent's exit that follows is no death to report.
     change(
         c ->
             c.state() == Conversation.State.DIED || c.state() == Conversation.State.CLOSED
                 ? c
                 : Conversations.apply(
                     c, new DaemonEvent.SessionClosed(meta(null), "the chat was closed", null)));
+    cancelPermissions();
+    transport.close();
+    if (client != null) {
+      client.close();
+    }
     calls.shutdown();
   }
 

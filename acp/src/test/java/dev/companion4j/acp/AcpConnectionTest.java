@@ -81,6 +81,32 @@ class AcpConnectionTest {
   }
 
   @Test
+  void aPermissionRequestIsAnsweredOnceWithTheAgentsOption() throws Exception {
+    CompletableFuture<String> turn = connection.prompt("permission");
+    await().atMost(LIMIT).until(() -> !connection.conversation().permissions().isEmpty());
+    String id = connection.conversation().permissions().get(0).requestId();
+
+    assertThat(connection.answer(id, "no")).isTrue();
+    assertThat(connection.answer(id, "yes")).as("a second answer").isFalse();
+
+    assertThat(turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("end_turn");
+    assertThat(texts()).anyMatch(t -> t.contains("\"optionId\":\"no\""));
+    assertThat(connection.conversation().permissions()).isEmpty();
+  }
+
+  @Test
+  void cancelAnswersAPendingPermissionCancelled() throws Exception {
+    CompletableFuture<String> turn = connection.prompt("permission");
+    await().atMost(LIMIT).until(() -> !connection.conversation().permissions().isEmpty());
+
+    connection.cancel();
+
+    turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(texts()).anyMatch(t -> t.contains("\"outcome\":\"cancelled\""));
+    assertThat(connection.conversation().permissions()).isEmpty();
+  }
+
+  @Test
   void readsInsideTheRootsAnswerTheFile() throws Exception {
     Files.writeString(workspace.resolve("a.txt"), "inside");
 

@@ -33,6 +33,16 @@ async function prompt(id, { sessionId, prompt }) {
   } else if (text === "unknown request") {
     const reply = await request("craft/drainMidTurnQueue", { sessionId });
     say(sessionId, "the client answered " + JSON.stringify(reply.error ?? reply.result));
+  } else if (text === "permission") {
+    const reply = await request("session/request_permission", {
+      sessionId,
+      toolCall: { toolCallId: "t1", title: "Write a.txt", kind: "edit", status: "pending" },
+      options: [
+        { optionId: "yes", name: "Allow", kind: "allow_once" },
+        { optionId: "no", name: "Reject", kind: "reject_once" },
+      ],
+    });
+    say(sessionId, "outcome " + JSON.stringify(reply.result?.outcome));
   } else if (text.startsWith("read ")) {
     const reply = await request("fs/read_text_file", { sessionId, path: text.slice(5) });
     say(sessionId, "read " + JSON.stringify(reply.error ?? reply.result));

@@ -15,6 +15,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.Charset;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
@@ -25,6 +26,9 @@ import java.util.function.Consumer;
 public final class ChatCommand {
   private static final String DAEMON_LOG_LEVEL =
       "org.slf4j.simpleLogger.log.dev.companion4j.daemon";
+  private static final String ACP_LOG_LEVEL = "org.slf4j.simpleLogger.log.dev.companion4j.acp";
+  private static final String ACP_SDK_LOG_LEVEL =
+      "org.slf4j.simpleLogger.log.com.agentclientprotocol";
 
   private ChatCommand() {}
 
@@ -34,6 +38,12 @@ public final class ChatCommand {
     // screen.
     if (System.getProperty(DAEMON_LOG_LEVEL) == null) {
       System.setProperty(DAEMON_LOG_LEVEL, "error");
+    }
+    // The ACP path shows what matters (skipped lines, a dead agent) as notices of the chat.
+    for (String logger : List.of(ACP_LOG_LEVEL, ACP_SDK_LOG_LEVEL)) {
+      if (System.getProperty(logger) == null) {
+        System.setProperty(logger, "off");
+      }
     }
     return run(args, System.in, System.out, System.err, System.getenv(), ChatCommand::onCtrlC);
   }
@@ -64,6 +74,9 @@ public final class ChatCommand {
     if (options.help()) {
       out.println(ChatOptions.USAGE);
       return 0;
+    }
+    if (options.agent() != null) {
+      return AcpChat.run(options, in, out, err, interrupts);
     }
     DaemonClient client;
     try {
@@ -269,24 +282,37 @@ public final class ChatCommand {
     }
 
     private void readLines(InputStream in) {
-      Thread reader =
-          new Thread(
-              () -> {
-                try (BufferedReader lines =
-                    new BufferedReader(new InputStreamReader(in, Charset.defaultCharset()))) {
-                  String line;
-                  while ((line = lines.readLine()) != null) {
-                    inputs.add(new Input(Input.Kind.LINE, line));
-                  }
-                } catch (IOException e) {
-                  view.line("[input failed: " + e.getMessage() + "]");
-                }
-                inputs.add(Input.of(Input.Kind.END_OF_INPUT));
-              },
-              "companion4j-chat-input");
-      reader.setDaemon(true);
-      reader.start();
+      ChatCommand.readLines(
+          in,
+          line -> inputs.add(new Input(Input.Kind.LINE, line)),
+          () -> inputs.add(Input.of(Input.Kind.END_OF_INPUT)),
+          view::line);
     }
+  }
+
+  /**
+   * Reads the terminal's lines on a thread of their own: each to {@code lines}, then {@code end}
+   * once; a read that fails is said to {@code say} first.
+   */
+  static void readLines(
+      InputStream in, Consumer<String> lines, Runnable end, Consumer<String> say) {
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader input =
+                  new BufferedReader(new InputStreamReader(in, Charset.defaultCharset()))) {
+                String line;
+                while ((line = input.readLine()) != null) {
+                  lines.accept(line);
+                }
+              } catch (IOException e) {
+                say.accept("[input failed: " + e.getMessage() + "]");
+              }
+              end.run();
+            },
+            "companion4j-chat-input");
+    reader.setDaemon(true);
+    reader.start();
   }
 
   /** Ctrl-C runs the action instead of ending the JVM. */

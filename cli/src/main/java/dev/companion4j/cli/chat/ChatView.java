@@ -148,6 +148,11 @@ final class ChatView implements DaemonListener {
     change(Conversations::promptSent);
   }
 
+  /** The whole conversation as a connection keeps it ({@code AcpIdeConnection}). */
+  void show(Conversation now) {
+    change(c -> now);
+  }
+
   @Override
   public void onEvent(DaemonEvent event) {
     change(c -> Conversations.apply(c, event));
