@@ -10,6 +10,7 @@ import dev.companion4j.acp.internal.WorkspaceRoots;
 import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.EventMeta;
 import dev.companion4j.daemon.conversation.Conversation;
+import dev.companion4j.daemon.conversation.ConversationFeed;
 import dev.companion4j.daemon.conversation.Conversations;
 import dev.companion4j.daemon.conversation.Entry;
 import java.io.IOException;
@@ -23,8 +24,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -59,7 +58,7 @@ public final class AcpIdeConnection implements AutoCloseable {
     /** The whole conversation after each change. */
     void changed(Conversation conversation);
 
-    /** The agent's slash commands, each time the agent lists them anew. */
+    /** The agent's slash commands, each time the agent lists them anew, on the same thread. */
     default void commandsChanged(List<Command> commands) {}
   }
 
@@ -159,7 +158,7 @@ public final class AcpIdeConnection implements AutoCloseable {
   private final WorkspaceRoots roots;
   private final Listener listener;
   private final StdioTransport transport;
-  private final ExecutorService calls;
+  private final ConversationFeed feed;
   private final AtomicLong permissionIds = new AtomicLong();
   private final AtomicLong turns = new AtomicLong();
   private AcpAsyncClient client;
@@ -169,8 +168,7 @@ public final class AcpIdeConnection implements AutoCloseable {
   private volatile List<Model> models = List.of();
   private volatile List<Command> commands = List.of();
 
-  // Guarded by this.
-  private Conversation conversation = Conversation.connected(null, null);
+  // Guarded by this; conversation changes are made under it too, so they see these as they are.
   private String runningTurn;
   private final Map<String, CompletableFuture<AcpSchema.RequestPermissionOutcome>> pending =
       new LinkedHashMap<>();
@@ -183,13 +181,9 @@ public final class AcpIdeConnection implements AutoCloseable {
     this.listener = listener;
     this.transport = transport;
     this.agentName = agent.command().get(0);
-    this.calls =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "companion4j-acp-view");
-              t.setDaemon(true);
-              return t;
-            });
+    this.feed =
+        new ConversationFeed(
+            "companion4j-acp-view", Conversation.connected(null, null), listener::changed);
   }
 
   /**
@@ -273,9 +267,6 @@ public final class AcpIdeConnection implements AutoCloseable {
         throw new AcpException(agentName + " cannot load a previous session (no loadSession).");
       }
       sessionId = setup.loadSessionId();
-      synchronized (this) {
-        runningTurn = null;
-      }
       AcpSchema.LoadSessionResponse loaded =
           authenticated(
               init,
@@ -385,8 +376,8 @@ public final class AcpIdeConnection implements AutoCloseable {
   }
 
   /** The conversation as it is now. */
-  public synchronized Conversation conversation() {
-    return conversation;
+  public Conversation conversation() {
+    return feed.conversation();
   }
 
   /**
@@ -461,7 +452,7 @@ public final class AcpIdeConnection implements AutoCloseable {
   public boolean answer(String requestId, String optionId) {
     synchronized (this) {
       boolean offered =
-          conversation.permissions().stream()
+          feed.conversation().permissions().stream()
               .anyMatch(
                   p ->
                       p.requestId().equals(requestId)
@@ -536,7 +527,7 @@ public final class AcpIdeConnection implements AutoCloseable {
     if (client != null) {
       client.close();
     }
-    calls.shutdown();
+    feed.close();
   }
 
   private void agentExited(int code) {
@@ -572,8 +563,9 @@ public final class AcpIdeConnection implements AutoCloseable {
                   c.path("description").asString(""),
                   c.path("input").path("hint").asString("")));
         }
-        commands = List.copyOf(listed);
-        calls.execute(() -> listener.commandsChanged(commands));
+        List<Command> now = List.copyOf(listed);
+        commands = now;
+        feed.tell(() -> listener.commandsChanged(now));
       }
       case "current_mode_update" ->
           change(
@@ -678,19 +670,8 @@ public final class AcpIdeConnection implements AutoCloseable {
     change(c -> Conversations.notice(c, level, text));
   }
 
-  private void change(UnaryOperator<Conversation> step) {
-    synchronized (this) {
-      Conversation now = step.apply(conversation);
-      if (now == conversation) {
-        return;
-      }
-      conversation = now;
-      if (calls.isShutdown()) {
-        return;
-      }
-      // Queued in the same step, so calls keep the order of the changes.
-      calls.execute(() -> listener.changed(now));
-    }
+  private synchronized void change(UnaryOperator<Conversation> step) {
+    feed.change(step);
   }
 
   private <T> T call(Mono<T> call, Duration bound, String what) {

@@ -12,9 +12,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +37,9 @@ import reactor.core.publisher.Mono;
  *
  * <p>Here a line that is not JSON-RPC, or one over {@link #MAX_LINE_BYTES}, is logged and skipped;
  * the agent's exit fails every pending call at once (see {@link #client}); stopping closes the
- * agent's input, which both CLIs take as the end, and kills what is left of its process tree after
- * a bounded wait.
+ * agent's input, which both CLIs take as the end, and kills what is left of its process tree and
+ * group after a bounded wait. The agent runs in a process group of its own (where {@code setsid}
+ * exists), out of reach of a terminal's Ctrl-C.
  *
  * <p>Threads: {@code companion4j-acp-in} reads the agent's output and dispatches every message in
  * order; {@code companion4j-acp-err} keeps the tail of its error output for error reports.
@@ -57,15 +60,24 @@ public final class StdioTransport implements AcpClientTransport {
 
   private static final int STDERR_LINES = 20;
 
+  /**
+   * Starts the agent in a session and process group of its own: a terminal's Ctrl-C (SIGINT to its
+   * foreground group) is meant for the chat, not the agent, and stopping kills the group.
+   */
+  private static final Path SETSID = Path.of("/usr/bin/setsid");
+
   private final Process process;
+  private final boolean ownGroup;
   private final Jackson3Mapper mapper;
   private final Consumer<String> notices;
   private final Object writeLock = new Object();
   private final Deque<String> stderrTail = new ArrayDeque<>();
   private final CompletableFuture<Integer> exited = new CompletableFuture<>();
 
-  private StdioTransport(Process process, Jackson3Mapper mapper, Consumer<String> notices) {
+  private StdioTransport(
+      Process process, boolean ownGroup, Jackson3Mapper mapper, Consumer<String> notices) {
     this.process = process;
+    this.ownGroup = ownGroup;
     this.mapper = mapper;
     this.notices = notices;
   }
@@ -75,14 +87,39 @@ public final class StdioTransport implements AcpClientTransport {
    *
    * @param environment added to this process's environment
    * @param notices told of each line the agent wrote that is not a message, on the reader thread
-   * @throws IOException when the command cannot be started
+   * @throws IOException when the command cannot be started, e.g. it is not on the PATH
    */
   public static StdioTransport spawn(
       List<String> command, Path cwd, Map<String, String> environment, Consumer<String> notices)
       throws IOException {
-    ProcessBuilder builder = new ProcessBuilder(command).directory(cwd.toFile());
+    ProcessBuilder builder = new ProcessBuilder().directory(cwd.toFile());
     builder.environment().putAll(environment);
-    return new StdioTransport(builder.start(), new Jackson3Mapper(), notices);
+    String program = resolve(command.get(0), builder.environment().get("PATH"));
+    List<String> argv = new ArrayList<>();
+    boolean ownGroup = Files.isExecutable(SETSID);
+    if (ownGroup) {
+      argv.add(SETSID.toString());
+    }
+    argv.add(program);
+    argv.addAll(command.subList(1, command.size()));
+    return new StdioTransport(
+        builder.command(argv).start(), ownGroup, new Jackson3Mapper(), notices);
+  }
+
+  /**
+   * The program as a path, looked up on the agent's PATH, so that a missing one is an error here
+   * and not the exit of the process that was to start it.
+   */
+  private static String resolve(String program, String path) throws IOException {
+    if (program.contains("/") || path == null) {
+      return program;
+    }
+    for (String dir : path.split(java.io.File.pathSeparator)) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+        return Path.of(dir, program).toString();
+      }
+    }
+    throw new IOException("no command " + program + " on the PATH");
   }
 
   /**
@@ -244,7 +281,18 @@ public final class StdioTransport implements AcpClientTransport {
       }
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       tree.forEach(ProcessHandle::destroyForcibly);
+      if (ownGroup) {
+        // What left the tree (reparented when its parent died) is still in the group.
+        new ProcessBuilder("kill", "-KILL", "--", "-" + process.pid())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start()
+            .waitFor(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      }
       process.destroyForcibly().waitFor(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (IOException e) {
+      LOG.debug("Killing the agent's process group failed: {}", e.toString());
+      process.destroyForcibly();
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();

@@ -13,9 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -25,18 +23,8 @@ import java.util.stream.Collectors;
  * All inputs are handled on the calling thread, in arrival order.
  */
 final class AcpChat {
-  private enum Kind {
-    LINE,
-    END_OF_INPUT,
-    INTERRUPT,
-    TURN_ENDED,
-    SESSION_ENDED
-  }
-
-  private record Input(Kind kind, String text) {}
-
   private final PrintStream out;
-  private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
+  private final ChatInputs inputs = new ChatInputs();
   private ChatView view;
   private AcpIdeConnection connection;
   private CompletableFuture<String> running;
@@ -80,7 +68,7 @@ final class AcpChat {
             out,
             Conversation.connected(null, null),
             AcpIdeConnection.CLIENT_ID,
-            () -> inputs.add(new Input(Kind.SESSION_ENDED, null)));
+            () -> inputs.add(ChatInputs.Kind.SESSION_ENDED));
     try (AcpIdeConnection opened =
         AcpIdeConnection.open(
             AcpAgent.named(options.agent(), workspace),
@@ -112,7 +100,7 @@ final class AcpChat {
         return 2;
       }
       banner();
-      interrupts.accept(() -> inputs.add(new Input(Kind.INTERRUPT, null)));
+      interrupts.accept(() -> inputs.add(ChatInputs.Kind.INTERRUPT));
       readLines(in);
       view.prompt();
       return loop();
@@ -152,11 +140,8 @@ final class AcpChat {
 
   private int loop() {
     while (true) {
-      Input input;
-      try {
-        input = inputs.take();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      ChatInputs.Input input = inputs.next();
+      if (input == null) {
         return 130;
       }
       switch (input.kind()) {
@@ -227,6 +212,11 @@ final class AcpChat {
           view.line("unknown command " + word + "; /commands lists the agent's, /quit leaves");
           break;
         }
+        if (turnRunning()) {
+          // Qwen Code fails a second prompt while one runs, Gemini CLI drops the first.
+          view.line("[busy] the agent is still answering; wait for [done], or /cancel");
+          return true;
+        }
         prompt(text);
         return true;
       }
@@ -251,7 +241,7 @@ final class AcpChat {
 
   private void prompt(String text) {
     running = connection.prompt(text);
-    running.whenComplete((reason, error) -> inputs.add(new Input(Kind.TURN_ENDED, null)));
+    running.whenComplete((reason, error) -> inputs.add(ChatInputs.Kind.TURN_ENDED));
   }
 
   private void answer(PendingPermission request, String text) {
@@ -271,10 +261,6 @@ final class AcpChat {
   }
 
   private void readLines(InputStream in) {
-    ChatCommand.readLines(
-        in,
-        line -> inputs.add(new Input(Kind.LINE, line)),
-        () -> inputs.add(new Input(Kind.END_OF_INPUT, null)),
-        view::line);
+    inputs.readLines(in, view::line);
   }
 }

@@ -9,17 +9,11 @@ import dev.companion4j.daemon.PromptTurn;
 import dev.companion4j.daemon.SessionOptions;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
-import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.Charset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 
 /** {@code companion4j chat}: a terminal chat on a {@code qwen serve} daemon. */
@@ -94,27 +88,12 @@ public final class ChatCommand {
     }
   }
 
-  /** What the chat reacts to: typed lines, Ctrl-C, ended turns, the end of the session. */
-  private record Input(Kind kind, String text) {
-    enum Kind {
-      LINE,
-      END_OF_INPUT,
-      INTERRUPT,
-      TURN_ENDED,
-      SESSION_ENDED
-    }
-
-    static Input of(Kind kind) {
-      return new Input(kind, null);
-    }
-  }
-
   /** One chat: all inputs are handled on the calling thread, in arrival order. */
   private static final class Chat {
     private final DaemonClient client;
     private final ChatOptions options;
     private final PrintStream out;
-    private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
+    private final ChatInputs inputs = new ChatInputs();
     private ChatView view;
     private DaemonSession session;
     private PromptTurn running;
@@ -138,13 +117,10 @@ public final class ChatCommand {
                 null, session.attached() ? null : options.approvalMode().wireName());
         view =
             new ChatView(
-                out,
-                first,
-                session.clientId(),
-                () -> inputs.add(Input.of(Input.Kind.SESSION_ENDED)));
+                out, first, session.clientId(), () -> inputs.add(ChatInputs.Kind.SESSION_ENDED));
         banner(caps);
         session.subscribe(view);
-        interrupts.accept(() -> inputs.add(Input.of(Input.Kind.INTERRUPT)));
+        interrupts.accept(() -> inputs.add(ChatInputs.Kind.INTERRUPT));
         readLines(in);
         view.prompt();
         return loop();
@@ -171,11 +147,8 @@ public final class ChatCommand {
 
     private int loop() {
       while (true) {
-        Input input;
-        try {
-          input = inputs.take();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+        ChatInputs.Input input = inputs.next();
+        if (input == null) {
           return 130;
         }
         switch (input.kind()) {
@@ -251,7 +224,7 @@ public final class ChatCommand {
         PromptTurn turn = session.prompt(text);
         view.promptSent();
         running = turn;
-        turn.result().whenComplete((result, error) -> inputs.add(Input.of(Input.Kind.TURN_ENDED)));
+        turn.result().whenComplete((result, error) -> inputs.add(ChatInputs.Kind.TURN_ENDED));
       } catch (DaemonException e) {
         view.line("[error] " + e.getMessage());
         view.prompt();
@@ -282,37 +255,8 @@ public final class ChatCommand {
     }
 
     private void readLines(InputStream in) {
-      ChatCommand.readLines(
-          in,
-          line -> inputs.add(new Input(Input.Kind.LINE, line)),
-          () -> inputs.add(Input.of(Input.Kind.END_OF_INPUT)),
-          view::line);
+      inputs.readLines(in, view::line);
     }
-  }
-
-  /**
-   * Reads the terminal's lines on a thread of their own: each to {@code lines}, then {@code end}
-   * once; a read that fails is said to {@code say} first.
-   */
-  static void readLines(
-      InputStream in, Consumer<String> lines, Runnable end, Consumer<String> say) {
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader input =
-                  new BufferedReader(new InputStreamReader(in, Charset.defaultCharset()))) {
-                String line;
-                while ((line = input.readLine()) != null) {
-                  lines.accept(line);
-                }
-              } catch (IOException e) {
-                say.accept("[input failed: " + e.getMessage() + "]");
-              }
-              end.run();
-            },
-            "companion4j-chat-input");
-    reader.setDaemon(true);
-    reader.start();
   }
 
   /** Ctrl-C runs the action instead of ending the JVM. */

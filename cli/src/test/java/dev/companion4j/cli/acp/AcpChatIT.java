@@ -1,8 +1,8 @@
 package dev.companion4j.cli.acp;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.cli.chat.TerminalScreen;
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
@@ -13,9 +13,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.regex.Pattern;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +30,7 @@ class AcpChatIT {
   private FakeModelServer model;
   private HeadlessCli qwen;
   private Tmux terminal;
+  private TerminalScreen screen;
 
   @BeforeEach
   void start() throws Exception {
@@ -50,6 +48,7 @@ class AcpChatIT {
             List.of(java, "-jar", jar.toString(), "chat", "--agent", "qwen"),
             qwen.env.workspace(),
             env);
+    screen = new TerminalScreen(terminal, LIMIT);
   }
 
   @AfterEach
@@ -64,82 +63,47 @@ class AcpChatIT {
 
   @Test
   void chatsWithQwenOverAcp() throws Exception {
-    awaitScreen("over ACP", "[modes] plan, default, auto-edit", "> ");
-    awaitScreen("[approval mode] default: asks before edits and commands");
+    screen.awaitScreen("over ACP", "[modes] plan, default, auto-edit", "> ");
+    screen.awaitScreen("[approval mode] default: asks before edits and commands");
 
-    send("say hello");
-    awaitScreen("Hello from fake-model", "[done]");
-    awaitScreen("[commands] /");
+    screen.send("say hello");
+    screen.awaitScreen("Hello from fake-model", "[done]");
+    screen.awaitScreen("[commands] /");
 
     Path denied = qwen.env.workspace().resolve("denied.txt");
-    send("please [[write " + denied + "]]");
-    awaitScreen("[permission]", "Allow? number, or o = once, a = always, d = deny");
-    send("d");
-    awaitThat("the refused turn is done", () -> count("[done]") >= 2);
+    screen.send("please [[write " + denied + "]]");
+    screen.awaitScreen("[permission]", "Allow? number, or o = once, a = always, d = deny");
+    screen.send("d");
+    screen.awaitThat("the refused turn is done", () -> screen.count("[done]") >= 2);
     assertThat(denied).doesNotExist();
 
     Path allowed = qwen.env.workspace().resolve("allowed.txt");
-    long asked = count("[permission]");
-    send("please [[write " + allowed + "]]");
-    awaitThat("a second permission question", () -> count("[permission]") > asked);
-    send("o");
-    awaitThat("the file is written", () -> Files.exists(allowed));
+    long asked = screen.count("[permission]");
+    screen.send("please [[write " + allowed + "]]");
+    screen.awaitThat("a second permission question", () -> screen.count("[permission]") > asked);
+    screen.send("o");
+    screen.awaitThat("the allowed turn is done", () -> screen.count("[done]") >= 3);
     assertThat(Files.readString(allowed)).isEqualTo(FakeModelServer.FILE_CONTENT);
 
-    send("/mode auto-edit");
-    awaitScreen("[approval mode] auto-edit");
+    screen.send("/mode auto-edit");
+    screen.awaitScreen("[approval mode] auto-edit");
     Path unasked = qwen.env.workspace().resolve("unasked.txt");
-    long askedBefore = count("[permission]");
-    send("please [[write " + unasked + "]]");
-    awaitThat("the file is written without asking", () -> Files.exists(unasked));
-    assertThat(count("[permission]")).isEqualTo(askedBefore);
+    long askedBefore = screen.count("[permission]");
+    screen.send("please [[write " + unasked + "]]");
+    screen.awaitThat("the unasked turn is done", () -> screen.count("[done]") >= 4);
+    assertThat(Files.readString(unasked)).isEqualTo(FakeModelServer.FILE_CONTENT);
+    assertThat(screen.count("[permission]")).isEqualTo(askedBefore);
 
-    send("[[hold]]");
-    awaitScreen("h0 h1 h2");
+    screen.send("[[hold]]");
+    screen.awaitScreen("h0 h1 h2");
     terminal.press("C-c");
-    awaitScreen("^C cancelling the turn", "[note] Cancelled.");
+    screen.awaitScreen("^C cancelling the turn", "[note] Cancelled.");
+    assertThat(terminal.screen())
+        .as("the agent outlives Ctrl-C")
+        .doesNotContain("exited with code");
 
-    send("/quit");
-    awaitThat("the chat exited", () -> terminal.exitStatus() != null);
+    screen.send("/quit");
+    screen.awaitThat("the chat exited", () -> terminal.exitStatus() != null);
     assertThat(terminal.exitStatus()).as(terminal.screen()).isZero();
-  }
-
-  private void send(String line) throws Exception {
-    terminal.type(line);
-    terminal.press("Enter");
-  }
-
-  private long count(String part) throws Exception {
-    return Pattern.compile(Pattern.quote(part)).matcher(terminal.screen()).results().count();
-  }
-
-  private void awaitScreen(String... parts) {
-    awaitThat(
-        "the screen shows " + String.join(" and ", parts),
-        () -> {
-          String screen = terminal.screen();
-          for (String part : parts) {
-            if (!screen.contains(part)) {
-              return false;
-            }
-          }
-          return true;
-        });
-  }
-
-  /** Waits for a condition; on timeout the failure shows the terminal. */
-  private void awaitThat(String what, Callable<Boolean> condition) {
-    try {
-      await().atMost(LIMIT).until(condition);
-    } catch (ConditionTimeoutException e) {
-      String screen;
-      try {
-        screen = terminal.screen();
-      } catch (Exception unreadable) {
-        screen = "(unreadable: " + unreadable.getMessage() + ")";
-      }
-      throw new AssertionError(
-          "timed out waiting until " + what + "; the terminal shows:\n" + screen, e);
-    }
   }
 }
