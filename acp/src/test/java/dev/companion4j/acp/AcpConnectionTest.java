@@ -74,6 +74,43 @@ class AcpConnectionTest {
   }
 
   @Test
+  void anUnknownUpdateIsANoticeAndTheTurnGoesOn() throws Exception {
+    assertThat(turn("unknown update")).isEqualTo("end_turn");
+
+    assertThat(texts()).contains("after the unknown update");
+    assertThat(notices()).anyMatch(n -> n.contains("something_new"));
+  }
+
+  @Test
+  void stoppingKillsWhatTheAgentStartedToo() throws Exception {
+    turn("child");
+    long pid =
+        Long.parseLong(
+            texts().stream()
+                .filter(t -> t.startsWith("child "))
+                .findFirst()
+                .orElseThrow()
+                .substring(6));
+    assertThat(running(pid)).isTrue();
+
+    long start = System.nanoTime();
+    connection.close();
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(LIMIT);
+    await().atMost(LIMIT).until(() -> !running(pid));
+  }
+
+  /** Alive and not a zombie: a killed process whose parent died waits for PID 1 to reap it. */
+  private static boolean running(long pid) throws Exception {
+    Path stat = Path.of("/proc/" + pid + "/stat");
+    if (!Files.exists(stat)) {
+      return false;
+    }
+    String text = Files.readString(stat);
+    return !text.substring(text.lastIndexOf(')') + 2).startsWith("Z");
+  }
+
+  @Test
   void anUnknownRequestIsAnsweredMethodNotFoundAtOnce() throws Exception {
     assertThat(turn("unknown request")).isEqualTo("end_turn");
 

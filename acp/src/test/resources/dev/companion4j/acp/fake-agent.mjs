@@ -1,5 +1,6 @@
 // A scripted ACP agent for the transport's tests: what it does with a prompt depends on the
 // prompt's text (see AcpTransportTest).
+import { spawn } from "node:child_process";
 import readline from "node:readline";
 
 const out = (message) => process.stdout.write(JSON.stringify(message) + "\n");
@@ -33,6 +34,17 @@ async function prompt(id, { sessionId, prompt }) {
   } else if (text === "unknown request") {
     const reply = await request("craft/drainMidTurnQueue", { sessionId });
     say(sessionId, "the client answered " + JSON.stringify(reply.error ?? reply.result));
+  } else if (text === "unknown update") {
+    out({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId, update: { sessionUpdate: "something_new", detail: 1 } },
+    });
+    say(sessionId, "after the unknown update");
+  } else if (text === "child") {
+    // A child that keeps this agent alive after its input ends, and ignores polite signals.
+    const child = spawn("sh", ["-c", "trap '' TERM INT HUP; sleep 300"], { stdio: "ignore" });
+    say(sessionId, "child " + child.pid);
   } else if (text === "permission") {
     const reply = await request("session/request_permission", {
       sessionId,
