@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  * connection does the work; this reads lines and renders its conversations with {@link ChatView}.
  * All inputs are handled on the calling thread, in arrival order.
  */
-final class AcpChat {
+final class AcpChat implements ChatInputs.Chat {
   private final PrintStream out;
   private final ChatInputs inputs = new ChatInputs();
   private ChatView view;
@@ -103,7 +103,7 @@ final class AcpChat {
       interrupts.accept(() -> inputs.add(ChatInputs.Kind.INTERRUPT));
       readLines(in);
       view.prompt();
-      return loop();
+      return inputs.loop(view, this);
     } catch (AcpException e) {
       err.println("companion4j chat: " + e.getMessage());
       return 1;
@@ -138,49 +138,26 @@ final class AcpChat {
     return commands.stream().map(c -> "/" + c.name()).collect(Collectors.joining(" "));
   }
 
-  private int loop() {
-    while (true) {
-      ChatInputs.Input input = inputs.next();
-      if (input == null) {
-        return 130;
-      }
-      switch (input.kind()) {
-        case SESSION_ENDED -> {
-          return 1;
-        }
-        case END_OF_INPUT -> {
-          return 0;
-        }
-        case INTERRUPT -> {
-          if (!turnRunning()) {
-            view.line("[bye]");
-            return 0;
-          }
-          view.line("^C cancelling the turn...");
-          connection.cancel();
-        }
-        case TURN_ENDED -> {
-          if (running != null && running.isDone()) {
-            running = null;
-            view.prompt();
-          }
-        }
-        case LINE -> {
-          view.userEnteredLine();
-          if (!line(input.text().strip())) {
-            return 0;
-          }
-        }
-      }
+  @Override
+  public void cancel() {
+    connection.cancel();
+  }
+
+  @Override
+  public void turnEnded() {
+    if (running != null && running.isDone()) {
+      running = null;
+      view.prompt();
     }
   }
 
-  private boolean turnRunning() {
+  @Override
+  public boolean turnRunning() {
     return running != null && !running.isDone();
   }
 
-  /** Handles a typed line; false to leave the chat. */
-  private boolean line(String text) {
+  @Override
+  public boolean line(String text) {
     Optional<PendingPermission> pending = view.pendingPermission();
     if (pending.isPresent()) {
       answer(pending.get(), text);

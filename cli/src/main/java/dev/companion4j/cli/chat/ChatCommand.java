@@ -89,7 +89,7 @@ public final class ChatCommand {
   }
 
   /** One chat: all inputs are handled on the calling thread, in arrival order. */
-  private static final class Chat {
+  private static final class Chat implements ChatInputs.Chat {
     private final DaemonClient client;
     private final ChatOptions options;
     private final PrintStream out;
@@ -123,7 +123,7 @@ public final class ChatCommand {
         interrupts.accept(() -> inputs.add(ChatInputs.Kind.INTERRUPT));
         readLines(in);
         view.prompt();
-        return loop();
+        return inputs.loop(view, this);
       }
     }
 
@@ -145,49 +145,26 @@ public final class ChatCommand {
       out.println("/model NAME switches the model, /quit leaves, Ctrl-C cancels a running turn.");
     }
 
-    private int loop() {
-      while (true) {
-        ChatInputs.Input input = inputs.next();
-        if (input == null) {
-          return 130;
-        }
-        switch (input.kind()) {
-          case SESSION_ENDED:
-            return 1;
-          case END_OF_INPUT:
-            return 0;
-          case INTERRUPT:
-            if (!turnRunning()) {
-              view.line("[bye]");
-              return 0;
-            }
-            view.line("^C cancelling the turn...");
-            act(session::cancel);
-            break;
-          case TURN_ENDED:
-            if (running != null && running.result().isDone()) {
-              running = null;
-              view.prompt();
-            }
-            break;
-          case LINE:
-            view.userEnteredLine();
-            if (!line(input.text().strip())) {
-              return 0;
-            }
-            break;
-          default:
-            throw new IllegalStateException("unexpected input " + input.kind());
-        }
+    @Override
+    public void cancel() {
+      act(session::cancel);
+    }
+
+    @Override
+    public void turnEnded() {
+      if (running != null && running.result().isDone()) {
+        running = null;
+        view.prompt();
       }
     }
 
-    private boolean turnRunning() {
+    @Override
+    public boolean turnRunning() {
       return running != null && !running.result().isDone();
     }
 
-    /** Handles a typed line; false to leave the chat. */
-    private boolean line(String text) {
+    @Override
+    public boolean line(String text) {
       Optional<PendingPermission> pending = view.pendingPermission();
       if (pending.isPresent()) {
         answer(pending.get(), text);

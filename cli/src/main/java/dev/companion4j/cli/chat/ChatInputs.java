@@ -25,19 +25,64 @@ final class ChatInputs {
     SESSION_ENDED
   }
 
+  /** What a chat does with its inputs; all on the thread that runs {@link #loop}. */
+  interface Chat {
+    boolean turnRunning();
+
+    /** Ctrl-C during a turn. */
+    void cancel();
+
+    /** A turn ended, perhaps one no longer running. */
+    void turnEnded();
+
+    /** A typed line, stripped; false to leave the chat. */
+    boolean line(String text);
+  }
+
   private final BlockingQueue<Input> queue = new LinkedBlockingQueue<>();
 
   void add(Kind kind) {
     queue.add(new Input(kind, null));
   }
 
-  /** The next input, or {@code null} when the waiting thread was interrupted. */
-  Input next() {
-    try {
-      return queue.take();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
+  /**
+   * Handles the inputs in arrival order until the chat ends.
+   *
+   * @return the exit code: 0 when the user left or the input ended, 1 when the session ended, 130
+   *     when the waiting thread was interrupted
+   */
+  int loop(ChatView view, Chat chat) {
+    while (true) {
+      Input input;
+      try {
+        input = queue.take();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return 130;
+      }
+      switch (input.kind()) {
+        case SESSION_ENDED:
+          return 1;
+        case END_OF_INPUT:
+          return 0;
+        case INTERRUPT:
+          if (!chat.turnRunning()) {
+            view.line("[bye]");
+            return 0;
+          }
+          view.line("^C cancelling the turn...");
+          chat.cancel();
+          break;
+        case TURN_ENDED:
+          chat.turnEnded();
+          break;
+        case LINE:
+          view.userEnteredLine();
+          if (!chat.line(input.text().strip())) {
+            return 0;
+          }
+          break;
+      }
     }
   }
 
