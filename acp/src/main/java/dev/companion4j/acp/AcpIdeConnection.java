@@ -26,6 +26,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import reactor.core.publisher.Mono;
@@ -147,6 +148,10 @@ public final class AcpIdeConnection implements AutoCloseable {
 
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
+  /** File reads and writes, which this side confines; no terminals, which neither CLI uses. */
+  private static final AcpSchema.ClientCapabilities CAPABILITIES =
+      new AcpSchema.ClientCapabilities(new AcpSchema.FileSystemCapability(true, true), false);
+
   /** JSON-RPC's code for the agent's "authentication required". */
   private static final int AUTH_REQUIRED = -32000;
 
@@ -195,7 +200,8 @@ public final class AcpIdeConnection implements AutoCloseable {
    */
   public static AcpIdeConnection open(AcpAgent agent, Setup setup, Listener listener) {
     Objects.requireNonNull(listener, "listener");
-    List<AcpIdeConnection> made = new ArrayList<>();
+    // Lines the agent writes before the connection exists are logged only.
+    AtomicReference<AcpIdeConnection> made = new AtomicReference<>();
     StdioTransport transport;
     try {
       transport =
@@ -203,14 +209,19 @@ public final class AcpIdeConnection implements AutoCloseable {
               agent.command(),
               agent.cwd(),
               agent.environment(),
-              notice -> made.forEach(c -> c.note(Entry.Level.WARNING, notice)));
+              notice -> {
+                AcpIdeConnection c = made.get();
+                if (c != null) {
+                  c.note(Entry.Level.WARNING, notice);
+                }
+              });
     } catch (IOException e) {
       throw new AcpException(
           "Cannot start the agent `" + String.join(" ", agent.command()) + "`: " + e.getMessage(),
           e);
     }
     AcpIdeConnection connection = new AcpIdeConnection(agent, setup, listener, transport);
-    made.add(connection);
+    made.set(connection);
     try {
       connection.start();
     } catch (RuntimeException e) {
@@ -224,9 +235,7 @@ public final class AcpIdeConnection implements AutoCloseable {
     client =
         transport.client(
             spec ->
-                spec.clientCapabilities(
-                        new AcpSchema.ClientCapabilities(
-                            new AcpSchema.FileSystemCapability(true, true), false))
+                spec.clientCapabilities(CAPABILITIES)
                     .readTextFileHandler(
                         r ->
                             Mono.fromCallable(() -> read(r))
@@ -246,9 +255,8 @@ public final class AcpIdeConnection implements AutoCloseable {
             client.initialize(
                 new AcpSchema.InitializeRequest(
                     AcpSchema.LATEST_PROTOCOL_VERSION,
-                    new AcpSchema.ClientCapabilities(
-                        new AcpSchema.FileSystemCapability(true, true), false),
-                    new AcpSchema.Implementation("companion4j", "companion4j"),
+                    CAPABILITIES,
+                    new AcpSchema.Implementation("companion4j", version()),
                     null)),
             START_TIMEOUT,
             "initialize");
@@ -712,6 +720,11 @@ public final class AcpIdeConnection implements AutoCloseable {
             c.unsupportedTypes(),
             c.nextEntry())
         : c;
+  }
+
+  private static String version() {
+    String v = AcpIdeConnection.class.getPackage().getImplementationVersion();
+    return v == null ? "development" : v;
   }
 
   private static String orEmpty(String s) {
