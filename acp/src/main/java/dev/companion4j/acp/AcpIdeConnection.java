@@ -326,7 +326,7 @@ public final class AcpIdeConnection implements AutoCloseable {
             : init.authMethods().stream().map(AcpSchema.AuthMethod::id).toList();
     return agentName
         + " needs a login first ("
-        + error.getMessage()
+        + error.getError().message()
         + "). Run `"
         + agent.interactiveCommand()
         + "` in a terminal in "

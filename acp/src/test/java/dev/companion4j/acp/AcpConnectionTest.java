@@ -33,12 +33,7 @@ class AcpConnectionTest {
   @BeforeEach
   void start() throws Exception {
     workspace = Files.createDirectories(dir.resolve("workspace"));
-    Path agent = Path.of(AcpConnectionTest.class.getResource("fake-agent.mjs").toURI());
-    connection =
-        AcpIdeConnection.open(
-            new AcpAgent(List.of("node", agent.toString()), workspace, Map.of()),
-            AcpIdeConnection.Setup.in(workspace),
-            c -> {});
+    connection = AcpIdeConnection.open(fakeAgent(), AcpIdeConnection.Setup.in(workspace), c -> {});
   }
 
   @AfterEach
@@ -186,6 +181,34 @@ class AcpConnectionTest {
     assertThat(outsideDir.resolve("c.txt")).doesNotExist();
     assertThat(dir.resolve("d.txt")).doesNotExist();
     assertThat(texts().stream().filter(t -> t.contains("Outside the workspace roots"))).hasSize(2);
+  }
+
+  @Test
+  void anAgentThatWantsALoginSaysWhatToRun() throws Exception {
+    AcpAgent agent = fakeAgent().withEnvironment(Map.of("FAKE_AGENT_LOGIN", "key"));
+
+    assertThatThrownBy(
+            () -> AcpIdeConnection.open(agent, AcpIdeConnection.Setup.in(workspace), c -> {}))
+        .isInstanceOf(AcpException.class)
+        .hasMessageContaining("needs a login first (Authentication required)")
+        .hasMessageContaining("Run `node " + fakeAgent().command().get(1) + "` in a terminal")
+        .hasMessageContaining("the agent offers key, oauth");
+  }
+
+  @Test
+  void anAgentThatWantsALoginGetsTheMethodTheSetupNames() throws Exception {
+    AcpAgent agent = fakeAgent().withEnvironment(Map.of("FAKE_AGENT_LOGIN", "key"));
+
+    try (AcpIdeConnection loggedIn =
+        AcpIdeConnection.open(
+            agent, AcpIdeConnection.Setup.in(workspace).withAuthMethod("key"), c -> {})) {
+      assertThat(loggedIn.sessionId()).isEqualTo("s1");
+    }
+  }
+
+  private AcpAgent fakeAgent() throws Exception {
+    Path agent = Path.of(AcpConnectionTest.class.getResource("fake-agent.mjs").toURI());
+    return new AcpAgent(List.of("node", agent.toString()), workspace, Map.of());
   }
 
   private String turn(String text) throws Exception {

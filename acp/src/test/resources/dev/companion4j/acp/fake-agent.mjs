@@ -5,6 +5,8 @@ import readline from "node:readline";
 
 const out = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 const waiting = new Map();
+// With FAKE_AGENT_LOGIN set, sessions need `authenticate` with that method first.
+let loggedIn = process.env.FAKE_AGENT_LOGIN === undefined;
 let nextId = 1000;
 
 function request(method, params) {
@@ -73,9 +75,17 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     waiting.get(m.id)?.(m);
     waiting.delete(m.id);
   } else if (m.method === "initialize") {
-    out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } });
+    const authMethods = [{ id: "key", name: "API key" }, { id: "oauth", name: "Log in" }];
+    out({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods } });
+  } else if (m.method === "authenticate") {
+    loggedIn = m.params.methodId === process.env.FAKE_AGENT_LOGIN;
+    out(loggedIn
+      ? { jsonrpc: "2.0", id: m.id, result: {} }
+      : { jsonrpc: "2.0", id: m.id, error: { code: -32000, message: "Authentication failed" } });
   } else if (m.method === "session/new") {
-    out({ jsonrpc: "2.0", id: m.id, result: { sessionId: "s1" } });
+    out(loggedIn
+      ? { jsonrpc: "2.0", id: m.id, result: { sessionId: "s1" } }
+      : { jsonrpc: "2.0", id: m.id, error: { code: -32000, message: "Authentication required" } });
   } else if (m.method === "session/prompt") {
     prompt(m.id, m.params);
   } else if (m.id !== undefined) {
