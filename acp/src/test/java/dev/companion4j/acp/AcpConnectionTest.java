@@ -106,6 +106,13 @@ class AcpConnectionTest {
   }
 
   @Test
+  void whatAnAgentSaidBeforeItExitedIsStillHeard() throws Exception {
+    assertThat(turn("answer and exit")).isEqualTo("end_turn");
+
+    assertThat(texts()).contains("last words");
+  }
+
+  @Test
   void anUnknownRequestIsAnsweredMethodNotFoundAtOnce() throws Exception {
     assertThat(turn("unknown request")).isEqualTo("end_turn");
 

@@ -33,6 +33,10 @@ async function prompt(id, { sessionId, prompt }) {
     say(sessionId, "after the huge line");
   } else if (text === "exit") {
     process.exit(3);
+  } else if (text === "answer and exit") {
+    say(sessionId, "last words");
+    out({ jsonrpc: "2.0", id, result: { stopReason: "end_turn" } });
+    process.exit(0);
   } else if (text === "unknown request") {
     const reply = await request("craft/drainMidTurnQueue", { sessionId });
     say(sessionId, "the client answered " + JSON.stringify(reply.error ?? reply.result));

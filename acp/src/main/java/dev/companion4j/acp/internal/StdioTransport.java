@@ -55,6 +55,9 @@ public final class StdioTransport implements AcpClientTransport {
 
   private static final Duration KILL_WAIT = Duration.ofSeconds(5);
 
+  /** How long the agent's last output may take to be read once it exited. */
+  private static final Duration OUTPUT_DRAIN = Duration.ofSeconds(2);
+
   /** The SDK times every call out after this; short calls get their own, shorter bounds. */
   private static final Duration REQUEST_TIMEOUT = Duration.ofHours(2);
 
@@ -149,12 +152,20 @@ public final class StdioTransport implements AcpClientTransport {
   public Mono<Void> connect(Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
     return Mono.fromRunnable(
         () -> {
-          daemon("companion4j-acp-in", () -> readMessages(handler)).start();
+          Thread reader = daemon("companion4j-acp-in", () -> readMessages(handler));
+          reader.start();
           daemon("companion4j-acp-err", this::readErrors).start();
           process
               .onExit()
               .thenAccept(
                   p -> {
+                    // What the agent wrote before it exited (its last answers) is read first;
+                    // a child that inherited its output may keep it open, hence the bound.
+                    try {
+                      reader.join(OUTPUT_DRAIN.toMillis());
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
                     LOG.debug("The agent exited with {}", p.exitValue());
                     exited.complete(p.exitValue());
                   });
