@@ -222,12 +222,10 @@ final class AcpChat implements ChatInputs.Chat {
   }
 
   private void answer(PendingPermission request, String text) {
-    Optional<PermissionDecision> decision = ChatView.decide(request, text);
+    Optional<PermissionDecision> decision = view.answer(request, text);
     if (decision.isEmpty()) {
-      view.print("Answer with 1-" + request.options().size() + ", o, a or d: ");
       return;
     }
-    view.permissionAnswered(request.requestId());
     // An agent offers a reject option with every request; without one, refusing cancels the turn.
     String optionId = decision.get().optionId();
     if (optionId == null) {

@@ -209,12 +209,10 @@ public final class ChatCommand {
     }
 
     private void answer(PendingPermission request, String text) {
-      Optional<PermissionDecision> decision = ChatView.decide(request, text);
+      Optional<PermissionDecision> decision = view.answer(request, text);
       if (decision.isEmpty()) {
-        view.print("Answer with 1-" + request.options().size() + ", o, a or d: ");
         return;
       }
-      view.permissionAnswered(request.requestId());
       act(
           () -> {
             if (!session.respondToPermission(request.requestId(), decision.get())) {
