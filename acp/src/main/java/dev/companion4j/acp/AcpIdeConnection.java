@@ -1,6 +1,7 @@
 package dev.companion4j.acp;
 
 import com.agentclientprotocol.sdk.client.AcpAsyncClient;
+import com.agentclientprotocol.sdk.client.AcpClient;
 import com.agentclientprotocol.sdk.error.AcpProtocolException;
 import com.agentclientprotocol.sdk.spec.AcpClientSession;
 import com.agentclientprotocol.sdk.spec.AcpSchema;
@@ -152,6 +153,29 @@ public final class AcpIdeConnection implements AutoCloseable {
   private static final AcpSchema.ClientCapabilities CAPABILITIES =
       new AcpSchema.ClientCapabilities(new AcpSchema.FileSystemCapability(true, true), false);
 
+  /**
+   * Qwen Code's notifications of its own: what they say arrives as session updates too (modes,
+   * models, turns) or is not shown yet (titles, suggestions); taken here so that each is not logged
+   * as unknown.
+   */
+  private static final List<String> QUIET_NOTIFICATIONS =
+      List.of(
+          "_qwencode/start_turn",
+          "_qwencode/end_turn",
+          "authenticate/update",
+          "qwen/notify/session/title-update",
+          "qwen/notify/session/mode-update",
+          "qwen/notify/session/model-update",
+          "qwen/notify/session/prompt-suggestion",
+          "qwen/notify/session/pr-binding",
+          "qwen/notify/session/artifact-event",
+          "qwen/notify/session/recording-degraded",
+          "qwen/notify/session/terminal-sequence",
+          "qwen/notify/session/sources-changed",
+          "qwen/notify/session/mcp-budget-event",
+          "qwen/notify/session/generation/event",
+          "qwen/notify/workspace/generation/event");
+
   /** JSON-RPC's code for the agent's "authentication required". */
   private static final int AUTH_REQUIRED = -32000;
 
@@ -234,21 +258,27 @@ public final class AcpIdeConnection implements AutoCloseable {
   private void start() {
     client =
         transport.client(
-            spec ->
-                spec.clientCapabilities(CAPABILITIES)
-                    .readTextFileHandler(
-                        r ->
-                            Mono.fromCallable(() -> read(r))
-                                .subscribeOn(Schedulers.boundedElastic()))
-                    .writeTextFileHandler(
-                        r ->
-                            Mono.fromCallable(() -> write(r))
-                                .subscribeOn(Schedulers.boundedElastic()))
-                    .requestHandler(
-                        AcpSchema.METHOD_SESSION_REQUEST_PERMISSION,
-                        (AcpClientSession.RequestHandler<AcpSchema.RequestPermissionResponse>)
-                            this::permission)
-                    .notificationHandler(AcpSchema.METHOD_SESSION_UPDATE, this::update));
+            spec -> {
+              AcpClient.AsyncSpec handlers =
+                  spec.clientCapabilities(CAPABILITIES)
+                      .readTextFileHandler(
+                          r ->
+                              Mono.fromCallable(() -> read(r))
+                                  .subscribeOn(Schedulers.boundedElastic()))
+                      .writeTextFileHandler(
+                          r ->
+                              Mono.fromCallable(() -> write(r))
+                                  .subscribeOn(Schedulers.boundedElastic()))
+                      .requestHandler(
+                          AcpSchema.METHOD_SESSION_REQUEST_PERMISSION,
+                          (AcpClientSession.RequestHandler<AcpSchema.RequestPermissionResponse>)
+                              this::permission)
+                      .notificationHandler(AcpSchema.METHOD_SESSION_UPDATE, this::update);
+              for (String method : QUIET_NOTIFICATIONS) {
+                handlers = handlers.notificationHandler(method, params -> Mono.empty());
+              }
+              return handlers;
+            });
     transport.exited().thenAccept(this::agentExited);
     AcpSchema.InitializeResponse init =
         call(
