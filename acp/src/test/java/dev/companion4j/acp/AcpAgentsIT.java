@@ -166,6 +166,18 @@ class AcpAgentsIT {
 
   @ParameterizedTest
   @EnumSource(Kind.class)
+  void aModelSwitchShows(Kind kind) throws Exception {
+    AcpIdeConnection c = open(kind);
+    assertThat(c.models()).isNotEmpty();
+    String other = c.models().get(c.models().size() - 1).id();
+
+    c.setModel(other);
+
+    assertThat(c.conversation().modelId()).isEqualTo(other);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
   void theAgentsSlashCommandsArrive(Kind kind) throws Exception {
     AcpIdeConnection c = open(kind);
 
