@@ -149,7 +149,7 @@ public final class HeadlessCli {
    * trusted directory") and lists the MCP servers there as disabled: the workspace is trusted as
    * the CLI's own trust question records it, beside whatever that file already holds.
    */
-  private void trustTheWorkspace() throws IOException {
+  public void trustTheWorkspace() throws IOException {
     Path file = env.home().resolve(".gemini/trustedFolders.json");
     ObjectNode trusted =
         Files.exists(file) ? (ObjectNode) JSON.readTree(file.toFile()) : JSON.createObjectNode();

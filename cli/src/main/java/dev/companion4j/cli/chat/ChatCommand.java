@@ -9,22 +9,20 @@ import dev.companion4j.daemon.PromptTurn;
 import dev.companion4j.daemon.SessionOptions;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
-import java.io.BufferedReader;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.Charset;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 
 /** {@code companion4j chat}: a terminal chat on a {@code qwen serve} daemon. */
 public final class ChatCommand {
   private static final String DAEMON_LOG_LEVEL =
       "org.slf4j.simpleLogger.log.dev.companion4j.daemon";
+  private static final String ACP_LOG_LEVEL = "org.slf4j.simpleLogger.log.dev.companion4j.acp";
+  private static final String ACP_SDK_LOG_LEVEL =
+      "org.slf4j.simpleLogger.log.com.agentclientprotocol";
 
   private ChatCommand() {}
 
@@ -34,6 +32,12 @@ public final class ChatCommand {
     // screen.
     if (System.getProperty(DAEMON_LOG_LEVEL) == null) {
       System.setProperty(DAEMON_LOG_LEVEL, "error");
+    }
+    // The ACP path shows what matters (skipped lines, a dead agent) as notices of the chat.
+    for (String logger : List.of(ACP_LOG_LEVEL, ACP_SDK_LOG_LEVEL)) {
+      if (System.getProperty(logger) == null) {
+        System.setProperty(logger, "off");
+      }
     }
     return run(args, System.in, System.out, System.err, System.getenv(), ChatCommand::onCtrlC);
   }
@@ -65,6 +69,9 @@ public final class ChatCommand {
       out.println(ChatOptions.USAGE);
       return 0;
     }
+    if (options.agent() != null) {
+      return AcpChat.run(options, in, out, err, interrupts);
+    }
     DaemonClient client;
     try {
       client = DaemonClient.builder().baseUrl(options.daemonUrl()).token(options.token()).build();
@@ -81,27 +88,12 @@ public final class ChatCommand {
     }
   }
 
-  /** What the chat reacts to: typed lines, Ctrl-C, ended turns, the end of the session. */
-  private record Input(Kind kind, String text) {
-    enum Kind {
-      LINE,
-      END_OF_INPUT,
-      INTERRUPT,
-      TURN_ENDED,
-      SESSION_ENDED
-    }
-
-    static Input of(Kind kind) {
-      return new Input(kind, null);
-    }
-  }
-
   /** One chat: all inputs are handled on the calling thread, in arrival order. */
-  private static final class Chat {
+  private static final class Chat implements ChatInputs.Chat {
     private final DaemonClient client;
     private final ChatOptions options;
     private final PrintStream out;
-    private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
+    private final ChatInputs inputs = new ChatInputs();
     private ChatView view;
     private DaemonSession session;
     private PromptTurn running;
@@ -125,16 +117,13 @@ public final class ChatCommand {
                 null, session.attached() ? null : options.approvalMode().wireName());
         view =
             new ChatView(
-                out,
-                first,
-                session.clientId(),
-                () -> inputs.add(Input.of(Input.Kind.SESSION_ENDED)));
+                out, first, session.clientId(), () -> inputs.add(ChatInputs.Kind.SESSION_ENDED));
         banner(caps);
         session.subscribe(view);
-        interrupts.accept(() -> inputs.add(Input.of(Input.Kind.INTERRUPT)));
+        interrupts.accept(() -> inputs.add(ChatInputs.Kind.INTERRUPT));
         readLines(in);
         view.prompt();
-        return loop();
+        return inputs.loop(view, this);
       }
     }
 
@@ -156,52 +145,26 @@ public final class ChatCommand {
       out.println("/model NAME switches the model, /quit leaves, Ctrl-C cancels a running turn.");
     }
 
-    private int loop() {
-      while (true) {
-        Input input;
-        try {
-          input = inputs.take();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return 130;
-        }
-        switch (input.kind()) {
-          case SESSION_ENDED:
-            return 1;
-          case END_OF_INPUT:
-            return 0;
-          case INTERRUPT:
-            if (!turnRunning()) {
-              view.line("[bye]");
-              return 0;
-            }
-            view.line("^C cancelling the turn...");
-            act(session::cancel);
-            break;
-          case TURN_ENDED:
-            if (running != null && running.result().isDone()) {
-              running = null;
-              view.prompt();
-            }
-            break;
-          case LINE:
-            view.userEnteredLine();
-            if (!line(input.text().strip())) {
-              return 0;
-            }
-            break;
-          default:
-            throw new IllegalStateException("unexpected input " + input.kind());
-        }
+    @Override
+    public void cancel() {
+      act(session::cancel);
+    }
+
+    @Override
+    public void turnEnded() {
+      if (running != null && running.result().isDone()) {
+        running = null;
+        view.prompt();
       }
     }
 
-    private boolean turnRunning() {
+    @Override
+    public boolean turnRunning() {
       return running != null && !running.result().isDone();
     }
 
-    /** Handles a typed line; false to leave the chat. */
-    private boolean line(String text) {
+    @Override
+    public boolean line(String text) {
       Optional<PendingPermission> pending = view.pendingPermission();
       if (pending.isPresent()) {
         answer(pending.get(), text);
@@ -238,7 +201,7 @@ public final class ChatCommand {
         PromptTurn turn = session.prompt(text);
         view.promptSent();
         running = turn;
-        turn.result().whenComplete((result, error) -> inputs.add(Input.of(Input.Kind.TURN_ENDED)));
+        turn.result().whenComplete((result, error) -> inputs.add(ChatInputs.Kind.TURN_ENDED));
       } catch (DaemonException e) {
         view.line("[error] " + e.getMessage());
         view.prompt();
@@ -246,12 +209,10 @@ public final class ChatCommand {
     }
 
     private void answer(PendingPermission request, String text) {
-      Optional<PermissionDecision> decision = ChatView.decide(request, text);
+      Optional<PermissionDecision> decision = view.answer(request, text);
       if (decision.isEmpty()) {
-        view.print("Answer with 1-" + request.options().size() + ", o, a or d: ");
         return;
       }
-      view.permissionAnswered(request.requestId());
       act(
           () -> {
             if (!session.respondToPermission(request.requestId(), decision.get())) {
@@ -269,23 +230,7 @@ public final class ChatCommand {
     }
 
     private void readLines(InputStream in) {
-      Thread reader =
-          new Thread(
-              () -> {
-                try (BufferedReader lines =
-                    new BufferedReader(new InputStreamReader(in, Charset.defaultCharset()))) {
-                  String line;
-                  while ((line = lines.readLine()) != null) {
-                    inputs.add(new Input(Input.Kind.LINE, line));
-                  }
-                } catch (IOException e) {
-                  view.line("[input failed: " + e.getMessage() + "]");
-                }
-                inputs.add(Input.of(Input.Kind.END_OF_INPUT));
-              },
-              "companion4j-chat-input");
-      reader.setDaemon(true);
-      reader.start();
+      inputs.readLines(in, view::line);
     }
   }
 

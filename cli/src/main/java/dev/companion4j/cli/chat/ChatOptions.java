@@ -17,6 +17,11 @@ import picocli.CommandLine.Option;
  * @param approvalMode the approval mode for a new session
  * @param newSession whether to start a new session instead of attaching to the shared one
  * @param help whether {@code --help} was asked for
+ * @param agent the ACP agent to chat with ({@code qwen}, {@code gemini} or a command), or {@code
+ *     null} for the daemon path
+ * @param agentMode the ACP mode to start in, as the agent names it, or {@code null} for {@code
+ *     default}
+ * @param loadSession an ACP session to load, or {@code null} for a new one
  */
 record ChatOptions(
     String daemonUrl,
@@ -25,27 +30,40 @@ record ChatOptions(
     String workspace,
     ApprovalMode approvalMode,
     boolean newSession,
-    boolean help) {
+    boolean help,
+    String agent,
+    String agentMode,
+    String loadSession) {
 
   static final String USAGE =
       String.join(
           "\n",
           "Usage: companion4j chat [--daemon URL] [--token-env VAR] [--workspace DIR]",
           "                        [--approval-mode MODE] [--new]",
+          "       companion4j chat --agent qwen|gemini|COMMAND [--workspace DIR]",
+          "                        [--approval-mode MODE] [--load SESSION]",
           "",
-          "A terminal chat on a running `qwen serve` daemon.",
+          "A terminal chat on a running `qwen serve` daemon, or with --agent on an agent this",
+          "chat starts itself over the Agent Client Protocol (`qwen --acp`, `gemini --acp`, or",
+          "any ACP agent's command line, split at spaces).",
           "",
+          "  --agent AGENT         qwen, gemini or an ACP command: the ACP path, no daemon needed",
+          "  --load SESSION        (with --agent) load an earlier session; its history replays",
           "  --daemon URL          the daemon (default " + DaemonClient.DEFAULT_URL + ")",
           "  --token-env VAR       read the daemon's bearer token from environment variable VAR",
           "                        (required for a daemon that is not on this machine)",
           "  --workspace DIR       the workspace, an absolute path on the daemon's host",
-          "                        (default: the daemon's primary workspace)",
+          "                        (default: the daemon's primary workspace; with --agent, the",
+          "                        folder the agent works in, default the current one)",
           "  --approval-mode MODE  plan, default, auto-edit, auto or yolo for a new session",
-          "                        (default: default, which asks before edits and commands)",
+          "                        (default: default, which asks before edits and commands;",
+          "                        with --agent, one of the modes the agent offers)",
           "  --new                 start a new session instead of joining the workspace's shared one",
           "",
           "In the chat: type a prompt and press Enter. /model NAME switches the model, /quit",
-          "leaves. Ctrl-C cancels the running turn; with no turn running it leaves the chat.");
+          "leaves. Ctrl-C cancels the running turn; with no turn running it leaves the chat.",
+          "With --agent also: /mode ID switches the mode, /cancel cancels the turn, /commands",
+          "lists the agent's own slash commands, which run when typed.");
 
   /** The command line as picocli reads it; {@link #parse} turns it into the record. */
   @Command(name = "chat")
@@ -69,6 +87,12 @@ record ChatOptions(
 
     @Option(names = "--new")
     boolean newSession;
+
+    @Option(names = "--agent")
+    String agent;
+
+    @Option(names = "--load")
+    String load;
   }
 
   /** Parses the arguments after {@code chat}; the message of the exception says what is wrong. */
@@ -84,7 +108,13 @@ record ChatOptions(
       throw new IllegalArgumentException(e.getMessage());
     }
     if (parsed.help) {
-      return new ChatOptions(parsed.url, null, null, null, null, false, true);
+      return new ChatOptions(parsed.url, null, null, null, null, false, true, null, null, null);
+    }
+    if (parsed.agent != null) {
+      return agentOptions(parsed);
+    }
+    if (parsed.load != null) {
+      throw new IllegalArgumentException("--load goes with --agent");
     }
     String url = parsed.url;
     String tokenEnv = parsed.tokenEnv;
@@ -113,7 +143,32 @@ record ChatOptions(
       throw new IllegalArgumentException(
           "--workspace must be an absolute path on the daemon's host, got '" + workspace + "'");
     }
-    return new ChatOptions(url, token, tokenEnv, workspace, mode, newSession, false);
+    return new ChatOptions(
+        url, token, tokenEnv, workspace, mode, newSession, false, null, null, null);
+  }
+
+  /** The ACP path: no daemon, so none of the daemon's options apply. */
+  private static ChatOptions agentOptions(Arguments parsed) {
+    if (parsed.agent.isBlank()) {
+      throw new IllegalArgumentException("--agent needs qwen, gemini or an agent's command");
+    }
+    if (parsed.tokenEnv != null
+        || parsed.newSession
+        || !parsed.url.equals(DaemonClient.DEFAULT_URL)) {
+      throw new IllegalArgumentException(
+          "--agent starts the agent itself: --daemon, --token-env and --new do not apply");
+    }
+    return new ChatOptions(
+        null,
+        null,
+        null,
+        parsed.workspace,
+        null,
+        false,
+        false,
+        parsed.agent,
+        parsed.approvalMode,
+        parsed.load);
   }
 
   private static String optionName(CommandLine.MissingParameterException e) {
@@ -124,6 +179,9 @@ record ChatOptions(
 
   @Override
   public String toString() {
+    if (agent != null) {
+      return "ChatOptions[agent " + agent + "]";
+    }
     return "ChatOptions["
         + daemonUrl
         + ", token "

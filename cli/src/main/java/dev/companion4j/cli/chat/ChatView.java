@@ -131,6 +131,20 @@ final class ChatView implements DaemonListener {
     }
   }
 
+  /**
+   * The user's answer to the pending request, now no longer pending here; empty, after asking
+   * again, when it matches no offered option.
+   */
+  Optional<PermissionDecision> answer(PendingPermission request, String text) {
+    Optional<PermissionDecision> decision = decide(request, text);
+    if (decision.isEmpty()) {
+      print("Answer with 1-" + request.options().size() + ", o, a or d: ");
+    } else {
+      permissionAnswered(request.requestId());
+    }
+    return decision;
+  }
+
   private static Optional<PermissionDecision> byKind(List<PermissionOption> options, String kind) {
     return options.stream()
         .filter(o -> kind.equals(o.kind()))
@@ -146,6 +160,11 @@ final class ChatView implements DaemonListener {
   /** This chat sent a prompt: the agent works until the turn ends. */
   void promptSent() {
     change(Conversations::promptSent);
+  }
+
+  /** The whole conversation as a connection keeps it ({@code AcpIdeConnection}). */
+  void show(Conversation now) {
+    change(c -> now);
   }
 
   @Override

@@ -39,7 +39,12 @@ class ChatCommandTest {
   void printsUsage() {
     assertThat(run(Map.of(), "--help")).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("--daemon URL", "--token-env VAR", "--workspace DIR", "Ctrl-C cancels");
+        .contains(
+            "--daemon URL",
+            "--token-env VAR",
+            "--workspace DIR",
+            "Ctrl-C cancels",
+            "--agent AGENT");
   }
 
   @Test
@@ -52,6 +57,20 @@ class ChatCommandTest {
     assertThat(err()).contains("absolute path on the daemon's host");
     assertThat(run(Map.of(), "--approval-mode", "sometimes")).isEqualTo(2);
     assertThat(err()).contains("unknown approval mode 'sometimes'", "auto-edit");
+  }
+
+  @Test
+  void theAcpPathTakesNoneOfTheDaemonsOptions() {
+    assertThat(run(Map.of(), "--agent", "qwen", "--daemon", "http://127.0.0.1:1")).isEqualTo(2);
+    assertThat(err()).contains("--agent starts the agent itself");
+    assertThat(run(Map.of(), "--load", "abc")).isEqualTo(2);
+    assertThat(err()).contains("--load goes with --agent");
+  }
+
+  @Test
+  void anAgentThatCannotStartSaysWhy() {
+    assertThat(run(Map.of(), "--agent", "no-such-agent-command --acp")).isEqualTo(1);
+    assertThat(err()).contains("Cannot start the agent `no-such-agent-command --acp`");
   }
 
   @Test

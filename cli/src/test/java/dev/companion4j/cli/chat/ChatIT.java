@@ -1,7 +1,6 @@
 package dev.companion4j.cli.chat;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.Tmux;
 import dev.companion4j.daemon.testing.TcpProxy;
@@ -17,7 +16,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,6 +33,7 @@ class ChatIT {
   private QwenDaemon daemon;
   private TcpProxy proxy;
   private Tmux terminal;
+  private TerminalScreen screen;
 
   @BeforeEach
   void start() throws Exception {
@@ -56,6 +55,7 @@ class ChatIT {
                 "--workspace",
                 daemon.workspace().toString(),
                 "--new"));
+    screen = new TerminalScreen(terminal, LIMIT);
   }
 
   @AfterEach
@@ -71,43 +71,19 @@ class ChatIT {
   }
 
   private void awaitScreen(String... parts) {
-    awaitThat(
-        "the screen shows " + String.join(" and ", parts),
-        () -> {
-          String screen = terminal.screen();
-          for (String part : parts) {
-            if (!screen.contains(part)) {
-              return false;
-            }
-          }
-          return true;
-        });
+    screen.awaitScreen(parts);
   }
 
-  /** Waits for a condition; on timeout the failure shows the terminal. */
   private void awaitThat(String what, Callable<Boolean> condition) {
-    try {
-      await().atMost(LIMIT).until(condition);
-    } catch (ConditionTimeoutException e) {
-      String screen;
-      try {
-        screen = terminal.screen();
-      } catch (Exception unreadable) {
-        screen = "(unreadable: " + unreadable.getMessage() + ")";
-      }
-      throw new AssertionError(
-          "timed out waiting until " + what + "; the terminal shows:\n" + screen, e);
-    }
+    screen.awaitThat(what, condition);
   }
 
   private long count(String part) throws Exception {
-    String screen = terminal.screen();
-    return Pattern.compile(Pattern.quote(part)).matcher(screen).results().count();
+    return screen.count(part);
   }
 
   private void send(String line) throws Exception {
-    terminal.type(line);
-    terminal.press("Enter");
+    screen.send(line);
   }
 
   @Test

@@ -4,6 +4,9 @@ import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
 import dev.companion4j.daemon.conversation.Conversation.State;
 import dev.companion4j.daemon.conversation.Entry.Level;
+import dev.companion4j.daemon.internal.EventDecoder;
+import dev.companion4j.daemon.internal.Json;
+import dev.companion4j.daemon.internal.TokenRedactor;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -27,6 +30,8 @@ public final class Conversations {
           "session_update/usage_update",
           // The ACP mode, which approval_mode_changed reports too.
           "session_update/current_mode_update");
+
+  private static final TokenRedactor NO_TOKEN = TokenRedactor.of(null);
 
   private Conversations() {}
 
@@ -149,6 +154,27 @@ public final class Conversations {
     public Conversation visit(DaemonEvent.Unknown e) {
       return unsupported(c, e.type());
     }
+  }
+
+  /**
+   * The conversation after one ACP {@code session/update} from an agent this client drives itself:
+   * the daemon's {@code session_update} events carry the same update objects, so both paths map
+   * them through the one decoder and {@link #apply}.
+   *
+   * @param promptId the turn the update belongs to, so its chunks join one entry, or {@code null}
+   * @param updateJson the notification's {@code update} object
+   */
+  public static Conversation applySessionUpdate(
+      Conversation c, String sessionId, String promptId, String updateJson) {
+    String envelope =
+        "{\"type\":\"session_update\",\"promptId\":"
+            + Json.MAPPER.writeValueAsString(promptId)
+            + ",\"data\":{\"sessionId\":"
+            + Json.MAPPER.writeValueAsString(sessionId)
+            + ",\"update\":"
+            + updateJson
+            + "}}";
+    return apply(c, EventDecoder.decode("session_update", envelope, sessionId, NO_TOKEN));
   }
 
   /** The conversation once this client sent a prompt: the agent works until the turn ends. */
@@ -318,7 +344,8 @@ public final class Conversations {
         "The daemon sent " + type + " events, which this view does not show.");
   }
 
-  private static Conversation notice(Conversation c, Level level, String text) {
+  /** The conversation with a notice of its own client's, e.g. about the connection. */
+  public static Conversation notice(Conversation c, Level level, String text) {
     return add(c, id -> new Entry.Notice(id, level, text));
   }
 

@@ -11,8 +11,6 @@ import dev.companion4j.daemon.SessionOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
 
 /**
@@ -46,11 +44,7 @@ public final class DaemonIdeConnection implements AutoCloseable {
   private final DaemonSession session;
   private final UnaryOperator<String> redact;
   private final Locality locality;
-  private final Listener listener;
-  private final ExecutorService calls;
-
-  // Guarded by this.
-  private Conversation conversation;
+  private final ConversationFeed feed;
 
   private DaemonIdeConnection(
       DaemonSession session,
@@ -61,15 +55,7 @@ public final class DaemonIdeConnection implements AutoCloseable {
     this.session = session;
     this.redact = redact;
     this.locality = locality;
-    this.conversation = first;
-    this.listener = listener;
-    this.calls =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "companion4j-daemon-view");
-              t.setDaemon(true);
-              return t;
-            });
+    this.feed = new ConversationFeed("companion4j-daemon-view", first, listener::changed);
   }
 
   /**
@@ -130,8 +116,8 @@ public final class DaemonIdeConnection implements AutoCloseable {
   }
 
   /** The conversation as it is now. */
-  public synchronized Conversation conversation() {
-    return conversation;
+  public Conversation conversation() {
+    return feed.conversation();
   }
 
   /** Sends a prompt; the answer arrives as changes of the conversation. */
@@ -163,23 +149,11 @@ public final class DaemonIdeConnection implements AutoCloseable {
   @Override
   public void close() {
     session.close();
-    calls.shutdown();
+    feed.close();
   }
 
   private void change(UnaryOperator<Conversation> step) {
-    Conversation now;
-    synchronized (this) {
-      now = redacted(conversation, step.apply(conversation));
-      if (now == conversation) {
-        return;
-      }
-      conversation = now;
-      if (calls.isShutdown()) {
-        return;
-      }
-      // Queued in the same step, so calls keep the order of the changes.
-      calls.execute(() -> listener.changed(now));
-    }
+    feed.change(c -> redacted(c, step.apply(c)));
   }
 
   /**

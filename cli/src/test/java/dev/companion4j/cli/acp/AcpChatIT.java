@@ -1,0 +1,109 @@
+package dev.companion4j.cli.acp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.companion4j.cli.chat.TerminalScreen;
+import dev.companion4j.cli.testing.Tmux;
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.HeadlessCli;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code companion4j chat --agent qwen} from the shaded jar in a pseudo-terminal (tmux): the real
+ * {@code qwen} on the PATH, as a user installed it, in a home of its own with default settings,
+ * against the fake model.
+ */
+class AcpChatIT {
+  private static final Duration LIMIT = Duration.ofSeconds(90);
+
+  @TempDir Path dir;
+  private FakeModelServer model;
+  private HeadlessCli qwen;
+  private Tmux terminal;
+  private TerminalScreen screen;
+
+  @BeforeEach
+  void start() throws Exception {
+    model = new FakeModelServer();
+    qwen = new HeadlessCli(HeadlessCli.Kind.QWEN, CliEnvironment.in(dir), model);
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    HeadlessCli.Kind.QWEN.installAsCommand(bin);
+    Map<String, String> env = new LinkedHashMap<>(qwen.variables());
+    env.put("PATH", bin + ":" + env.get("PATH"));
+    Path jar = Path.of(System.getProperty("companion4j.repoRoot"), "cli/target/companion4j.jar");
+    assertThat(jar).as("the shaded jar; failsafe runs after `package`").isRegularFile();
+    String java = ProcessHandle.current().info().command().orElse("java");
+    terminal =
+        Tmux.start(
+            List.of(java, "-jar", jar.toString(), "chat", "--agent", "qwen"),
+            qwen.env.workspace(),
+            env);
+    screen = new TerminalScreen(terminal, LIMIT);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    try (FakeModelServer m = model;
+        Tmux t = terminal) {
+      if (m != null) {
+        m.openGate();
+      }
+    }
+  }
+
+  @Test
+  void chatsWithQwenOverAcp() throws Exception {
+    screen.awaitScreen("over ACP", "[modes] plan, default, auto-edit", "> ");
+    screen.awaitScreen("[approval mode] default: asks before edits and commands");
+
+    screen.send("say hello");
+    screen.awaitScreen("Hello from fake-model", "[done]");
+    screen.awaitScreen("[commands] /");
+
+    Path denied = qwen.env.workspace().resolve("denied.txt");
+    screen.send("please [[write " + denied + "]]");
+    screen.awaitScreen("[permission]", "Allow? number, or o = once, a = always, d = deny");
+    screen.send("d");
+    screen.awaitThat("the refused turn is done", () -> screen.count("[done]") >= 2);
+    assertThat(denied).doesNotExist();
+
+    Path allowed = qwen.env.workspace().resolve("allowed.txt");
+    long asked = screen.count("[permission]");
+    screen.send("please [[write " + allowed + "]]");
+    screen.awaitThat("a second permission question", () -> screen.count("[permission]") > asked);
+    screen.send("o");
+    screen.awaitThat("the allowed turn is done", () -> screen.count("[done]") >= 3);
+    assertThat(Files.readString(allowed)).isEqualTo(FakeModelServer.FILE_CONTENT);
+
+    screen.send("/mode auto-edit");
+    screen.awaitScreen("[approval mode] auto-edit");
+    Path unasked = qwen.env.workspace().resolve("unasked.txt");
+    long askedBefore = screen.count("[permission]");
+    screen.send("please [[write " + unasked + "]]");
+    screen.awaitThat("the unasked turn is done", () -> screen.count("[done]") >= 4);
+    assertThat(Files.readString(unasked)).isEqualTo(FakeModelServer.FILE_CONTENT);
+    assertThat(screen.count("[permission]")).isEqualTo(askedBefore);
+
+    screen.send("[[hold]]");
+    screen.awaitScreen("h0 h1 h2");
+    terminal.press("C-c");
+    screen.awaitScreen("^C cancelling the turn", "[note] Cancelled.");
+    assertThat(terminal.screen())
+        .as("the agent outlives Ctrl-C")
+        .doesNotContain("exited with code");
+
+    screen.send("/quit");
+    screen.awaitThat("the chat exited", () -> terminal.exitStatus() != null);
+    assertThat(terminal.exitStatus()).as(terminal.screen()).isZero();
+  }
+}
