@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -28,6 +30,8 @@ import tools.jackson.databind.JsonNode;
  * against a real companion and the real CLIs' IdeClients: what the editor sends reaches the CLI,
  * what the CLI proposes reaches the editor, and nothing reaches a server that cannot prove itself.
  */
+// Its tests mostly wait on the companion's own bounds; each has its own companion and folder.
+@Execution(ExecutionMode.CONCURRENT)
 class AttachIT {
   private static final Duration WAIT = AttachProcess.WAIT;
 

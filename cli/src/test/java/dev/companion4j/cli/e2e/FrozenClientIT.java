@@ -26,6 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -33,6 +35,8 @@ import tools.jackson.databind.JsonNode;
  * streams) or never speak (idle connections) leave a real CLI's context updates and diff outcomes
  * flowing, the editor API answering, and the companion's thread count flat.
  */
+// Its tests mostly wait on the companion's own bounds; each has its own companion and folder.
+@Execution(ExecutionMode.CONCURRENT)
 class FrozenClientIT {
   /** Only bounds a hang; nothing here measures speed. */
   private static final Duration WAIT = Duration.ofSeconds(30);
