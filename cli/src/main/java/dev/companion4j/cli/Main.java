@@ -47,6 +47,10 @@ public final class Main {
       HookMain.main(Arrays.copyOfRange(args, 1, args.length));
       return;
     }
+    // A connection refused on a companion's port is never tried again: by then the port may have
+    // been bound by whoever came next, and the request carries the companion's token. (The JDK's
+    // HTTP client retries a refused connection once unless told not to.)
+    System.setProperty("jdk.httpclient.disableRetryConnect", "true");
     System.exit(commandLine().execute(args));
   }
 
