@@ -89,8 +89,13 @@ public final class CompanionProcess implements AutoCloseable {
     pb.environment().clear();
     pb.environment().putAll(env.variables());
     pb.environment().putAll(variables);
+    Process p;
     try {
-      Process p = pb.start();
+      p = pb.start();
+    } catch (IOException e) {
+      throw new AssertionError("companion did not start", e);
+    }
+    try {
       StringBuffer err = new StringBuffer();
       StringBuffer out = new StringBuffer();
       Thread drain = new Thread(() -> drain(p.getErrorStream(), err, null), "companion-stderr");
@@ -114,6 +119,8 @@ public final class CompanionProcess implements AutoCloseable {
       }
       return new CompanionProcess(p, JSON.readTree(first), env, out, err);
     } catch (Exception e) {
+      // A companion that did not say it was ready within the bound must not outlive the test.
+      p.destroyForcibly();
       throw new AssertionError("companion did not start", e);
     }
   }
