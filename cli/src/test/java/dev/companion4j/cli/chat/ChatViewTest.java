@@ -82,7 +82,7 @@ class ChatViewTest {
     assertThat(screen())
         .isEqualTo(
             """
-        [note] The daemon sent session_rewound events, which this view does not show.
+        [note] The agent sent session_rewound events, which this view does not show.
         [approval mode] yolo: runs everything without asking
         """);
   }

@@ -341,7 +341,7 @@ public final class Conversations {
     return notice(
         with(c).unsupportedTypes(seen).build(),
         Level.INFO,
-        "The daemon sent " + type + " events, which this view does not show.");
+        "The agent sent " + type + " events, which this view does not show.");
   }
 
   /** The conversation with a notice of its own client's, e.g. about the connection. */

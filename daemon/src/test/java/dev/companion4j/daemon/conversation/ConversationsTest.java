@@ -223,8 +223,8 @@ class ConversationsTest {
     assertThat(c.entries())
         .extracting(e -> ((Entry.Notice) e).text())
         .containsExactly(
-            "The daemon sent session_rewound events, which this view does not show.",
-            "The daemon sent session_update/something_new events, which this view does not show.");
+            "The agent sent session_rewound events, which this view does not show.",
+            "The agent sent session_update/something_new events, which this view does not show.");
   }
 
   @Test
