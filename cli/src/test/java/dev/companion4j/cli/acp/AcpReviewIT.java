@@ -1,0 +1,186 @@
+package dev.companion4j.cli.acp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.testkit.CliEnvironment;
+import dev.companion4j.testkit.FakeModelServer;
+import dev.companion4j.testkit.HeadlessCli;
+import dev.companion4j.testkit.HeadlessCli.Kind;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code companion4j serve --agent qwen|gemini} with the real agent on the {@code PATH} as a user
+ * installed it, in a home of its own with default settings, against the fake model: the page's chat
+ * routes on the ACP path, and the agent's writes reviewed through the routes the page answers diffs
+ * with.
+ */
+class AcpReviewIT {
+  private static final Duration TURN = Duration.ofSeconds(90);
+  private static final String EDITED = "edited by the user\n";
+
+  @TempDir Path dir;
+  private FakeModelServer model;
+  private HeadlessCli cli;
+  private CompanionProcess companion;
+
+  @AfterEach
+  void stop() throws Exception {
+    try (FakeModelServer m = model) {
+      if (companion != null) {
+        companion.close();
+      }
+    }
+  }
+
+  private void serve(Kind kind) throws Exception {
+    model = new FakeModelServer();
+    cli = new HeadlessCli(kind, CliEnvironment.in(dir), model);
+    if (kind == Kind.GEMINI) {
+      // What answering Gemini CLI's folder-trust question once records; ACP mode cannot ask.
+      cli.trustTheWorkspace();
+    }
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    kind.installAsCommand(bin);
+    Map<String, String> env = new LinkedHashMap<>(cli.variables());
+    env.put("PATH", bin + ":" + env.get("PATH"));
+    companion =
+        CompanionProcess.start(cli.env, env, "--agent", kind == Kind.QWEN ? "qwen" : "gemini");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void writesAreReviewedOnThePageUnlessTheModeAllowsEdits(Kind kind) throws Exception {
+    serve(kind);
+    JsonNode ready = awaitState(s -> !s.path("sessionId").asString("").isEmpty());
+    assertThat(ready.path("path").asString()).isEqualTo("acp");
+    assertThat(ready.path("conversation").path("approvalMode").asString()).isEqualTo("default");
+    assertThat(ready.toString())
+        .as("the agent's credentials never reach the page")
+        .doesNotContain(model.baseUrl())
+        .doesNotContain("sk-fake");
+
+    // Accepted with an edit: the file holds what the user accepted.
+    Path file = target(kind, "accepted.txt");
+    prompt("[[write " + file + "]]");
+    JsonNode diff = awaitDiff();
+    assertThat(diff.path("filePath").asString()).isEqualTo(file.toString());
+    assertThat(diff.path("newContent").asString()).isEqualTo(FakeModelServer.FILE_CONTENT);
+    assertThat(diff.path("clientName").asString()).isEqualTo(kind.name().toLowerCase() + " chat");
+    assertThat(
+            companion
+                .post(
+                    "/editor/diffs/" + diff.path("id").asString() + "/accept",
+                    Map.of("content", EDITED))
+                .statusCode())
+        .isEqualTo(204);
+    await().atMost(TURN).until(() -> Files.exists(file) && Files.readString(file).equals(EDITED));
+    awaitTurnEnded();
+
+    // Rejected: the file is untouched.
+    Path untouched = target(kind, "rejected.txt");
+    String before = contentOf(untouched);
+    prompt("[[write " + untouched + "]]");
+    JsonNode second = awaitDiff();
+    assertThat(
+            companion
+                .post("/editor/diffs/" + second.path("id").asString() + "/reject", Map.of())
+                .statusCode())
+        .isEqualTo(204);
+    awaitTurnEnded();
+    assertThat(contentOf(untouched)).isEqualTo(before);
+
+    // A mode that allows edits: the next write asks nobody.
+    String edits = editMode(ready);
+    assertThat(companion.post("/chat/acp/mode", Map.of("modeId", edits)).statusCode())
+        .isEqualTo(204);
+    awaitState(s -> s.path("conversation").path("approvalMode").asString().equals(edits));
+    Path unasked = target(kind, "unasked.txt");
+    prompt("[[write " + unasked + "]]");
+    await().atMost(TURN).until(() -> contentOf(unasked).equals(FakeModelServer.FILE_CONTENT));
+    awaitTurnEnded();
+  }
+
+  /** Answers the agent's own permission request (mode {@code default} asks) until a diff shows. */
+  private JsonNode awaitDiff() {
+    JsonNode[] diff = new JsonNode[1];
+    await()
+        .atMost(TURN)
+        .until(
+            () -> {
+              JsonNode diffs =
+                  CompanionProcess.JSON.readTree(companion.get("/editor/diffs").body());
+              if (diffs.size() > 0) {
+                diff[0] = diffs.get(0);
+                return true;
+              }
+              for (JsonNode p : state().path("conversation").path("permissions")) {
+                for (JsonNode o : p.path("options")) {
+                  if (o.path("kind").asString().equals("allow_once")) {
+                    companion.post(
+                        "/chat/acp/permissions/" + p.path("requestId").asString(),
+                        Map.of("optionId", o.path("optionId").asString()));
+                  }
+                }
+              }
+              return false;
+            });
+    return diff[0];
+  }
+
+  private void prompt(String text) {
+    HttpResponse<String> sent = companion.post("/chat/acp/prompt", Map.of("text", text));
+    assertThat(sent.statusCode()).as(sent.body()).isEqualTo(204);
+  }
+
+  private void awaitTurnEnded() {
+    awaitState(
+        s ->
+            !s.path("conversation").path("turnRunning").asBoolean(true)
+                && s.path("conversation").path("permissions").isEmpty());
+  }
+
+  private static String editMode(JsonNode state) {
+    for (JsonNode mode : state.path("modes")) {
+      String id = mode.path("id").asString();
+      if (id.equals("auto-edit") || id.equals("autoEdit")) {
+        return id;
+      }
+    }
+    throw new AssertionError("no edit mode in " + state.path("modes"));
+  }
+
+  private JsonNode awaitState(Predicate<JsonNode> done) {
+    await().atMost(TURN).until(() -> done.test(state()));
+    return state();
+  }
+
+  private JsonNode state() {
+    return CompanionProcess.JSON.readTree(companion.get("/chat/acp/state").body());
+  }
+
+  /**
+   * A new file for Qwen Code; an existing one for Gemini CLI 0.61, which cannot create one through
+   * the client (see docs/chat-acp.md).
+   */
+  private Path target(Kind kind, String name) throws Exception {
+    Path file = cli.env.workspace().resolve(name);
+    return kind == Kind.GEMINI ? Files.writeString(file, "before\n") : file;
+  }
+
+  private static String contentOf(Path file) throws Exception {
+    return Files.exists(file) ? Files.readString(file) : "(none)";
+  }
+}
