@@ -8,6 +8,9 @@ import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli;
 import dev.companion4j.testkit.HeadlessCli.Kind;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,6 +74,17 @@ class AcpReviewIT {
         .as("the agent's credentials never reach the page")
         .doesNotContain(model.baseUrl())
         .doesNotContain("sk-fake");
+    assertThat(unauthenticated("/chat/acp/state", Map.of()).statusCode()).isEqualTo(401);
+    assertThat(
+            unauthenticated(
+                    "/chat/acp/state",
+                    Map.of(
+                        "Authorization",
+                        "Bearer " + companion.token(),
+                        "Origin",
+                        "https://elsewhere.example"))
+                .statusCode())
+        .isEqualTo(403);
 
     // Accepted with an edit: the file holds what the user accepted.
     Path file = target(kind, "accepted.txt");
@@ -138,6 +152,15 @@ class AcpReviewIT {
               return false;
             });
     return diff[0];
+  }
+
+  /** A request as another program or page would send it, with only {@code headers}. */
+  private HttpResponse<String> unauthenticated(String path, Map<String, String> headers)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + companion.port() + path)).GET();
+    headers.forEach(request::header);
+    return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private void prompt(String text) {
