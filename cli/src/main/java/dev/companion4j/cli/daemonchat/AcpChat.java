@@ -147,7 +147,8 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
         commands.stream()
             .map(k -> Map.of("name", k.name(), "description", k.description(), "hint", k.hint()))
             .toList());
-    Conversation conversation = latest;
+    // Shown once the session is ready for prompts: while it opens, the page says it connects.
+    Conversation conversation = c == null ? null : latest;
     json.put("conversation", conversation == null ? null : ChatJson.conversation(conversation));
     return json;
   }

@@ -6,18 +6,14 @@ import static org.awaitility.Awaitility.await;
 import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.cli.testing.BrowserDriver;
 import dev.companion4j.cli.testing.CompanionProcess;
-import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
-import dev.companion4j.testkit.HeadlessCli;
 import dev.companion4j.testkit.HeadlessCli.Kind;
 import dev.companion4j.testkit.QwenDaemon;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,48 +35,27 @@ class AcpPanelIT {
   private static final String DAEMON_TOKEN = "daemon-secret-acp-0123456789";
 
   @TempDir Path dir;
-  private FakeModelServer model;
-  private HeadlessCli cli;
+  private ServedAgent agent;
   private QwenDaemon daemon;
-  private CompanionProcess companion;
   private BrowserDriver browser;
 
   @AfterEach
   void stop() throws Exception {
-    try (FakeModelServer m = model;
+    try (ServedAgent a = agent;
         QwenDaemon d = daemon) {
-      if (m != null) {
-        m.openGate();
-      }
       if (browser != null) {
         assertThat(browser.log().path("requests").toString())
             .as("the agent's credentials never reach the page")
             .doesNotContain("sk-fake")
-            .doesNotContain(model.baseUrl());
+            .doesNotContain(a.model.baseUrl());
         browser.close();
-      }
-      if (companion != null) {
-        companion.close();
       }
     }
   }
 
-  private void serve(Kind kind, String... more) throws Exception {
-    if (model == null) {
-      model = new FakeModelServer();
-      cli = new HeadlessCli(kind, CliEnvironment.in(dir), model);
-    }
-    if (kind == Kind.GEMINI) {
-      // What answering Gemini CLI's folder-trust question once records; ACP mode cannot ask.
-      cli.trustTheWorkspace();
-    }
-    Path bin = Files.createDirectories(dir.resolve("bin"));
-    kind.installAsCommand(bin);
-    Map<String, String> env = new LinkedHashMap<>(cli.variables());
-    env.put("PATH", bin + ":" + env.get("PATH"));
-    List<String> args = new ArrayList<>(List.of("--agent", kind == Kind.QWEN ? "qwen" : "gemini"));
-    args.addAll(List.of(more));
-    companion = CompanionProcess.start(cli.env, env, args.toArray(String[]::new));
+  /** {@code serve --agent} with {@code more} arguments, and the page open on it. */
+  private void serve(String... more) throws Exception {
+    CompanionProcess companion = agent.serve(more);
     browser = BrowserDriver.start();
     browser.open(ReviewPage.pageUrl(companion.port(), companion.token()));
     waitLong("#chat[data-state='connected']", null);
@@ -90,20 +65,22 @@ class AcpPanelIT {
   @EnumSource(Kind.class)
   void anAnswerStreamsAndWritesAreReviewedEditedRejectedOrUnaskedByMode(Kind kind)
       throws Exception {
-    serve(kind);
+    agent = new ServedAgent(dir, kind);
+    serve();
     assertThat(browser.count("#chat[data-path='acp']")).isOne();
     assertThat(browser.text("#chat-kind")).isEqualToIgnoringCase(kind.name() + " over ACP");
-    assertThat(browser.text("#chat-mode")).startsWith("default:");
+    // Qwen Code's session starts in its own default, `auto`; the chat switches it to `default`.
+    waitLong("#chat-mode", "default:");
 
     // Streamed: the answer shows while the model still holds the rest back.
     prompt("[[count 40 gate 5]]");
     waitLong(".msg.assistant.streaming", "c0004");
     assertThat(browser.text(".msg.assistant")).doesNotContain("c0039");
-    model.openGate();
+    agent.model.openGate();
     waitLong(".msg.assistant:not(.streaming)", "c0039");
 
     // Allowed by the agent's own question, then edited and accepted in the review.
-    Path accepted = target(kind, "accepted.txt");
+    Path accepted = agent.target("accepted.txt");
     prompt("[[write " + accepted + "]]");
     allowOnce();
     waitLong(item(accepted), null);
@@ -115,36 +92,39 @@ class AcpPanelIT {
         .atMost(TURN)
         .until(
             () ->
-                contentOf(accepted)
+                ServedAgent.contentOf(accepted)
                     .equals(FakeModelServer.FILE_CONTENT + "// reviewed in the browser\n"));
     browser.waitGone(item(accepted));
     waitLong("#chat-cancel", null, "hidden");
 
     // Rejected in the review: the file is untouched.
-    Path rejected = target(kind, "rejected.txt");
-    String before = contentOf(rejected);
+    Path rejected = agent.target("rejected.txt");
+    String before = ServedAgent.contentOf(rejected);
     prompt("[[write " + rejected + "]]");
     allowOnce();
     waitLong(item(rejected), null);
     browser.click("#reject");
     browser.waitGone(item(rejected));
     waitLong("#chat-cancel", null, "hidden");
-    assertThat(contentOf(rejected)).isEqualTo(before);
+    assertThat(ServedAgent.contentOf(rejected)).isEqualTo(before);
 
     // A mode that allows edits, picked on the page: the next write asks nobody.
     String edits = kind == Kind.QWEN ? "auto-edit" : "autoEdit";
     browser.select("#chat-mode-select", edits);
     browser.waitFor("#chat-mode", edits + ":");
-    Path unasked = target(kind, "unasked.txt");
+    Path unasked = agent.target("unasked.txt");
     prompt("[[write " + unasked + "]]");
-    await().atMost(TURN).until(() -> contentOf(unasked).equals(FakeModelServer.FILE_CONTENT));
+    await()
+        .atMost(TURN)
+        .until(() -> ServedAgent.contentOf(unasked).equals(FakeModelServer.FILE_CONTENT));
     assertThat(browser.count(".permission")).isZero();
     assertThat(browser.count(item(unasked))).isZero();
   }
 
   @Test
   void theAgentsSlashCommandsAreOfferedAsTheUserTypesASlash() throws Exception {
-    serve(Kind.QWEN);
+    agent = new ServedAgent(dir, Kind.QWEN);
+    serve();
     assertThat(browser.count("#chat-path-pick[hidden]"))
         .as("one conversation, no selector")
         .isOne();
@@ -167,13 +147,12 @@ class AcpPanelIT {
 
   @Test
   void aDaemonConversationAndAnAcpConversationOnOnePage() throws Exception {
-    model = new FakeModelServer();
-    cli = new HeadlessCli(Kind.QWEN, CliEnvironment.in(dir), model);
-    daemon = QwenDaemon.startIn(cli.env.workspace(), model, DAEMON_TOKEN);
+    agent = new ServedAgent(dir, Kind.QWEN);
+    daemon = QwenDaemon.startIn(agent.workspace(), agent.model, DAEMON_TOKEN);
     Path tokenFile = dir.resolve("daemon-token");
     Files.writeString(tokenFile, DAEMON_TOKEN);
     Files.setPosixFilePermissions(tokenFile, PosixFilePermissions.fromString("rw-------"));
-    serve(Kind.QWEN, "--daemon", daemon.url(), "--daemon-token-file", tokenFile.toString());
+    serve("--daemon", daemon.url(), "--daemon-token-file", tokenFile.toString());
 
     // The daemon's comes first; the selector offers both.
     assertThat(browser.count("#chat[data-path='daemon']")).isOne();
@@ -231,18 +210,5 @@ class AcpPanelIT {
 
   private static String item(Path file) {
     return "#diff-list li[data-file=\"" + file + "\"]";
-  }
-
-  /**
-   * A new file for Qwen Code; an existing one for Gemini CLI 0.61, which cannot create one through
-   * the client (see docs/chat-acp.md).
-   */
-  private Path target(Kind kind, String name) throws Exception {
-    Path file = cli.env.workspace().resolve(name);
-    return kind == Kind.GEMINI ? Files.writeString(file, "before\n") : file;
-  }
-
-  private static String contentOf(Path file) throws Exception {
-    return Files.exists(file) ? Files.readString(file) : "(none)";
   }
 }

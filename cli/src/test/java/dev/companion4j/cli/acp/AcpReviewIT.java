@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.cli.testing.CompanionProcess;
-import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
-import dev.companion4j.testkit.HeadlessCli;
 import dev.companion4j.testkit.HeadlessCli.Kind;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
@@ -35,44 +32,27 @@ class AcpReviewIT {
   private static final String EDITED = "edited by the user\n";
 
   @TempDir Path dir;
-  private FakeModelServer model;
-  private HeadlessCli cli;
+  private ServedAgent agent;
   private CompanionProcess companion;
 
   @AfterEach
   void stop() throws Exception {
-    try (FakeModelServer m = model) {
-      if (companion != null) {
-        companion.close();
-      }
+    if (agent != null) {
+      agent.close();
     }
-  }
-
-  private void serve(Kind kind) throws Exception {
-    model = new FakeModelServer();
-    cli = new HeadlessCli(kind, CliEnvironment.in(dir), model);
-    if (kind == Kind.GEMINI) {
-      // What answering Gemini CLI's folder-trust question once records; ACP mode cannot ask.
-      cli.trustTheWorkspace();
-    }
-    Path bin = Files.createDirectories(dir.resolve("bin"));
-    kind.installAsCommand(bin);
-    Map<String, String> env = new LinkedHashMap<>(cli.variables());
-    env.put("PATH", bin + ":" + env.get("PATH"));
-    companion =
-        CompanionProcess.start(cli.env, env, "--agent", kind == Kind.QWEN ? "qwen" : "gemini");
   }
 
   @ParameterizedTest
   @EnumSource(Kind.class)
   void writesAreReviewedOnThePageUnlessTheModeAllowsEdits(Kind kind) throws Exception {
-    serve(kind);
+    agent = new ServedAgent(dir, kind);
+    companion = agent.serve();
     JsonNode ready = awaitState(s -> !s.path("sessionId").asString("").isEmpty());
     assertThat(ready.path("path").asString()).isEqualTo("acp");
     assertThat(ready.path("conversation").path("approvalMode").asString()).isEqualTo("default");
     assertThat(ready.toString())
         .as("the agent's credentials never reach the page")
-        .doesNotContain(model.baseUrl())
+        .doesNotContain(agent.model.baseUrl())
         .doesNotContain("sk-fake");
     assertThat(unauthenticated("/chat/acp/state", Map.of()).statusCode()).isEqualTo(401);
     assertThat(
@@ -87,7 +67,7 @@ class AcpReviewIT {
         .isEqualTo(403);
 
     // Accepted with an edit: the file holds what the user accepted.
-    Path file = target(kind, "accepted.txt");
+    Path file = agent.target("accepted.txt");
     prompt("[[write " + file + "]]");
     JsonNode diff = awaitDiff();
     assertThat(diff.path("filePath").asString()).isEqualTo(file.toString());
@@ -104,8 +84,8 @@ class AcpReviewIT {
     awaitTurnEnded();
 
     // Rejected: the file is untouched.
-    Path untouched = target(kind, "rejected.txt");
-    String before = contentOf(untouched);
+    Path untouched = agent.target("rejected.txt");
+    String before = ServedAgent.contentOf(untouched);
     prompt("[[write " + untouched + "]]");
     JsonNode second = awaitDiff();
     assertThat(
@@ -114,16 +94,18 @@ class AcpReviewIT {
                 .statusCode())
         .isEqualTo(204);
     awaitTurnEnded();
-    assertThat(contentOf(untouched)).isEqualTo(before);
+    assertThat(ServedAgent.contentOf(untouched)).isEqualTo(before);
 
     // A mode that allows edits: the next write asks nobody.
     String edits = editMode(ready);
     assertThat(companion.post("/chat/acp/mode", Map.of("modeId", edits)).statusCode())
         .isEqualTo(204);
     awaitState(s -> s.path("conversation").path("approvalMode").asString().equals(edits));
-    Path unasked = target(kind, "unasked.txt");
+    Path unasked = agent.target("unasked.txt");
     prompt("[[write " + unasked + "]]");
-    await().atMost(TURN).until(() -> contentOf(unasked).equals(FakeModelServer.FILE_CONTENT));
+    await()
+        .atMost(TURN)
+        .until(() -> ServedAgent.contentOf(unasked).equals(FakeModelServer.FILE_CONTENT));
     awaitTurnEnded();
   }
 
@@ -192,18 +174,5 @@ class AcpReviewIT {
 
   private JsonNode state() {
     return CompanionProcess.JSON.readTree(companion.get("/chat/acp/state").body());
-  }
-
-  /**
-   * A new file for Qwen Code; an existing one for Gemini CLI 0.61, which cannot create one through
-   * the client (see docs/chat-acp.md).
-   */
-  private Path target(Kind kind, String name) throws Exception {
-    Path file = cli.env.workspace().resolve(name);
-    return kind == Kind.GEMINI ? Files.writeString(file, "before\n") : file;
-  }
-
-  private static String contentOf(Path file) throws Exception {
-    return Files.exists(file) ? Files.readString(file) : "(none)";
   }
 }
