@@ -9,6 +9,7 @@ import dev.companion4j.cli.testing.CompanionProcess;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli.Kind;
 import dev.companion4j.testkit.QwenDaemon;
+import dev.companion4j.testkit.TestPeers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -84,6 +85,14 @@ class AcpPanelIT {
     prompt("[[write " + accepted + "]]");
     allowOnce();
     waitLong(item(accepted), null);
+    if (kind == Kind.QWEN) {
+      Path shots =
+          Path.of(
+              System.getProperty(
+                  "companion4j.screenshots",
+                  TestPeers.repoRoot().resolve("cli/target/review-screenshots").toString()));
+      browser.screenshot(Files.createDirectories(shots).resolve("chat-acp-review.png"));
+    }
     browser.click(".cm-merge-b .cm-content");
     browser.press("Control+End");
     browser.type("// reviewed in the browser\n");
@@ -159,7 +168,7 @@ class AcpPanelIT {
     browser.waitFor("#chat-path-pick:not([hidden])");
     assertThat(browser.count("#chat-path option")).isEqualTo(2);
     browser.select("#chat-path", "/chat/acp");
-    browser.waitFor("#chat[data-path='acp']");
+    waitLong("#chat[data-path='acp'][data-state='connected']", null);
     prompt("[[count 3]] for the agent");
     browser.waitFor(".msg.user", "for the agent");
     waitLong(".msg.assistant:not(.streaming)", "c0002");
