@@ -7,6 +7,8 @@
 #   scripts/benchmark.sh daemon     the daemon client against the official TypeScript client
 #   scripts/benchmark.sh hooks      the extension's hook round trip against the same hooks in Node
 #   scripts/benchmark.sh peers      naming a connected CLI by its process (/proc)
+#   scripts/benchmark.sh chat-render the review page's chat: one streamed chunk at 10 to 5,000
+#                                   entries, before (commit fba9d9a) and after incremental rendering
 #   scripts/benchmark.sh side-by-side [rounds]
 #                                   Companion4J against a companion on the official stack, with the
 #                                   CLIs' own MCP client library
@@ -14,7 +16,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
 (cd test-peers && [[ -d node_modules ]] || npm install --no-audit --no-fund --loglevel=error)
-if [[ "$which" == side-by-side ]]; then
+if [[ "$which" == chat-render ]]; then
+  # The page's own sources in Chromium: no Java build needed.
+  (cd cli/src/main/frontend && [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error)
+  # Beside the page's modules, which the earlier chat.js imports as well.
+  git show fba9d9a:cli/src/main/frontend/src/chat.js > cli/src/main/frontend/src/.chat-before.js
+  trap 'rm -f cli/src/main/frontend/src/.chat-before.js' EXIT
+  (cd cli/src/main/frontend && node bench/chat-render.mjs src/.chat-before.js && node bench/chat-render.mjs src/chat.js)
+  exit 0
+elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.
   mvn -B -q -ntp -DskipTests package -pl cli -am
 else

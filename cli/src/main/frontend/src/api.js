@@ -74,24 +74,27 @@ export class Api {
     await this.#post(`/editor/diffs/${encodeURIComponent(id)}/reject`, {});
   }
 
-  /** The chat's state; `configured` is false when the companion was started without a daemon. */
-  async chatState() {
-    return (await this.#fetch('/chat/state')).json();
+  /**
+   * The state of the chat at `base` (`/chat`, the daemon path, or `/chat/acp`, the ACP path);
+   * `configured` is false when the companion was started without that path's daemon or agent.
+   */
+  async chatState(base = '/chat') {
+    return (await this.#fetch(`${base}/state`)).json();
   }
 
-  /** The sessions of the chat's workspace on the daemon, most recent first. */
-  async chatSessions() {
-    return (await this.#fetch('/chat/sessions')).json();
+  /** The sessions a chat may attach to, most recent first. */
+  async chatSessions(base = '/chat') {
+    return (await this.#fetch(`${base}/sessions`)).json();
   }
 
-  /** Opens the chat's event stream. */
-  async chatStream() {
-    const res = await this.#fetch('/chat/events/stream', { headers: { Accept: 'text/event-stream' } });
+  /** Opens the event stream of the chat at `base`. */
+  async chatStream(base = '/chat') {
+    const res = await this.#fetch(`${base}/events/stream`, { headers: { Accept: 'text/event-stream' } });
     if (!res.body) throw new ApiError(res.status, 'the chat stream has no body');
     return res.body;
   }
 
-  /** Sends a chat intent (prompt, cancel, model, reconnect, a permission answer). */
+  /** Sends a chat intent (prompt, cancel, mode, model, reconnect, a permission answer). */
   async chat(path, body) {
     await this.#post(path, body);
   }

@@ -1,6 +1,8 @@
-// The chat panel: a conversation with the qwen serve daemon that the companion keeps.
-// The page talks only to the companion's /chat routes, with the page's token; the daemon's
-// address and token never reach it (the state names the daemon by host and port).
+// The chat panel: the conversations the companion keeps, with the qwen serve daemon (/chat) and
+// with an ACP agent it started (/chat/acp); the page shows one at a time and follows both.
+// The page talks only to the companion's chat routes, with the page's token; the daemon's
+// address and token and the agent's environment never reach it (the state names the daemon by
+// host and port, the agent by its program's name).
 import { DiffView } from './diffview.js';
 import { renderMarkdown } from './markdown.js';
 import { readEvents } from './sse.js';
@@ -30,6 +32,15 @@ function markdown(text) {
   return el('div', { class: 'md' }, renderMarkdown(text));
 }
 
+/**
+ * What decides whether an entry's node is still right: streamed text only grows, so its length
+ * tells a new chunk; a tool call changes as a whole.
+ */
+function signature(e) {
+  if (e.type === 'toolCall') return JSON.stringify(e);
+  return `${e.type}|${e.streaming ?? ''}|${e.level ?? ''}|${(e.text ?? '').length}`;
+}
+
 function entry(e) {
   switch (e.type) {
     case 'user':
@@ -56,9 +67,30 @@ function entry(e) {
 
 const darkQuery = matchMedia('(prefers-color-scheme: dark)');
 
+/** One path's conversation: its state, followed from its event stream, and its rendered nodes. */
+class Conversation {
+  base;
+  status;
+  /** Entry nodes by id with the signature they were made from: a finished entry is made once. */
+  nodes = new Map();
+  plan = { key: '', node: null };
+
+  constructor(base, status) {
+    this.base = base;
+    this.status = status;
+  }
+}
+
+const PATHS = [
+  { base: '/chat', label: (s) => `qwen serve (${s.daemon})` },
+  { base: '/chat/acp', label: (s) => `${s.agent} (ACP)` },
+];
+
 export class ChatPanel {
   #api;
-  #status = null;
+  /** The configured paths' conversations; `#shown` is the one on screen. */
+  #conversations = [];
+  #shown = null;
   /** Permission cards by request id: kept while pending, so their diff views survive updates. */
   #cards = new Map();
 
@@ -66,44 +98,69 @@ export class ChatPanel {
     this.#api = api;
   }
 
-  /** Shows the panel when the companion has a chat; follows it until the page closes. */
+  /** Shows the panel when the companion has a chat on either path; follows each until the page closes. */
   async start() {
-    const state = await this.#api.chatState();
-    if (!state.configured) return;
-    this.#render(state);
+    for (const { base } of PATHS) {
+      let state;
+      try {
+        state = await this.#api.chatState(base);
+      } catch {
+        continue;
+      }
+      if (state.configured) this.#conversations.push(new Conversation(base, state));
+    }
+    if (!this.#conversations.length) return;
+    this.#pathChoices();
+    this.#show(this.#conversations[0]);
     document.body.dataset.chat = 'on';
     $('chat').hidden = false;
     $('chat-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
       this.#send();
     });
-    $('chat-input').addEventListener('keydown', (ev) => {
-      if (ev.key === 'Enter' && !ev.shiftKey) {
+    const input = $('chat-input');
+    input.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Tab' && !ev.shiftKey && !$('chat-suggest').hidden) {
+        ev.preventDefault();
+        this.#complete($('chat-suggest').firstElementChild.dataset.name);
+      } else if (ev.key === 'Enter' && !ev.shiftKey) {
         ev.preventDefault();
         this.#send();
       }
     });
-    $('chat-cancel').addEventListener('click', () => this.#post('/chat/cancel', {}));
-    $('chat-reconnect').addEventListener('click', () => this.#post('/chat/reconnect', {}));
+    input.addEventListener('input', () => this.#suggest());
+    $('chat-cancel').addEventListener('click', () => this.#post('/cancel', {}));
+    $('chat-reconnect').addEventListener('click', () => this.#post('/reconnect', {}));
+    $('chat-path').addEventListener('change', (ev) => {
+      this.#show(this.#conversations.find((c) => c.base === ev.target.value));
+    });
     const sessions = $('chat-session');
     // The list is read when the user opens it: sessions come and go with other clients.
     sessions.addEventListener('focus', () => this.#listSessions());
     sessions.addEventListener('change', () => {
       const id = sessions.value;
-      this.#post(id === 'new' ? '/chat/new' : '/chat/attach', id === 'new' ? {} : { sessionId: id });
+      this.#post(id === 'new' ? '/new' : '/attach', id === 'new' ? {} : { sessionId: id });
       sessions.blur();
     });
     $('chat-model').addEventListener('change', (ev) => {
       const modelId = ev.target.value.trim();
-      if (modelId) this.#post('/chat/model', { modelId });
+      if (modelId) this.#post('/model', { modelId });
       ev.target.blur();
     });
+    $('chat-mode-select').addEventListener('change', (ev) => {
+      this.#post('/mode', { modeId: ev.target.value });
+      ev.target.blur();
+    });
+    await Promise.all(this.#conversations.map((c) => this.#follow(c)));
+  }
+
+  async #follow(conversation) {
     for (;;) {
       try {
-        const body = await this.#api.chatStream();
-        this.#render(await this.#api.chatState());
+        const body = await this.#api.chatStream(conversation.base);
+        this.#update(conversation, await this.#api.chatState(conversation.base));
         for await (const ev of readEvents(body)) {
-          if (ev.event === 'chat') this.#render(JSON.parse(ev.data));
+          if (ev.event === 'chat') this.#update(conversation, JSON.parse(ev.data));
         }
       } catch {
         // The companion went away for a moment; the review's own loop says so.
@@ -112,10 +169,37 @@ export class ChatPanel {
     }
   }
 
+  #update(conversation, status) {
+    conversation.status = status;
+    if (conversation === this.#shown) this.#render(status);
+    this.#pathChoices();
+  }
+
+  /** The conversation selector, shown when both paths have a chat. */
+  #pathChoices() {
+    const pick = $('chat-path');
+    $('chat-path-pick').hidden = this.#conversations.length < 2;
+    if (document.activeElement === pick) return;
+    pick.replaceChildren(...this.#conversations.map((c) =>
+      el('option', { value: c.base }, PATHS.find((p) => p.base === c.base).label(c.status))));
+    if (this.#shown) pick.value = this.#shown.base;
+  }
+
+  #show(conversation) {
+    if (this.#shown === conversation) return;
+    this.#shown = conversation;
+    for (const card of this.#cards.values()) card.views.forEach((v) => v.clear());
+    this.#cards.clear();
+    $('chat-log').replaceChildren();
+    $('chat-error').hidden = true;
+    this.#render(conversation.status);
+    $('chat-log').scrollTop = $('chat-log').scrollHeight;
+  }
+
   async #listSessions() {
     let list = [];
     try {
-      list = await this.#api.chatSessions();
+      list = await this.#api.chatSessions(this.#shown.base);
     } catch (e) {
       $('chat-error').textContent = e.message;
       $('chat-error').hidden = false;
@@ -125,7 +209,7 @@ export class ChatPanel {
 
   /** The session picker: a new session, this one, and the workspace's others. */
   #sessionChoices(list) {
-    const current = this.#status?.sessionId ?? '';
+    const current = this.#shown.status?.sessionId ?? '';
     const label = (s) => `${s.displayName || s.sessionId.slice(0, 8)}${s.clientCount ? ` · ${s.clientCount} attached` : ''}`;
     const others = list.filter((s) => s.sessionId !== current);
     $('chat-session').replaceChildren(
@@ -135,16 +219,39 @@ export class ChatPanel {
     $('chat-session').value = current || 'new';
   }
 
+  /** The agent's commands that start with what was typed after a leading slash. */
+  #suggest() {
+    const text = $('chat-input').value;
+    const commands = this.#shown.status.commands ?? [];
+    const typed = /^\/(\S*)$/.exec(text);
+    const matches = typed ? commands.filter((c) => c.name.startsWith(typed[1])) : [];
+    $('chat-suggest').replaceChildren(...matches.map((c) =>
+      el('button', { type: 'button', role: 'option', 'data-name': c.name, onclick: () => this.#complete(c.name) },
+        `/${c.name}${c.hint ? ` ${c.hint}` : ''}`, el('span', { class: 'meta' }, c.description ? ` — ${c.description}` : ''))));
+    $('chat-suggest').hidden = matches.length === 0;
+  }
+
+  #complete(name) {
+    const input = $('chat-input');
+    input.value = `/${name} `;
+    $('chat-suggest').hidden = true;
+    input.focus();
+  }
+
   async #send() {
     const input = $('chat-input');
     const text = input.value.trim();
     if (!text) return;
-    if (await this.#post('/chat/prompt', { text })) input.value = '';
+    if (await this.#post('/prompt', { text })) {
+      input.value = '';
+      $('chat-suggest').hidden = true;
+    }
   }
 
-  async #post(path, body) {
+  /** Sends an intent to the shown conversation's path. */
+  async #post(route, body) {
     try {
-      await this.#api.chat(path, body);
+      await this.#api.chat(this.#shown.base + route, body);
       $('chat-error').hidden = true;
       return true;
     } catch (e) {
@@ -155,30 +262,44 @@ export class ChatPanel {
   }
 
   #render(status) {
-    this.#status = status;
+    const shown = this.#shown;
     const c = status.conversation;
-    $('chat-where').textContent = status.daemon + (status.workspace ? ` · ${status.workspace}` : '');
+    const acp = status.path === 'acp';
+    $('chat-kind').textContent = acp ? `${status.agent} over ACP` : 'qwen serve';
+    $('chat-where-lead').textContent = acp ? 'here, in' : 'on';
+    $('chat-where').textContent = acp ? status.workspace : status.daemon + (status.workspace ? ` · ${status.workspace}` : '');
+    $('chat-where-note').textContent = acp
+      ? 'Its file writes come to this page for review, unless its mode lets it edit without asking.'
+      : "Its files, tools and credentials are that host's, not this machine's.";
     const state = c ? c.state : 'none';
     $('chat-state').textContent = status.problem || (c ? { connected: 'Connected', reconnecting: 'Reconnecting…',
       died: `Disconnected: ${c.stateReason}`, closed: 'Session closed' }[state] : 'Connecting…');
     $('chat').dataset.state = status.problem ? 'problem' : state;
+    $('chat').dataset.path = acp ? 'acp' : 'daemon';
     $('chat-reconnect').hidden = !(status.problem || state === 'died' || state === 'closed');
-    $('chat-mode').textContent = c && c.approvalMode ? `${c.approvalMode}: ${MODES[c.approvalMode] ?? ''}` : '';
+    const modes = status.modes ?? [];
+    const mode = c ? c.approvalMode : '';
+    const described = MODES[mode] ?? modes.find((m) => m.id === mode)?.description ?? '';
+    $('chat-mode').textContent = mode ? `${mode}: ${described}` : '';
+    const modePick = $('chat-mode-select');
+    $('chat-mode-pick').hidden = modes.length === 0;
+    if (document.activeElement !== modePick) {
+      modePick.replaceChildren(...modes.map((m) => el('option', { value: m.id, title: m.description }, m.name || m.id)));
+      modePick.value = mode;
+    }
     if (document.activeElement !== $('chat-session') && $('chat-session').value !== (status.sessionId || 'new')) {
       this.#sessionChoices([]);
     }
     const model = $('chat-model');
-    const current = c ? c.modelName : '';
+    const current = c ? c.modelName || c.modelId : '';
     if (document.activeElement !== model) model.value = current;
     $('chat-models').replaceChildren(...status.models.map((m) => el('option', { value: m })));
     $('chat-cancel').hidden = !(c && c.turnRunning);
     const log = $('chat-log');
     // Follow the conversation unless the user scrolled up to read; a question always comes into view.
     const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 40 || (c && c.permissions.length > 0);
-    log.replaceChildren(...(c ? c.entries.map(entry) : []));
-    if (c && c.plan.length) {
-      log.append(el('ol', { class: 'plan' }, ...c.plan.map((p) => el('li', { 'data-status': p.status }, p.content))));
-    }
+    const wanted = c ? this.#entryNodes(shown, c.entries) : [];
+    if (c && c.plan.length) wanted.push(this.#planNode(shown, c.plan));
     const pending = c ? c.permissions : [];
     for (const [id, card] of this.#cards) {
       if (!pending.some((p) => p.requestId === id)) {
@@ -188,9 +309,32 @@ export class ChatPanel {
     }
     for (const p of pending) {
       if (!this.#cards.has(p.requestId)) this.#cards.set(p.requestId, this.#permission(p));
-      log.append(this.#cards.get(p.requestId).node);
+      wanted.push(this.#cards.get(p.requestId).node);
     }
+    place(log, wanted);
     if (atEnd) log.scrollTop = log.scrollHeight;
+  }
+
+  /** Each entry's node: made anew only when the entry changed, so a chunk costs its own entry. */
+  #entryNodes(conversation, entries) {
+    const kept = new Map();
+    const nodes = entries.map((e) => {
+      const sig = signature(e);
+      let made = conversation.nodes.get(e.id);
+      if (!made || made.sig !== sig) made = { sig, node: entry(e) };
+      kept.set(e.id, made);
+      return made.node;
+    });
+    conversation.nodes = kept;
+    return nodes;
+  }
+
+  #planNode(conversation, plan) {
+    const key = JSON.stringify(plan);
+    if (conversation.plan.key !== key) {
+      conversation.plan = { key, node: el('ol', { class: 'plan' }, ...plan.map((p) => el('li', { 'data-status': p.status }, p.content))) };
+    }
+    return conversation.plan.node;
   }
 
   /** A card for a permission request, with each file change it would make as a read-only diff. */
@@ -212,8 +356,22 @@ export class ChatPanel {
         // Only "once" is the primary choice: "always" also changes what the agent may do from now on.
         el('button', { type: 'button', class: o.kind === 'allow_once' ? 'btn primary' : 'btn', 'data-kind': o.kind,
           title: o.kind === 'allow_always' ? 'Allows this and later calls like it without asking' : o.name,
-          onclick: () => this.#post(`/chat/permissions/${encodeURIComponent(p.requestId)}`, { optionId: o.optionId }) },
+          onclick: () => this.#post(`/permissions/${encodeURIComponent(p.requestId)}`, { optionId: o.optionId }) },
         o.name))));
     return { node, views };
+  }
+}
+
+/** Makes `parent`'s children exactly `nodes`, moving only what is out of place. */
+function place(parent, nodes) {
+  let at = parent.firstChild;
+  for (const node of nodes) {
+    if (node !== at) parent.insertBefore(node, at);
+    else at = at.nextSibling;
+  }
+  while (at) {
+    const next = at.nextSibling;
+    at.remove();
+    at = next;
   }
 }

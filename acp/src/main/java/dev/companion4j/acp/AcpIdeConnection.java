@@ -266,9 +266,7 @@ public final class AcpIdeConnection implements AutoCloseable {
                               Mono.fromCallable(() -> read(r))
                                   .subscribeOn(Schedulers.boundedElastic()))
                       .writeTextFileHandler(
-                          r ->
-                              Mono.fromCallable(() -> write(r))
-                                  .subscribeOn(Schedulers.boundedElastic()))
+                          r -> Mono.defer(() -> write(r)).subscribeOn(Schedulers.boundedElastic()))
                       .requestHandler(
                           AcpSchema.METHOD_SESSION_REQUEST_PERMISSION,
                           (AcpClientSession.RequestHandler<AcpSchema.RequestPermissionResponse>)
@@ -698,10 +696,10 @@ public final class AcpIdeConnection implements AutoCloseable {
     return out.toString();
   }
 
-  private AcpSchema.WriteTextFileResponse write(AcpSchema.WriteTextFileRequest r)
-      throws IOException {
-    setup.files().write(roots.confine(r.path()), r.content());
-    return new AcpSchema.WriteTextFileResponse();
+  /** Answered once the caller's files wrote it, which may wait for the user's review. */
+  private Mono<AcpSchema.WriteTextFileResponse> write(AcpSchema.WriteTextFileRequest r) {
+    return Mono.fromCompletionStage(setup.files().write(roots.confine(r.path()), r.content()))
+        .thenReturn(new AcpSchema.WriteTextFileResponse());
   }
 
   private void note(Entry.Level level, String text) {

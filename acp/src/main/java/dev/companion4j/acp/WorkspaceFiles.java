@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Where the agent's {@code fs/read_text_file} and {@code fs/write_text_file} go, once the
@@ -20,8 +22,14 @@ public interface WorkspaceFiles {
    */
   String read(Path file) throws IOException;
 
-  /** Replaces the file's text, creating it and its folders when missing. */
-  void write(Path file, String text) throws IOException;
+  /**
+   * Replaces the file's text, creating it and its folders when missing; a write the user reviews
+   * first completes once the user answered, holding no thread meanwhile.
+   *
+   * @return completes once written, or exceptionally with the reason the agent is told (e.g. that
+   *     the user rejected the edit)
+   */
+  CompletionStage<Void> write(Path file, String text);
 
   /** The files on disk, as UTF-8; a write replaces the file at once, never half written. */
   static WorkspaceFiles disk() {
@@ -32,7 +40,16 @@ public interface WorkspaceFiles {
       }
 
       @Override
-      public void write(Path file, String text) throws IOException {
+      public CompletionStage<Void> write(Path file, String text) {
+        try {
+          replace(file, text);
+          return CompletableFuture.completedFuture(null);
+        } catch (IOException e) {
+          return CompletableFuture.failedFuture(e);
+        }
+      }
+
+      private static void replace(Path file, String text) throws IOException {
         Path dir = file.getParent();
         Files.createDirectories(dir);
         Path temp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");

@@ -1,5 +1,7 @@
 package dev.companion4j.cli;
 
+import dev.companion4j.acp.AcpAgent;
+import dev.companion4j.cli.daemonchat.AcpChat;
 import dev.companion4j.cli.daemonchat.ChatApi;
 import dev.companion4j.cli.editorapi.EditorApi;
 import dev.companion4j.daemon.conversation.DaemonChat;
@@ -12,9 +14,9 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
- * A companion for the headless host, with its routes mounted: the editor API, the review page and,
- * when it has a daemon to talk to, the chat. Closing it ends the routes' event streams before the
- * companion stops.
+ * A companion for the headless host, with its routes mounted: the editor API, the review page and
+ * the chat, on the daemon path when it has a daemon to talk to and on the ACP path when it was
+ * given an agent. Closing it ends the routes' event streams before the companion stops.
  */
 public final class HeadlessCompanion implements AutoCloseable {
   /** The name the CLIs show for a companion the command line starts, unless told otherwise. */
@@ -24,15 +26,27 @@ public final class HeadlessCompanion implements AutoCloseable {
   static final int MAX_CLIS = 32;
 
   private final Companion companion;
+  private final List<Path> roots;
   private final EditorApi editorApi;
   private final ChatApi chatApi;
+  private final ChatApi acpApi;
   private final Optional<DaemonChat> chat;
 
+  /** Set once, before the companion starts. */
+  private volatile AcpChat acpChat;
+
   private HeadlessCompanion(
-      Companion companion, EditorApi editorApi, ChatApi chatApi, Optional<DaemonChat> chat) {
+      Companion companion,
+      List<Path> roots,
+      EditorApi editorApi,
+      ChatApi chatApi,
+      ChatApi acpApi,
+      Optional<DaemonChat> chat) {
     this.companion = companion;
+    this.roots = List.copyOf(roots);
     this.editorApi = editorApi;
     this.chatApi = chatApi;
+    this.acpApi = acpApi;
     this.chat = chat;
   }
 
@@ -64,9 +78,12 @@ public final class HeadlessCompanion implements AutoCloseable {
     Companion.Builder builder =
         settings.apply(Companion.builder(host)).route(EditorApi.pathSpec(), editorApi);
     ReviewPages.mount(builder);
-    // Mounted without a daemon too, so the page learns there is no chat from an answer, not a 404.
-    ChatApi chatApi = new ChatApi();
-    builder.route(ChatApi.pathSpec(), chatApi);
+    // Mounted without a daemon or agent too, so the page learns there is no chat from an answer,
+    // not a 404.
+    ChatApi chatApi = ChatApi.daemonPath();
+    builder.route(chatApi.pathSpec(), chatApi);
+    ChatApi acpApi = ChatApi.acpPath();
+    builder.route(acpApi.pathSpec(), acpApi);
     Optional<DaemonChat> chat =
         daemon.map(
             source ->
@@ -75,7 +92,15 @@ public final class HeadlessCompanion implements AutoCloseable {
     chat.ifPresent(chatApi::attach);
     Companion companion = builder.build();
     editorApi.attach(companion);
-    return new HeadlessCompanion(companion, editorApi, chatApi, chat);
+    return new HeadlessCompanion(companion, roots, editorApi, chatApi, acpApi, chat);
+  }
+
+  /**
+   * Adds the ACP path's chat with {@code agent} ({@code qwen}, {@code gemini} or an agent's command
+   * line), working in the first root; call before {@link #startChat()}.
+   */
+  void chatWith(String agent) {
+    acpChat = new AcpChat(AcpAgent.named(agent, roots.get(0)), roots, acpApi);
   }
 
   public Companion companion() {
@@ -87,18 +112,28 @@ public final class HeadlessCompanion implements AutoCloseable {
    * delays nothing else, and the page shows why there is no session.
    */
   void startChat() {
-    chat.ifPresent(
-        c -> {
-          Thread connecting = new Thread(c::connect, "companion4j-chat-connect");
-          connecting.setDaemon(true);
-          connecting.start();
-        });
+    chat.ifPresent(c -> inBackground(c::connect, "companion4j-chat-connect"));
+    AcpChat agent = acpChat;
+    if (agent != null) {
+      inBackground(() -> agent.connect(companion), "companion4j-acp-connect");
+    }
+  }
+
+  private static void inBackground(Runnable work, String name) {
+    Thread thread = new Thread(work, name);
+    thread.setDaemon(true);
+    thread.start();
   }
 
   @Override
   public void close() {
     chatApi.shutdown();
+    acpApi.shutdown();
     chat.ifPresent(DaemonChat::close);
+    AcpChat agent = acpChat;
+    if (agent != null) {
+      agent.close();
+    }
     editorApi.shutdown();
     companion.close();
   }

@@ -35,6 +35,15 @@ final class ServeCommand implements Callable<Integer> {
   @Mixin DaemonOptions daemon;
 
   @Option(
+      names = "--agent",
+      paramLabel = "AGENT",
+      description = {
+        "Also chat on the page with an ACP agent the companion starts: qwen, gemini, or an agent's",
+        "command line; its file writes are reviewed like a CLI's proposals."
+      })
+  String agent;
+
+  @Option(
       names = "--exit-with-pid",
       paramLabel = "PID",
       description =
@@ -61,6 +70,9 @@ final class ServeCommand implements Callable<Integer> {
     HeadlessCompanion headless =
         options.build(spec, roots -> daemon.source(spec, System.getenv(), roots.get(0)));
     Companion companion = headless.companion();
+    if (agent != null) {
+      headless.chatWith(agent);
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -35,6 +35,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
@@ -426,6 +427,52 @@ public final class Companion implements AutoCloseable {
    */
   public AnswerResult acceptDiff(DiffId id, String content) {
     return diffs.accept(Objects.requireNonNull(id, "id"), content);
+  }
+
+  /**
+   * Proposes an edit on behalf of a proposer in this process (a chat agent the companion drives): a
+   * pending diff like a CLI's, which the host shows and the user answers; {@link CompanionStatus}
+   * and the routes name it by {@code proposerName}. The engine does not write the file: the
+   * proposer writes what was accepted. A CLI's later proposal for the same file replaces it, and
+   * the reverse.
+   *
+   * @param file an absolute path inside a workspace root
+   * @return completes once with the outcome ({@code Accepted} with the text the user accepted,
+   *     edits included, {@code Rejected}, {@code Replaced} or {@code Stopped}), on the thread that
+   *     ended the proposal: use the async variants for work that blocks. It completes exceptionally
+   *     with an {@link IllegalArgumentException} when the path or file is refused, and with a
+   *     {@link DiffViewException} when the host could not show it. Cancelling it withdraws the
+   *     proposal.
+   */
+  public CompletableFuture<DiffOutcome> propose(String proposerName, Path file, String newContent) {
+    Objects.requireNonNull(proposerName, "proposerName");
+    Objects.requireNonNull(file, "file");
+    Objects.requireNonNull(newContent, "newContent");
+    CompletableFuture<DiffOutcome> outcome;
+    try {
+      outcome = diffs.propose(proposerName, file.toString(), newContent);
+    } catch (DiffBook.DiffRequestException e) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException(e.getMessage(), e));
+    }
+    CompletableFuture<DiffOutcome> answered = new CompletableFuture<>();
+    outcome.whenComplete(
+        (o, failure) -> {
+          if (failure == null) {
+            answered.complete(o);
+          } else {
+            answered.completeExceptionally(
+                failure instanceof DiffBook.DiffRequestException refused
+                    ? new DiffViewException(refused.getMessage(), refused)
+                    : failure);
+          }
+        });
+    answered.whenComplete(
+        (o, failure) -> {
+          if (failure instanceof CancellationException) {
+            outcome.cancel(false);
+          }
+        });
+    return answered;
   }
 
   /** The user rejected diff {@code id}; the same as {@link DiffReview#reject}. */

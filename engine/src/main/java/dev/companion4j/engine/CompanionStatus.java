@@ -98,7 +98,7 @@ public record CompanionStatus(
    * A pending diff and the CLI that proposed it.
    *
    * @param clientName the CLI's {@linkplain ConnectedClient#label() label}, or null when it already
-   *     left
+   *     left; an in-process proposer's name
    * @param openedAt when it was proposed, ISO-8601
    */
   public record Diff(
@@ -109,11 +109,13 @@ public record CompanionStatus(
      */
     public static Diff of(PendingDiff d, List<ConnectedClient> clients) {
       String clientName =
-          clients.stream()
-              .filter(c -> c.id().equals(d.clientId()))
-              .map(ConnectedClient::label)
-              .findFirst()
-              .orElse(null);
+          d.proposerName() != null
+              ? d.proposerName()
+              : clients.stream()
+                  .filter(c -> c.id().equals(d.clientId()))
+                  .map(ConnectedClient::label)
+                  .findFirst()
+                  .orElse(null);
       return new Diff(
           d.id().value(), d.filePath(), d.clientId(), clientName, d.openedAt().toString());
     }

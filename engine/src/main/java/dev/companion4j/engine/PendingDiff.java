@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * An edit a CLI proposed and nobody has answered yet.
+ * An edit a CLI or an in-process proposer proposed and nobody has answered yet.
  *
  * @param id this proposal's identity; answers name it
  * @param filePath the path exactly as the CLI sent it; the CLI matches outcomes by this string
@@ -13,7 +13,10 @@ import java.util.Objects;
  * @param originalContent the file's text when the diff opened; empty for a new file
  * @param newContent the text the CLI proposes
  * @param openedAt when the CLI asked
- * @param clientId the CLI session that asked; the outcome goes to it alone
+ * @param clientId the CLI session that asked, the outcome goes to it alone; for an in-process
+ *     proposer, an id of its own that no CLI session has
+ * @param proposerName the in-process proposer's name (see {@link Companion#propose}), or null for a
+ *     CLI's proposal, whose name comes from its connection
  */
 public record PendingDiff(
     DiffId id,
@@ -22,7 +25,8 @@ public record PendingDiff(
     String originalContent,
     String newContent,
     Instant openedAt,
-    String clientId) {
+    String clientId,
+    String proposerName) {
   public PendingDiff {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(filePath, "filePath");

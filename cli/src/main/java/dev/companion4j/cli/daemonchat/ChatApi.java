@@ -1,6 +1,5 @@
 package dev.companion4j.cli.daemonchat;
 
-import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.engine.http.EventStreams;
 import dev.companion4j.engine.http.HttpBodies;
@@ -10,23 +9,60 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The chat routes at {@code /chat}, behind the companion's token like the editor API: the review
- * page reads the conversation and its changes and sends prompts, cancels, model switches and
- * permission answers here; it never talks to the daemon. Without a daemon the state says the chat
- * is not configured and the intents are refused. See docs/daemon-client.md.
+ * The chat routes, behind the companion's token like the editor API: the review page reads the
+ * conversation and its changes and sends prompts, cancels, mode and model switches and permission
+ * answers here; it never talks to the daemon or the agent. {@code /chat} serves the daemon path,
+ * {@code /chat/acp} the ACP path, with the same routes and JSON. Without its chat, a path's state
+ * says it is not configured and the intents are refused. See docs/daemon-client.md and
+ * docs/chat-acp.md.
  */
 public final class ChatApi extends HttpServlet {
   private static final long serialVersionUID = 1L;
   public static final String PATH = "/chat";
+  public static final String ACP_PATH = "/chat/acp";
   static final String NO_DAEMON =
       "no chat: the companion was started without a daemon"
           + " (serve --daemon URL, --daemon spawn, or $QWEN_IDE_DAEMON_URL)";
+  static final String NO_AGENT =
+      "no ACP chat: the companion was started without an agent (serve --agent qwen|gemini|COMMAND)";
+
+  /** What the routes drive: the daemon's chat or an ACP agent's. */
+  interface Backend {
+    Map<String, Object> state();
+
+    /** The sessions a user may attach to, most recent first. */
+    List<Map<String, Object>> sessions() throws IOException;
+
+    void prompt(String text);
+
+    void cancel();
+
+    void setModel(String modelId);
+
+    void setMode(String modeId);
+
+    /**
+     * @return false when the request is no longer pending
+     */
+    boolean answer(String requestId, String optionId);
+
+    /** A new session; for the daemon also a reconnect. */
+    void newSession();
+
+    void attach(String sessionId);
+
+    /** The sentence for {@code e} when the daemon or agent refused, else null. */
+    String refusal(RuntimeException e);
+  }
+
   private static final int MAX_BODY_BYTES = 1024 * 1024;
 
   /** Only the newest conversation matters to a subscriber that fell behind. */
@@ -34,21 +70,47 @@ public final class ChatApi extends HttpServlet {
 
   private static final Pattern ANSWER = Pattern.compile("/permissions/([A-Za-z0-9_.:-]{1,200})");
 
-  private final transient AtomicReference<DaemonChat> chat = new AtomicReference<>();
+  private final transient AtomicReference<Backend> chat = new AtomicReference<>();
   private final transient EventStreams events = new EventStreams();
+  private final String path;
+  private final String unconfigured;
 
-  public static String pathSpec() {
-    return PATH + "/*";
+  private ChatApi(String path, String unconfigured) {
+    this.path = path;
+    this.unconfigured = unconfigured;
+  }
+
+  /** The daemon path's routes, at {@link #PATH}. */
+  public static ChatApi daemonPath() {
+    return new ChatApi(PATH, NO_DAEMON);
+  }
+
+  /** The ACP path's routes, at {@link #ACP_PATH}. */
+  public static ChatApi acpPath() {
+    return new ChatApi(ACP_PATH, NO_AGENT);
+  }
+
+  public String pathSpec() {
+    return path + "/*";
   }
 
   /** Serves {@code target}; call before the companion starts. */
   public void attach(DaemonChat target) {
+    chat.set(new DaemonBackend(target));
+  }
+
+  /** Serves {@code target}; call before the companion starts. */
+  public void attach(AcpChat target) {
     chat.set(target);
   }
 
-  /** What the chat's listener calls with each change: every subscriber gets it. */
+  /** What the daemon chat's listener calls with each change: every subscriber gets it. */
   public void publish(DaemonChat.Status status) {
-    events.publish("chat", CONVERSATION_KEY, ChatJson.status(status));
+    publish(ChatJson.status(status));
+  }
+
+  void publish(Map<String, Object> state) {
+    events.publish("chat", CONVERSATION_KEY, state);
   }
 
   /** Ends every event stream, e.g. before the companion stops. */
@@ -63,7 +125,7 @@ public final class ChatApi extends HttpServlet {
           HttpBodies.json(
               resp,
               200,
-              chat.get() == null ? ChatJson.unconfigured() : ChatJson.status(chat.get().status()));
+              chat.get() == null ? ChatJson.unconfigured(unconfigured) : chat.get().state());
       case "/sessions" -> sessions(resp);
       case "/events/stream" -> events.subscribe(req, resp);
       default ->
@@ -71,7 +133,7 @@ public final class ChatApi extends HttpServlet {
               resp,
               404,
               "no route GET "
-                  + PATH
+                  + path
                   + HttpBodies.route(req)
                   + "; the chat serves GET /state, /sessions and /events/stream");
     }
@@ -87,12 +149,13 @@ public final class ChatApi extends HttpServlet {
     Matcher answer = ANSWER.matcher(route);
     try {
       JsonNode body = JsonFields.parse(bytes);
-      DaemonChat c = configured();
+      Backend c = configured();
       switch (route) {
-        case "/prompt" -> c.connection().prompt(text(body, "text"));
-        case "/cancel" -> c.connection().cancel();
-        case "/model" -> c.connection().setModel(text(body, "modelId"));
-        case "/reconnect", "/new" -> c.connect();
+        case "/prompt" -> c.prompt(text(body, "text"));
+        case "/cancel" -> c.cancel();
+        case "/model" -> c.setModel(text(body, "modelId"));
+        case "/mode" -> c.setMode(text(body, "modeId"));
+        case "/reconnect", "/new" -> c.newSession();
         case "/attach" -> c.attach(text(body, "sessionId"));
         default -> {
           if (!answer.matches()) {
@@ -100,12 +163,12 @@ public final class ChatApi extends HttpServlet {
                 resp,
                 404,
                 "no route POST "
-                    + PATH
+                    + path
                     + route
-                    + "; the chat serves POST /prompt, /cancel, /model, /new, /attach, /reconnect and /permissions/{requestId}");
+                    + "; the chat serves POST /prompt, /cancel, /model, /mode, /new, /attach, /reconnect and /permissions/{requestId}");
             return;
           }
-          if (!c.connection().answer(answer.group(1), text(body, "optionId"))) {
+          if (!c.answer(answer.group(1), text(body, "optionId"))) {
             HttpBodies.error(
                 resp,
                 409,
@@ -123,19 +186,28 @@ public final class ChatApi extends HttpServlet {
       HttpBodies.error(resp, 409, e.getMessage());
     } catch (IllegalArgumentException e) {
       HttpBodies.error(resp, 400, e.getMessage());
-    } catch (DaemonException e) {
-      HttpBodies.error(resp, 502, "the daemon refused: " + e.getMessage());
+    } catch (RuntimeException e) {
+      refused(resp, e);
     }
   }
 
   private void sessions(HttpServletResponse resp) throws IOException {
     try {
-      HttpBodies.json(resp, 200, configured().sessions().stream().map(ChatJson::session).toList());
+      HttpBodies.json(resp, 200, configured().sessions());
     } catch (IOException | IllegalStateException e) {
       HttpBodies.error(resp, 409, e.getMessage());
-    } catch (DaemonException e) {
-      HttpBodies.error(resp, 502, "the daemon refused: " + e.getMessage());
+    } catch (RuntimeException e) {
+      refused(resp, e);
     }
+  }
+
+  /** A refusal of the daemon or agent is a 502 saying so; anything else is a bug, passed on. */
+  private void refused(HttpServletResponse resp, RuntimeException e) throws IOException {
+    String why = chat.get() == null ? null : chat.get().refusal(e);
+    if (why == null) {
+      throw e;
+    }
+    HttpBodies.error(resp, 502, why);
   }
 
   /**
@@ -143,10 +215,10 @@ public final class ChatApi extends HttpServlet {
    *
    * @throws IllegalStateException when the companion has none
    */
-  private DaemonChat configured() {
-    DaemonChat c = chat.get();
+  private Backend configured() {
+    Backend c = chat.get();
     if (c == null) {
-      throw new IllegalStateException(NO_DAEMON);
+      throw new IllegalStateException(unconfigured);
     }
     return c;
   }

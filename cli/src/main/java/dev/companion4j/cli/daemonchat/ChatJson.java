@@ -17,6 +17,7 @@ final class ChatJson {
   static Map<String, Object> status(DaemonChat.Status status) {
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("configured", true);
+    json.put("path", "daemon");
     json.put("daemon", status.daemon());
     json.put("workspace", status.workspace());
     json.put("sessionId", status.sessionId());
@@ -26,9 +27,9 @@ final class ChatJson {
     return json;
   }
 
-  /** A companion started without a daemon: the page shows no chat panel. */
-  static Map<String, Object> unconfigured() {
-    return Map.of("configured", false, "problem", ChatApi.NO_DAEMON);
+  /** A path the companion was started without: the page shows no chat panel for it. */
+  static Map<String, Object> unconfigured(String problem) {
+    return Map.of("configured", false, "problem", problem);
   }
 
   static Map<String, Object> conversation(Conversation c) {

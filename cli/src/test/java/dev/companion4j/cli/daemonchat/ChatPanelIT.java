@@ -103,6 +103,24 @@ class ChatPanelIT {
     browser.waitFor("details.thought:not([open])", "pondering the question");
   }
 
+  /**
+   * Incremental rendering, as a user meets it: a finished entry's node is kept while later entries
+   * stream, so a thought the user opened stays open.
+   */
+  @Test
+  void aThoughtTheUserOpenedStaysOpenWhileTheNextAnswerStreams() {
+    prompt("[[think]] and answer once more");
+    browser.waitFor(".msg.assistant:not(.streaming)", "thought done");
+    browser.click("details.thought summary");
+    browser.waitFor("details.thought[open]");
+    int open = browser.count("details.thought[open]");
+
+    prompt("[[count 30]] after the thought");
+    browser.waitFor(".msg.assistant:not(.streaming)", "c0029");
+
+    assertThat(browser.count("details.thought[open]")).isEqualTo(open);
+  }
+
   @Test
   void aPermissionShowsAsACardWithTheFileChangeWhereAllowWritesAndDenyDoesNot() throws Exception {
     Path allowed = daemon.workspace().resolve("panel-allowed.txt");

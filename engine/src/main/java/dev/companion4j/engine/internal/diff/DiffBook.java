@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * user. Every state change (open, replace, answer, close, a CLI leaving) is one step under one
  * lock, so each proposal ends exactly once; what follows from it (host calls, listener callbacks)
  * is queued on the engine executor in the same order. Outcomes go to the CLI session that asked,
- * and only to it. The engine never writes the user's file: the CLI writes what was accepted.
+ * and only to it, or to an in-process proposer's future. The engine never writes the user's file:
+ * the proposer writes what was accepted.
  *
  * <p>A proposal ends without a notification in two documented cases: its CLI closed it with {@code
  * suppressNotification}, or its own CLI replaced it with a newer proposal for the same path (the
@@ -82,18 +83,29 @@ public final class DiffBook {
         }
       };
 
+  /** The id every in-process proposal has as its client: no CLI session has it. */
+  private static final String IN_PROCESS = "in-process";
+
   /**
    * One proposal; {@code shown} and {@code opened} are read and written on the engine thread only.
    */
   private static final class Entry {
     final PendingDiff diff;
+
+    /** Where an in-process proposal's outcome goes; null for a CLI's, which hears it by session. */
+    final CompletableFuture<DiffOutcome> proposer;
+
     boolean shown;
     boolean opened;
 
-    Entry(PendingDiff diff) {
+    Entry(PendingDiff diff, CompletableFuture<DiffOutcome> proposer) {
       this.diff = diff;
+      this.proposer = proposer;
     }
   }
+
+  // Guarded by this: once stopped, nothing new is proposed, so nothing waits past the stop.
+  private boolean stopped;
 
   /**
    * @param engine runs host calls and listener callbacks, one at a time, in order
@@ -123,6 +135,38 @@ public final class DiffBook {
    */
   public CompletableFuture<PendingDiff> open(String sessionId, String filePath, String newContent)
       throws DiffRequestException {
+    return open(sessionId, filePath, newContent, null, null);
+  }
+
+  /**
+   * An in-process proposer's edit: a pending diff like a CLI's, whose outcome completes the future
+   * this returns, once, on the thread that ended the proposal. Cancelling the future withdraws the
+   * proposal.
+   *
+   * @return completes exceptionally with a {@link DiffRequestException} when the host could not
+   *     show it; with {@link DiffOutcome.Stopped} at once when the companion has stopped
+   */
+  public CompletableFuture<DiffOutcome> propose(
+      String proposerName, String filePath, String newContent) throws DiffRequestException {
+    CompletableFuture<DiffOutcome> outcome = new CompletableFuture<>();
+    CompletableFuture<PendingDiff> shown =
+        open(IN_PROCESS, filePath, newContent, proposerName, outcome);
+    shown.whenComplete(
+        (d, failure) -> {
+          if (failure != null) {
+            outcome.completeExceptionally(failure);
+          }
+        });
+    return outcome;
+  }
+
+  private CompletableFuture<PendingDiff> open(
+      String sessionId,
+      String filePath,
+      String newContent,
+      String proposerName,
+      CompletableFuture<DiffOutcome> proposer)
+      throws DiffRequestException {
     WorkspacePaths.Place place = place(filePath);
     String original = place.exists() ? files.readOriginal(place.real(), filePath) : "";
     PendingDiff diff =
@@ -133,27 +177,40 @@ public final class DiffBook {
             original,
             newContent,
             clock.instant(),
-            sessionId);
-    Entry entry = new Entry(diff);
+            sessionId,
+            proposerName);
+    Entry entry = new Entry(diff, proposer);
     CompletableFuture<PendingDiff> shown = new CompletableFuture<>();
-    shown.whenComplete(
-        (d, failure) -> {
-          if (failure instanceof CancellationException) {
-            withdraw(entry);
-          }
-        });
+    withdrawOnCancel(shown, entry);
+    if (proposer != null) {
+      withdrawOnCancel(proposer, entry);
+    }
     Entry replaced;
+    boolean tooLate;
     synchronized (this) {
-      replaced = byPath.remove(filePath);
+      tooLate = stopped;
+      replaced = tooLate ? null : byPath.remove(filePath);
       if (replaced != null) {
         byId.remove(replaced.diff.id());
         end(replaced, new DiffOutcome.Replaced());
       }
-      byPath.put(filePath, entry);
-      byId.put(diff.id(), entry);
-      engine.execute(() -> show(entry, shown));
+      if (!tooLate) {
+        byPath.put(filePath, entry);
+        byId.put(diff.id(), entry);
+        engine.execute(() -> show(entry, shown));
+      }
     }
-    if (replaced != null && !replaced.diff.clientId().equals(sessionId)) {
+    if (tooLate) {
+      if (proposer == null) {
+        throw new DiffRequestException("The companion is stopping");
+      }
+      proposer.complete(new DiffOutcome.Stopped());
+      shown.complete(diff);
+      return shown;
+    }
+    if (replaced != null && replaced.proposer != null) {
+      replaced.proposer.complete(new DiffOutcome.Replaced());
+    } else if (replaced != null && !replaced.diff.clientId().equals(sessionId)) {
       // Another CLI is still waiting for an answer to its proposal; tell it no.
       outcomes.send(replaced.diff, "ide/diffRejected", Map.of("filePath", filePath));
     }
@@ -226,6 +283,16 @@ public final class DiffBook {
               : new DiffOutcome.Rejected();
       end(entry, outcome);
     }
+    if (entry.proposer != null) {
+      // Already done only when its proposer cancelled it in this very moment: nobody hears then.
+      if (entry.proposer.complete(outcome)) {
+        return new AnswerResult.Sent(outcome);
+      }
+      synchronized (this) {
+        ended.put(id, new DiffOutcome.ClientGone());
+      }
+      return new AnswerResult.Ended(new DiffOutcome.ClientGone());
+    }
     Map<String, Object> params =
         outcome instanceof DiffOutcome.Accepted a
             ? Map.of("filePath", entry.diff.filePath(), "content", a.content())
@@ -239,7 +306,19 @@ public final class DiffBook {
     return new AnswerResult.Sent(outcome);
   }
 
-  /** Ends a proposal whose CLI stopped waiting for it to be shown; it counts as rejected. */
+  private void withdrawOnCancel(CompletableFuture<?> waiting, Entry entry) {
+    waiting.whenComplete(
+        (result, failure) -> {
+          if (failure instanceof CancellationException) {
+            withdraw(entry);
+          }
+        });
+  }
+
+  /**
+   * Ends a proposal whose proposer stopped waiting for it to be shown or answered; it counts as
+   * rejected.
+   */
   private synchronized void withdraw(Entry entry) {
     if (byId.remove(entry.diff.id(), entry)) {
       byPath.remove(entry.diff.filePath(), entry);
@@ -259,17 +338,25 @@ public final class DiffBook {
     }
   }
 
-  /** The companion stops: every proposal ends, and each CLI hears its edit was rejected. */
+  /**
+   * The companion stops: every proposal ends, each CLI hears its edit was rejected, each in-process
+   * proposer gets {@link DiffOutcome.Stopped}, and nothing new is proposed after.
+   */
   public void stopAll() {
     List<Entry> all;
     synchronized (this) {
+      stopped = true;
       all = new ArrayList<>(byId.values());
       byId.clear();
       byPath.clear();
       all.forEach(e -> end(e, new DiffOutcome.Stopped()));
     }
     for (Entry e : all) {
-      outcomes.send(e.diff, "ide/diffRejected", Map.of("filePath", e.diff.filePath()));
+      if (e.proposer != null) {
+        e.proposer.complete(new DiffOutcome.Stopped());
+      } else {
+        outcomes.send(e.diff, "ide/diffRejected", Map.of("filePath", e.diff.filePath()));
+      }
     }
   }
 

@@ -1,0 +1,221 @@
+package dev.companion4j.cli.daemonchat;
+
+import dev.companion4j.acp.AcpAgent;
+import dev.companion4j.acp.AcpException;
+import dev.companion4j.acp.AcpIdeConnection;
+import dev.companion4j.daemon.conversation.Conversation;
+import dev.companion4j.engine.Companion;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The chat with an ACP agent the companion starts itself, behind the {@link ChatApi#acpPath()}
+ * routes: the agent's writes become pending diffs the user reviews (see {@link ReviewedWrites}).
+ * The page learns the agent's program name only: never its arguments nor its environment.
+ */
+public final class AcpChat implements ChatApi.Backend, AutoCloseable {
+  private final AcpAgent agent;
+  private final List<Path> roots;
+  private final ChatApi api;
+  private final String name;
+
+  // Guarded by this.
+  private AcpIdeConnection connection;
+  private Companion companion;
+
+  private volatile Conversation latest;
+  private volatile List<AcpIdeConnection.Command> commands = List.of();
+  private volatile String problem = "";
+
+  /**
+   * @param roots the folders the agent's file calls may touch; the first is its session's folder
+   */
+  public AcpChat(AcpAgent agent, List<Path> roots, ChatApi api) {
+    this.agent = agent;
+    this.roots = List.copyOf(roots);
+    this.api = api;
+    this.name = Path.of(agent.command().get(0)).getFileName().toString();
+    api.attach(this);
+  }
+
+  /**
+   * Starts the agent and a new session whose writes {@code companion} reviews; slow (the agent's
+   * start), so callers run it on a thread of their own. What fails is the state's problem.
+   */
+  public void connect(Companion companion) {
+    synchronized (this) {
+      this.companion = Objects.requireNonNull(companion, "companion");
+    }
+    open(null);
+  }
+
+  private void open(String loadSessionId) {
+    AcpIdeConnection old;
+    Companion reviewer;
+    synchronized (this) {
+      old = connection;
+      connection = null;
+      reviewer = companion;
+    }
+    if (reviewer == null) {
+      throw new IllegalStateException("the ACP chat has not started yet");
+    }
+    if (old != null) {
+      old.close();
+    }
+    problem = "";
+    AcpIdeConnection.Setup setup =
+        new AcpIdeConnection.Setup(
+            roots,
+            new ReviewedWrites(reviewer, name + " chat", this::mode),
+            List.of(),
+            null,
+            null,
+            "default");
+    try {
+      AcpIdeConnection opened =
+          AcpIdeConnection.open(
+              agent,
+              loadSessionId == null ? setup : setup.loading(loadSessionId),
+              new AcpIdeConnection.Listener() {
+                @Override
+                public void changed(Conversation conversation) {
+                  latest = conversation;
+                  api.publish(state());
+                }
+
+                @Override
+                public void commandsChanged(List<AcpIdeConnection.Command> listed) {
+                  commands = List.copyOf(listed);
+                  api.publish(state());
+                }
+              });
+      synchronized (this) {
+        connection = opened;
+      }
+    } catch (AcpException | IllegalArgumentException | UncheckedIOException e) {
+      problem = e.getMessage();
+    }
+    api.publish(state());
+  }
+
+  /** The session's mode now; empty, so the write asks, before there is a session. */
+  private String mode() {
+    AcpIdeConnection c = current();
+    return c == null ? "" : c.conversation().approvalMode();
+  }
+
+  private synchronized AcpIdeConnection current() {
+    return connection;
+  }
+
+  private AcpIdeConnection connection() {
+    AcpIdeConnection c = current();
+    if (c == null) {
+      throw new IllegalStateException(
+          "the agent has no session" + (problem.isEmpty() ? " yet" : ": " + problem));
+    }
+    return c;
+  }
+
+  @Override
+  public Map<String, Object> state() {
+    AcpIdeConnection c = current();
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("configured", true);
+    json.put("path", "acp");
+    json.put("agent", name);
+    json.put("workspace", roots.get(0).toString());
+    json.put("sessionId", c == null ? "" : c.sessionId());
+    json.put("problem", problem);
+    json.put(
+        "models",
+        c == null ? List.of() : c.models().stream().map(AcpIdeConnection.Model::id).toList());
+    json.put(
+        "modes",
+        c == null
+            ? List.of()
+            : c.modes().stream()
+                .map(m -> Map.of("id", m.id(), "name", m.name(), "description", m.description()))
+                .toList());
+    json.put(
+        "commands",
+        commands.stream()
+            .map(k -> Map.of("name", k.name(), "description", k.description(), "hint", k.hint()))
+            .toList());
+    // Shown once the session is ready for prompts: while it opens, the page says it connects.
+    Conversation conversation = c == null ? null : latest;
+    json.put("conversation", conversation == null ? null : ChatJson.conversation(conversation));
+    return json;
+  }
+
+  /** The ACP path lists no sessions: a session is loaded by its id. */
+  @Override
+  public List<Map<String, Object>> sessions() {
+    return List.of();
+  }
+
+  @Override
+  public void prompt(String text) {
+    connection().prompt(text);
+  }
+
+  @Override
+  public void cancel() {
+    connection().cancel();
+  }
+
+  @Override
+  public void setModel(String modelId) {
+    connection().setModel(modelId);
+  }
+
+  @Override
+  public void setMode(String modeId) {
+    AcpIdeConnection c = connection();
+    if (c.modes().stream().noneMatch(m -> m.id().equals(modeId))) {
+      throw new IllegalArgumentException(
+          "the agent offers no mode "
+              + modeId
+              + "; it offers "
+              + c.modes().stream().map(AcpIdeConnection.Mode::id).toList());
+    }
+    c.setMode(modeId);
+  }
+
+  @Override
+  public boolean answer(String requestId, String optionId) {
+    return connection().answer(requestId, optionId);
+  }
+
+  @Override
+  public void newSession() {
+    open(null);
+  }
+
+  @Override
+  public void attach(String sessionId) {
+    open(sessionId);
+  }
+
+  @Override
+  public String refusal(RuntimeException e) {
+    return e instanceof AcpException ? "the agent refused: " + e.getMessage() : null;
+  }
+
+  @Override
+  public void close() {
+    AcpIdeConnection c;
+    synchronized (this) {
+      c = connection;
+      connection = null;
+    }
+    if (c != null) {
+      c.close();
+    }
+  }
+}
