@@ -1,5 +1,8 @@
 package dev.companion4j.netbeans;
 
+import dev.companion4j.acp.AcpAgent;
+import dev.companion4j.acp.AcpException;
+import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.DaemonChat;
@@ -9,6 +12,7 @@ import java.awt.EventQueue;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,9 +27,11 @@ import org.openide.filesystems.FileUtil;
 import org.openide.util.RequestProcessor;
 
 /**
- * The IDE's one chat with the {@code qwen serve} daemon: it owns the {@link DaemonChat} (and so the
- * daemon's client, token and session), started when the chat window first opens and stopped with
- * the IDE. The chat window and the status bar show its {@link DaemonChat.Status}.
+ * The IDE's one chat, on the path the options name: with the {@code qwen serve} daemon, owning the
+ * {@link DaemonChat} (and so the daemon's client, token and session), or with an ACP agent it
+ * starts ({@link AgentChat}). Started when the chat window opens; stopped with the IDE, and on the
+ * ACP path also when the window closes or the path changes. The chat window and the status bar show
+ * its {@link ChatView}.
  *
  * <p>Every call returns at once: talking to the daemon happens on one request processor, never on
  * the EDT. Listeners and answers run on the EDT.
@@ -35,14 +41,15 @@ final class ChatService {
   private static final ChatService INSTANCE = new ChatService();
   private static final RequestProcessor DAEMON = new RequestProcessor("Companion4J chat", 1);
 
-  private final List<Consumer<DaemonChat.Status>> listeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<ChatView>> listeners = new CopyOnWriteArrayList<>();
 
-  /** Written and read on {@link #DAEMON} only. */
+  /** Written and read on {@link #DAEMON} only; at most one of the two is set. */
   private DaemonChat chat;
 
-  /** The last status, written on the EDT; what a listener added later sees first. */
-  private DaemonChat.Status last =
-      new DaemonChat.Status("", "", "", "", List.of(), Optional.empty());
+  private AgentChat agentChat;
+
+  /** The last view, written on the EDT; what a listener added later sees first. */
+  private ChatView last = ChatView.daemon(notStarted());
 
   private ChatService() {}
 
@@ -50,27 +57,46 @@ final class ChatService {
     return INSTANCE;
   }
 
-  /** Called on the EDT with each status, and at once with the last one; call it on the EDT. */
-  void addListener(Consumer<DaemonChat.Status> listener) {
+  private static DaemonChat.Status notStarted() {
+    return new DaemonChat.Status("", "", "", "", List.of(), Optional.empty());
+  }
+
+  /** Called on the EDT with each view, and at once with the last one; call it on the EDT. */
+  void addListener(Consumer<ChatView> listener) {
     listeners.add(listener);
     listener.accept(last);
   }
 
-  void removeListener(Consumer<DaemonChat.Status> listener) {
+  void removeListener(Consumer<ChatView> listener) {
     listeners.remove(listener);
   }
 
-  /** Whether the chat was started since the IDE started; on the EDT. */
+  /** Whether the chat runs: started and not stopped since; on the EDT. */
   boolean started() {
-    return !last.daemon().isEmpty() || !last.problem().isEmpty() || last.conversation().isPresent();
+    DaemonChat.Status status = last.status();
+    return last.acp()
+        || !status.daemon().isEmpty()
+        || !status.problem().isEmpty()
+        || status.conversation().isPresent();
   }
 
   /** Starts the chat if it has not started: a new session in the main project's folder. */
   void start() {
     DAEMON.post(
         () -> {
-          if (chat == null) {
+          if (chat == null && agentChat == null) {
             openChat();
+          }
+        });
+  }
+
+  /** The chat window closed: an ACP agent the chat started stops with it. */
+  void windowClosed() {
+    DAEMON.post(
+        () -> {
+          if (agentChat != null) {
+            closeChat();
+            publish(ChatView.daemon(notStarted()));
           }
         });
   }
@@ -82,7 +108,9 @@ final class ChatService {
   void newSession() {
     DAEMON.post(
         () -> {
-          if (chat == null || chat.status().daemon().isEmpty()) {
+          if (agentChat != null) {
+            agentChat.connect();
+          } else if (chat == null || chat.status().daemon().isEmpty()) {
             closeChat();
             openChat();
           } else {
@@ -95,16 +123,22 @@ final class ChatService {
    * Saves the options panel's chat settings ({@link DaemonChatSettings#save}) and, if the chat has
    * started, opens a new one with them; on the EDT.
    */
-  void settingsChanged(DaemonChatSettings.Mode mode, String url, char[] token, String qwenCommand) {
+  void settingsChanged(
+      DaemonChatSettings.Mode mode, String url, char[] token, String qwenCommand, String agent) {
     boolean restart = started();
     DAEMON.post(
         () -> {
-          DaemonChatSettings.save(mode, url, token, qwenCommand);
+          DaemonChatSettings.save(mode, url, token, qwenCommand, agent);
           if (restart) {
             closeChat();
             openChat();
           }
         });
+  }
+
+  /** Switches the ACP agent's session to one of its modes. */
+  void setMode(String modeId) {
+    DAEMON.post(() -> onChat(() -> agent().setMode(modeId)));
   }
 
   /** Joins the daemon's session {@code sessionId}; its history replays. */
@@ -122,6 +156,7 @@ final class ChatService {
     DAEMON.post(
         () -> {
           try {
+            // The ACP path lists no sessions.
             List<SessionSummary> sessions = chat == null ? List.of() : chat.sessions();
             EventQueue.invokeLater(() -> answer.accept(sessions));
           } catch (IOException | DaemonException e) {
@@ -131,25 +166,26 @@ final class ChatService {
   }
 
   void prompt(String text) {
-    onConnection(c -> c.prompt(text));
+    onConnection(c -> c.prompt(text), c -> c.prompt(text));
   }
 
   void cancel() {
-    onConnection(DaemonIdeConnection::cancel);
+    onConnection(DaemonIdeConnection::cancel, AcpIdeConnection::cancel);
   }
 
   void setModel(String modelId) {
-    onConnection(c -> c.setModel(modelId));
+    onConnection(c -> c.setModel(modelId), c -> c.setModel(modelId));
   }
 
   void answer(String requestId, String optionId) {
     onConnection(
-        c -> {
-          if (!c.answer(requestId, optionId)) {
-            throw new IllegalStateException(
-                "that permission request was answered or ended elsewhere");
-          }
-        });
+        c -> answered(c.answer(requestId, optionId)), c -> answered(c.answer(requestId, optionId)));
+  }
+
+  private static void answered(boolean taken) {
+    if (!taken) {
+      throw new IllegalStateException("that permission request was answered or ended elsewhere");
+    }
   }
 
   /**
@@ -164,41 +200,84 @@ final class ChatService {
     }
   }
 
-  private void onConnection(Consumer<DaemonIdeConnection> call) {
+  /** Calls the daemon's connection or the agent's, whichever path the chat is on. */
+  private void onConnection(
+      Consumer<DaemonIdeConnection> daemonCall, Consumer<AcpIdeConnection> agentCall) {
     DAEMON.post(
-        () -> {
-          try {
-            if (chat == null) {
-              throw new IllegalStateException("the chat is not connected");
-            }
-            call.accept(chat.connection());
-          } catch (IllegalStateException | IllegalArgumentException | DaemonException e) {
-            LOG.log(Level.INFO, "Qwen Code chat: {0}", e.getMessage());
-            String why = e.getMessage();
-            EventQueue.invokeLater(
-                () ->
-                    StatusDisplayer.getDefault()
-                        .setStatusText(
-                            "Qwen Code chat: " + why, StatusDisplayer.IMPORTANCE_ERROR_HIGHLIGHT));
-          }
-        });
+        () ->
+            onChat(
+                () -> {
+                  if (agentChat != null) {
+                    agentCall.accept(agentChat.connection());
+                  } else if (chat != null) {
+                    daemonCall.accept(chat.connection());
+                  } else {
+                    throw new IllegalStateException("the chat is not connected");
+                  }
+                }));
+  }
+
+  /** Runs {@code call}, showing in the status line why it failed; on {@link #DAEMON}. */
+  private static void onChat(Runnable call) {
+    try {
+      call.run();
+    } catch (IllegalStateException | IllegalArgumentException | DaemonException | AcpException e) {
+      LOG.log(Level.INFO, "Chat: {0}", e.getMessage());
+      String why = e.getMessage();
+      EventQueue.invokeLater(
+          () ->
+              StatusDisplayer.getDefault()
+                  .setStatusText("Chat: " + why, StatusDisplayer.IMPORTANCE_ERROR_HIGHLIGHT));
+    }
+  }
+
+  /** On {@link #DAEMON}. */
+  private AgentChat agent() {
+    if (agentChat == null) {
+      throw new IllegalStateException("the chat is not on the ACP path");
+    }
+    return agentChat;
   }
 
   /** On {@link #DAEMON}. */
   private void openChat() {
     List<Path> projects = NetBeansHost.openProjectDirectories();
-    DaemonSource source;
-    try {
-      if (projects.isEmpty()) {
-        throw new IOException(
-            "open a project first: the chat works in the folder of an open project");
-      }
-      source = DaemonChatSettings.source(mainProject(projects));
-    } catch (IOException e) {
-      publish(new DaemonChat.Status("", "", "", e.getMessage(), List.of(), Optional.empty()));
+    if (projects.isEmpty()) {
+      publish(
+          ChatView.daemon(
+              new DaemonChat.Status(
+                  "",
+                  "",
+                  "",
+                  "open a project first: the chat works in the folder of an open project",
+                  List.of(),
+                  Optional.empty())));
       return;
     }
-    chat = new DaemonChat(source, projects.stream().map(Path::toString).toList(), this::publish);
+    Path main = mainProject(projects);
+    if (DaemonChatSettings.mode() == DaemonChatSettings.Mode.ACP) {
+      // The main project first: the agent's session works there; the others are roots too.
+      List<Path> roots = new ArrayList<>(List.of(main));
+      projects.stream().filter(p -> !p.equals(main)).forEach(roots::add);
+      agentChat =
+          new AgentChat(AcpAgent.named(DaemonChatSettings.agent(), main), roots, this::publish);
+      agentChat.connect();
+      return;
+    }
+    DaemonSource source;
+    try {
+      source = DaemonChatSettings.source(main);
+    } catch (IOException e) {
+      publish(
+          ChatView.daemon(
+              new DaemonChat.Status("", "", "", e.getMessage(), List.of(), Optional.empty())));
+      return;
+    }
+    chat =
+        new DaemonChat(
+            source,
+            projects.stream().map(Path::toString).toList(),
+            status -> publish(ChatView.daemon(status)));
     chat.connect();
   }
 
@@ -215,14 +294,18 @@ final class ChatService {
       chat.close();
       chat = null;
     }
+    if (agentChat != null) {
+      agentChat.close();
+      agentChat = null;
+    }
   }
 
   /** On the chat's connection thread or {@link #DAEMON}. */
-  private void publish(DaemonChat.Status status) {
+  private void publish(ChatView view) {
     EventQueue.invokeLater(
         () -> {
-          last = status;
-          listeners.forEach(l -> l.accept(status));
+          last = view;
+          listeners.forEach(l -> l.accept(view));
         });
   }
 }

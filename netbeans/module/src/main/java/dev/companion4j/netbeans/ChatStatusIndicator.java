@@ -23,8 +23,9 @@ public final class ChatStatusIndicator implements StatusLineElementProvider {
   public synchronized Component getStatusLineElement() {
     if (label == null) {
       JLabel l = StatusBarLabel.create(NAME, ChatStatusIndicator::showChat);
-      l.setToolTipText("The Qwen Code chat with the qwen serve daemon \u2014 click to show it");
-      ChatService.getDefault().addListener(status -> l.setText(text(status)));
+      l.setToolTipText(
+          "The chat, with an ACP agent or the qwen serve daemon \u2014 click to show it");
+      ChatService.getDefault().addListener(view -> l.setText(text(view)));
       label = l;
     }
     return label;
@@ -39,17 +40,17 @@ public final class ChatStatusIndicator implements StatusLineElementProvider {
   }
 
   /** On the EDT. */
-  private static String text(DaemonChat.Status status) {
+  private static String text(ChatView view) {
     if (!ChatService.getDefault().started()) {
       return "";
     }
+    DaemonChat.Status status = view.status();
+    String chat = (view.acp() ? view.agent() : "Qwen") + " chat: ";
     Conversation c = status.conversation().orElse(null);
     if (c == null) {
-      return status.problem().isEmpty()
-          ? "Qwen chat: connecting\u2026"
-          : "Qwen chat: not connected";
+      return chat + (status.problem().isEmpty() ? "connecting\u2026" : "not connected");
     }
-    return "Qwen chat: "
+    return chat
         + switch (c.state()) {
           case CONNECTED -> "connected";
           case RECONNECTING -> "reconnecting\u2026";

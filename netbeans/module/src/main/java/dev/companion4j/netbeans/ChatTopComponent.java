@@ -1,5 +1,6 @@
 package dev.companion4j.netbeans;
 
+import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.daemon.DaemonEvent.FileDiff;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
@@ -40,7 +41,12 @@ import javax.swing.JScrollPane;
 import javax.swing.JTabbedPane;
 import javax.swing.JTextArea;
 import javax.swing.KeyStroke;
+import javax.swing.event.DocumentEvent;
+import javax.swing.event.DocumentListener;
 import javax.swing.event.HyperlinkEvent;
+import javax.swing.text.BadLocationException;
+import javax.swing.text.Element;
+import javax.swing.text.html.HTMLDocument;
 import org.netbeans.api.diff.Diff;
 import org.netbeans.api.diff.DiffView;
 import org.netbeans.api.diff.StreamSource;
@@ -49,10 +55,11 @@ import org.openide.awt.ActionReference;
 import org.openide.windows.TopComponent;
 
 /**
- * Window &gt; Qwen Code Chat: a conversation with the {@code qwen serve} daemon, on the same
- * adapter as the review page's chat panel ({@link DaemonChat}, owned by {@link ChatService}). A
- * permission request is a card with the daemon's options and, for a file change, the change in
- * NetBeans' diff view, read-only.
+ * Window &gt; Qwen Code Chat: a conversation with an ACP agent the chat starts, or with the {@code
+ * qwen serve} daemon, on the same model as the review page's chat panel (owned by {@link
+ * ChatService}). A permission request is a card with the agent's options and, for a file change,
+ * the change in NetBeans' diff view, read-only. The log renders incrementally: a finished entry
+ * once, a streamed chunk only its own entry.
  *
  * <p>Everything here runs on the EDT.
  */
@@ -69,6 +76,12 @@ public final class ChatTopComponent extends TopComponent {
   static final String ID = "Companion4JChatTopComponent";
   private static final long serialVersionUID = 1L;
   private static final String THOUGHT_LINK = "thought:";
+  private static final String EMPTY_LOG =
+      "<html><body style='font-family: sans-serif'><div id='entries'></div><div id='plan'></div>"
+          + "</body></html>";
+
+  /** How many of the agent's slash commands the hint under the input lists. */
+  private static final int COMMANDS_SHOWN = 6;
 
   private final JLabel state = named(new JLabel("Not connected"), "companion4j.chat.state");
   private final JTextArea where = named(new JTextArea(), "companion4j.chat.where");
@@ -76,9 +89,12 @@ public final class ChatTopComponent extends TopComponent {
   private final JButton sessions =
       named(new JButton("Sessions\u2026"), "companion4j.chat.sessions");
   private final JComboBox<String> model = named(new JComboBox<>(), "companion4j.chat.model");
+  private final JLabel modeLabel = new JLabel("Mode:");
+  private final JComboBox<String> mode = named(new JComboBox<>(), "companion4j.chat.mode");
   private final JEditorPane log = named(new JEditorPane("text/html", ""), "companion4j.chat.log");
   private final JPanel permissions = named(new JPanel(), "companion4j.chat.permissions");
   private final JTextArea input = named(new JTextArea(3, 40), "companion4j.chat.input");
+  private final JLabel commandHint = named(PlainText.label(" "), "companion4j.chat.commands");
   private final JButton send = named(new JButton("Send"), "companion4j.chat.send");
   private final JButton cancel = named(new JButton("Cancel"), "companion4j.chat.cancel");
 
@@ -88,8 +104,13 @@ public final class ChatTopComponent extends TopComponent {
   private final transient Map<String, JComponent> cards = new LinkedHashMap<>();
 
   private final Set<String> openThoughts = new HashSet<>();
-  private final transient Consumer<DaemonChat.Status> listener = this::render;
-  private transient DaemonChat.Status shown;
+
+  /** The entries the log shows, by position: an update re-renders only those that differ. */
+  private final transient List<Entry> rendered = new ArrayList<>();
+
+  private transient List<PlanEntry> renderedPlan = List.of();
+  private final transient Consumer<ChatView> listener = this::render;
+  private transient ChatView shown;
   private boolean showingModel;
 
   public ChatTopComponent() {
@@ -109,6 +130,10 @@ public final class ChatTopComponent extends TopComponent {
     model.setToolTipText(
         "The model of this session; type another one's id to switch (empty: the daemon's default)");
     choices.add(model);
+    mode.setRenderer(PlainText.renderer());
+    mode.setToolTipText("The agent's mode: whether it asks before it edits or runs a tool");
+    choices.add(modeLabel);
+    choices.add(mode);
     where.setEditable(false);
     where.setLineWrap(true);
     where.setWrapStyleWord(true);
@@ -123,6 +148,7 @@ public final class ChatTopComponent extends TopComponent {
     add(head, BorderLayout.NORTH);
 
     log.setEditable(false);
+    log.setText(EMPTY_LOG);
     log.putClientProperty(JEditorPane.HONOR_DISPLAY_PROPERTIES, Boolean.TRUE);
     log.addHyperlinkListener(this::linkClicked);
     permissions.setLayout(new BoxLayout(permissions, BoxLayout.Y_AXIS));
@@ -150,6 +176,21 @@ public final class ChatTopComponent extends TopComponent {
                 send();
               }
             });
+    input.getInputMap().put(KeyStroke.getKeyStroke(KeyEvent.VK_TAB, 0), "complete");
+    input
+        .getActionMap()
+        .put(
+            "complete",
+            new AbstractAction() {
+              private static final long serialVersionUID = 1L;
+
+              @Override
+              public void actionPerformed(ActionEvent e) {
+                complete();
+              }
+            });
+    input.getDocument().addDocumentListener(new CommandHint());
+    foot.add(commandHint, BorderLayout.NORTH);
     foot.add(new JScrollPane(input), BorderLayout.CENTER);
     JPanel buttons = new JPanel(new FlowLayout(FlowLayout.RIGHT));
     buttons.add(cancel);
@@ -163,6 +204,7 @@ public final class ChatTopComponent extends TopComponent {
     send.addActionListener(e -> send());
     cancel.addActionListener(e -> ChatService.getDefault().cancel());
     model.addActionListener(e -> modelChosen());
+    mode.addActionListener(e -> modeChosen());
   }
 
   @Override
@@ -174,6 +216,7 @@ public final class ChatTopComponent extends TopComponent {
   @Override
   protected void componentClosed() {
     ChatService.getDefault().removeListener(listener);
+    ChatService.getDefault().windowClosed();
   }
 
   private void send() {
@@ -188,10 +231,59 @@ public final class ChatTopComponent extends TopComponent {
   private void modelChosen() {
     Object chosen = model.getSelectedItem();
     String current =
-        shown == null ? "" : shown.conversation().map(Conversation::modelName).orElse("");
+        shown == null ? "" : shown.status().conversation().map(Conversation::modelName).orElse("");
     if (!showingModel && chosen instanceof String id && !id.isBlank() && !id.equals(current)) {
       ChatService.getDefault().setModel(id.strip());
     }
+  }
+
+  private void modeChosen() {
+    Object chosen = mode.getSelectedItem();
+    String current =
+        shown == null
+            ? ""
+            : shown.status().conversation().map(Conversation::approvalMode).orElse("");
+    if (!showingModel && chosen instanceof String id && !id.equals(current)) {
+      ChatService.getDefault().setMode(id);
+    }
+  }
+
+  /** The agent's slash commands that start with what the input holds, when it is a command. */
+  private List<AcpIdeConnection.Command> matchingCommands() {
+    String text = input.getText();
+    if (shown == null || !text.startsWith("/") || text.chars().anyMatch(Character::isWhitespace)) {
+      return List.of();
+    }
+    String typed = text.substring(1);
+    return shown.commands().stream().filter(c -> c.name().startsWith(typed)).toList();
+  }
+
+  /** Tab takes the first matching slash command; elsewhere it is a tab. */
+  private void complete() {
+    List<AcpIdeConnection.Command> matching = matchingCommands();
+    if (matching.isEmpty()) {
+      input.replaceSelection("\t");
+    } else {
+      input.setText("/" + matching.get(0).name() + " ");
+    }
+  }
+
+  private void showCommandHint() {
+    List<AcpIdeConnection.Command> matching = matchingCommands();
+    StringBuilder hint = new StringBuilder();
+    for (AcpIdeConnection.Command c :
+        matching.subList(0, Math.min(COMMANDS_SHOWN, matching.size()))) {
+      hint.append(hint.length() == 0 ? "" : "   ").append('/').append(c.name());
+    }
+    commandHint.setText(
+        matching.isEmpty()
+            ? " "
+            : hint
+                + (matching.size() > COMMANDS_SHOWN ? "   \u2026" : "")
+                + "   (Tab: /"
+                + matching.get(0).name()
+                + ")");
+    commandHint.setToolTipText(matching.isEmpty() ? null : matching.get(0).description());
   }
 
   /** Lists the workspace's sessions under the button; choosing one attaches to it. */
@@ -201,7 +293,7 @@ public final class ChatTopComponent extends TopComponent {
             list -> {
               JPopupMenu menu = new JPopupMenu();
               menu.setName("companion4j.chat.sessionMenu");
-              String current = shown == null ? "" : shown.sessionId();
+              String current = shown == null ? "" : shown.status().sessionId();
               for (SessionSummary s : list) {
                 String title =
                     s.displayName() == null || s.displayName().isBlank()
@@ -237,12 +329,17 @@ public final class ChatTopComponent extends TopComponent {
       if (!openThoughts.remove(id)) {
         openThoughts.add(id);
       }
-      render(shown);
+      for (int i = 0; i < rendered.size(); i++) {
+        if (rendered.get(i) instanceof Entry.Thought t && t.id().equals(id)) {
+          replaceEntry(i, t);
+        }
+      }
     }
   }
 
-  private void render(DaemonChat.Status status) {
-    shown = status;
+  private void render(ChatView view) {
+    shown = view;
+    DaemonChat.Status status = view.status();
     Conversation c = status.conversation().orElse(null);
     state.setText(stateText(status, c));
     fresh.setText(
@@ -253,19 +350,27 @@ public final class ChatTopComponent extends TopComponent {
     where.setText(
         status.workspace().isEmpty()
             ? ""
-            : "The agent runs on "
-                + status.daemon()
-                + " in "
-                + status.workspace()
-                + ": that host's files, tools and credentials, not this machine's.");
+            : view.acp()
+                ? "The agent ("
+                    + view.agent()
+                    + ") runs on this machine in "
+                    + status.workspace()
+                    + "; it reads the open editors' text, and its writes come to NetBeans' diff"
+                    + " view for review unless its mode lets it edit."
+                : "The agent runs on "
+                    + status.daemon()
+                    + " in "
+                    + status.workspace()
+                    + ": that host's files, tools and credentials, not this machine's.");
     boolean live = c != null && c.state() == Conversation.State.CONNECTED;
-    // A prompt sent during a turn waits in the daemon's queue.
-    send.setEnabled(live);
+    // A prompt sent during a turn waits in the daemon's queue; an ACP agent would fail it.
+    send.setEnabled(live && !(view.acp() && c.turnRunning()));
     cancel.setEnabled(live && c.turnRunning());
     sessions.setEnabled(!status.daemon().isEmpty());
     showModels(status, c);
-    log.setText(logHtml(c));
-    log.setCaretPosition(log.getDocument().getLength());
+    showModes(view, c);
+    showCommandHint();
+    showLog(c);
     showPermissions(c == null ? List.of() : c.permissions());
   }
 
@@ -304,25 +409,109 @@ public final class ChatTopComponent extends TopComponent {
     }
   }
 
-  private String logHtml(Conversation c) {
-    StringBuilder html = new StringBuilder("<html><body style='font-family: sans-serif'>");
-    if (c != null) {
-      for (Entry e : c.entries()) {
-        html.append(entryHtml(e));
+  /** The agent's modes, and the session's, on the ACP path; hidden on the daemon path. */
+  private void showModes(ChatView view, Conversation c) {
+    modeLabel.setVisible(view.acp());
+    mode.setVisible(view.acp());
+    showingModel = true;
+    try {
+      List<String> ids = view.modes().stream().map(AcpIdeConnection.Mode::id).toList();
+      List<String> offered = new ArrayList<>();
+      for (int i = 0; i < mode.getItemCount(); i++) {
+        offered.add(mode.getItemAt(i));
       }
-      if (!c.plan().isEmpty()) {
-        html.append("<p><b>Plan</b></p><ul>");
-        for (PlanEntry p : c.plan()) {
-          html.append("<li>")
-              .append(planMark(p.status()))
-              .append(' ')
-              .append(escape(p.content()))
-              .append("</li>");
-        }
-        html.append("</ul>");
+      if (!offered.equals(ids)) {
+        mode.removeAllItems();
+        ids.forEach(mode::addItem);
+      }
+      mode.setSelectedItem(c == null ? null : c.approvalMode());
+      mode.setEnabled(c != null && c.state() == Conversation.State.CONNECTED);
+    } finally {
+      showingModel = false;
+    }
+  }
+
+  /**
+   * Brings the log to the conversation: entries that differ from what is shown are re-rendered, new
+   * ones appended; the whole log only for another conversation.
+   */
+  private void showLog(Conversation c) {
+    List<Entry> entries = c == null ? List.of() : c.entries();
+    boolean another =
+        entries.size() < rendered.size()
+            || (!rendered.isEmpty() && !sameEntry(rendered.get(0), entries.get(0)));
+    if (another) {
+      // A document of its own: text set into the old one would keep its emptied blocks.
+      log.setDocument(log.getEditorKit().createDefaultDocument());
+      log.setText(EMPTY_LOG);
+      rendered.clear();
+      renderedPlan = List.of();
+    }
+    HTMLDocument doc = (HTMLDocument) log.getDocument();
+    for (int i = 0; i < rendered.size(); i++) {
+      if (!rendered.get(i).equals(entries.get(i))) {
+        replaceEntry(i, entries.get(i));
       }
     }
-    return html.append("</body></html>").toString();
+    if (entries.size() > rendered.size()) {
+      StringBuilder added = new StringBuilder();
+      for (int i = rendered.size(); i < entries.size(); i++) {
+        added.append(entryBlock(i, entries.get(i)));
+        rendered.add(entries.get(i));
+      }
+      change(() -> doc.insertBeforeEnd(doc.getElement("entries"), added.toString()));
+    }
+    List<PlanEntry> plan = c == null ? List.of() : c.plan();
+    if (!plan.equals(renderedPlan)) {
+      renderedPlan = plan;
+      change(() -> doc.setOuterHTML(doc.getElement("plan"), planHtml(plan)));
+    }
+    log.setCaretPosition(doc.getLength());
+  }
+
+  /** Whether two entries are the same one, perhaps at two moments. */
+  private static boolean sameEntry(Entry a, Entry b) {
+    return a.getClass() == b.getClass() && a.id().equals(b.id());
+  }
+
+  private void replaceEntry(int index, Entry entry) {
+    rendered.set(index, entry);
+    HTMLDocument doc = (HTMLDocument) log.getDocument();
+    Element shownEntry = doc.getElement("e" + index);
+    change(() -> doc.setOuterHTML(shownEntry, entryBlock(index, entry)));
+  }
+
+  private String entryBlock(int index, Entry entry) {
+    return "<div id='e" + index + "'>" + entryHtml(entry) + "</div>";
+  }
+
+  private static String planHtml(List<PlanEntry> plan) {
+    StringBuilder html = new StringBuilder("<div id='plan'>");
+    if (!plan.isEmpty()) {
+      html.append("<p><b>Plan</b></p><ul>");
+      for (PlanEntry p : plan) {
+        html.append("<li>")
+            .append(planMark(p.status()))
+            .append(' ')
+            .append(escape(p.content()))
+            .append("</li>");
+      }
+      html.append("</ul>");
+    }
+    return html.append("</div>").toString();
+  }
+
+  /** A change to the log's document, which never fails for HTML made here. */
+  private static void change(HtmlChange change) {
+    try {
+      change.run();
+    } catch (BadLocationException | IOException e) {
+      throw new IllegalStateException("the chat log could not be updated", e);
+    }
+  }
+
+  private interface HtmlChange {
+    void run() throws BadLocationException, IOException;
   }
 
   private String entryHtml(Entry e) {
@@ -456,6 +645,24 @@ public final class ChatTopComponent extends TopComponent {
       return named(view.getComponent(), "companion4j.chat.diff:" + diff.path());
     } catch (IOException e) {
       return new JLabel("Cannot show the change to " + diff.path() + ": " + e.getMessage());
+    }
+  }
+
+  /** Offers the agent's slash commands as the user types one. */
+  private final class CommandHint implements DocumentListener {
+    @Override
+    public void insertUpdate(DocumentEvent e) {
+      showCommandHint();
+    }
+
+    @Override
+    public void removeUpdate(DocumentEvent e) {
+      showCommandHint();
+    }
+
+    @Override
+    public void changedUpdate(DocumentEvent e) {
+      showCommandHint();
     }
   }
 

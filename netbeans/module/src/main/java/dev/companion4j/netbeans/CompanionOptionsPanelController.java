@@ -27,8 +27,8 @@ import org.openide.util.HelpCtx;
 import org.openide.util.Lookup;
 
 /**
- * Tools > Options > Miscellaneous > CLI Companion: which CLIs may find the IDE, a restart, and
- * where the Qwen Code chat finds its {@code qwen serve} daemon.
+ * Tools > Options > Miscellaneous > CLI Companion: which CLIs may find the IDE, a restart, and the
+ * chat's path: an ACP agent the chat starts, or the {@code qwen serve} daemon and where to find it.
  */
 @OptionsPanelController.SubRegistration(
     location = "Advanced",
@@ -45,11 +45,15 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
   static final String URL_NAME = "companion4j.daemonUrl";
   static final String TOKEN_NAME = "companion4j.daemonToken";
   static final String COMMAND_NAME = "companion4j.qwenCommand";
+  static final String ACP_NAME = "companion4j.chatAcp";
+  static final String AGENT_NAME = "companion4j.acpAgent";
 
   private final PropertyChangeSupport pcs = new PropertyChangeSupport(this);
   private JPanel panel;
   private JCheckBox qwen;
   private JCheckBox gemini;
+  private JRadioButton acp;
+  private JTextField agent;
   private JRadioButton attach;
   private JRadioButton spawn;
   private JTextField url;
@@ -66,9 +70,11 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     Set<DiscoveryTarget> targets = CompanionSettings.targets();
     qwen.setSelected(targets.contains(DiscoveryTarget.QWEN_CODE));
     gemini.setSelected(targets.contains(DiscoveryTarget.GEMINI_CLI));
-    boolean spawning = DaemonChatSettings.mode() == DaemonChatSettings.Mode.SPAWN;
-    attach.setSelected(!spawning);
-    spawn.setSelected(spawning);
+    DaemonChatSettings.Mode path = DaemonChatSettings.mode();
+    acp.setSelected(path == DaemonChatSettings.Mode.ACP);
+    attach.setSelected(path == DaemonChatSettings.Mode.ATTACH);
+    spawn.setSelected(path == DaemonChatSettings.Mode.SPAWN);
+    agent.setText(DaemonChatSettings.agent());
     url.setText(DaemonChatSettings.savedUrl());
     token.setText("");
     command.setText(DaemonChatSettings.qwenCommand());
@@ -88,16 +94,23 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
       CompanionService.getDefault().restart();
     }
     DaemonChatSettings.Mode mode =
-        spawn.isSelected() ? DaemonChatSettings.Mode.SPAWN : DaemonChatSettings.Mode.ATTACH;
+        acp.isSelected()
+            ? DaemonChatSettings.Mode.ACP
+            : spawn.isSelected() ? DaemonChatSettings.Mode.SPAWN : DaemonChatSettings.Mode.ATTACH;
     boolean chatChanged =
         tokenEdited
             || mode != DaemonChatSettings.mode()
             || !url.getText().strip().equals(DaemonChatSettings.savedUrl())
-            || !command.getText().strip().equals(DaemonChatSettings.qwenCommand());
+            || !command.getText().strip().equals(DaemonChatSettings.qwenCommand())
+            || !agent.getText().strip().equals(DaemonChatSettings.agent());
     if (chatChanged) {
       ChatService.getDefault()
           .settingsChanged(
-              mode, url.getText(), tokenEdited ? token.getPassword() : null, command.getText());
+              mode,
+              url.getText(),
+              tokenEdited ? token.getPassword() : null,
+              command.getText(),
+              agent.getText());
     }
     changed = false;
     tokenEdited = false;
@@ -178,17 +191,29 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     return panel;
   }
 
-  /** Window > Qwen Code Chat: a daemon at an address, or one started for the project. */
+  /**
+   * Window > Qwen Code Chat: an ACP agent, or a daemon at an address, or one started for the
+   * project.
+   */
   private JPanel chatSection() {
     JPanel chat = new JPanel(new GridBagLayout());
     chat.setAlignmentX(JComponent.LEFT_ALIGNMENT);
-    chat.setBorder(BorderFactory.createTitledBorder("Qwen Code Chat (the qwen serve daemon)"));
+    chat.setBorder(BorderFactory.createTitledBorder("Chat"));
+    acp =
+        named(
+            new JRadioButton(
+                "Start an ACP agent in the main project, stopped with the chat window"),
+            ACP_NAME);
+    agent = named(new JTextField(32), AGENT_NAME);
+    agent.setToolTipText(
+        "qwen or gemini (run with --acp from the IDE's PATH), or an ACP agent's command line");
     attach = named(new JRadioButton("Attach to a running daemon"), ATTACH_NAME);
     spawn =
         named(
             new JRadioButton("Start qwen serve for the main project, stopped with the IDE"),
             SPAWN_NAME);
     ButtonGroup modes = new ButtonGroup();
+    modes.add(acp);
     modes.add(attach);
     modes.add(spawn);
     url = named(new JTextField(32), URL_NAME);
@@ -200,25 +225,27 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
     command.setToolTipText("qwen on the IDE's PATH, or the full path of the qwen command");
     GridBagConstraints at = new GridBagConstraints();
     at.anchor = GridBagConstraints.WEST;
-    wide(chat, at, 0, attach);
-    row(chat, at, 1, "Address:", url);
-    row(chat, at, 2, "Token:", token);
-    wide(chat, at, 3, spawn);
-    row(chat, at, 4, "qwen command:", command);
+    wide(chat, at, 0, acp);
+    row(chat, at, 1, "Agent:", agent);
+    wide(chat, at, 2, attach);
+    row(chat, at, 3, "Address:", url);
+    row(chat, at, 4, "Token:", token);
+    wide(chat, at, 5, spawn);
+    row(chat, at, 6, "qwen command:", command);
     wide(
         chat,
         at,
-        5,
+        7,
         new JLabel(
             "<html>The token is kept in the IDE's keyring. With no address here, $"
                 + DaemonSource.URL_VARIABLE
                 + " and $"
                 + DaemonSource.TOKEN_VARIABLE
                 + " are used.</html>"));
-    for (JRadioButton mode : new JRadioButton[] {attach, spawn}) {
+    for (JRadioButton mode : new JRadioButton[] {acp, attach, spawn}) {
       mode.addActionListener(e -> markChanged());
     }
-    for (JTextField field : new JTextField[] {url, command}) {
+    for (JTextField field : new JTextField[] {agent, url, command}) {
       field.getDocument().addDocumentListener(new Edits(false));
     }
     token.getDocument().addDocumentListener(new Edits(true));

@@ -92,6 +92,11 @@ public final class CompanionService {
     }
   }
 
+  /** The running companion, or null: the chat's ACP agent proposes its writes through it. */
+  Companion companion() {
+    return companion;
+  }
+
   /** What the status bar and the status dialog show. */
   public Status status() {
     Companion c = companion;

@@ -7,20 +7,24 @@ import dev.companion4j.daemon.conversation.DaemonSource;
 import dev.companion4j.daemon.conversation.SpawnedDaemon;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.prefs.Preferences;
 import org.netbeans.api.keyring.Keyring;
 import org.openide.util.NbPreferences;
 
 /**
- * Where the chat window finds the {@code qwen serve} daemon: one that runs at an address (kept in
- * the IDE's preferences, its token in the NetBeans keyring, never in a preferences file), or one
- * started for the project; and the daemon adapter draft's environment fallback ({@code
- * QWEN_IDE_DAEMON_URL}, {@code QWEN_SERVER_TOKEN}) when nothing is set here.
+ * The chat window's path: an ACP agent the chat starts itself ({@code qwen}, {@code gemini} or a
+ * command line), or the {@code qwen serve} daemon: one that runs at an address (kept in the IDE's
+ * preferences, its token in the NetBeans keyring, never in a preferences file), or one started for
+ * the project; and the daemon adapter draft's environment fallback ({@code QWEN_IDE_DAEMON_URL},
+ * {@code QWEN_SERVER_TOKEN}) when nothing is set here.
  */
 final class DaemonChatSettings {
-  /** How the chat gets its daemon. */
+  /** The chat's path, and on the daemon path how the chat gets its daemon. */
   enum Mode {
+    /** An ACP agent, {@link #agent()}, started in the main project and stopped with the chat. */
+    ACP,
     /** A daemon that runs already, at {@link #url()}. */
     ATTACH,
     /** {@code qwen serve} started for the project on a free loopback port, stopped with the IDE. */
@@ -30,12 +34,23 @@ final class DaemonChatSettings {
   private static final String MODE = "daemon.mode";
   private static final String URL = "daemon.url";
   private static final String COMMAND = "daemon.qwenCommand";
+  private static final String AGENT = "acp.agent";
   private static final String TOKEN_KEY = "dev.companion4j.netbeans.daemonToken";
 
   private DaemonChatSettings() {}
 
   static Mode mode() {
-    return "spawn".equals(prefs().get(MODE, "")) ? Mode.SPAWN : Mode.ATTACH;
+    return switch (prefs().get(MODE, "")) {
+      case "acp" -> Mode.ACP;
+      case "spawn" -> Mode.SPAWN;
+      default -> Mode.ATTACH;
+    };
+  }
+
+  /** The ACP agent: {@code qwen}, {@code gemini} or a command line of its own. */
+  static String agent() {
+    String saved = prefs().get(AGENT, "");
+    return saved.isBlank() ? "qwen" : saved;
   }
 
   /** The address saved here; empty when none is. */
@@ -74,11 +89,13 @@ final class DaemonChatSettings {
    *
    * @param token the new token, kept in the keyring; {@code null} keeps the saved one, empty
    *     removes it
+   * @param agent the ACP agent, see {@link #agent()}
    */
-  static void save(Mode mode, String url, char[] token, String qwenCommand) {
-    prefs().put(MODE, mode == Mode.SPAWN ? "spawn" : "attach");
+  static void save(Mode mode, String url, char[] token, String qwenCommand, String agent) {
+    prefs().put(MODE, mode.name().toLowerCase(Locale.ROOT));
     prefs().put(URL, url == null ? "" : url.strip());
     prefs().put(COMMAND, qwenCommand == null ? "" : qwenCommand.strip());
+    prefs().put(AGENT, agent == null ? "" : agent.strip());
     if (token == null) {
       return;
     }

@@ -110,7 +110,7 @@ final class DiffWindows {
   }
 
   /** The editor support of the file when NetBeans already has it loaded; null otherwise. */
-  private static EditorCookie editorOf(Path path) {
+  static EditorCookie editorOf(Path path) {
     File file = path.toFile();
     if (!file.isFile()) {
       return null;

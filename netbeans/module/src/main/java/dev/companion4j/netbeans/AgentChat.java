@@ -1,0 +1,154 @@
+package dev.companion4j.netbeans;
+
+import dev.companion4j.acp.AcpAgent;
+import dev.companion4j.acp.AcpException;
+import dev.companion4j.acp.AcpIdeConnection;
+import dev.companion4j.daemon.conversation.Conversation;
+import dev.companion4j.daemon.conversation.DaemonChat;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The chat with an ACP agent the IDE starts itself in the main project: its reads and writes go
+ * through the editor ({@link EditorFiles}), its writes to NetBeans' diff view for review. Opened
+ * and closed on {@link ChatService}'s request processor; the agent's own threads publish.
+ */
+final class AgentChat implements AutoCloseable {
+  private final AcpAgent agent;
+  private final List<Path> roots;
+  private final Consumer<ChatView> publish;
+  private final String name;
+
+  private volatile AcpIdeConnection connection;
+  private volatile Conversation latest;
+  private volatile List<AcpIdeConnection.Command> commands = List.of();
+  private volatile String problem = "";
+
+  /** Set once closed, so that what the agent says while it stops is not shown. */
+  private volatile boolean closed;
+
+  /**
+   * @param roots the folders the agent's file calls may touch; the first is its session's folder
+   */
+  AgentChat(AcpAgent agent, List<Path> roots, Consumer<ChatView> publish) {
+    this.agent = agent;
+    this.roots = List.copyOf(roots);
+    this.publish = publish;
+    this.name = Path.of(agent.command().get(0)).getFileName().toString();
+  }
+
+  /** Starts the agent and a new session, closing one open before; slow (the agent's start). */
+  void connect() {
+    close();
+    closed = false;
+    problem = "";
+    publish.accept(view());
+    AcpIdeConnection.Setup setup =
+        new AcpIdeConnection.Setup(
+            roots,
+            new EditorFiles(CompanionService.getDefault()::companion, name + " chat", this::mode),
+            List.of(),
+            null,
+            null,
+            "default");
+    // Libraries of the connection may look up services through the context class loader; on its
+    // threads, which inherit it from here, that must be this module's loader.
+    Thread current = Thread.currentThread();
+    ClassLoader previous = current.getContextClassLoader();
+    current.setContextClassLoader(AgentChat.class.getClassLoader());
+    try {
+      connection =
+          AcpIdeConnection.open(
+              agent,
+              setup,
+              new AcpIdeConnection.Listener() {
+                @Override
+                public void changed(Conversation conversation) {
+                  latest = conversation;
+                  shown();
+                }
+
+                @Override
+                public void commandsChanged(List<AcpIdeConnection.Command> listed) {
+                  commands = List.copyOf(listed);
+                  shown();
+                }
+              });
+    } catch (AcpException | IllegalArgumentException | UncheckedIOException e) {
+      problem = e.getMessage();
+    } finally {
+      current.setContextClassLoader(previous);
+    }
+    publish.accept(view());
+  }
+
+  private void shown() {
+    if (!closed) {
+      publish.accept(view());
+    }
+  }
+
+  /** The session's mode now; empty, so that a write asks, before there is a session. */
+  private String mode() {
+    AcpIdeConnection c = connection;
+    return c == null ? "" : c.conversation().approvalMode();
+  }
+
+  /**
+   * The open connection.
+   *
+   * @throws IllegalStateException saying why there is none
+   */
+  AcpIdeConnection connection() {
+    AcpIdeConnection c = connection;
+    if (c == null) {
+      throw new IllegalStateException(
+          "the agent has no session" + (problem.isEmpty() ? " yet" : ": " + problem));
+    }
+    return c;
+  }
+
+  /** Switches to one of the agent's modes; another is refused with the list. */
+  void setMode(String modeId) {
+    AcpIdeConnection c = connection();
+    if (c.modes().stream().noneMatch(m -> m.id().equals(modeId))) {
+      throw new IllegalArgumentException(
+          "the agent offers no mode "
+              + modeId
+              + "; it offers "
+              + c.modes().stream().map(AcpIdeConnection.Mode::id).toList());
+    }
+    c.setMode(modeId);
+    publish.accept(view());
+  }
+
+  ChatView view() {
+    AcpIdeConnection c = connection;
+    // Shown once the session is ready for prompts: while it opens, the window says it connects.
+    Conversation conversation = c == null ? null : latest;
+    DaemonChat.Status status =
+        new DaemonChat.Status(
+            "",
+            roots.get(0).toString(),
+            c == null ? "" : c.sessionId(),
+            problem,
+            c == null ? List.of() : c.models().stream().map(AcpIdeConnection.Model::id).toList(),
+            Optional.ofNullable(conversation));
+    return new ChatView(status, name, c == null ? List.of() : c.modes(), commands);
+  }
+
+  /** Stops the agent (its whole process tree); the session ends. */
+  @Override
+  public void close() {
+    closed = true;
+    AcpIdeConnection c = connection;
+    connection = null;
+    latest = null;
+    if (c != null) {
+      c.close();
+    }
+  }
+}
