@@ -1,0 +1,408 @@
+package dev.companion4j.netbeans;
+
+import java.awt.Component;
+import java.awt.Container;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.swing.AbstractButton;
+import javax.swing.JComboBox;
+import javax.swing.JComponent;
+import javax.swing.JEditorPane;
+import javax.swing.JLabel;
+import javax.swing.JRadioButton;
+import javax.swing.JTextArea;
+import javax.swing.JTextField;
+import javax.swing.KeyStroke;
+import javax.swing.text.BadLocationException;
+import javax.swing.text.Document;
+import javax.swing.text.Element;
+import javax.swing.text.StyledDocument;
+import javax.swing.text.html.HTMLDocument;
+import junit.framework.Test;
+import org.netbeans.api.project.Project;
+import org.netbeans.api.project.ProjectManager;
+import org.netbeans.api.project.ui.OpenProjects;
+import org.netbeans.junit.NbTestCase;
+import org.netbeans.spi.options.OptionsPanelController;
+import org.openide.cookies.EditorCookie;
+import org.openide.filesystems.FileUtil;
+import org.openide.loaders.DataObject;
+import org.openide.util.Lookup;
+import org.openide.windows.TopComponent;
+import org.openide.windows.WindowManager;
+
+/**
+ * Boots a real NetBeans platform (GUI, under Xvfb) with the companion module and chats in Window
+ * &gt; Qwen Code Chat on the ACP path with the real {@code qwen --acp} of Qwen Code 0.24.4, its
+ * model a scripted fake: writes are reviewed in NetBeans' diff view, reads see the editor's unsaved
+ * text. The tests run in the order of {@link #suite()} and share the IDE, the agent and the chat.
+ */
+public class NetBeansAcpChatIT extends NbTestCase {
+  private static final Duration WAIT =
+      Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 90));
+
+  private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
+  private static final Path ROOT = BUILD.resolve("acp-chat");
+  private static final Path WORKSPACE = ROOT.resolve("workspace");
+
+  /** What the fake model writes for {@code [[write PATH]]}. */
+  private static final String WRITTEN = "written by the fake model\n";
+
+  private static final String CONNECTED = "Connected \u00b7 approval: default";
+
+  private static AgentPeer peer;
+  private static TopComponent chat;
+
+  public NetBeansAcpChatIT(String name) {
+    super(name);
+  }
+
+  public static Test suite() {
+    return Ui.platform(NetBeansAcpChatIT.class)
+        .addTest(
+            "testTheOptionsPickTheAgentAndAPromptStreamsAnAnswer",
+            "testAnAcceptedWriteHoldsTheUsersEdit",
+            "testARejectedWriteLeavesTheFileAndFailsTheCall",
+            "testWithTheFileOpenTheAgentReadsItsUnsavedText",
+            "testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain",
+            "testClosingTheWindowStopsTheAgent")
+        .suite();
+  }
+
+  public void testTheOptionsPickTheAgentAndAPromptStreamsAnAnswer() throws Exception {
+    Ui.freshProjectFolder(WORKSPACE);
+    peer = AgentPeer.start("QWEN", ROOT, BUILD.resolve("cli-logs").resolve("acp-chat-peer.log"));
+    assertEquals(WORKSPACE, peer.workspace);
+    Project project =
+        ProjectManager.getDefault().findProject(FileUtil.toFileObject(WORKSPACE.toFile()));
+    OpenProjects.getDefault().open(new Project[] {project}, false);
+    Await.until(WAIT, () -> OpenProjects.getDefault().getOpenProjects().length == 1);
+    Edt.call(
+        () -> {
+          WindowManager.getDefault().getMainWindow().setBounds(0, 0, 1400, 900);
+          return null;
+        });
+
+    OptionsPanelController options = Ui.companionOptions();
+    JComponent panel = Edt.call(() -> options.getComponent(Lookup.EMPTY));
+    Edt.call(
+        () -> {
+          Ui.find(panel, JRadioButton.class, "companion4j.chatAcp").doClick();
+          Ui.find(panel, JTextField.class, "companion4j.acpAgent").setText(peer.agent);
+          options.applyChanges();
+          return null;
+        });
+    chat =
+        Edt.call(
+            () -> {
+              TopComponent window =
+                  WindowManager.getDefault().findTopComponent("Companion4JChatTopComponent");
+              window.open();
+              window.requestActive();
+              return window;
+            });
+    // A new session asks before edits, whatever the agent's own default.
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+    assertEquals(
+        "The agent (qwen) runs on this machine in "
+            + WORKSPACE
+            + "; it reads the open editors' text, and its writes come to NetBeans' diff view for"
+            + " review unless its mode lets it edit.",
+        Edt.call(() -> Ui.find(chat, JTextArea.class, "companion4j.chat.where").getText()));
+
+    prompt("say hello");
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("Hello from fake-model"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+    Element first = Edt.call(() -> logDocument().getElement("e0"));
+    assertNotNull("each entry has its own block in the log", first);
+
+    prompt("[[count 40]]");
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("c0039"));
+    assertSame(
+        "the first entry was rendered once: the later ones left its block alone",
+        first,
+        Edt.call(() -> logDocument().getElement("e0")));
+    String log = logText();
+    assertTrue(log, log.contains("You: say hello") && log.contains("You: [[count 40]]"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+
+    // The agent's slash commands are offered as a command is typed; Tab takes the first.
+    JTextArea input =
+        Edt.call(() -> Ui.find(chatWindow(), JTextArea.class, "companion4j.chat.input"));
+    Edt.call(
+        () -> {
+          input.setText("/");
+          return null;
+        });
+    String offered =
+        Await.until(WAIT, () -> label("companion4j.chat.commands"), t -> t.contains("(Tab: /"));
+    String command = offered.substring(offered.indexOf("(Tab: /") + 7, offered.length() - 1);
+    Edt.call(
+        () -> {
+          input
+              .getActionMap()
+              .get(input.getInputMap().get(KeyStroke.getKeyStroke("TAB")))
+              .actionPerformed(null);
+          return null;
+        });
+    assertEquals("/" + command + " ", Edt.call(input::getText));
+    Edt.call(
+        () -> {
+          input.setText("");
+          return null;
+        });
+  }
+
+  public void testAnAcceptedWriteHoldsTheUsersEdit() throws Exception {
+    Path file = WORKSPACE.resolve("accepted.txt");
+    prompt("[[write " + file + "]]");
+    // The agent asks first (its own permission request), then writes through the IDE.
+    clickOption(awaitPermissionCard(), "allow_once");
+    TopComponent diff = awaitDiffWindow();
+    JEditorPane right = awaitEditableRightSide(diff, WRITTEN);
+    assertFalse("nothing written before the answer", Files.exists(file));
+    Edt.call(
+        () -> {
+          right.getDocument().insertString(0, "edited in NetBeans\n", null);
+          return null;
+        });
+    Ui.click(diff, "companion4j.accept");
+
+    Await.until(
+        WAIT,
+        () -> Files.exists(file) ? Files.readString(file) : "",
+        ("edited in NetBeans\n" + WRITTEN)::equals);
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+  }
+
+  public void testARejectedWriteLeavesTheFileAndFailsTheCall() throws Exception {
+    Path file = WORKSPACE.resolve("rejected.txt");
+    prompt("[[write " + file + "]]");
+    clickOption(awaitPermissionCard(), "allow_once");
+    TopComponent diff = awaitDiffWindow();
+    awaitEditableRightSide(diff, WRITTEN);
+    Ui.click(diff, "companion4j.reject");
+
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("rejected the edit"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+    assertFalse(Files.exists(file));
+  }
+
+  public void testWithTheFileOpenTheAgentReadsItsUnsavedText() throws Exception {
+    Path file = WORKSPACE.resolve("notes.txt");
+    Files.writeString(file, "as saved\n");
+    StyledDocument doc = openInEditor(file);
+    Edt.call(
+        () -> {
+          doc.insertString(0, "not saved yet\n", null);
+          return null;
+        });
+
+    prompt("[[call read_file {\"file_path\":\"" + file + "\"}]]");
+
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("not saved yet"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+    assertEquals("as saved\n", Files.readString(file));
+  }
+
+  public void testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain()
+      throws Exception {
+    Path file = WORKSPACE.resolve("notes.txt");
+    StyledDocument doc = openInEditor(file);
+    JComboBox<?> mode =
+        Edt.call(() -> Ui.find(chatWindow(), JComboBox.class, "companion4j.chat.mode"));
+    Edt.call(
+        () -> {
+          mode.setSelectedItem("auto-edit");
+          return null;
+        });
+    Await.until(
+        WAIT,
+        () -> label("companion4j.chat.state"),
+        "Connected \u00b7 approval: auto-edit"::equals);
+
+    prompt("[[write " + file + "]]");
+
+    Await.until(WAIT, () -> Edt.call(() -> doc.getText(0, doc.getLength())), WRITTEN::equals);
+    assertNull("no question in this mode", Edt.call(NetBeansAcpChatIT::permissionCard));
+    assertNull("no review in this mode", Edt.call(NetBeansAcpChatIT::diffWindow));
+    assertEquals(
+        "into the document, not saved behind the user's back",
+        "as saved\n",
+        Files.readString(file));
+    Await.until(
+        WAIT,
+        () -> label("companion4j.chat.state"),
+        "Connected \u00b7 approval: auto-edit"::equals);
+
+    Edt.call(
+        () -> {
+          mode.setSelectedItem("default");
+          return null;
+        });
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+    prompt("[[write " + file + "]]");
+    JComponent card = awaitPermissionCard();
+    clickOption(card, "reject_once");
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+  }
+
+  public void testClosingTheWindowStopsTheAgent() throws Exception {
+    List<ProcessHandle> agents =
+        ProcessHandle.current()
+            .descendants()
+            .filter(p -> p.info().arguments().map(a -> List.of(a).contains("--acp")).orElse(false))
+            .toList();
+    assertFalse("the IDE started the agent", agents.isEmpty());
+
+    Edt.call(chat::close);
+
+    Await.until(WAIT, () -> agents.stream().noneMatch(ProcessHandle::isAlive));
+    peer.close();
+  }
+
+  private static StyledDocument openInEditor(Path file) throws Exception {
+    EditorCookie editor =
+        DataObject.find(FileUtil.toFileObject(file.toFile()))
+            .getLookup()
+            .lookup(EditorCookie.class);
+    Edt.call(
+        () -> {
+          editor.open();
+          return null;
+        });
+    return Await.until(WAIT, editor::getDocument, d -> d != null);
+  }
+
+  /** Sends {@code text} once the window takes a prompt (not while the agent answers). */
+  private static void prompt(String text) throws Exception {
+    Await.until(
+        WAIT,
+        () ->
+            Edt.call(
+                () ->
+                    Ui.find(chatWindow(), AbstractButton.class, "companion4j.chat.send")
+                        .isEnabled()));
+    Edt.call(
+        () -> {
+          Ui.find(chatWindow(), JTextArea.class, "companion4j.chat.input").setText(text);
+          return null;
+        });
+    Ui.click(chatWindow(), "companion4j.chat.send");
+  }
+
+  private static JComponent permissionCard() {
+    return Ui.findFirst(
+        chatWindow(),
+        JComponent.class,
+        c -> c.getName() != null && c.getName().startsWith("companion4j.chat.permission:"));
+  }
+
+  private static JComponent awaitPermissionCard() throws Exception {
+    try {
+      return Await.until(WAIT, () -> Edt.call(NetBeansAcpChatIT::permissionCard), c -> c != null);
+    } catch (AssertionError e) {
+      throw new AssertionError(
+          "no permission request shows; the chat says "
+              + label("companion4j.chat.state")
+              + " and shows:\n"
+              + logText(),
+          e);
+    }
+  }
+
+  /** Presses the card's option of the ACP kind {@code kind}, e.g. {@code allow_once}. */
+  private static void clickOption(JComponent card, String kind) throws Exception {
+    AbstractButton option =
+        Edt.call(
+            () ->
+                Ui.findFirst(
+                    card,
+                    AbstractButton.class,
+                    b ->
+                        b.getName() != null
+                            && b.getName().startsWith("companion4j.chat.option:")
+                            && kind.equals(b.getClientProperty("kind"))));
+    assertNotNull("an option of kind " + kind, option);
+    Edt.call(
+        () -> {
+          option.doClick();
+          return null;
+        });
+  }
+
+  /** The open diff window of a proposal, if one is open; on the EDT. */
+  private static TopComponent diffWindow() {
+    for (TopComponent tc : TopComponent.getRegistry().getOpened()) {
+      if ("companion4j-diff".equals(tc.getName())) {
+        return tc;
+      }
+    }
+    return null;
+  }
+
+  private static TopComponent awaitDiffWindow() throws Exception {
+    try {
+      return Await.until(WAIT, () -> Edt.call(NetBeansAcpChatIT::diffWindow), tc -> tc != null);
+    } catch (AssertionError e) {
+      throw new AssertionError("no diff window opened; the chat shows:\n" + logText(), e);
+    }
+  }
+
+  private static JEditorPane awaitEditableRightSide(TopComponent window, String text)
+      throws Exception {
+    return Await.until(
+        WAIT,
+        () ->
+            Edt.call(
+                () ->
+                    panes(window).stream()
+                        .filter(p -> p.isEditable() && p.isShowing() && text.equals(textOf(p)))
+                        .findFirst()
+                        .orElse(null)),
+        p -> p != null);
+  }
+
+  private static List<JEditorPane> panes(Container root) {
+    List<JEditorPane> found = new ArrayList<>();
+    for (Component c : root.getComponents()) {
+      if (c instanceof JEditorPane pane) {
+        found.add(pane);
+      }
+      if (c instanceof Container inner) {
+        found.addAll(panes(inner));
+      }
+    }
+    return found;
+  }
+
+  private static Container chatWindow() {
+    return chat;
+  }
+
+  private static String label(String name) throws Exception {
+    return Edt.call(() -> Ui.find(chatWindow(), JLabel.class, name).getText());
+  }
+
+  private static HTMLDocument logDocument() {
+    return (HTMLDocument)
+        Ui.find(chatWindow(), JEditorPane.class, "companion4j.chat.log").getDocument();
+  }
+
+  /** The conversation as the log pane shows it, as plain text. */
+  private static String logText() throws Exception {
+    return Edt.call(() -> textOf(Ui.find(chatWindow(), JEditorPane.class, "companion4j.chat.log")));
+  }
+
+  private static String textOf(JEditorPane pane) {
+    Document doc = pane.getDocument();
+    try {
+      return doc.getText(0, doc.getLength());
+    } catch (BadLocationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
