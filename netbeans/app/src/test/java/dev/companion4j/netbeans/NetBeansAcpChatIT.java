@@ -1,11 +1,9 @@
 package dev.companion4j.netbeans;
 
-import java.awt.Component;
 import java.awt.Container;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import javax.swing.AbstractButton;
 import javax.swing.JComboBox;
@@ -16,8 +14,6 @@ import javax.swing.JRadioButton;
 import javax.swing.JTextArea;
 import javax.swing.JTextField;
 import javax.swing.KeyStroke;
-import javax.swing.text.BadLocationException;
-import javax.swing.text.Document;
 import javax.swing.text.Element;
 import javax.swing.text.StyledDocument;
 import javax.swing.text.html.HTMLDocument;
@@ -160,9 +156,9 @@ public class NetBeansAcpChatIT extends NbTestCase {
     Path file = WORKSPACE.resolve("accepted.txt");
     prompt("[[write " + file + "]]");
     // The agent asks first (its own permission request), then writes through the IDE.
-    clickOption(awaitPermissionCard(), "allow_once");
+    Ui.clickOption(Ui.awaitPermissionCard(chatWindow(), WAIT), "allow_once");
     TopComponent diff = awaitDiffWindow();
-    JEditorPane right = awaitEditableRightSide(diff, WRITTEN);
+    JEditorPane right = Ui.awaitEditableRightSide(diff, WRITTEN);
     assertFalse("nothing written before the answer", Files.exists(file));
     Edt.call(
         () -> {
@@ -181,9 +177,9 @@ public class NetBeansAcpChatIT extends NbTestCase {
   public void testARejectedWriteLeavesTheFileAndFailsTheCall() throws Exception {
     Path file = WORKSPACE.resolve("rejected.txt");
     prompt("[[write " + file + "]]");
-    clickOption(awaitPermissionCard(), "allow_once");
+    Ui.clickOption(Ui.awaitPermissionCard(chatWindow(), WAIT), "allow_once");
     TopComponent diff = awaitDiffWindow();
-    awaitEditableRightSide(diff, WRITTEN);
+    Ui.awaitEditableRightSide(diff, WRITTEN);
     Ui.click(diff, "companion4j.reject");
 
     Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("rejected the edit"));
@@ -227,7 +223,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
     prompt("[[write " + file + "]]");
 
     Await.until(WAIT, () -> Edt.call(() -> doc.getText(0, doc.getLength())), WRITTEN::equals);
-    assertNull("no question in this mode", Edt.call(NetBeansAcpChatIT::permissionCard));
+    assertNull("no question in this mode", Edt.call(() -> Ui.permissionCard(chatWindow())));
     assertNull("no review in this mode", Edt.call(NetBeansAcpChatIT::diffWindow));
     assertEquals(
         "into the document, not saved behind the user's back",
@@ -245,8 +241,8 @@ public class NetBeansAcpChatIT extends NbTestCase {
         });
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
     prompt("[[write " + file + "]]");
-    JComponent card = awaitPermissionCard();
-    clickOption(card, "reject_once");
+    JComponent card = Ui.awaitPermissionCard(chatWindow(), WAIT);
+    Ui.clickOption(card, "reject_once");
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
   }
 
@@ -294,46 +290,6 @@ public class NetBeansAcpChatIT extends NbTestCase {
     Ui.click(chatWindow(), "companion4j.chat.send");
   }
 
-  private static JComponent permissionCard() {
-    return Ui.findFirst(
-        chatWindow(),
-        JComponent.class,
-        c -> c.getName() != null && c.getName().startsWith("companion4j.chat.permission:"));
-  }
-
-  private static JComponent awaitPermissionCard() throws Exception {
-    try {
-      return Await.until(WAIT, () -> Edt.call(NetBeansAcpChatIT::permissionCard), c -> c != null);
-    } catch (AssertionError e) {
-      throw new AssertionError(
-          "no permission request shows; the chat says "
-              + label("companion4j.chat.state")
-              + " and shows:\n"
-              + logText(),
-          e);
-    }
-  }
-
-  /** Presses the card's option of the ACP kind {@code kind}, e.g. {@code allow_once}. */
-  private static void clickOption(JComponent card, String kind) throws Exception {
-    AbstractButton option =
-        Edt.call(
-            () ->
-                Ui.findFirst(
-                    card,
-                    AbstractButton.class,
-                    b ->
-                        b.getName() != null
-                            && b.getName().startsWith("companion4j.chat.option:")
-                            && kind.equals(b.getClientProperty("kind"))));
-    assertNotNull("an option of kind " + kind, option);
-    Edt.call(
-        () -> {
-          option.doClick();
-          return null;
-        });
-  }
-
   /** The open diff window of a proposal, if one is open; on the EDT. */
   private static TopComponent diffWindow() {
     for (TopComponent tc : TopComponent.getRegistry().getOpened()) {
@@ -352,33 +308,6 @@ public class NetBeansAcpChatIT extends NbTestCase {
     }
   }
 
-  private static JEditorPane awaitEditableRightSide(TopComponent window, String text)
-      throws Exception {
-    return Await.until(
-        WAIT,
-        () ->
-            Edt.call(
-                () ->
-                    panes(window).stream()
-                        .filter(p -> p.isEditable() && p.isShowing() && text.equals(textOf(p)))
-                        .findFirst()
-                        .orElse(null)),
-        p -> p != null);
-  }
-
-  private static List<JEditorPane> panes(Container root) {
-    List<JEditorPane> found = new ArrayList<>();
-    for (Component c : root.getComponents()) {
-      if (c instanceof JEditorPane pane) {
-        found.add(pane);
-      }
-      if (c instanceof Container inner) {
-        found.addAll(panes(inner));
-      }
-    }
-    return found;
-  }
-
   private static Container chatWindow() {
     return chat;
   }
@@ -394,15 +323,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
 
   /** The conversation as the log pane shows it, as plain text. */
   private static String logText() throws Exception {
-    return Edt.call(() -> textOf(Ui.find(chatWindow(), JEditorPane.class, "companion4j.chat.log")));
-  }
-
-  private static String textOf(JEditorPane pane) {
-    Document doc = pane.getDocument();
-    try {
-      return doc.getText(0, doc.getLength());
-    } catch (BadLocationException e) {
-      throw new IllegalStateException(e);
-    }
+    return Edt.call(
+        () -> Ui.textOf(Ui.find(chatWindow(), JEditorPane.class, "companion4j.chat.log")));
   }
 }

@@ -166,7 +166,7 @@ public class NetBeansChatIT extends NbTestCase {
   public void testAllowingAFileWriteWritesIt() throws Exception {
     Path file = WORKSPACE.resolve("allowed.txt");
     prompt("[[write " + file + "]]");
-    JComponent card = awaitPermissionCard();
+    JComponent card = Ui.awaitPermissionCard(chatWindow(), WAIT);
     JComponent diff =
         Edt.call(() -> Ui.find(card, JComponent.class, "companion4j.chat.diff:" + file));
     assertNotNull("the change shows in NetBeans' diff view", diff);
@@ -186,7 +186,7 @@ public class NetBeansChatIT extends NbTestCase {
             }),
         "netbeans-chat.png");
 
-    clickOption(card, "allow_once");
+    Ui.clickOption(card, "allow_once");
     Await.until(WAIT, () -> Files.exists(file) && Files.readString(file).equals(WRITTEN));
     Await.until(
         WAIT,
@@ -198,8 +198,8 @@ public class NetBeansChatIT extends NbTestCase {
   public void testDenyingAFileWriteLeavesTheFile() throws Exception {
     Path file = WORKSPACE.resolve("denied.txt");
     prompt("[[write " + file + "]]");
-    JComponent card = awaitPermissionCard();
-    clickOption(card, "reject_once");
+    JComponent card = Ui.awaitPermissionCard(chatWindow(), WAIT);
+    Ui.clickOption(card, "reject_once");
     Await.until(
         WAIT,
         () -> Edt.call(() -> Ui.find(chatWindow(), JComponent.class, card.getName()) == null));
@@ -360,50 +360,6 @@ public class NetBeansChatIT extends NbTestCase {
           return null;
         });
     Ui.click(chatWindow(), "companion4j.chat.send");
-  }
-
-  private static JComponent awaitPermissionCard() throws Exception {
-    try {
-      return Await.until(
-          WAIT,
-          () ->
-              Edt.call(
-                  () ->
-                      Ui.findFirst(
-                          chatWindow(),
-                          JComponent.class,
-                          c ->
-                              c.getName() != null
-                                  && c.getName().startsWith("companion4j.chat.permission:"))),
-          c -> c != null);
-    } catch (AssertionError e) {
-      throw new AssertionError(
-          "no permission request shows; the chat says "
-              + label("companion4j.chat.state")
-              + " and shows:\n"
-              + logText(),
-          e);
-    }
-  }
-
-  /** Presses the card's option of the ACP kind {@code kind}, e.g. {@code allow_once}. */
-  private static void clickOption(JComponent card, String kind) throws Exception {
-    AbstractButton option =
-        Edt.call(
-            () ->
-                Ui.findFirst(
-                    card,
-                    AbstractButton.class,
-                    b ->
-                        b.getName() != null
-                            && b.getName().startsWith("companion4j.chat.option:")
-                            && kind.equals(b.getClientProperty("kind"))));
-    assertNotNull("an option of kind " + kind, option);
-    Edt.call(
-        () -> {
-          option.doClick();
-          return null;
-        });
   }
 
   private static Container chatWindow() {

@@ -1,7 +1,5 @@
 package dev.companion4j.netbeans;
 
-import java.awt.Component;
-import java.awt.Container;
 import java.awt.Frame;
 import java.awt.KeyboardFocusManager;
 import java.awt.Point;
@@ -295,7 +293,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     CompletableFuture<Json> outcome =
         qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
     TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
-    JEditorPane right = awaitEditableRightSide(window, proposal);
+    JEditorPane right = Ui.awaitEditableRightSide(window, proposal);
     Edt.call(
         () -> {
           right.getDocument().insertString(0, "// reviewed in NetBeans\n", null);
@@ -325,11 +323,12 @@ public class NetBeansCompanionIT extends NbTestCase {
     CompletableFuture<Json> outcome =
         gemini.send("openDiff", Map.of("filePath", created.toString(), "newContent", proposal));
     TopComponent window = awaitDiffWindow("Created.txt (Before \u2194 After)", outcome);
-    JEditorPane right = awaitEditableRightSide(window, proposal.replace("\r\n", "\n"));
+    JEditorPane right = Ui.awaitEditableRightSide(window, proposal.replace("\r\n", "\n"));
     List<JEditorPane> readOnly =
-        Edt.call(() -> panes(window).stream().filter(p -> !p.isEditable()).toList());
+        Edt.call(() -> Ui.panes(window).stream().filter(p -> !p.isEditable()).toList());
     assertFalse(readOnly.isEmpty());
-    assertEquals("a new file has nothing on the left", "", Edt.call(() -> textOf(readOnly.get(0))));
+    assertEquals(
+        "a new file has nothing on the left", "", Edt.call(() -> Ui.textOf(readOnly.get(0))));
     Edt.call(
         () -> {
           Document doc = right.getDocument();
@@ -380,7 +379,7 @@ public class NetBeansCompanionIT extends NbTestCase {
       CompletableFuture<Json> outcome =
           cli.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", proposal));
       TopComponent window = awaitDiffWindow("Hello.txt (Before \u2194 After)", outcome);
-      JEditorPane right = awaitEditableRightSide(window, proposal);
+      JEditorPane right = Ui.awaitEditableRightSide(window, proposal);
       Edt.call(
           () -> {
             right.getDocument().insertString(0, "edited ", null);
@@ -402,7 +401,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     CompletableFuture<Json> fromQwen =
         qwen.send("openDiff", Map.of("filePath", HELLO.toString(), "newContent", "from qwen\n"));
     TopComponent qwenWindow = awaitDiffWindow(title, fromQwen);
-    awaitEditableRightSide(qwenWindow, "from qwen\n");
+    Ui.awaitEditableRightSide(qwenWindow, "from qwen\n");
     AbstractButton accept =
         Edt.call(() -> Ui.find(qwenWindow, AbstractButton.class, DiffTopComponentNames.ACCEPT));
 
@@ -432,7 +431,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     // Gemini's proposal is still pending in its own window. A context update sent after the
     // Accept reaches Gemini after any outcome sent before it, so none was.
     TopComponent geminiWindow = awaitDiffWindow(title, fromGemini.get());
-    awaitEditableRightSide(geminiWindow, "from gemini\n");
+    Ui.awaitEditableRightSide(geminiWindow, "from gemini\n");
     JEditorPane pane = openInEditor(HELLO);
     Edt.call(
         () -> {
@@ -637,42 +636,6 @@ public class NetBeansCompanionIT extends NbTestCase {
               });
         },
         tc -> tc != null);
-  }
-
-  private static JEditorPane awaitEditableRightSide(TopComponent window, String text)
-      throws Exception {
-    return Await.until(
-        WAIT,
-        () ->
-            Edt.call(
-                () ->
-                    panes(window).stream()
-                        .filter(p -> p.isEditable() && p.isShowing() && text.equals(textOf(p)))
-                        .findFirst()
-                        .orElse(null)),
-        p -> p != null);
-  }
-
-  /** The document's text; JEditorPane.getText() would convert line ends to the file's. */
-  private static String textOf(JEditorPane pane) {
-    Document doc = pane.getDocument();
-    try {
-      return doc.getText(0, doc.getLength());
-    } catch (javax.swing.text.BadLocationException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static List<JEditorPane> panes(Container root) {
-    List<JEditorPane> found = new ArrayList<>();
-    for (Component c : root.getComponents()) {
-      if (c instanceof JEditorPane pane) {
-        found.add(pane);
-      } else if (c instanceof Container child) {
-        found.addAll(panes(child));
-      }
-    }
-    return found;
   }
 
   private static JLabel statusLabel() {

@@ -11,18 +11,26 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 import javax.swing.AbstractButton;
+import javax.swing.JComponent;
+import javax.swing.JEditorPane;
+import javax.swing.JLabel;
+import javax.swing.text.BadLocationException;
+import javax.swing.text.Document;
 import org.netbeans.junit.NbModuleSuite;
 import org.netbeans.junit.NbTestCase;
 import org.netbeans.spi.options.AdvancedOption;
 import org.netbeans.spi.options.OptionsPanelController;
 import org.openide.util.Lookup;
 import org.openide.util.lookup.Lookups;
+import org.openide.windows.TopComponent;
 
 /**
  * The booted IDE as the tests use it: its configuration, the module's options panel, finding and
@@ -140,6 +148,85 @@ final class Ui {
       Files.createDirectories(Path.of(docs));
       ImageIO.write(image, "png", Path.of(docs, name).toFile());
     }
+  }
+
+  /** The editable side of a diff window once it shows {@code text}. */
+  static JEditorPane awaitEditableRightSide(TopComponent window, String text) throws Exception {
+    return Await.until(
+        WAIT,
+        () ->
+            Edt.call(
+                () ->
+                    panes(window).stream()
+                        .filter(p -> p.isEditable() && p.isShowing() && text.equals(textOf(p)))
+                        .findFirst()
+                        .orElse(null)),
+        p -> p != null);
+  }
+
+  /** The document's text; JEditorPane.getText() would convert line ends to the file's. */
+  static String textOf(JEditorPane pane) {
+    Document doc = pane.getDocument();
+    try {
+      return doc.getText(0, doc.getLength());
+    } catch (BadLocationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The text panes under {@code root}. */
+  static List<JEditorPane> panes(Container root) {
+    List<JEditorPane> found = new ArrayList<>();
+    for (Component c : root.getComponents()) {
+      if (c instanceof JEditorPane pane) {
+        found.add(pane);
+      } else if (c instanceof Container child) {
+        found.addAll(panes(child));
+      }
+    }
+    return found;
+  }
+
+  /** The first permission card the chat window {@code chat} shows, or null; on the EDT. */
+  static JComponent permissionCard(Container chat) {
+    return findFirst(
+        chat,
+        JComponent.class,
+        c -> c.getName() != null && c.getName().startsWith("companion4j.chat.permission:"));
+  }
+
+  /** The first permission card of the chat window, once one shows. */
+  static JComponent awaitPermissionCard(Container chat, Duration wait) throws Exception {
+    try {
+      return Await.until(wait, () -> Edt.call(() -> permissionCard(chat)), c -> c != null);
+    } catch (AssertionError e) {
+      throw new AssertionError(
+          "no permission request shows; the chat says "
+              + Edt.call(() -> find(chat, JLabel.class, "companion4j.chat.state").getText())
+              + " and shows:\n"
+              + Edt.call(() -> textOf(find(chat, JEditorPane.class, "companion4j.chat.log"))),
+          e);
+    }
+  }
+
+  /** Presses the card's option of the ACP kind {@code kind}, e.g. {@code allow_once}. */
+  static void clickOption(JComponent card, String kind) throws Exception {
+    AbstractButton option =
+        Edt.call(
+            () ->
+                findFirst(
+                    card,
+                    AbstractButton.class,
+                    b ->
+                        b.getName() != null
+                            && b.getName().startsWith("companion4j.chat.option:")
+                            && kind.equals(b.getClientProperty("kind"))));
+    NbTestCase.assertNotNull("an option of kind " + kind, option);
+    Edt.call(
+        () -> {
+          option.doClick();
+          return null;
+        });
   }
 
   /** Makes {@code dir} an empty folder the test project factory takes for a project. */
