@@ -23,9 +23,7 @@ import org.netbeans.api.project.ProjectManager;
 import org.netbeans.api.project.ui.OpenProjects;
 import org.netbeans.junit.NbTestCase;
 import org.netbeans.spi.options.OptionsPanelController;
-import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileUtil;
-import org.openide.loaders.DataObject;
 import org.openide.util.Lookup;
 import org.openide.windows.TopComponent;
 import org.openide.windows.WindowManager;
@@ -190,7 +188,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
   public void testWithTheFileOpenTheAgentReadsItsUnsavedText() throws Exception {
     Path file = WORKSPACE.resolve("notes.txt");
     Files.writeString(file, "as saved\n");
-    StyledDocument doc = openInEditor(file);
+    StyledDocument doc = (StyledDocument) Ui.openInEditor(file).getDocument();
     Edt.call(
         () -> {
           doc.insertString(0, "not saved yet\n", null);
@@ -207,7 +205,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
   public void testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain()
       throws Exception {
     Path file = WORKSPACE.resolve("notes.txt");
-    StyledDocument doc = openInEditor(file);
+    StyledDocument doc = (StyledDocument) Ui.openInEditor(file).getDocument();
     JComboBox<?> mode =
         Edt.call(() -> Ui.find(chatWindow(), JComboBox.class, "companion4j.chat.mode"));
     Edt.call(
@@ -258,19 +256,6 @@ public class NetBeansAcpChatIT extends NbTestCase {
 
     Await.until(WAIT, () -> agents.stream().noneMatch(ProcessHandle::isAlive));
     peer.close();
-  }
-
-  private static StyledDocument openInEditor(Path file) throws Exception {
-    EditorCookie editor =
-        DataObject.find(FileUtil.toFileObject(file.toFile()))
-            .getLookup()
-            .lookup(EditorCookie.class);
-    Edt.call(
-        () -> {
-          editor.open();
-          return null;
-        });
-    return Await.until(WAIT, editor::getDocument, d -> d != null);
   }
 
   /** Sends {@code text} once the window takes a prompt (not while the agent answers). */

@@ -153,7 +153,7 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   public void testEditorContextReachesBothClis() throws Exception {
-    JEditorPane pane = openInEditor(HELLO);
+    JEditorPane pane = Ui.openInEditor(HELLO);
     // Select "World" on line 2; the caret ends after it.
     Edt.call(
         () -> {
@@ -243,7 +243,7 @@ public class NetBeansCompanionIT extends NbTestCase {
 
   public void testClosingEditorDropsFileFromContext() throws Exception {
     Path other = WORKSPACE.resolve("Other.txt");
-    openInEditor(other);
+    Ui.openInEditor(other);
     for (CliDriver cli : List.of(qwen, gemini)) {
       awaitActiveFile(cli, other, 1, 1);
     }
@@ -263,7 +263,7 @@ public class NetBeansCompanionIT extends NbTestCase {
   public void testRenamingAndDeletingFilesUpdateContext() throws Exception {
     Path third = WORKSPACE.resolve("Third.txt");
     Files.writeString(third, "third file\n");
-    openInEditor(third);
+    Ui.openInEditor(third);
     for (CliDriver cli : List.of(qwen, gemini)) {
       awaitActiveFile(cli, third, 1, 1);
     }
@@ -432,7 +432,7 @@ public class NetBeansCompanionIT extends NbTestCase {
     // Accept reaches Gemini after any outcome sent before it, so none was.
     TopComponent geminiWindow = awaitDiffWindow(title, fromGemini.get());
     Ui.awaitEditableRightSide(geminiWindow, "from gemini\n");
-    JEditorPane pane = openInEditor(HELLO);
+    JEditorPane pane = Ui.openInEditor(HELLO);
     Edt.call(
         () -> {
           pane.setCaretPosition(HELLO_TEXT.indexOf("Hello"));
@@ -544,27 +544,6 @@ public class NetBeansCompanionIT extends NbTestCase {
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
-
-  private static JEditorPane openInEditor(Path file) throws Exception {
-    EditorCookie editor =
-        DataObject.find(FileUtil.toFileObject(file.toFile()))
-            .getLookup()
-            .lookup(EditorCookie.class);
-    Edt.call(
-        () -> {
-          editor.open();
-          return null;
-        });
-    return Await.until(
-        WAIT,
-        () ->
-            Edt.call(
-                () -> {
-                  JEditorPane[] panes = editor.getOpenedPanes();
-                  return panes == null || panes.length == 0 ? null : panes[0];
-                }),
-        p -> p != null);
-  }
 
   private static Json awaitActiveFile(CliDriver cli, Path file, int line, int character)
       throws Exception {

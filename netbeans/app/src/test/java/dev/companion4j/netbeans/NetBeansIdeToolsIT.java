@@ -72,10 +72,10 @@ public class NetBeansIdeToolsIT extends NbTestCase {
     OpenProjects.getDefault().open(new Project[] {project}, false);
 
     // A change not saved: NetBeans marks the file modified, the companion reports it dirty.
-    EditorCookie edited = open(EDITED);
+    JEditorPane edited = Ui.openInEditor(EDITED);
     Edt.call(
         () -> {
-          StyledDocument doc = edited.getDocument();
+          StyledDocument doc = (StyledDocument) edited.getDocument();
           NbDocument.runAtomicAsUser(
               doc,
               () -> {
@@ -87,7 +87,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
               });
           return null;
         });
-    open(BROKEN);
+    Ui.openInEditor(BROKEN);
     // NetBeans parses the new file (and indexes the JDK on first use) before its errors exist.
     Await.until(
         WAIT,
@@ -217,23 +217,6 @@ public class NetBeansIdeToolsIT extends NbTestCase {
                   java.net.http.HttpResponse.BodyHandlers.ofString());
       return answer.body();
     }
-  }
-
-  private static EditorCookie open(Path file) throws Exception {
-    EditorCookie editor =
-        DataObject.find(FileUtil.toFileObject(file.toFile()))
-            .getLookup()
-            .lookup(EditorCookie.class);
-    Edt.call(
-        () -> {
-          editor.open();
-          return null;
-        });
-    Await.until(
-        WAIT,
-        () -> Edt.call(() -> editor.getOpenedPanes()),
-        panes -> panes != null && panes.length > 0);
-    return editor;
   }
 
   private static JEditorPane caretPane(Path file) throws IOException {

@@ -28,6 +28,9 @@ import org.netbeans.junit.NbModuleSuite;
 import org.netbeans.junit.NbTestCase;
 import org.netbeans.spi.options.AdvancedOption;
 import org.netbeans.spi.options.OptionsPanelController;
+import org.openide.cookies.EditorCookie;
+import org.openide.filesystems.FileUtil;
+import org.openide.loaders.DataObject;
 import org.openide.util.Lookup;
 import org.openide.util.lookup.Lookups;
 import org.openide.windows.TopComponent;
@@ -227,6 +230,28 @@ final class Ui {
           option.doClick();
           return null;
         });
+  }
+
+  /** Opens {@code file} in NetBeans' editor and returns its pane once it shows. */
+  static JEditorPane openInEditor(Path file) throws Exception {
+    EditorCookie editor =
+        DataObject.find(FileUtil.toFileObject(file.toFile()))
+            .getLookup()
+            .lookup(EditorCookie.class);
+    Edt.call(
+        () -> {
+          editor.open();
+          return null;
+        });
+    return Await.until(
+        WAIT,
+        () ->
+            Edt.call(
+                () -> {
+                  JEditorPane[] panes = editor.getOpenedPanes();
+                  return panes == null || panes.length == 0 ? null : panes[0];
+                }),
+        p -> p != null);
   }
 
   /** Makes {@code dir} an empty folder the test project factory takes for a project. */
