@@ -111,17 +111,9 @@ final class AgentChat implements AutoCloseable {
     return c;
   }
 
-  /** Switches to one of the agent's modes; another is refused with the list. */
+  /** Switches to one of the agent's modes, which the window's selector lists. */
   void setMode(String modeId) {
-    AcpIdeConnection c = connection();
-    if (c.modes().stream().noneMatch(m -> m.id().equals(modeId))) {
-      throw new IllegalArgumentException(
-          "the agent offers no mode "
-              + modeId
-              + "; it offers "
-              + c.modes().stream().map(AcpIdeConnection.Mode::id).toList());
-    }
-    c.setMode(modeId);
+    connection().setMode(modeId);
     publish.accept(view());
   }
 
