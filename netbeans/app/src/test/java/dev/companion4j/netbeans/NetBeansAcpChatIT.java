@@ -39,8 +39,9 @@ public class NetBeansAcpChatIT extends NbTestCase {
       Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 90));
 
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
-  private static final Path ROOT = BUILD.resolve("acp-chat");
-  private static final Path WORKSPACE = ROOT.resolve("workspace");
+
+  /** The project the agent works in, under a folder of its own per agent. */
+  private static Path workspace;
 
   /** What the fake model writes for {@code [[write PATH]]}. */
   private static final String WRITTEN = "written by the fake model\n";
@@ -66,12 +67,28 @@ public class NetBeansAcpChatIT extends NbTestCase {
         .suite();
   }
 
+  /** The agent under test: {@code qwen}; its peer's kind in upper case. */
+  protected String agent() {
+    return "qwen";
+  }
+
+  /** The agent's mode that edits without asking. */
+  protected String editMode() {
+    return "auto-edit";
+  }
+
   public void testTheOptionsPickTheAgentAndAPromptStreamsAnAnswer() throws Exception {
-    Ui.freshProjectFolder(WORKSPACE);
-    peer = AgentPeer.start("QWEN", ROOT, BUILD.resolve("cli-logs").resolve("acp-chat-peer.log"));
-    assertEquals(WORKSPACE, peer.workspace);
+    Path root = BUILD.resolve("acp-chat-" + agent());
+    workspace = root.resolve("workspace");
+    Ui.freshProjectFolder(workspace);
+    peer =
+        AgentPeer.start(
+            agent().toUpperCase(java.util.Locale.ROOT),
+            root,
+            BUILD.resolve("cli-logs").resolve("acp-chat-" + agent() + ".log"));
+    assertEquals(workspace, peer.workspace);
     Project project =
-        ProjectManager.getDefault().findProject(FileUtil.toFileObject(WORKSPACE.toFile()));
+        ProjectManager.getDefault().findProject(FileUtil.toFileObject(workspace.toFile()));
     OpenProjects.getDefault().open(new Project[] {project}, false);
     Await.until(WAIT, () -> OpenProjects.getDefault().getOpenProjects().length == 1);
     Edt.call(
@@ -101,14 +118,16 @@ public class NetBeansAcpChatIT extends NbTestCase {
     // A new session asks before edits, whatever the agent's own default.
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
     assertEquals(
-        "The agent (qwen) runs on this machine in "
-            + WORKSPACE
+        "The agent ("
+            + agent()
+            + ") runs on this machine in "
+            + workspace
             + "; it reads the open editors' text, and its writes come to NetBeans' diff view for"
             + " review unless its mode lets it edit.",
         Edt.call(() -> Ui.find(chat, JTextArea.class, "companion4j.chat.where").getText()));
 
     prompt("say hello");
-    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("Hello from fake-model"));
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("Hello from "));
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
     Element first = Edt.call(() -> logDocument().getElement("e0"));
     assertNotNull("each entry has its own block in the log", first);
@@ -151,7 +170,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
   }
 
   public void testAnAcceptedWriteHoldsTheUsersEdit() throws Exception {
-    Path file = WORKSPACE.resolve("accepted.txt");
+    Path file = workspace.resolve("accepted.txt");
     prompt("[[write " + file + "]]");
     // The agent asks first (its own permission request), then writes through the IDE.
     Ui.clickOption(Ui.awaitPermissionCard(chatWindow(), WAIT), "allow_once");
@@ -173,7 +192,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
   }
 
   public void testARejectedWriteLeavesTheFileAndFailsTheCall() throws Exception {
-    Path file = WORKSPACE.resolve("rejected.txt");
+    Path file = workspace.resolve("rejected.txt");
     prompt("[[write " + file + "]]");
     Ui.clickOption(Ui.awaitPermissionCard(chatWindow(), WAIT), "allow_once");
     TopComponent diff = awaitDiffWindow();
@@ -186,7 +205,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
   }
 
   public void testWithTheFileOpenTheAgentReadsItsUnsavedText() throws Exception {
-    Path file = WORKSPACE.resolve("notes.txt");
+    Path file = workspace.resolve("notes.txt");
     Files.writeString(file, "as saved\n");
     StyledDocument doc = (StyledDocument) Ui.openInEditor(file).getDocument();
     Edt.call(
@@ -204,19 +223,23 @@ public class NetBeansAcpChatIT extends NbTestCase {
 
   public void testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain()
       throws Exception {
-    Path file = WORKSPACE.resolve("notes.txt");
+    Path file = workspace.resolve("notes.txt");
+    // The read test's file; a suite without that test (Gemini CLI's) starts from the saved text.
+    if (!Files.exists(file)) {
+      Files.writeString(file, "as saved\n");
+    }
     StyledDocument doc = (StyledDocument) Ui.openInEditor(file).getDocument();
     JComboBox<?> mode =
         Edt.call(() -> Ui.find(chatWindow(), JComboBox.class, "companion4j.chat.mode"));
     Edt.call(
         () -> {
-          mode.setSelectedItem("auto-edit");
+          mode.setSelectedItem(editMode());
           return null;
         });
     Await.until(
         WAIT,
         () -> label("companion4j.chat.state"),
-        "Connected \u00b7 approval: auto-edit"::equals);
+        ("Connected \u00b7 approval: " + editMode())::equals);
 
     prompt("[[write " + file + "]]");
 
@@ -230,7 +253,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
     Await.until(
         WAIT,
         () -> label("companion4j.chat.state"),
-        "Connected \u00b7 approval: auto-edit"::equals);
+        ("Connected \u00b7 approval: " + editMode())::equals);
 
     Edt.call(
         () -> {
