@@ -63,6 +63,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
             "testARejectedWriteLeavesTheFileAndFailsTheCall",
             "testWithTheFileOpenTheAgentReadsItsUnsavedText",
             "testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain",
+            "testCancelStopsATurn",
             "testClosingTheWindowStopsTheAgent")
         .suite();
   }
@@ -264,6 +265,15 @@ public class NetBeansAcpChatIT extends NbTestCase {
     prompt("[[write " + file + "]]");
     JComponent card = Ui.awaitPermissionCard(chatWindow(), WAIT);
     Ui.clickOption(card, "reject_once");
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+  }
+
+  public void testCancelStopsATurn() throws Exception {
+    // The fake model holds this answer open until the caller goes away.
+    prompt("[[hold]]");
+    Await.until(WAIT, () -> label("companion4j.chat.state"), t -> t.startsWith("Working\u2026"));
+    Ui.click(chatWindow(), "companion4j.chat.cancel");
+
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
   }
 

@@ -17,6 +17,7 @@ public class NetBeansGeminiAcpChatIT extends NetBeansAcpChatIT {
         .addTest(
             "testTheOptionsPickTheAgentAndAPromptStreamsAnAnswer",
             "testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain",
+            "testCancelStopsATurn",
             "testClosingTheWindowStopsTheAgent")
         .suite();
   }
