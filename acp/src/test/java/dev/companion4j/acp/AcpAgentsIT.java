@@ -143,6 +143,11 @@ class AcpAgentsIT {
 
     assertThat(turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("cancelled");
     assertThat(c.conversation().turnRunning()).isFalse();
+
+    assertThat(c.prompt("say hello").get(LIMIT.toSeconds(), TimeUnit.SECONDS))
+        .as("the agent answers the next prompt")
+        .isEqualTo("end_turn");
+    assertThat(lastAnswer(c.conversation())).startsWith("Hello from");
   }
 
   @ParameterizedTest

@@ -130,6 +130,24 @@ class AcpPanelIT {
     assertThat(browser.count(item(unasked))).isZero();
   }
 
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void cancelStopsATurnTheModelHoldsOpenAndTheAgentAnswersTheNext(Kind kind) throws Exception {
+    agent = new ServedAgent(dir, kind);
+    serve();
+    // The fake model holds this answer open until the caller goes away.
+    prompt("[[hold]]");
+    // Cancelled while it streams, as a user sees it: Qwen Code keeps a prompt cancelled before
+    // any answer in the history, and sends it again with the next one.
+    waitLong(".msg.assistant.streaming", "h2");
+    browser.click("#chat-cancel");
+    waitLong("#chat-cancel", null, "hidden");
+    assertThat(browser.count("#chat[data-state='connected']")).isOne();
+
+    prompt("say hello");
+    waitLong(".msg.assistant:not(.streaming)", "Hello from");
+  }
+
   @Test
   void theAgentsSlashCommandsAreOfferedAsTheUserTypesASlash() throws Exception {
     agent = new ServedAgent(dir, Kind.QWEN);

@@ -178,6 +178,10 @@ public class NetBeansAcpChatIT extends NbTestCase {
     TopComponent diff = awaitDiffWindow();
     JEditorPane right = Ui.awaitEditableRightSide(diff, WRITTEN);
     assertFalse("nothing written before the answer", Files.exists(file));
+    if (agent().equals("qwen")) {
+      // The IDE as the user sees it: the chat with its mode, and the write in the diff view.
+      Ui.screenshot(WindowManager.getDefault().getMainWindow(), null, "netbeans-chat-acp.png");
+    }
     Edt.call(
         () -> {
           right.getDocument().insertString(0, "edited in NetBeans\n", null);
