@@ -192,6 +192,19 @@ class AcpAgentsIT {
     assertThat(c.commands()).isNotEmpty();
   }
 
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aSlashCommandRunsInTheAgent(Kind kind) throws Exception {
+    AcpIdeConnection c = open(kind);
+    String command = kind == Kind.QWEN ? "/status" : "/about";
+
+    assertThat(c.prompt(command).get(LIMIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("end_turn");
+
+    assertThat(lastAnswer(c.conversation()))
+        .as("the agent ran %s itself: its answer names its version", command)
+        .contains(kind == Kind.QWEN ? "Qwen Code v0.24.4" : "Version: 0.61.0");
+  }
+
   /** Gemini CLI cannot: see {@link #geminiCliCannotLoadASessionItHadInAcpMode}. */
   @ParameterizedTest
   @EnumSource(names = "QWEN")
