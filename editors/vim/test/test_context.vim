@@ -115,3 +115,46 @@ function! Test_aBlockSelectionSpansScreenColumnsNotBytes() abort
   call assert_equal({'type': 'selection', 'path': dir . '/f.txt', 'text': "él\nec\nb",
         \ 'range': {'startLine': 1, 'startCharacter': 2, 'endLine': 3, 'endCharacter': 3}}, Events('selection')[-1])
 endfunction
+
+function! Test_typingSendsTheUnsavedTextOnceItRestsAndSavingSaysTheFileIsSaved() abort
+  let dir = Workspace({'g.txt': ['alpha', 'délta']})
+  edit g.txt
+  call Attach({})
+  let g:sent = []
+  call setline(1, 'typed')
+  call companion4j#text_changed(bufnr('%'))
+  call setline(1, 'typed more')
+  call companion4j#text_changed(bufnr('%'))
+  call assert_equal([], Events('dirty'), 'nothing while typing')
+  call WaitFor('len(Events("dirty")) > 0')
+  call assert_equal([{'type': 'dirty', 'path': dir . '/g.txt', 'dirty': v:true, 'text': "typed more\ndélta\n"}],
+        \ Events('dirty'), 'one event, the newest text')
+  " The plugin's BufWritePost and BufReadPost autocmds, which these tests do not load.
+  silent write
+  call companion4j#saved(bufnr('%'))
+  call assert_equal({'type': 'dirty', 'path': dir . '/g.txt', 'dirty': v:false}, Events('dirty')[-1], 'saved')
+  " A file never said to be dirty is not said to be saved.
+  let sent = len(Events('dirty'))
+  silent write
+  call companion4j#saved(bufnr('%'))
+  silent edit!
+  call companion4j#saved(bufnr('%'))
+  call assert_equal(sent, len(Events('dirty')))
+  " Changed again, then read back from disk.
+  call setline(1, 'again')
+  call companion4j#text_changed(bufnr('%'))
+  call WaitFor('Events("dirty")[-1].dirty')
+  silent edit!
+  call companion4j#saved(bufnr('%'))
+  call assert_equal({'type': 'dirty', 'path': dir . '/g.txt', 'dirty': v:false}, Events('dirty')[-1], 'reverted')
+endfunction
+
+function! Test_aCompanionThatAttachesHearsOfTheUnsavedTextOfTheCurrentFile() abort
+  let dir = Workspace({'h.txt': ['saved']})
+  edit h.txt
+  call Attach()
+  call setline(1, 'not saved')
+  call Receive({'method': 'attached', 'params': {'port': 41233, 'started': v:false,
+        \ 'state': {'workspaceRoots': [dir], 'clients': [], 'pendingDiffs': []}}})
+  call assert_equal([{'type': 'dirty', 'path': dir . '/h.txt', 'dirty': v:true, 'text': "not saved\n"}], Events('dirty'))
+endfunction
