@@ -91,6 +91,27 @@ T['typing sends the unsaved text once it rests, and saving says the file is save
   H.eq({ type = 'dirty', path = dir .. '/notes.txt', dirty = false }, fake.events('dirty')[2], 'saved')
 end
 
+T['a companion that attaches hears of every unsaved file; past its bound, of the state only'] = function()
+  local dir, fake = setup({ ['notes.txt'] = 'alpha\n', ['big.txt'] = string.rep('x', 1024 * 1024) .. '\n' })
+  vim.o.hidden = true
+  vim.cmd('edit big.txt')
+  vim.cmd('normal! x')
+  vim.cmd('edit notes.txt')
+  vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'not saved' })
+  H.attached()
+  local events = fake.events('dirty')
+  table.sort(events, function(a, b)
+    return a.path < b.path
+  end)
+  H.eq({ { type = 'dirty', path = dir .. '/big.txt', dirty = true, text = string.rep('x', 1024 * 1024 - 1) .. '\n' },
+    { type = 'dirty', path = dir .. '/notes.txt', dirty = true, text = 'not saved\n' } }, events, 'both')
+  vim.cmd('buffer big.txt')
+  vim.cmd('normal! yyp')
+  require('companion4j.context').report_dirty(0)
+  H.eq({ type = 'dirty', path = dir .. '/big.txt', dirty = true }, fake.events('dirty')[3], 'too long')
+  vim.o.hidden = false
+end
+
 T['a lost companion is said once and shown as gone; a new one is brought up to date'] = function()
   local dir, fake = setup()
   H.attached({ clients = { { id = 'a', label = 'Qwen Code' }, { id = 'b', label = 'Gemini CLI' } } })

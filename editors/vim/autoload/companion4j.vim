@@ -173,9 +173,9 @@ function! s:Attached(params) abort
   " Where the user is, for a companion that may never have heard of this Vim.
   let s:last_selection = ''
   call companion4j#focus(bufnr('%'))
-  if &modified
-    call s:ReportDirty(bufnr('%'))
-  endif
+  for info in getbufinfo({'bufmodified': 1})
+    call s:ReportDirty(info.bufnr)
+  endfor
   call s:ReportCursor()
 endfunction
 

@@ -149,12 +149,25 @@ function! Test_typingSendsTheUnsavedTextOnceItRestsAndSavingSaysTheFileIsSaved()
   call assert_equal({'type': 'dirty', 'path': dir . '/g.txt', 'dirty': v:false}, Events('dirty')[-1], 'reverted')
 endfunction
 
-function! Test_aCompanionThatAttachesHearsOfTheUnsavedTextOfTheCurrentFile() abort
-  let dir = Workspace({'h.txt': ['saved']})
+function! Test_aCompanionThatAttachesHearsOfEveryUnsavedFile() abort
+  let dir = Workspace({'h.txt': ['saved'], 'i.txt': ['also saved'], 'big.txt': [repeat('x', 1024 * 1024)]})
+  set hidden
+  edit big.txt
+  normal! x
+  edit i.txt
+  call setline(1, 'also not saved')
   edit h.txt
   call Attach()
-  call setline(1, 'not saved')
   call Receive({'method': 'attached', 'params': {'port': 41233, 'started': v:false,
         \ 'state': {'workspaceRoots': [dir], 'clients': [], 'pendingDiffs': []}}})
-  call assert_equal([{'type': 'dirty', 'path': dir . '/h.txt', 'dirty': v:true, 'text': "not saved\n"}], Events('dirty'))
+  call assert_equal([
+        \ {'type': 'dirty', 'path': dir . '/big.txt', 'dirty': v:true, 'text': repeat('x', 1024 * 1024 - 1) . "\n"},
+        \ {'type': 'dirty', 'path': dir . '/i.txt', 'dirty': v:true, 'text': "also not saved\n"}],
+        \ sort(Events('dirty'), {a, b -> a.path < b.path ? -1 : 1}))
+  " One character more than the companion takes: only the state, and the agent reads the disk.
+  buffer big.txt
+  normal! yyp
+  call Plugin('ReportDirty')(bufnr('%'))
+  call assert_equal({'type': 'dirty', 'path': dir . '/big.txt', 'dirty': v:true}, Events('dirty')[-1])
+  set nohidden
 endfunction

@@ -194,15 +194,17 @@ function M.attach(group, sender)
   })
 end
 
---- Sends the current file, the cursor and the file's diagnostics: a companion that just attached
---- knows nothing of this editor yet.
+--- Sends the current file, the cursor, the file's diagnostics and every unsaved file: a companion
+--- that just attached knows nothing of this editor yet.
 function M.report_current()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
+      M.report_dirty(buf)
+    end
+  end
   local path = M.file_of(0)
   if path then
     M.post({ type = 'focus', path = path })
-    if vim.bo.modified then
-      M.report_dirty(vim.api.nvim_get_current_buf())
-    end
     last_selection = ''
     report_cursor()
     M.report_diagnostics(0)
