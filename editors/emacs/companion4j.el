@@ -141,7 +141,7 @@ split into the program and its first arguments."
   :type 'string)
 
 (defcustom companion4j-cursor-delay 0.1
-  "Seconds of rest after which point and the region are reported."
+  "Seconds of rest after which point, the region and unsaved text are reported."
   :type 'number)
 
 (defcustom companion4j-reconnect-delay 2
