@@ -14,7 +14,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -28,9 +27,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AcpUnsavedTextIT {
   private static final Duration TURN = Duration.ofSeconds(90);
-
-  /** Within the driver's own 60 s bound for one op. */
-  private static final Duration PAGE_WAIT = Duration.ofSeconds(55);
 
   private static final String SAVED = "as saved on disk\n";
   private static final String UNSAVED = "typed in the editor, not saved yet\n";
@@ -54,7 +50,6 @@ class AcpUnsavedTextIT {
     CompanionProcess companion = agent.serve();
     browser = BrowserDriver.start();
     browser.open(ReviewPage.pageUrl(companion.port(), companion.token()));
-    waitLong("#chat[data-state='connected']", null);
     Path file = Files.writeString(agent.workspace().resolve("notes.txt"), SAVED);
 
     // As an editor pushes a modified buffer.
@@ -68,7 +63,6 @@ class AcpUnsavedTextIT {
 
     // Saved (or reverted) in the editor: the disk is what the file holds again.
     companion.event(Map.of("type", "dirty", "path", file.toString(), "dirty", false));
-    waitLong("#chat-cancel", null, "hidden");
     // Qwen Code answers a second plain read from its own memory; a range makes it read again.
     prompt("[[call read_file {\"file_path\":\"" + file + "\",\"offset\":0,\"limit\":5}]] again");
 
@@ -130,28 +124,17 @@ class AcpUnsavedTextIT {
             r -> r != null);
   }
 
+  /** Sends {@code text} from the chat panel as the user does, once the agent's turn is over. */
   private void prompt(String text) {
+    await()
+        .atMost(TURN)
+        .until(
+            () ->
+                browser.count("#chat[data-state='connected']") == 1
+                    && browser.count("#chat-cancel[hidden]") == 1);
     browser.click("#chat-input");
     browser.type(text);
     browser.press("Enter");
     browser.waitFor(".msg.user", text);
-  }
-
-  /**
-   * Waits a turn's length for {@code selector} (with {@code text}, when given) in {@code state}.
-   */
-  private void waitLong(String selector, String text, String state) {
-    Map<String, Object> args = new LinkedHashMap<>();
-    args.put("selector", selector);
-    if (text != null) {
-      args.put("text", text);
-    }
-    args.put("state", state);
-    args.put("timeout", PAGE_WAIT.toMillis());
-    browser.call("waitFor", args);
-  }
-
-  private void waitLong(String selector, String text) {
-    waitLong(selector, text, "visible");
   }
 }
