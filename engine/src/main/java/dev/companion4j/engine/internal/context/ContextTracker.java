@@ -6,6 +6,7 @@ import dev.companion4j.engine.IdeContext.Cursor;
 import dev.companion4j.engine.IdeContext.OpenFile;
 import dev.companion4j.engine.OpenEditor;
 import dev.companion4j.engine.TextRange;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -149,12 +150,35 @@ public final class ContextTracker {
 
   /**
    * The file's unsaved text as its editor last told it, while the file is dirty; safe from any
-   * thread.
+   * thread. An editor names a file as it opened it, and a reader may name it through its links
+   * resolved, so the real paths are compared when the names differ.
    */
   public Optional<String> unsavedText(Path file) {
     Path path = file.toAbsolutePath().normalize();
+    Map<Path, String> kept;
     synchronized (unsaved) {
-      return Optional.ofNullable(unsaved.get(path));
+      String named = unsaved.get(path);
+      if (named != null || unsaved.isEmpty()) {
+        return Optional.ofNullable(named);
+      }
+      kept = Map.copyOf(unsaved);
+    }
+    // Outside the lock: resolving links reads the disk.
+    Optional<Path> real = realPath(path);
+    if (real.isEmpty()) {
+      return Optional.empty();
+    }
+    return kept.entrySet().stream()
+        .filter(e -> realPath(e.getKey()).equals(real))
+        .map(Map.Entry::getValue)
+        .findFirst();
+  }
+
+  private static Optional<Path> realPath(Path path) {
+    try {
+      return Optional.of(path.toRealPath());
+    } catch (IOException e) {
+      return Optional.empty();
     }
   }
 

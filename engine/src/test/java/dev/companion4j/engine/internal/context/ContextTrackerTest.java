@@ -7,10 +7,12 @@ import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.IdeContext.OpenFile;
 import dev.companion4j.engine.OpenEditor;
 import dev.companion4j.engine.TextRange;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ContextTrackerTest {
   private final AtomicLong clock = new AtomicLong(1_000);
@@ -180,5 +182,18 @@ class ContextTrackerTest {
     assertThat(tracker.unsavedText(p("f0"))).as("told again, so newer").contains(most);
     assertThat(tracker.unsavedText(p("one-more"))).contains("y");
     assertThat(tracker.editors()).as("still dirty").hasSize((int) fit + 1);
+  }
+
+  @Test
+  void anUnsavedTextIsFoundUnderTheFilesRealPathWhateverLinksTheEditorOpenedItThrough(
+      @TempDir Path dir) throws Exception {
+    Path real = Files.createDirectories(dir.resolve("real"));
+    Path file = Files.writeString(real.resolve("a.txt"), "saved\n");
+    Path link = Files.createSymbolicLink(dir.resolve("link"), real);
+    tracker.apply(new EditorEvent.DirtyChanged(link.resolve("a.txt"), true, "draft\n"));
+
+    assertThat(tracker.unsavedText(file.toRealPath())).contains("draft\n");
+    assertThat(tracker.unsavedText(link.resolve("a.txt"))).contains("draft\n");
+    assertThat(tracker.unsavedText(real.resolve("b.txt"))).isEmpty();
   }
 }
