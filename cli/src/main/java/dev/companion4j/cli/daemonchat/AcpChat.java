@@ -5,6 +5,7 @@ import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.acp.ReviewedFiles;
 import dev.companion4j.acp.WorkspaceFiles;
+import dev.companion4j.cli.editorapi.UnsavedFirst;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.engine.Companion;
 import java.io.UncheckedIOException;
@@ -73,7 +74,11 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
     AcpIdeConnection.Setup setup =
         new AcpIdeConnection.Setup(
             roots,
-            new ReviewedFiles(WorkspaceFiles.disk(), () -> reviewer, name + " chat", this::mode),
+            new ReviewedFiles(
+                new UnsavedFirst(reviewer, WorkspaceFiles.disk()),
+                () -> reviewer,
+                name + " chat",
+                this::mode),
             List.of(),
             null,
             null,
