@@ -74,6 +74,10 @@ class NeovimUnsavedTextIT {
     await()
         .atMost(WAIT)
         .until(() -> companion.get("/ide/editors").body().contains("\"dirty\":true"));
+    // The typed text goes once the typing rests; a cursor move after it is reported after it too
+    // (the same delay, started later), so the cursor on line 2 means the whole text has arrived.
+    NeovimPluginIT.remote(socket, "--remote-send", "G");
+    await().atMost(WAIT).until(() -> companion.get("/ide/editors").body().contains("\"line\":2"));
     await()
         .atMost(TURN)
         .until(
