@@ -13,6 +13,10 @@
 #                                   the parent of c41829c), before and after incremental rendering,
 #                                   alternating, [runs] times (default 1); NetBeans' needs a display
 #                                   (xvfb-run)
+#   scripts/benchmark.sh first-token [starts]
+#                                   the chat's time to the first streamed token and the agent's start:
+#                                   qwen --acp, gemini --acp and qwen serve against the fake model,
+#                                   alternating, [starts] starts of each (default 5)
 #   scripts/benchmark.sh side-by-side [rounds]
 #                                   Companion4J against a companion on the official stack, with the
 #                                   CLIs' own MCP client library
@@ -45,6 +49,14 @@ if [[ "$which" == chat-render ]]; then
     netbeans "$before/classes:$nb_cp"
     netbeans "$nb_cp"
   done
+  exit 0
+elif [[ "$which" == first-token ]]; then
+  # Built in the reactor, the sibling modules from their build folders.
+  mvn -B -q -ntp -DskipTests -pl acp -am test-compile dependency:build-classpath \
+    -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
+  java -Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD" \
+    -cp "acp/target/test-classes:acp/target/classes:$(cat acp/target/bench.classpath)" \
+    dev.companion4j.acp.bench.FirstTokenBenchmark ${2:+"$2"}
   exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.

@@ -21,12 +21,12 @@ import javax.swing.RepaintManager;
  *
  * <p>A conversation of N entries (alternating user and finished assistant messages of about 200
  * characters of Markdown, as the page's benchmark has) and a streaming answer at the end; each of
- * 40 chunks appends a few characters to that answer. Two times per chunk: the window's update
- * (the listener's call), and that plus the layout and painting Swing does before the user sees
- * it. Prints one line per size: entries, median and p90 of both, in milliseconds.
+ * 40 chunks appends a few characters to that answer. Two times per chunk: the window's update (the
+ * listener's call), and that plus the layout and painting Swing does before the user sees it.
+ * Prints one line per size: entries, median and p90 of both, in milliseconds.
  *
- * <p>The window's update is found by reflection, so that the same program measures the window as
- * it was before incremental rendering (whose listener took the daemon chat's status, not a {@link
+ * <p>The window's update is found by reflection, so that the same program measures the window as it
+ * was before incremental rendering (whose listener took the daemon chat's status, not a {@link
  * ChatView}) when that version's classes come first on the class path: see {@code
  * scripts/benchmark.sh chat-render}.
  */
@@ -156,8 +156,7 @@ public final class ChatRenderBenchmark {
             List.of(),
             Set.of(),
             all.size() + 1L);
-    return new DaemonChat.Status(
-        "127.0.0.1:4170", "/ws", "s", "", List.of("m"), Optional.of(c));
+    return new DaemonChat.Status("127.0.0.1:4170", "/ws", "s", "", List.of("m"), Optional.of(c));
   }
 
   private static double quantile(double[] times, double q) {
