@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -78,6 +80,10 @@ public final class FirstTokenBenchmark {
         bench.acp("gemini --acp", gemini);
         bench.daemon(model);
       }
+    } finally {
+      try (Stream<Path> files = Files.walk(root)) {
+        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
     }
     bench.print(starts);
     System.exit(0);
@@ -125,7 +131,7 @@ public final class FirstTokenBenchmark {
             c::conversation,
             text -> {
               c.prompt(text);
-              awaitTurnEnd(c::conversation);
+              awaitTurnEnd(first, c::conversation);
             });
       }
     }
@@ -147,14 +153,15 @@ public final class FirstTokenBenchmark {
     }
   }
 
-  /** The daemon's prompt returns once sent: the turn ends when the conversation says so. */
-  private static void awaitTurnEnd(Supplier<Conversation> now) {
+  /**
+   * The daemon's prompt returns once sent: the turn has begun when its answer shows, and ends when
+   * the conversation says so.
+   */
+  private static void awaitTurnEnd(FirstText first, Supplier<Conversation> now) {
+    first.shown.orTimeout(LIMIT_SECONDS, TimeUnit.SECONDS).join();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
-    boolean started = false;
     while (System.nanoTime() < deadline) {
-      Conversation c = now.get();
-      started |= c.turnRunning();
-      if (started && !c.turnRunning()) {
+      if (!now.get().turnRunning()) {
         return;
       }
       try {
