@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
@@ -229,6 +230,73 @@ class AcpAgentsIT {
         .isInstanceOf(AcpException.class)
         .hasMessageContaining("session/load")
         .hasMessageContaining("No previous sessions found");
+  }
+
+  /** Qwen Code's {@code ask_user_question}, as the fake model calls it: two questions. */
+  static final String ASK =
+      "[[call ask_user_question {\"questions\":["
+          + "{\"question\":\"Which <b>library</b>?\",\"header\":\"Library\",\"options\":["
+          + "{\"label\":\"Joda\",\"description\":\"the old one\"},"
+          + "{\"label\":\"java.time\",\"description\":\"built in\"}]},"
+          + "{\"question\":\"Which checks?\",\"header\":\"Checks\",\"multiSelect\":true,"
+          + "\"options\":[{\"label\":\"lint\",\"description\":\"style\"},"
+          + "{\"label\":\"tests\",\"description\":\"unit\"}]}]}]]";
+
+  @Test
+  void qwenCodesQuestionIsAskedAndTheAnswersReachTheTool() throws Exception {
+    AcpIdeConnection c = open(Kind.QWEN);
+
+    CompletableFuture<String> turn = c.prompt(ASK);
+    PendingPermission asked = awaitPermission(c);
+    assertThat(asked.questions()).hasSize(2);
+    assertThat(asked.questions().get(0).question()).isEqualTo("Which <b>library</b>?");
+    assertThat(asked.questions().get(0).options())
+        .extracting(DaemonEvent.QuestionOption::label)
+        .containsExactly("Joda", "java.time");
+    assertThat(asked.questions().get(1).multiSelect()).isTrue();
+    assertThatThrownBy(() -> c.answer(asked.requestId(), option(asked, "allow").optionId()))
+        .as("submitting with no answers")
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> c.answerQuestions(asked.requestId(), List.of("java.time")))
+        .as("a question left unanswered")
+        .isInstanceOf(IllegalArgumentException.class);
+
+    assertThat(c.answerQuestions(asked.requestId(), List.of("java.time", "lint, my own"))).isTrue();
+    assertThat(c.answerQuestions(asked.requestId(), List.of("Joda", "tests")))
+        .as("a second answer")
+        .isFalse();
+    turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(lastAnswer(c.conversation()))
+        .contains("**Library**: java.time")
+        .contains("**Checks**: lint, my own");
+  }
+
+  @Test
+  void qwenCodesQuestionDeclinedTellsTheModelSo() throws Exception {
+    AcpIdeConnection c = open(Kind.QWEN);
+
+    CompletableFuture<String> turn = c.prompt(ASK);
+    PendingPermission asked = awaitPermission(c);
+    assertThat(c.answer(asked.requestId(), option(asked, "reject").optionId())).isTrue();
+    turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(c.conversation().permissions()).isEmpty();
+    // Qwen Code ends the turn on a declined question: the model hears no answers.
+    assertThat(c.conversation().entries())
+        .as("the conversation")
+        .filteredOn(Entry.ToolCall.class::isInstance)
+        .extracting(e -> ((Entry.ToolCall) e).status())
+        .containsExactly("failed");
+    assertThat(model.requests()).noneMatch(r -> r.lastText().contains("User has provided"));
+  }
+
+  @Test
+  void geminiClisAskUserIsNotOfferedToTheModelInAcpMode() throws Exception {
+    AcpIdeConnection c = open(Kind.GEMINI);
+
+    c.prompt("say hello").get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+    List<String> tools =
+        model.requests().stream().flatMap(r -> r.toolNames().stream()).distinct().toList();
+    assertThat(tools).contains("read_file").doesNotContain("ask_user");
   }
 
   /**
