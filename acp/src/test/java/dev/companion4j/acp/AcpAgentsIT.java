@@ -9,6 +9,7 @@ import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
 import dev.companion4j.daemon.conversation.Entry;
+import dev.companion4j.testkit.AskUserQuestion;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli;
@@ -232,24 +233,14 @@ class AcpAgentsIT {
         .hasMessageContaining("No previous sessions found");
   }
 
-  /** Qwen Code's {@code ask_user_question}, as the fake model calls it: two questions. */
-  static final String ASK =
-      "[[call ask_user_question {\"questions\":["
-          + "{\"question\":\"Which <b>library</b>?\",\"header\":\"Library\",\"options\":["
-          + "{\"label\":\"Joda\",\"description\":\"the old one\"},"
-          + "{\"label\":\"java.time\",\"description\":\"built in\"}]},"
-          + "{\"question\":\"Which checks?\",\"header\":\"Checks\",\"multiSelect\":true,"
-          + "\"options\":[{\"label\":\"lint\",\"description\":\"style\"},"
-          + "{\"label\":\"tests\",\"description\":\"unit\"}]}]}]]";
-
   @Test
   void qwenCodesQuestionIsAskedAndTheAnswersReachTheTool() throws Exception {
     AcpIdeConnection c = open(Kind.QWEN);
 
-    CompletableFuture<String> turn = c.prompt(ASK);
+    CompletableFuture<String> turn = c.prompt(AskUserQuestion.PROMPT);
     PendingPermission asked = awaitPermission(c);
     assertThat(asked.questions()).hasSize(2);
-    assertThat(asked.questions().get(0).question()).isEqualTo("Which <b>library</b>?");
+    assertThat(asked.questions().get(0).question()).isEqualTo(AskUserQuestion.FIRST);
     assertThat(asked.questions().get(0).options())
         .extracting(DaemonEvent.QuestionOption::label)
         .containsExactly("Joda", "java.time");
@@ -275,7 +266,7 @@ class AcpAgentsIT {
   void qwenCodesQuestionDeclinedTellsTheModelSo() throws Exception {
     AcpIdeConnection c = open(Kind.QWEN);
 
-    CompletableFuture<String> turn = c.prompt(ASK);
+    CompletableFuture<String> turn = c.prompt(AskUserQuestion.PROMPT);
     PendingPermission asked = awaitPermission(c);
     assertThat(c.answer(asked.requestId(), option(asked, "reject").optionId())).isTrue();
     turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
