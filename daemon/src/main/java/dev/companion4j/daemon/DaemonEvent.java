@@ -176,19 +176,6 @@ public sealed interface DaemonEvent {
       questions = List.copyOf(questions);
     }
 
-    /** A plain permission request, with no questions. */
-    public PermissionRequested(
-        EventMeta meta,
-        String requestId,
-        String toolCallId,
-        String title,
-        String kind,
-        List<String> locations,
-        List<PermissionOption> options,
-        List<FileDiff> diffs) {
-      this(meta, requestId, toolCallId, title, kind, locations, options, diffs, List.of());
-    }
-
     @Override
     public <R> R accept(Visitor<R> visitor) {
       return visitor.visit(this);

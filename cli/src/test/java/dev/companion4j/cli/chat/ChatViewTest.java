@@ -99,6 +99,7 @@ class ChatViewTest {
             "edit",
             List.of("/w/a.txt"),
             List.of(once),
+            List.of(),
             List.of()));
     assertThat(view.pendingPermission())
         .hasValueSatisfying(p -> assertThat(p.requestId()).isEqualTo("r1"));

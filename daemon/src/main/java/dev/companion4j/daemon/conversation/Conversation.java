@@ -124,17 +124,5 @@ public record Conversation(
       diffs = List.copyOf(diffs);
       questions = List.copyOf(questions);
     }
-
-    /** A plain permission request, with no questions. */
-    public PendingPermission(
-        String requestId,
-        String toolCallId,
-        String title,
-        String kind,
-        List<String> locations,
-        List<PermissionOption> options,
-        List<FileDiff> diffs) {
-      this(requestId, toolCallId, title, kind, locations, options, diffs, List.of());
-    }
   }
 }

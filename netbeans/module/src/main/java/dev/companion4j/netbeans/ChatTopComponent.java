@@ -619,9 +619,7 @@ public final class ChatTopComponent extends TopComponent {
     }
     JPanel answers = new JPanel(new FlowLayout(FlowLayout.LEFT));
     for (PermissionOption option : p.options()) {
-      JButton answer =
-          named(PlainText.button(option.name()), "companion4j.chat.option:" + option.optionId());
-      answer.putClientProperty("kind", option.kind());
+      JButton answer = optionButton(option);
       answer.addActionListener(
           e -> {
             // One answer per request: the card goes once the daemon has it.
@@ -634,6 +632,13 @@ public final class ChatTopComponent extends TopComponent {
     }
     card.add(answers, BorderLayout.SOUTH);
     return card;
+  }
+
+  private static JButton optionButton(PermissionOption option) {
+    JButton button =
+        named(PlainText.button(option.name()), "companion4j.chat.option:" + option.optionId());
+    button.putClientProperty("kind", option.kind());
+    return button;
   }
 
   /**
@@ -696,9 +701,7 @@ public final class ChatTopComponent extends TopComponent {
     missing.setVisible(false);
     JPanel buttons = new JPanel(new FlowLayout(FlowLayout.LEFT));
     for (PermissionOption option : p.options()) {
-      JButton button =
-          named(PlainText.button(option.name()), "companion4j.chat.option:" + option.optionId());
-      button.putClientProperty("kind", option.kind());
+      JButton button = optionButton(option);
       button.addActionListener(
           e -> {
             List<String> given = answers.stream().map(Supplier::get).toList();
