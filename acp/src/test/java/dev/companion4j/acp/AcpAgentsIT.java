@@ -263,7 +263,7 @@ class AcpAgentsIT {
   }
 
   @Test
-  void qwenCodesQuestionDeclinedTellsTheModelSo() throws Exception {
+  void qwenCodesQuestionDeclinedEndsTheTurnWithoutAnswers() throws Exception {
     AcpIdeConnection c = open(Kind.QWEN);
 
     CompletableFuture<String> turn = c.prompt(AskUserQuestion.PROMPT);
