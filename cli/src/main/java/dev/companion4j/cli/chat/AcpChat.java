@@ -222,16 +222,32 @@ final class AcpChat implements ChatInputs.Chat {
   }
 
   private void answer(PendingPermission request, String text) {
-    Optional<PermissionDecision> decision = view.answer(request, text);
-    if (decision.isEmpty()) {
+    if (!request.questions().isEmpty()) {
+      answerQuestion(request, text);
       return;
     }
+    view.answer(request, text).ifPresent(decision -> decide(request, decision));
+  }
+
+  private void decide(PendingPermission request, PermissionDecision decision) {
     // An agent offers a reject option with every request; without one, refusing cancels the turn.
-    String optionId = decision.get().optionId();
+    String optionId = decision.optionId();
     if (optionId == null) {
       connection.cancel();
     } else if (!connection.answer(request.requestId(), optionId)) {
       view.line("[permission] that request was already decided");
+    }
+  }
+
+  private void answerQuestion(PendingPermission request, String text) {
+    Optional<List<String>> answers = view.answerQuestion(request, text);
+    if (answers.isEmpty()) {
+      return;
+    }
+    if (answers.get().isEmpty()) {
+      decide(request, ChatView.decide(request, "d").orElseThrow());
+    } else if (!connection.answerQuestions(request.requestId(), answers.get())) {
+      view.line("[question] that question was already answered or ended");
     }
   }
 

@@ -200,6 +200,11 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
   }
 
   @Override
+  public boolean answerQuestions(String requestId, List<String> answers) {
+    return connection().answerQuestions(requestId, answers);
+  }
+
+  @Override
   public void newSession() {
     open(null);
   }

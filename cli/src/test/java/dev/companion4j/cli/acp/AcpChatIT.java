@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.companion4j.cli.chat.TerminalScreen;
 import dev.companion4j.cli.testing.Tmux;
+import dev.companion4j.testkit.AskUserQuestion;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli;
@@ -59,6 +60,24 @@ class AcpChatIT {
         m.openGate();
       }
     }
+  }
+
+  @Test
+  void qwenCodesQuestionsAreAskedOneByOneAndAnsweredByNumberOrInTheUsersWords() throws Exception {
+    screen.awaitScreen("over ACP", "[approval mode] default");
+
+    screen.send(AskUserQuestion.PROMPT);
+    screen.awaitScreen(
+        "[question] Library: " + AskUserQuestion.FIRST,
+        "2) java.time - built in",
+        "Answer: a number, or your own words; 0 declines");
+    screen.send("1,2");
+    screen.awaitThat(
+        "a single choice takes one number", () -> screen.count("Answer: a number,") >= 2);
+    screen.send("2");
+    screen.awaitScreen("[question] Checks: Which checks?", "Answer: numbers like 1,2");
+    screen.send("my own words");
+    screen.awaitScreen("**Library**: java.time", "**Checks**: my own words", "[done]");
   }
 
   @Test

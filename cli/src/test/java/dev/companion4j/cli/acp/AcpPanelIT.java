@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.cli.testing.BrowserDriver;
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.testkit.AskUserQuestion;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli.Kind;
 import dev.companion4j.testkit.QwenDaemon;
@@ -173,6 +174,30 @@ class AcpPanelIT {
     browser.press("Enter");
     browser.waitFor(".msg.user", "/status");
     waitLong(".msg.assistant:not(.streaming)", "Qwen Code v0.24.4");
+  }
+
+  @Test
+  void qwenCodesQuestionIsShownAsTextAndAnsweredWithAChoiceAndTheUsersOwnWords() throws Exception {
+    agent = new ServedAgent(dir, Kind.QWEN);
+    serve();
+    prompt(AskUserQuestion.PROMPT);
+    waitLong(".question fieldset", "Library");
+    assertThat(browser.text(".question")).contains(AskUserQuestion.FIRST).contains("built in");
+    assertThat(browser.count(".question b")).as("the model's text is no markup").isZero();
+
+    // Submit with a question unanswered: the page says so and sends nothing.
+    browser.click(".question input[value='java.time']");
+    browser.click(".question button[data-kind='allow_once']");
+    browser.waitFor(".question-missing");
+    assertThat(browser.count(".question")).isOne();
+
+    browser.click(".question input[value='lint']");
+    browser.click(".question fieldset:nth-of-type(2) .question-own");
+    browser.type("my own");
+    browser.click(".question button[data-kind='allow_once']");
+    waitLong(".msg.assistant:not(.streaming)", "Library: java.time");
+    assertThat(browser.text(".msg.assistant")).contains("Checks: lint, my own");
+    assertThat(browser.count(".question")).isZero();
   }
 
   @Test

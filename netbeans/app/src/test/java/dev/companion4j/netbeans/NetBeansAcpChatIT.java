@@ -1,5 +1,6 @@
 package dev.companion4j.netbeans;
 
+import dev.companion4j.testkit.AskUserQuestion;
 import java.awt.Container;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,6 +64,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
             "testARejectedWriteLeavesTheFileAndFailsTheCall",
             "testWithTheFileOpenTheAgentReadsItsUnsavedText",
             "testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain",
+            "testTheAgentsQuestionIsAnsweredWithAChoiceAndTheUsersOwnWords",
             "testCancelStopsATurn",
             "testClosingTheWindowStopsTheAgent")
         .suite();
@@ -309,6 +311,33 @@ public class NetBeansAcpChatIT extends NbTestCase {
     JComponent card = Ui.awaitPermissionCard(chatWindow(), WAIT);
     Ui.clickOption(card, "reject_once");
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+  }
+
+  public void testTheAgentsQuestionIsAnsweredWithAChoiceAndTheUsersOwnWords() throws Exception {
+    prompt(AskUserQuestion.PROMPT);
+    JComponent card = Ui.awaitPermissionCard(chatWindow(), WAIT);
+    JLabel first =
+        Edt.call(
+            () ->
+                Ui.findFirst(card, JLabel.class, l -> l.getText().endsWith(AskUserQuestion.FIRST)));
+    assertNotNull("the question shows", first);
+    assertEquals(
+        "the model's text is no markup", Boolean.TRUE, first.getClientProperty("html.disable"));
+
+    Ui.click(card, "companion4j.chat.question.0.1");
+    Ui.click(card, "companion4j.chat.question.1.0");
+    Edt.call(
+        () -> {
+          Ui.find(card, JTextField.class, "companion4j.chat.question.1.own").setText("my own");
+          return null;
+        });
+    Ui.clickOption(card, "allow_once");
+
+    Await.until(
+        WAIT,
+        NetBeansAcpChatIT::logText,
+        t -> t.contains("Library: java.time") && t.contains("Checks: lint, my own"));
+    assertNull("the question is answered", Edt.call(() -> Ui.permissionCard(chatWindow())));
   }
 
   public void testCancelStopsATurn() throws Exception {

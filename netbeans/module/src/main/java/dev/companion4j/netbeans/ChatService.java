@@ -182,6 +182,15 @@ final class ChatService {
         c -> answered(c.answer(requestId, optionId)), c -> answered(c.answer(requestId, optionId)));
   }
 
+  /** Answers the questions of an ACP agent's request, one answer each, in order. */
+  void answerQuestions(String requestId, List<String> answers) {
+    onConnection(
+        c -> {
+          throw new IllegalStateException("the daemon path asks no questions here");
+        },
+        c -> answered(c.answerQuestions(requestId, answers)));
+  }
+
   private static void answered(boolean taken) {
     if (!taken) {
       throw new IllegalStateException("that permission request was answered or ended elsewhere");
