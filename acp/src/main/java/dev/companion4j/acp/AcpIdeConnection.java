@@ -10,6 +10,7 @@ import dev.companion4j.acp.internal.StdioTransport;
 import dev.companion4j.acp.internal.WorkspaceRoots;
 import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.EventMeta;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.ConversationFeed;
 import dev.companion4j.daemon.conversation.Conversations;
@@ -409,6 +410,37 @@ public final class AcpIdeConnection implements AutoCloseable {
   /** The agent's slash commands, as it last listed them. */
   public List<Command> commands() {
     return commands;
+  }
+
+  /**
+   * The agent's earlier sessions in the session's folder, most recent first (its first page, as
+   * {@code session/list} gives it), each titled by the agent (Qwen Code: its first prompt).
+   *
+   * @throws IllegalStateException saying why when the agent cannot list or load sessions
+   * @throws AcpException when the agent fails the call
+   */
+  public List<SessionSummary> sessions() {
+    if (!client.getAgentCapabilities().supportsLoadSession()) {
+      throw new IllegalStateException(agentName + " cannot load earlier sessions");
+    }
+    if (!client.getAgentCapabilities().supportsListSessions()) {
+      throw new IllegalStateException(
+          agentName + " does not list its sessions (it offers no session/list)");
+    }
+    String cwd = setup.roots().get(0).toString();
+    AcpSchema.ListSessionsResponse listed =
+        call(
+            client.listSessions(new AcpSchema.ListSessionsRequest(cwd)),
+            CALL_TIMEOUT,
+            "session/list");
+    return listed.sessions() == null
+        ? List.of()
+        : listed.sessions().stream()
+            .map(
+                s ->
+                    new SessionSummary(
+                        s.sessionId(), s.cwd(), s.title(), null, s.updatedAt(), 0, false))
+            .toList();
   }
 
   /** The conversation as it is now. */

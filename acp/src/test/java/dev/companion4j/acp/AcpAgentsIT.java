@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
 import dev.companion4j.daemon.conversation.Entry;
@@ -190,13 +191,24 @@ class AcpAgentsIT {
   /** Gemini CLI cannot: see {@link #geminiCliCannotLoadASessionItHadInAcpMode}. */
   @ParameterizedTest
   @EnumSource(names = "QWEN")
-  void aLoadedSessionReplaysItsHistory(Kind kind) throws Exception {
+  void aListedSessionLoadsAndReplaysItsHistory(Kind kind) throws Exception {
     AcpIdeConnection first = open(kind);
     first.prompt("remember this").get(LIMIT.toSeconds(), TimeUnit.SECONDS);
     String id = first.sessionId();
     first.close();
 
-    AcpIdeConnection again = open(kind, AcpIdeConnection.Setup.in(dirWorkspace()).loading(id));
+    AcpIdeConnection other = open(kind);
+    SessionSummary listed =
+        other.sessions().stream()
+            .filter(s -> s.sessionId().equals(id))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(id + " not in " + other.sessions()));
+    assertThat(listed.displayName()).isEqualTo("remember this");
+    assertThat(listed.updatedAt()).isNotBlank();
+    other.close();
+
+    AcpIdeConnection again =
+        open(kind, AcpIdeConnection.Setup.in(dirWorkspace()).loading(listed.sessionId()));
 
     await()
         .atMost(LIMIT)
@@ -222,6 +234,9 @@ class AcpAgentsIT {
     AcpIdeConnection first = open(Kind.GEMINI);
     first.prompt("remember this").get(LIMIT.toSeconds(), TimeUnit.SECONDS);
     String id = first.sessionId();
+    assertThatThrownBy(first::sessions)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("does not list its sessions");
     first.close();
 
     assertThatThrownBy(
