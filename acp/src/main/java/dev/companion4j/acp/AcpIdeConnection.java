@@ -310,6 +310,8 @@ public final class AcpIdeConnection implements AutoCloseable {
               () -> client.loadSession(new AcpSchema.LoadSessionRequest(sessionId, cwd, servers)),
               "session/load");
       offered(loaded.modes(), loaded.models());
+      // ACP answers session/load once the whole history was replayed: its last answer is complete.
+      change(c -> Conversations.apply(c, new DaemonEvent.TurnComplete(meta(null), "end_turn")));
     } else {
       AcpSchema.NewSessionResponse created =
           authenticated(
