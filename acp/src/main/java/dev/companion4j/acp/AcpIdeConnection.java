@@ -100,8 +100,9 @@ public final class AcpIdeConnection implements AutoCloseable {
    *     report what to run instead
    * @param loadSessionId a previous session to load, its history replayed, or {@code null} for a
    *     new one
-   * @param modeId the mode a new session is switched to when the agent offers it, or {@code null}
-   *     for the agent's own choice; {@link #in} picks {@code default}, which asks before edits
+   * @param modeId the mode a new or loaded session is switched to when the agent offers it, or
+   *     {@code null} for the agent's own choice; {@link #in} picks {@code default}, which asks
+   *     before edits
    */
   public record Setup(
       List<Path> roots,
@@ -320,12 +321,13 @@ public final class AcpIdeConnection implements AutoCloseable {
               "session/new");
       sessionId = created.sessionId();
       offered(created.modes(), created.models());
-      String mode = setup.modeId();
-      if (mode != null
-          && !mode.equals(conversation().approvalMode())
-          && modes.stream().anyMatch(m -> m.id().equals(mode))) {
-        setMode(mode);
-      }
+    }
+    // A loaded session too: the agent reopens it in its own default, which may edit unasked.
+    String mode = setup.modeId();
+    if (mode != null
+        && !mode.equals(conversation().approvalMode())
+        && modes.stream().anyMatch(m -> m.id().equals(mode))) {
+      setMode(mode);
     }
   }
 

@@ -222,6 +222,9 @@ class AcpAgentsIT {
                             e instanceof Entry.AssistantMessage a
                                 && a.text().contains("Hello from")));
     assertThat(again.conversation().turnRunning()).isFalse();
+    assertThat(again.conversation().approvalMode())
+        .as("a loaded session asks before edits, as a new one")
+        .isEqualTo("default");
     assertThat(again.conversation().entries())
         .as("the replayed history is complete")
         .noneMatch(e -> e instanceof Entry.AssistantMessage a && a.streaming());

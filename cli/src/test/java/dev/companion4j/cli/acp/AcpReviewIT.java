@@ -179,6 +179,9 @@ class AcpReviewIT {
                       && e.path("text").asString().equals("remember this"));
       assertThat(loaded.path("conversation").path("entries").toString())
           .doesNotContain("still here");
+      assertThat(loaded.path("conversation").path("approvalMode").asString())
+          .as("a loaded session asks before edits, as a new one")
+          .isEqualTo("default");
     } else {
       assertThat(load.statusCode()).isEqualTo(502);
       assertThat(load.body()).contains("No previous sessions found");
