@@ -1,10 +1,12 @@
 package dev.companion4j.netbeans;
 
 import java.awt.Container;
+import java.awt.Window;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import javax.swing.AbstractButton;
 import javax.swing.JComboBox;
 import javax.swing.JComponent;
@@ -64,6 +66,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
             "testWithTheFileOpenTheAgentReadsItsUnsavedText",
             "testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain",
             "testCancelStopsATurn",
+            "testAnEarlierSessionLoadsWithItsHistoryAndAsksBeforeEdits",
             "testClosingTheWindowStopsTheAgent")
         .suite();
   }
@@ -274,6 +277,53 @@ public class NetBeansAcpChatIT extends NbTestCase {
     Await.until(WAIT, () -> label("companion4j.chat.state"), t -> t.startsWith("Working\u2026"));
     Ui.click(chatWindow(), "companion4j.chat.cancel");
 
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+  }
+
+  /**
+   * Sessions... on the ACP path lists the agent's earlier sessions by their first prompt; picking
+   * one starts the agent on it, its history replayed, in the mode that asks before edits.
+   */
+  public void testAnEarlierSessionLoadsWithItsHistoryAndAsksBeforeEdits() throws Exception {
+    Ui.click(chatWindow(), "companion4j.chat.new");
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> !t.contains("You: say hello"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+
+    Ui.click(chatWindow(), "companion4j.chat.sessions");
+    AbstractButton earlier =
+        Await.until(
+            WAIT,
+            () ->
+                Edt.call(
+                    () ->
+                        Stream.of(Window.getWindows())
+                            .map(
+                                w ->
+                                    Ui.findFirst(
+                                        w,
+                                        AbstractButton.class,
+                                        b ->
+                                            b.getName() != null
+                                                && b.getName()
+                                                    .startsWith("companion4j.chat.session:")
+                                                && b.getText().startsWith("say hello")))
+                            .filter(b -> b != null)
+                            .findFirst()
+                            .orElse(null)),
+            b -> b != null);
+    Edt.call(
+        () -> {
+          earlier.doClick();
+          return null;
+        });
+
+    Await.until(
+        WAIT,
+        NetBeansAcpChatIT::logText,
+        t -> t.contains("You: say hello") && t.contains("You: [[count 40]]"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+    prompt("say hello again");
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("You: say hello again"));
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
   }
 
