@@ -78,6 +78,10 @@ class AcpChatIT {
     screen.send("say hello");
     screen.awaitScreen("Hello from fake-model", "[done]");
     screen.awaitScreen("[commands] /");
+    // The agent lists this session too, titled by its first prompt.
+    screen.send("/sessions");
+    screen.awaitScreen("[sessions] go on in one with --load ID");
+    screen.awaitThat("the session titled by its prompt", () -> screen.count("say hello") >= 2);
 
     Path denied = cli.env.workspace().resolve("denied.txt");
     screen.send("please [[write " + denied + "]]");
@@ -128,6 +132,8 @@ class AcpChatIT {
 
     screen.send("say hello");
     screen.awaitScreen("Hello from", "[done]");
+    screen.send("/sessions");
+    screen.awaitScreen("[sessions] gemini-cli does not list its sessions");
 
     Path denied = Files.writeString(cli.env.workspace().resolve("denied.txt"), "before\n");
     screen.send("please [[write " + denied + "]]");
