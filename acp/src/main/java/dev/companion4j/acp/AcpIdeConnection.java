@@ -63,6 +63,24 @@ public final class AcpIdeConnection implements AutoCloseable {
 
     /** The agent's slash commands, each time the agent lists them anew, on the same thread. */
     default void commandsChanged(List<Command> commands) {}
+
+    /**
+     * A listener that runs {@code refresh} after each change of the conversation or the commands,
+     * for a front end that reads them from the connection itself.
+     */
+    static Listener onEachChange(Runnable refresh) {
+      return new Listener() {
+        @Override
+        public void changed(Conversation conversation) {
+          refresh.run();
+        }
+
+        @Override
+        public void commandsChanged(List<Command> commands) {
+          refresh.run();
+        }
+      };
+    }
   }
 
   /** A session mode the agent offers (for both CLIs, what it may do without asking). */

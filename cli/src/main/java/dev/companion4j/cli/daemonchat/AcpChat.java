@@ -3,7 +3,6 @@ package dev.companion4j.cli.daemonchat;
 import dev.companion4j.acp.AcpAgent;
 import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
-import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.engine.Companion;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -96,17 +95,7 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
     return AcpIdeConnection.open(
         agent,
         loadSessionId == null ? setup : setup.loading(loadSessionId),
-        new AcpIdeConnection.Listener() {
-          @Override
-          public void changed(Conversation conversation) {
-            api.publish(state());
-          }
-
-          @Override
-          public void commandsChanged(List<AcpIdeConnection.Command> listed) {
-            api.publish(state());
-          }
-        });
+        AcpIdeConnection.Listener.onEachChange(() -> api.publish(state())));
   }
 
   /** The session's mode now; empty, so the write asks, before there is a session. */

@@ -98,17 +98,7 @@ final class AgentChat implements AutoCloseable {
       return AcpIdeConnection.open(
           agent,
           loadSessionId == null ? setup : setup.loading(loadSessionId),
-          new AcpIdeConnection.Listener() {
-            @Override
-            public void changed(Conversation conversation) {
-              shown();
-            }
-
-            @Override
-            public void commandsChanged(List<AcpIdeConnection.Command> listed) {
-              shown();
-            }
-          });
+          AcpIdeConnection.Listener.onEachChange(this::shown));
     } finally {
       current.setContextClassLoader(previous);
     }
