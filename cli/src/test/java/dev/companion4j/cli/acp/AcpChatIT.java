@@ -84,19 +84,8 @@ class AcpChatIT {
     screen.awaitThat("the session titled by its prompt", () -> screen.count("say hello") >= 2);
 
     Path denied = cli.env.workspace().resolve("denied.txt");
-    screen.send("please [[write " + denied + "]]");
-    screen.awaitScreen("[permission]", "Allow? number, or o = once, a = always, d = deny");
-    screen.send("d");
-    screen.awaitThat("the refused turn is done", () -> screen.count("[done]") >= 2);
+    aWriteDeniedAndOneAllowed(denied, cli.env.workspace().resolve("allowed.txt"));
     assertThat(denied).doesNotExist();
-
-    Path allowed = cli.env.workspace().resolve("allowed.txt");
-    long asked = screen.count("[permission]");
-    screen.send("please [[write " + allowed + "]]");
-    screen.awaitThat("a second permission question", () -> screen.count("[permission]") > asked);
-    screen.send("o");
-    screen.awaitThat("the allowed turn is done", () -> screen.count("[done]") >= 3);
-    assertThat(Files.readString(allowed)).isEqualTo(FakeModelServer.FILE_CONTENT);
 
     screen.send("/mode auto-edit");
     screen.awaitScreen("[approval mode] auto-edit");
@@ -136,22 +125,27 @@ class AcpChatIT {
     screen.awaitScreen("[sessions] gemini-cli does not list its sessions");
 
     Path denied = Files.writeString(cli.env.workspace().resolve("denied.txt"), "before\n");
+    aWriteDeniedAndOneAllowed(
+        denied, Files.writeString(cli.env.workspace().resolve("allowed.txt"), "before\n"));
+    assertThat(Files.readString(denied)).isEqualTo("before\n");
+
+    screen.send("/quit");
+    screen.awaitThat("the chat exited", () -> terminal.exitStatus() != null);
+    assertThat(terminal.exitStatus()).as(terminal.screen()).isZero();
+  }
+
+  /** The second and third turns: a write the user denies, then one allowed once, written. */
+  private void aWriteDeniedAndOneAllowed(Path denied, Path allowed) throws Exception {
     screen.send("please [[write " + denied + "]]");
     screen.awaitScreen("[permission]", "Allow? number, or o = once, a = always, d = deny");
     screen.send("d");
     screen.awaitThat("the refused turn is done", () -> screen.count("[done]") >= 2);
-    assertThat(Files.readString(denied)).isEqualTo("before\n");
 
-    Path allowed = Files.writeString(cli.env.workspace().resolve("allowed.txt"), "before\n");
     long asked = screen.count("[permission]");
     screen.send("please [[write " + allowed + "]]");
     screen.awaitThat("a second permission question", () -> screen.count("[permission]") > asked);
     screen.send("o");
     screen.awaitThat("the allowed turn is done", () -> screen.count("[done]") >= 3);
     assertThat(Files.readString(allowed)).isEqualTo(FakeModelServer.FILE_CONTENT);
-
-    screen.send("/quit");
-    screen.awaitThat("the chat exited", () -> terminal.exitStatus() != null);
-    assertThat(terminal.exitStatus()).as(terminal.screen()).isZero();
   }
 }

@@ -1,12 +1,10 @@
 package dev.companion4j.netbeans;
 
 import java.awt.Container;
-import java.awt.Window;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Stream;
 import javax.swing.AbstractButton;
 import javax.swing.JComboBox;
 import javax.swing.JComponent;
@@ -289,33 +287,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
     Await.until(WAIT, NetBeansAcpChatIT::logText, t -> !t.contains("You: say hello"));
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
 
-    Ui.click(chatWindow(), "companion4j.chat.sessions");
-    AbstractButton earlier =
-        Await.until(
-            WAIT,
-            () ->
-                Edt.call(
-                    () ->
-                        Stream.of(Window.getWindows())
-                            .map(
-                                w ->
-                                    Ui.findFirst(
-                                        w,
-                                        AbstractButton.class,
-                                        b ->
-                                            b.getName() != null
-                                                && b.getName()
-                                                    .startsWith("companion4j.chat.session:")
-                                                && b.getText().startsWith("say hello")))
-                            .filter(b -> b != null)
-                            .findFirst()
-                            .orElse(null)),
-            b -> b != null);
-    Edt.call(
-        () -> {
-          earlier.doClick();
-          return null;
-        });
+    Ui.pickSession(chatWindow(), b -> b.getText().startsWith("say hello"), WAIT);
 
     Await.until(
         WAIT,
