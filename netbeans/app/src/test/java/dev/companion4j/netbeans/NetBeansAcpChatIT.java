@@ -35,8 +35,7 @@ import org.openide.windows.WindowManager;
  * text. The tests run in the order of {@link #suite()} and share the IDE, the agent and the chat.
  */
 public class NetBeansAcpChatIT extends NbTestCase {
-  private static final Duration WAIT =
-      Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 90));
+  static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 90));
 
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
 
@@ -348,11 +347,11 @@ public class NetBeansAcpChatIT extends NbTestCase {
     }
   }
 
-  private static Container chatWindow() {
+  static Container chatWindow() {
     return chat;
   }
 
-  private static String label(String name) throws Exception {
+  static String label(String name) throws Exception {
     return Edt.call(() -> Ui.find(chatWindow(), JLabel.class, name).getText());
   }
 
