@@ -10,6 +10,7 @@ import dev.companion4j.acp.internal.StdioTransport;
 import dev.companion4j.acp.internal.WorkspaceRoots;
 import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.EventMeta;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.ConversationFeed;
 import dev.companion4j.daemon.conversation.Conversations;
@@ -64,6 +65,24 @@ public final class AcpIdeConnection implements AutoCloseable {
 
     /** The agent's slash commands, each time the agent lists them anew, on the same thread. */
     default void commandsChanged(List<Command> commands) {}
+
+    /**
+     * A listener that runs {@code refresh} after each change of the conversation or the commands,
+     * for a front end that reads them from the connection itself.
+     */
+    static Listener onEachChange(Runnable refresh) {
+      return new Listener() {
+        @Override
+        public void changed(Conversation conversation) {
+          refresh.run();
+        }
+
+        @Override
+        public void commandsChanged(List<Command> commands) {
+          refresh.run();
+        }
+      };
+    }
   }
 
   /** A session mode the agent offers (for both CLIs, what it may do without asking). */
@@ -101,8 +120,9 @@ public final class AcpIdeConnection implements AutoCloseable {
    *     report what to run instead
    * @param loadSessionId a previous session to load, its history replayed, or {@code null} for a
    *     new one
-   * @param modeId the mode a new session is switched to when the agent offers it, or {@code null}
-   *     for the agent's own choice; {@link #in} picks {@code default}, which asks before edits
+   * @param modeId the mode a new or loaded session is switched to when the agent offers it, or
+   *     {@code null} for the agent's own choice; {@link #in} picks {@code default}, which asks
+   *     before edits
    */
   public record Setup(
       List<Path> roots,
@@ -310,6 +330,8 @@ public final class AcpIdeConnection implements AutoCloseable {
               () -> client.loadSession(new AcpSchema.LoadSessionRequest(sessionId, cwd, servers)),
               "session/load");
       offered(loaded.modes(), loaded.models());
+      // ACP answers session/load once the whole history was replayed: its last answer is complete.
+      change(c -> Conversations.apply(c, new DaemonEvent.TurnComplete(meta(null), "end_turn")));
     } else {
       AcpSchema.NewSessionResponse created =
           authenticated(
@@ -318,12 +340,13 @@ public final class AcpIdeConnection implements AutoCloseable {
               "session/new");
       sessionId = created.sessionId();
       offered(created.modes(), created.models());
-      String mode = setup.modeId();
-      if (mode != null
-          && !mode.equals(conversation().approvalMode())
-          && modes.stream().anyMatch(m -> m.id().equals(mode))) {
-        setMode(mode);
-      }
+    }
+    // A loaded session too: the agent reopens it in its own default, which may edit unasked.
+    String mode = setup.modeId();
+    if (mode != null
+        && !mode.equals(conversation().approvalMode())
+        && modes.stream().anyMatch(m -> m.id().equals(mode))) {
+      setMode(mode);
     }
   }
 
@@ -410,6 +433,37 @@ public final class AcpIdeConnection implements AutoCloseable {
   /** The agent's slash commands, as it last listed them. */
   public List<Command> commands() {
     return commands;
+  }
+
+  /**
+   * The agent's earlier sessions in the session's folder, most recent first (its first page, as
+   * {@code session/list} gives it), each titled by the agent (Qwen Code: its first prompt).
+   *
+   * @throws IllegalStateException saying why when the agent cannot list or load sessions
+   * @throws AcpException when the agent fails the call
+   */
+  public List<SessionSummary> sessions() {
+    if (!client.getAgentCapabilities().supportsLoadSession()) {
+      throw new IllegalStateException(agentName + " cannot load earlier sessions");
+    }
+    if (!client.getAgentCapabilities().supportsListSessions()) {
+      throw new IllegalStateException(
+          agentName + " does not list its sessions (it offers no session/list)");
+    }
+    String cwd = setup.roots().get(0).toString();
+    AcpSchema.ListSessionsResponse listed =
+        call(
+            client.listSessions(new AcpSchema.ListSessionsRequest(cwd)),
+            CALL_TIMEOUT,
+            "session/list");
+    return listed.sessions() == null
+        ? List.of()
+        : listed.sessions().stream()
+            .map(
+                s ->
+                    new SessionSummary(
+                        s.sessionId(), s.cwd(), s.title(), null, s.updatedAt(), 0, false))
+            .toList();
   }
 
   /** The conversation as it is now. */

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
 import dev.companion4j.daemon.conversation.Entry;
@@ -210,13 +211,24 @@ class AcpAgentsIT {
   /** Gemini CLI cannot: see {@link #geminiCliCannotLoadASessionItHadInAcpMode}. */
   @ParameterizedTest
   @EnumSource(names = "QWEN")
-  void aLoadedSessionReplaysItsHistory(Kind kind) throws Exception {
+  void aListedSessionLoadsAndReplaysItsHistory(Kind kind) throws Exception {
     AcpIdeConnection first = open(kind);
     first.prompt("remember this").get(LIMIT.toSeconds(), TimeUnit.SECONDS);
     String id = first.sessionId();
     first.close();
 
-    AcpIdeConnection again = open(kind, AcpIdeConnection.Setup.in(dirWorkspace()).loading(id));
+    AcpIdeConnection other = open(kind);
+    SessionSummary listed =
+        other.sessions().stream()
+            .filter(s -> s.sessionId().equals(id))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(id + " not in " + other.sessions()));
+    assertThat(listed.displayName()).isEqualTo("remember this");
+    assertThat(listed.updatedAt()).isNotBlank();
+    other.close();
+
+    AcpIdeConnection again =
+        open(kind, AcpIdeConnection.Setup.in(dirWorkspace()).loading(listed.sessionId()));
 
     await()
         .atMost(LIMIT)
@@ -230,6 +242,12 @@ class AcpAgentsIT {
                             e instanceof Entry.AssistantMessage a
                                 && a.text().contains("Hello from")));
     assertThat(again.conversation().turnRunning()).isFalse();
+    assertThat(again.conversation().approvalMode())
+        .as("a loaded session asks before edits, as a new one")
+        .isEqualTo("default");
+    assertThat(again.conversation().entries())
+        .as("the replayed history is complete")
+        .noneMatch(e -> e instanceof Entry.AssistantMessage a && a.streaming());
   }
 
   /**
@@ -242,6 +260,9 @@ class AcpAgentsIT {
     AcpIdeConnection first = open(Kind.GEMINI);
     first.prompt("remember this").get(LIMIT.toSeconds(), TimeUnit.SECONDS);
     String id = first.sessionId();
+    assertThatThrownBy(first::sessions)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("does not list its sessions");
     first.close();
 
     assertThatThrownBy(

@@ -5,6 +5,7 @@ import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.acp.AcpIdeConnection.Command;
 import dev.companion4j.daemon.PermissionDecision;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
 import java.io.InputStream;
@@ -23,6 +24,8 @@ import java.util.stream.Collectors;
  * All inputs are handled on the calling thread, in arrival order.
  */
 final class AcpChat implements ChatInputs.Chat {
+  private static final int TITLE_LENGTH = 80;
+
   private final PrintStream out;
   private final ChatInputs inputs = new ChatInputs();
   private ChatView view;
@@ -125,7 +128,9 @@ final class AcpChat implements ChatInputs.Chat {
                   .map(AcpIdeConnection.Model::id)
                   .collect(Collectors.joining(", ")));
     }
-    view.line("/mode ID, /model ID, /cancel, /commands, /quit; Ctrl-C cancels a running turn.");
+    view.line(
+        "/mode ID, /model ID, /cancel, /commands, /sessions, /quit; Ctrl-C cancels a running"
+            + " turn.");
   }
 
   private String modes() {
@@ -173,6 +178,7 @@ final class AcpChat implements ChatInputs.Chat {
       case "/mode" -> act(() -> connection.setMode(rest), "usage: /mode ID; " + modes(), rest);
       case "/model" -> act(() -> connection.setModel(rest), "usage: /model ID", rest);
       case "/cancel" -> connection.cancel();
+      case "/sessions" -> view.line(sessions());
       case "/commands" ->
           view.line(
               connection.commands().isEmpty()
@@ -202,6 +208,37 @@ final class AcpChat implements ChatInputs.Chat {
       view.prompt();
     }
     return true;
+  }
+
+  /** The agent's earlier sessions, to go on in one with {@code --load}. */
+  private String sessions() {
+    List<SessionSummary> listed;
+    try {
+      listed = connection.sessions();
+    } catch (IllegalStateException | AcpException e) {
+      return "[sessions] " + e.getMessage();
+    }
+    if (listed.isEmpty()) {
+      return "[sessions] none in this workspace yet";
+    }
+    return listed.stream()
+        .map(
+            s ->
+                "  "
+                    + s.sessionId()
+                    + "  "
+                    + (s.updatedAt() == null ? "" : s.updatedAt() + "  ")
+                    + shown(s.displayName()))
+        .collect(Collectors.joining("\n", "[sessions] go on in one with --load ID\n", ""));
+  }
+
+  /**
+   * A title the agent gave, on one line of at most {@value #TITLE_LENGTH} characters: without
+   * control characters, so that it cannot steer the terminal.
+   */
+  static String shown(String title) {
+    String line = title == null ? "" : title.replaceAll("\\p{Cc}+", " ").strip();
+    return line.length() > TITLE_LENGTH ? line.substring(0, TITLE_LENGTH) + "\u2026" : line;
   }
 
   private void act(Runnable action, String usage, String argument) {

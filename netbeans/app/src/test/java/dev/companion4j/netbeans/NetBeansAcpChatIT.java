@@ -36,8 +36,7 @@ import org.openide.windows.WindowManager;
  * text. The tests run in the order of {@link #suite()} and share the IDE, the agent and the chat.
  */
 public class NetBeansAcpChatIT extends NbTestCase {
-  private static final Duration WAIT =
-      Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 90));
+  static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 90));
 
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
 
@@ -66,6 +65,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
             "testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain",
             "testTheAgentsQuestionIsAnsweredWithAChoiceAndTheUsersOwnWords",
             "testCancelStopsATurn",
+            "testAnEarlierSessionLoadsWithItsHistoryAndAsksBeforeEdits",
             "testClosingTheWindowStopsTheAgent")
         .suite();
   }
@@ -349,6 +349,27 @@ public class NetBeansAcpChatIT extends NbTestCase {
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
   }
 
+  /**
+   * Sessions... on the ACP path lists the agent's earlier sessions by their first prompt; picking
+   * one starts the agent on it, its history replayed, in the mode that asks before edits.
+   */
+  public void testAnEarlierSessionLoadsWithItsHistoryAndAsksBeforeEdits() throws Exception {
+    Ui.click(chatWindow(), "companion4j.chat.new");
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> !t.contains("You: say hello"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+
+    Ui.pickSession(chatWindow(), b -> b.getText().startsWith("say hello"), WAIT);
+
+    Await.until(
+        WAIT,
+        NetBeansAcpChatIT::logText,
+        t -> t.contains("You: say hello") && t.contains("You: [[count 40]]"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+    prompt("say hello again");
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("You: say hello again"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+  }
+
   public void testClosingTheWindowStopsTheAgent() throws Exception {
     List<ProcessHandle> agents =
         ProcessHandle.current()
@@ -403,11 +424,11 @@ public class NetBeansAcpChatIT extends NbTestCase {
     }
   }
 
-  private static Container chatWindow() {
+  static Container chatWindow() {
     return chat;
   }
 
-  private static String label(String name) throws Exception {
+  static String label(String name) throws Exception {
     return Edt.call(() -> Ui.find(chatWindow(), JLabel.class, name).getText());
   }
 

@@ -374,7 +374,7 @@ public final class ChatTopComponent extends TopComponent {
     // A prompt sent during a turn waits in the daemon's queue; an ACP agent would fail it.
     send.setEnabled(live && !(view.acp() && c.turnRunning()));
     cancel.setEnabled(live && c.turnRunning());
-    sessions.setEnabled(!status.daemon().isEmpty());
+    sessions.setEnabled(!status.daemon().isEmpty() || (view.acp() && c != null));
     showModels(status, c);
     showModes(view, c);
     showCommandHint();
