@@ -63,10 +63,10 @@ final class ChatView implements DaemonListener {
     this.onEnd = onEnd;
   }
 
-  /** Writes text as is. */
+  /** Writes text as text (see {@link #plain}). */
   void print(String text) {
     synchronized (lock) {
-      out.print(text);
+      out.print(plain(text));
       out.flush();
       midLine = !text.isEmpty() && !text.endsWith("\n");
       openEntry = null;
@@ -79,7 +79,7 @@ final class ChatView implements DaemonListener {
       if (midLine) {
         out.println();
       }
-      out.println(text);
+      out.println(plain(text));
       out.flush();
       midLine = false;
       openEntry = null;
@@ -314,7 +314,7 @@ final class ChatView implements DaemonListener {
       }
       out.print(prefix);
     }
-    out.print(text);
+    out.print(plain(text));
     out.flush();
     midLine = !text.endsWith("\n");
     openEntry = entryId;
@@ -401,15 +401,12 @@ final class ChatView implements DaemonListener {
 
   private void askQuestion(Question q) {
     StringBuilder text =
-        new StringBuilder("[question] ")
-            .append(plain(q.header()))
-            .append(": ")
-            .append(plain(q.question()));
+        new StringBuilder("[question] ").append(q.header()).append(": ").append(q.question());
     int n = 1;
     for (DaemonEvent.QuestionOption option : q.options()) {
-      text.append("\n  ").append(n++).append(") ").append(plain(option.label()));
+      text.append("\n  ").append(n++).append(") ").append(option.label());
       if (!option.description().isEmpty()) {
-        text.append(" - ").append(plain(option.description()));
+        text.append(" - ").append(option.description());
       }
     }
     line(text.toString());
@@ -421,9 +418,12 @@ final class ChatView implements DaemonListener {
         + ", or your own words; 0 declines: ";
   }
 
-  /** The agent's text as text: control characters, which a terminal would obey, are dropped. */
+  /**
+   * The agent's text as text: control characters (C0, DEL and C1, carriage returns too), which a
+   * terminal would obey, are dropped; everything this view writes passes here.
+   */
   private static String plain(String text) {
-    return text.replaceAll("[\\p{Cntrl}&&[^\\n\\t]]", "");
+    return text.replaceAll("[\\p{Cc}&&[^\\n\\t]]", "");
   }
 
   private static String label(PermissionOption option) {

@@ -60,6 +60,27 @@ class ChatViewTest {
   }
 
   @Test
+  void theModelsTextCannotSteerTheTerminal() {
+    view.onEvent(new DaemonEvent.UserMessageChunk(meta("p1", "me"), "hi"));
+    view.onEvent(
+        new DaemonEvent.AgentMessageChunk(
+            meta("p1", null), "a\u001b]0;pwned\u0007b\u009b2Jc\rd\u001b[31me\tf\ng"));
+    view.onEvent(
+        new DaemonEvent.ToolCall(
+            meta("p1", null), "c1", "Run\u001b[2J", "execute", "pending", List.of(), "{}"));
+    view.onEvent(new DaemonEvent.TurnComplete(meta("p1", null), "end_turn"));
+
+    assertThat(screen())
+        .as("no escape, bell, C1 control or carriage return reaches the terminal")
+        .doesNotContain("\u001b")
+        .doesNotContain("\u0007")
+        .doesNotContain("\u009b")
+        .doesNotContain("\r")
+        .contains("a]0;pwnedb2Jcd[31me\tf\ng")
+        .contains("[tool] Run[2J (execute)");
+  }
+
+  @Test
   void anotherClientsPromptAndACancelledTurnAreSaidAndDoneIsNot() {
     view.onEvent(new DaemonEvent.UserMessageChunk(meta("p2", "other"), "from the terminal"));
     view.onEvent(new DaemonEvent.TurnComplete(meta("p2", null), "cancelled"));
