@@ -72,6 +72,7 @@ class AcpChatIT {
 
   @Test
   void qwenCodesQuestionsAreAskedOneByOneAndAnsweredByNumberOrInTheUsersWords() throws Exception {
+    start(HeadlessCli.Kind.QWEN);
     screen.awaitScreen("over ACP", "[approval mode] default");
 
     screen.send(AskUserQuestion.PROMPT);
