@@ -5,6 +5,7 @@ import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.engine.Companion;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -72,7 +73,12 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
         new AcpIdeConnection.Setup(
             roots,
             new ReviewedWrites(reviewer, name + " chat", this::mode),
-            List.of(),
+            // The companion's IDE tools, as a CLI in IDE mode has them through the extension.
+            List.of(
+                new AcpIdeConnection.HttpMcpServer(
+                    IdeToolsRoute.NAME,
+                    IdeToolsRoute.url(reviewer),
+                    IdeToolsRoute.headers(reviewer))),
             null,
             null,
             "default");
