@@ -197,7 +197,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
   }
 
   /** GET from this IDE's companion, found through its Qwen Code lock file. */
-  private static String companionGet(String path) throws Exception {
+  static String companionGet(String path) throws Exception {
     Path dir = Path.of(System.getenv("QWEN_HOME"), "ide");
     try (java.util.stream.Stream<Path> locks = Files.list(dir)) {
       Path lock =

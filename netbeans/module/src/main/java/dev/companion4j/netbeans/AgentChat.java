@@ -5,6 +5,8 @@ import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonChat;
+import dev.companion4j.engine.Companion;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -50,7 +52,7 @@ final class AgentChat implements AutoCloseable {
         new AcpIdeConnection.Setup(
             roots,
             new EditorFiles(CompanionService.getDefault()::companion, name + " chat", this::mode),
-            List.of(),
+            ideTools(),
             null,
             null,
             "default");
@@ -83,6 +85,21 @@ final class AgentChat implements AutoCloseable {
       current.setContextClassLoader(previous);
     }
     publish.accept(view());
+  }
+
+  /**
+   * The companion's IDE tools (diagnostics, open editors, selection …), as a CLI in IDE mode has
+   * them through the extension; none while the companion is stopped.
+   */
+  private static List<AcpIdeConnection.HttpMcpServer> ideTools() {
+    Companion companion = CompanionService.getDefault().companion();
+    return companion == null || !companion.isRunning()
+        ? List.of()
+        : List.of(
+            new AcpIdeConnection.HttpMcpServer(
+                IdeToolsRoute.NAME,
+                IdeToolsRoute.url(companion),
+                IdeToolsRoute.headers(companion)));
   }
 
   private void shown() {
