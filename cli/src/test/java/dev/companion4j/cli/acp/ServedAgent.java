@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A real agent on the {@code PATH} as a user installed it, in a home of its own with default
@@ -55,6 +56,19 @@ final class ServedAgent implements AutoCloseable {
   Path target(String name) throws Exception {
     Path file = workspace().resolve(name);
     return kind == Kind.GEMINI ? Files.writeString(file, "before\n") : file;
+  }
+
+  /** Answers each permission request in the page's {@code state} as a user allowing it once. */
+  static void allowOnce(CompanionProcess companion, JsonNode state) {
+    for (JsonNode p : state.path("conversation").path("permissions")) {
+      for (JsonNode o : p.path("options")) {
+        if (o.path("kind").asString().equals("allow_once")) {
+          companion.post(
+              "/chat/acp/permissions/" + p.path("requestId").asString(),
+              Map.of("optionId", o.path("optionId").asString()));
+        }
+      }
+    }
   }
 
   static String contentOf(Path file) throws Exception {
