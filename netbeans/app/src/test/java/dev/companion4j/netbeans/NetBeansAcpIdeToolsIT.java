@@ -8,19 +8,14 @@ import javax.swing.AbstractButton;
 import javax.swing.JComponent;
 import javax.swing.JEditorPane;
 import javax.swing.JLabel;
-import javax.swing.JRadioButton;
 import javax.swing.JTextArea;
-import javax.swing.JTextField;
 import junit.framework.Test;
 import org.netbeans.api.project.Project;
 import org.netbeans.api.project.ProjectManager;
 import org.netbeans.api.project.ui.OpenProjects;
 import org.netbeans.junit.NbTestCase;
-import org.netbeans.spi.options.OptionsPanelController;
 import org.openide.filesystems.FileUtil;
-import org.openide.util.Lookup;
 import org.openide.windows.TopComponent;
-import org.openide.windows.WindowManager;
 
 /**
  * Boots a real NetBeans platform (GUI, under Xvfb) with Java support and the companion module; the
@@ -32,17 +27,6 @@ public class NetBeansAcpIdeToolsIT extends NbTestCase {
   private static final Duration WAIT =
       Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 120));
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
-  private static final String BROKEN_TEXT =
-      String.join(
-          "\n",
-          "package app;",
-          "",
-          "public class Broken {",
-          "    void run() {",
-          "        int count = \"three\";",
-          "    }",
-          "}",
-          "");
   private static final String JAVAC_ERROR =
       "line 5, column 21: error: incompatible types: String cannot be converted to int";
 
@@ -61,17 +45,6 @@ public class NetBeansAcpIdeToolsIT extends NbTestCase {
     return "qwen";
   }
 
-  /** The fake model's directive for calling one of the IDE tools, named as the agent names it. */
-  private String call(String tool, String arguments) {
-    return agent().equals("qwen")
-        ? "[[call tool_call {\"name\":\"mcp__companion4j__"
-            + tool
-            + "\",\"arguments\":"
-            + arguments
-            + "}]]"
-        : "[[call mcp_companion4j_" + tool + " " + arguments + "]]";
-  }
-
   /**
    * Has the model call {@code get_diagnostics} and returns what it received from the call, as it
    * repeats it ({@code Tool said: …}), once the turn's answer is the {@code n}th.
@@ -84,7 +57,8 @@ public class NetBeansAcpIdeToolsIT extends NbTestCase {
     Edt.call(
         () -> {
           Ui.find(chat, JTextArea.class, "companion4j.chat.input")
-              .setText("What is wrong? " + call("get_diagnostics", "{}"));
+              .setText(
+                  "What is wrong? " + NetBeansIdeToolsIT.call(agent(), "get_diagnostics", "{}"));
           return null;
         });
     Ui.click(chat, "companion4j.chat.send");
@@ -110,7 +84,7 @@ public class NetBeansAcpIdeToolsIT extends NbTestCase {
     Ui.freshProjectFolder(workspace);
     Path broken = workspace.resolve("src/app/Broken.java");
     Files.createDirectories(broken.getParent());
-    Files.writeString(broken, BROKEN_TEXT);
+    Files.writeString(broken, NetBeansIdeToolsIT.BROKEN_TEXT);
     try (AgentPeer peer =
         AgentPeer.start(
             agent().toUpperCase(Locale.ROOT),
@@ -128,24 +102,8 @@ public class NetBeansAcpIdeToolsIT extends NbTestCase {
           () -> NetBeansIdeToolsIT.companionGet("/ide/diagnostics?path=" + broken),
           body -> body.contains("incompatible types"));
 
-      OptionsPanelController options = Ui.companionOptions();
-      JComponent panel = Edt.call(() -> options.getComponent(Lookup.EMPTY));
-      Edt.call(
-          () -> {
-            Ui.find(panel, JRadioButton.class, "companion4j.chatAcp").doClick();
-            Ui.find(panel, JTextField.class, "companion4j.acpAgent").setText(peer.agent);
-            options.applyChanges();
-            return null;
-          });
-      TopComponent chat =
-          Edt.call(
-              () -> {
-                TopComponent window =
-                    WindowManager.getDefault().findTopComponent("Companion4JChatTopComponent");
-                window.open();
-                window.requestActive();
-                return window;
-              });
+      Ui.chooseAcpAgent(peer.agent);
+      TopComponent chat = Ui.openChatWindow();
       Await.until(
           WAIT,
           () -> Edt.call(() -> Ui.find(chat, JLabel.class, "companion4j.chat.state").getText()),
