@@ -13,7 +13,10 @@
 ;; agents.  This package makes Emacs a client of a running
 ;; `companion4j serve': the CLIs connected to that companion see the file you
 ;; edit, where point is, the region and flymake's (or flycheck's) diagnostics
-;; as IDE context, and the edits they propose open in Emacs for review.
+;; as IDE context, and the edits they propose open in Emacs for review.  The
+;; text of a file you changed and did not save yet goes to the companion too,
+;; as you type: its own chat agent (`companion4j serve --agent') reads that
+;; text, not the disk.
 ;;
 ;; Installation
 ;;
@@ -138,7 +141,7 @@ split into the program and its first arguments."
   :type 'string)
 
 (defcustom companion4j-cursor-delay 0.1
-  "Seconds of rest after which point and the region are reported."
+  "Seconds of rest after which point, the region and unsaved text are reported."
   :type 'number)
 
 (defcustom companion4j-reconnect-delay 2
@@ -394,7 +397,11 @@ The answer has `result' or `error' ((code . C) (message . M))."
     (mapc #'companion4j--open-proposal pending)
     (companion4j--forget-reports)
     (dolist (buffer (buffer-list))
-      (with-current-buffer buffer (kill-local-variable 'companion4j--last-diagnostics)))
+      (with-current-buffer buffer
+        (kill-local-variable 'companion4j--last-diagnostics)
+        ;; A companion that may never have heard of this Emacs learns of every unsaved file.
+        (kill-local-variable 'companion4j--told-dirty)
+        (when (buffer-modified-p) (companion4j--report-dirty))))
     (companion4j--report-later)
     (companion4j--redisplay-mode-line)))
 
@@ -499,6 +506,56 @@ idle longer than the delay already, e.g. when a timer changed the window."
   (when companion4j--report-timer (cancel-timer companion4j--report-timer))
   (setq companion4j--report-timer
         (run-with-timer companion4j-cursor-delay nil #'companion4j--report)))
+
+(defconst companion4j--max-unsaved-bytes (* 1024 1024)
+  "The companion refuses an unsaved text longer than this, in characters.
+A byte is at most one character: past it only the state goes, and the
+agent reads the disk.")
+
+(defvar-local companion4j--told-dirty nil
+  "Whether the companion was last told that this buffer is unsaved.")
+(defvar companion4j--typed-in nil "The buffer whose unsaved text waits for typing to rest.")
+(defvar companion4j--text-timer nil)
+
+(defun companion4j--report-dirty ()
+  "Tell whether this buffer has unsaved changes, and while it has, its text.
+The companion's chat agent reads the text instead of the disk.  A buffer
+never said to be dirty is not said to be saved."
+  (let ((path (companion4j--file))
+        (dirty (buffer-modified-p)))
+    (when (and path (or dirty companion4j--told-dirty) companion4j--attached)
+      (setq companion4j--told-dirty dirty)
+      (let ((text (and dirty (save-restriction
+                               (widen)
+                               (buffer-substring-no-properties (point-min) (point-max))))))
+        (companion4j--post
+         `((type . "dirty") (path . ,path) (dirty . ,(if dirty t :false))
+           ,@(and text (<= (string-bytes text) companion4j--max-unsaved-bytes) `((text . ,text)))))))))
+
+(defun companion4j--report-typed ()
+  "Report the buffer typed in, now that typing rests."
+  (setq companion4j--text-timer nil)
+  (let ((buffer companion4j--typed-in))
+    (setq companion4j--typed-in nil)
+    (when (buffer-live-p buffer)
+      (with-current-buffer buffer (companion4j--report-dirty)))))
+
+(defun companion4j--text-changed (&rest _)
+  "This buffer's text changed: report it once typing rests.
+A change in another buffer reports the waiting one at once."
+  ;; Only the name is checked at every change; the file on disk, once typing rests.
+  (when (and companion4j-mode companion4j--attached buffer-file-name (not companion4j--proposal-id))
+    (unless (memq companion4j--typed-in (list nil (current-buffer)))
+      (companion4j--report-typed))
+    (setq companion4j--typed-in (current-buffer))
+    (when companion4j--text-timer (cancel-timer companion4j--text-timer))
+    (setq companion4j--text-timer
+          (run-with-idle-timer companion4j-cursor-delay nil #'companion4j--report-typed))))
+
+(defun companion4j--saved ()
+  "This buffer was saved or reverted: the disk holds the file."
+  (when (and companion4j-mode companion4j--told-dirty)
+    (companion4j--report-dirty)))
 
 (defun companion4j--on-kill-buffer ()
   "Tell the companion that a file's buffer closed."
@@ -913,10 +970,10 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
 ;;;###autoload
 (define-minor-mode companion4j-mode
   "Make Emacs the IDE of the CLIs connected to a running companion4j.
-Reports the file in the selected window, point, the region and the
-diagnostics of flymake (and flycheck when loaded), opens the edits a
-CLI proposes for review and the places it shows.  See the Commentary
-of the package: \\[finder-commentary] companion4j."
+Reports the file in the selected window, point, the region, unsaved
+changes and the diagnostics of flymake (and flycheck when loaded),
+opens the edits a CLI proposes for review and the places it shows.
+See the Commentary of the package: \\[finder-commentary] companion4j."
   :global t
   :group 'companion4j
   :lighter (" " companion4j-mode-line)
@@ -924,6 +981,9 @@ of the package: \\[finder-commentary] companion4j."
       (progn
         (add-hook 'post-command-hook #'companion4j--on-command)
         (add-hook 'kill-buffer-hook #'companion4j--on-kill-buffer)
+        (add-hook 'after-change-functions #'companion4j--text-changed)
+        (add-hook 'after-save-hook #'companion4j--saved)
+        (add-hook 'after-revert-hook #'companion4j--saved)
         (add-hook 'kill-emacs-hook #'companion4j--quit)
         (advice-add 'flymake--handle-report :after #'companion4j--diagnostics-changed)
         (with-eval-after-load 'flycheck
@@ -931,6 +991,9 @@ of the package: \\[finder-commentary] companion4j."
         (companion4j--launch))
     (remove-hook 'post-command-hook #'companion4j--on-command)
     (remove-hook 'kill-buffer-hook #'companion4j--on-kill-buffer)
+    (remove-hook 'after-change-functions #'companion4j--text-changed)
+    (remove-hook 'after-save-hook #'companion4j--saved)
+    (remove-hook 'after-revert-hook #'companion4j--saved)
     (remove-hook 'kill-emacs-hook #'companion4j--quit)
     (advice-remove 'flymake--handle-report #'companion4j--diagnostics-changed)
     (remove-hook 'flycheck-after-syntax-check-hook #'companion4j--diagnostics-changed)

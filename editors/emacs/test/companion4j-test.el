@@ -273,6 +273,42 @@
         (kill-buffer)
         (should (equal (companion4j-test--sent "event") `(((type . "close") (path . ,a)))))))))
 
+(ert-deftest companion4j-typing-sends-the-unsaved-text-once-it-rests-and-saving-says-it-is-saved ()
+  (let ((a (companion4j-test--file "notes.txt" "alpha\ndélta\n")))
+    (companion4j-test--with-attach nil
+      (companion4j-test--attached)
+      (with-current-buffer (find-file-noselect a)
+        (add-hook 'after-save-hook #'companion4j--saved nil t)
+        (add-hook 'after-change-functions #'companion4j--text-changed nil t)
+        (setq companion4j-test--sent nil)
+        (goto-char (point-min))
+        (insert "typed ")
+        (insert "more ")
+        (should (null (companion4j-test--sent "event")))
+        ;; The idle timer, as the command loop runs it once typing rests.
+        (companion4j--report-typed)
+        (should (equal (companion4j-test--sent "event")
+                       `(((type . "dirty") (path . ,a) (dirty . t) (text . "typed more alpha\ndélta\n")))))
+        (setq companion4j-test--sent nil)
+        (save-buffer)
+        (should (equal (companion4j-test--sent "event") `(((type . "dirty") (path . ,a) (dirty . :false)))))
+        (setq companion4j-test--sent nil)
+        (save-buffer)
+        (should (null (companion4j-test--sent "event")))))))
+
+(ert-deftest companion4j-a-companion-that-attaches-hears-of-every-unsaved-file ()
+  (let ((a (companion4j-test--file "a.txt" "saved\n"))
+        (b (companion4j-test--file "b.txt" (make-string (1+ (* 1024 1024)) ?x))))
+    (companion4j-test--with-attach nil
+      (with-current-buffer (find-file-noselect a) (insert "not "))
+      (with-current-buffer (find-file-noselect b) (insert "y"))
+      (companion4j-test--attached)
+      (should (equal (sort (companion4j-test--sent "event")
+                           (lambda (x y) (string< (alist-get 'path x) (alist-get 'path y))))
+                     `(((type . "dirty") (path . ,a) (dirty . t) (text . "not saved\n"))
+                       ;; Past the companion's bound: only the state, and the agent reads the disk.
+                       ((type . "dirty") (path . ,b) (dirty . t))))))))
+
 (ert-deftest companion4j-a-long-selection-is-cut-and-nothing-is-sent-while-detached ()
   (let ((a (companion4j-test--file "big.txt" (make-string 20000 ?x))))
     (companion4j-test--with-attach nil

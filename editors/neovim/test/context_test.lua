@@ -57,7 +57,8 @@ T['unsaved changes and diagnostics follow the buffer'] = function()
   vim.cmd('normal! x')
   -- Neovim 0.7 fires BufModifiedSet as it redraws a window, and a headless one has none.
   vim.cmd('doautocmd <nomodeline> BufModifiedSet')
-  H.eq({ type = 'dirty', path = dir .. '/notes.txt', dirty = true }, fake.events('dirty')[1], 'dirty')
+  H.eq({ type = 'dirty', path = dir .. '/notes.txt', dirty = true, text = 'lpha\nbeta\ngamma délta\n' },
+    fake.events('dirty')[1], 'dirty, with the unsaved text')
   vim.diagnostic.set(vim.api.nvim_create_namespace('test'), 0, {
     { lnum = 2, col = 6, end_col = 12, severity = vim.diagnostic.severity.WARN, message = 'unknown word', source = 'spell' },
   })
@@ -68,6 +69,47 @@ T['unsaved changes and diagnostics follow the buffer'] = function()
     range = { startLine = 3, startCharacter = 7, endLine = 3, endCharacter = 12 },
     severity = 'warning', message = 'unknown word', source = 'spell',
   } }, fake.events('diagnostics')[2].diagnostics, 'diagnostics in characters')
+end
+
+T['typing sends the unsaved text once it rests, and saving says the file is saved'] = function()
+  local dir, fake = setup()
+  H.attached()
+  vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'typed' })
+  -- A headless Neovim checks for changes only as it waits for a key; a user's Neovim does so at
+  -- every key typed.
+  vim.cmd('doautocmd <nomodeline> TextChanged')
+  vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'typed more' })
+  vim.cmd('doautocmd <nomodeline> TextChangedI')
+  H.eq({}, fake.events('dirty'), 'nothing while typing')
+  H.wait_for(function()
+    return #fake.events('dirty') > 0
+  end, 'the unsaved text')
+  H.eq({ { type = 'dirty', path = dir .. '/notes.txt', dirty = true, text = 'typed more\nbeta\ngamma délta\n' } },
+    fake.events('dirty'), 'one event, the newest text')
+  vim.cmd('silent write')
+  vim.cmd('doautocmd <nomodeline> BufModifiedSet')
+  H.eq({ type = 'dirty', path = dir .. '/notes.txt', dirty = false }, fake.events('dirty')[2], 'saved')
+end
+
+T['a companion that attaches hears of every unsaved file; past its bound, of the state only'] = function()
+  local dir, fake = setup({ ['notes.txt'] = 'alpha\n', ['big.txt'] = string.rep('x', 1024 * 1024) .. '\n' })
+  vim.o.hidden = true
+  vim.cmd('edit big.txt')
+  vim.cmd('normal! x')
+  vim.cmd('edit notes.txt')
+  vim.api.nvim_buf_set_lines(0, 0, 1, false, { 'not saved' })
+  H.attached()
+  local events = fake.events('dirty')
+  table.sort(events, function(a, b)
+    return a.path < b.path
+  end)
+  H.eq({ { type = 'dirty', path = dir .. '/big.txt', dirty = true, text = string.rep('x', 1024 * 1024 - 1) .. '\n' },
+    { type = 'dirty', path = dir .. '/notes.txt', dirty = true, text = 'not saved\n' } }, events, 'both')
+  vim.cmd('buffer big.txt')
+  vim.cmd('normal! yyp')
+  require('companion4j.context').report_dirty(0)
+  H.eq({ type = 'dirty', path = dir .. '/big.txt', dirty = true }, fake.events('dirty')[3], 'too long')
+  vim.o.hidden = false
 end
 
 T['a lost companion is said once and shown as gone; a new one is brought up to date'] = function()

@@ -29,6 +29,12 @@ let s:enabled = 0
 let s:leaving = 0
 let s:opening = 0
 let s:cursor_timer = -1
+let s:text_timer = -1
+" The buffer whose unsaved text waits for the typing to rest, else -1.
+let s:typed_in = -1
+" The companion refuses an unsaved text longer than this (in characters; a
+" byte is at most one): past it only the state goes, and the agent reads the disk.
+let s:MAX_UNSAVED_BYTES = 1024 * 1024
 let s:last_selection = ''
 let s:deferred = []
 let s:defer_timer = -1
@@ -167,6 +173,9 @@ function! s:Attached(params) abort
   " Where the user is, for a companion that may never have heard of this Vim.
   let s:last_selection = ''
   call companion4j#focus(bufnr('%'))
+  for info in getbufinfo({'bufmodified': 1})
+    call s:ReportDirty(info.bufnr)
+  endfor
   call s:ReportCursor()
 endfunction
 
@@ -180,6 +189,8 @@ function! s:Detached(params) abort
   let s:gone = s:gone || s:attached
   let [s:attached, s:clients, s:reason] = [0, {}, reason]
   call timer_stop(s:cursor_timer)
+  call timer_stop(s:text_timer)
+  let s:typed_in = -1
   redrawstatus!
   if say
     call s:Warn(reason)
@@ -262,6 +273,56 @@ function! companion4j#cursor_moved() abort
   " Cursor moves come in bursts; report where the cursor comes to rest.
   call timer_stop(s:cursor_timer)
   let s:cursor_timer = timer_start(100, function('s:ReportCursor'))
+endfunction
+
+" The text of buf changed: whether it is unsaved, and its text, go out once
+" the typing rests; a change in another buffer sends the waiting one at once.
+function! companion4j#text_changed(buf) abort
+  if !s:attached
+    return
+  endif
+  if s:typed_in != -1 && s:typed_in != a:buf
+    call s:ReportDirty(s:typed_in)
+  endif
+  let s:typed_in = a:buf
+  call timer_stop(s:text_timer)
+  let s:text_timer = timer_start(100, function('s:ReportTyped'))
+endfunction
+
+function! s:ReportTyped(...) abort
+  let buf = s:typed_in
+  let s:typed_in = -1
+  if bufexists(buf)
+    call s:ReportDirty(buf)
+  endif
+endfunction
+
+" buf was written, or read again from disk (:edit!): the disk holds the file.
+function! companion4j#saved(buf) abort
+  if getbufvar(a:buf, 'companion4j_dirty', 0)
+    call s:ReportDirty(a:buf)
+  endif
+endfunction
+
+" Whether buf has unsaved changes and, while it has, their whole text: the
+" companion's chat agent reads it instead of the disk. A buffer never said
+" to be dirty is not said to be saved.
+function! s:ReportDirty(buf) abort
+  let path = s:FileOf(a:buf)
+  let dirty = getbufvar(a:buf, '&modified')
+  if empty(path) || (!dirty && !getbufvar(a:buf, 'companion4j_dirty', 0))
+    return
+  endif
+  call setbufvar(a:buf, 'companion4j_dirty', dirty)
+  let event = {'type': 'dirty', 'path': path, 'dirty': dirty ? v:true : v:false}
+  if dirty
+    let eol = getbufvar(a:buf, '&eol') || (getbufvar(a:buf, '&fixeol') && !getbufvar(a:buf, '&binary'))
+    let text = join(getbufline(a:buf, 1, '$'), "\n") . (eol ? "\n" : '')
+    if len(text) <= s:MAX_UNSAVED_BYTES
+      let event.text = text
+    endif
+  endif
+  call s:Post(event)
 endfunction
 
 " Attach serves the directory it was started in: another one outside the

@@ -21,6 +21,8 @@ augroup companion4j
   autocmd BufEnter,FocusGained * call companion4j#focus(str2nr(expand('<abuf>')))
   autocmd BufDelete * call companion4j#close(str2nr(expand('<abuf>')))
   autocmd CursorMoved,CursorMovedI * call companion4j#cursor_moved()
+  autocmd TextChanged,TextChangedI * call companion4j#text_changed(str2nr(expand('<abuf>')))
+  autocmd BufWritePost,BufReadPost * call companion4j#saved(str2nr(expand('<abuf>')))
   if exists('##DirChanged')
     autocmd DirChanged * call companion4j#dir_changed()
   endif

@@ -115,3 +115,59 @@ function! Test_aBlockSelectionSpansScreenColumnsNotBytes() abort
   call assert_equal({'type': 'selection', 'path': dir . '/f.txt', 'text': "él\nec\nb",
         \ 'range': {'startLine': 1, 'startCharacter': 2, 'endLine': 3, 'endCharacter': 3}}, Events('selection')[-1])
 endfunction
+
+function! Test_typingSendsTheUnsavedTextOnceItRestsAndSavingSaysTheFileIsSaved() abort
+  let dir = Workspace({'g.txt': ['alpha', 'délta']})
+  edit g.txt
+  call Attach({})
+  let g:sent = []
+  call setline(1, 'typed')
+  call companion4j#text_changed(bufnr('%'))
+  call setline(1, 'typed more')
+  call companion4j#text_changed(bufnr('%'))
+  call assert_equal([], Events('dirty'), 'nothing while typing')
+  call WaitFor('len(Events("dirty")) > 0')
+  call assert_equal([{'type': 'dirty', 'path': dir . '/g.txt', 'dirty': v:true, 'text': "typed more\ndélta\n"}],
+        \ Events('dirty'), 'one event, the newest text')
+  " The plugin's BufWritePost and BufReadPost autocmds, which these tests do not load.
+  silent write
+  call companion4j#saved(bufnr('%'))
+  call assert_equal({'type': 'dirty', 'path': dir . '/g.txt', 'dirty': v:false}, Events('dirty')[-1], 'saved')
+  " A file never said to be dirty is not said to be saved.
+  let sent = len(Events('dirty'))
+  silent write
+  call companion4j#saved(bufnr('%'))
+  silent edit!
+  call companion4j#saved(bufnr('%'))
+  call assert_equal(sent, len(Events('dirty')))
+  " Changed again, then read back from disk.
+  call setline(1, 'again')
+  call companion4j#text_changed(bufnr('%'))
+  call WaitFor('Events("dirty")[-1].dirty')
+  silent edit!
+  call companion4j#saved(bufnr('%'))
+  call assert_equal({'type': 'dirty', 'path': dir . '/g.txt', 'dirty': v:false}, Events('dirty')[-1], 'reverted')
+endfunction
+
+function! Test_aCompanionThatAttachesHearsOfEveryUnsavedFile() abort
+  let dir = Workspace({'h.txt': ['saved'], 'i.txt': ['also saved'], 'big.txt': [repeat('x', 1024 * 1024)]})
+  set hidden
+  edit big.txt
+  normal! x
+  edit i.txt
+  call setline(1, 'also not saved')
+  edit h.txt
+  call Attach()
+  call Receive({'method': 'attached', 'params': {'port': 41233, 'started': v:false,
+        \ 'state': {'workspaceRoots': [dir], 'clients': [], 'pendingDiffs': []}}})
+  call assert_equal([
+        \ {'type': 'dirty', 'path': dir . '/big.txt', 'dirty': v:true, 'text': repeat('x', 1024 * 1024 - 1) . "\n"},
+        \ {'type': 'dirty', 'path': dir . '/i.txt', 'dirty': v:true, 'text': "also not saved\n"}],
+        \ sort(Events('dirty'), {a, b -> a.path < b.path ? -1 : 1}))
+  " One character more than the companion takes: only the state, and the agent reads the disk.
+  buffer big.txt
+  normal! yyp
+  call Plugin('ReportDirty')(bufnr('%'))
+  call assert_equal({'type': 'dirty', 'path': dir . '/big.txt', 'dirty': v:true}, Events('dirty')[-1])
+  set nohidden
+endfunction

@@ -7,6 +7,7 @@ module dev.companion4j.acp {
   exports dev.companion4j.acp;
 
   requires transitive dev.companion4j.daemon;
+  requires transitive dev.companion4j.engine;
   requires dev.companion4j.wire;
   // The ACP SDK has no module descriptor; its file name gives it this automatic name.
   requires acp.core;

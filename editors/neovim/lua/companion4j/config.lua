@@ -10,7 +10,8 @@ M.defaults = {
   open_diffs = true,
   -- Send vim.diagnostic's diagnostics for the files you edit.
   diagnostics = true,
-  -- How long the cursor rests before its place is sent, in milliseconds.
+  -- How long the cursor rests before its place is sent, and typing before a buffer's unsaved text
+  -- is sent, in milliseconds.
   debounce_ms = 100,
   -- The Ex command that opens the window :Companion4jRun starts a CLI in.
   terminal_split = 'botright 15split',

@@ -59,6 +59,33 @@ end
 
 local last_selection = ''
 
+-- The companion refuses an unsaved text longer than this (in characters; a byte is at most one).
+local MAX_UNSAVED_BYTES = 1024 * 1024
+
+--- The text buf would have on disk if it were saved now, or nil past the companion's bound.
+local function unsaved_text(buf)
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+  if vim.bo[buf].eol or (vim.bo[buf].fixeol and not vim.bo[buf].binary) then
+    text = text .. '\n'
+  end
+  if #text > MAX_UNSAVED_BYTES then
+    return nil
+  end
+  return text
+end
+
+--- Sends whether buf has unsaved changes and, while it has, their whole text: the companion's chat
+--- agent reads it instead of the disk. Past the bound only the state goes, and the agent reads the
+--- disk.
+function M.report_dirty(buf)
+  local path = vim.api.nvim_buf_is_valid(buf) and M.file_of(buf)
+  if not path then
+    return
+  end
+  local dirty = vim.bo[buf].modified
+  M.post({ type = 'dirty', path = path, dirty = dirty, text = dirty and unsaved_text(buf) or nil })
+end
+
 local function report_cursor()
   local path = M.file_of(0)
   if not path then
@@ -105,6 +132,9 @@ end
 function M.attach(group, sender)
   send = sender
   local timer = (vim.uv or vim.loop).new_timer()
+  local text_timer = (vim.uv or vim.loop).new_timer()
+  -- The buffer whose text waits for the debounce; another buffer's change sends it at once.
+  local typed_in = nil
   vim.api.nvim_create_autocmd({ 'BufEnter', 'FocusGained' }, {
     group = group,
     callback = function(args)
@@ -135,10 +165,25 @@ function M.attach(group, sender)
   vim.api.nvim_create_autocmd('BufModifiedSet', {
     group = group,
     callback = function(args)
-      local path = M.file_of(args.buf)
-      if path then
-        M.post({ type = 'dirty', path = path, dirty = vim.bo[args.buf].modified })
+      M.report_dirty(args.buf)
+    end,
+  })
+  vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
+    group = group,
+    callback = function(args)
+      if typed_in and typed_in ~= args.buf then
+        M.report_dirty(typed_in)
       end
+      typed_in = args.buf
+      -- Typing changes the text at every key; send it once the typing rests.
+      text_timer:stop()
+      text_timer:start(config.values.debounce_ms, 0, vim.schedule_wrap(function()
+        local buf = typed_in
+        typed_in = nil
+        if buf and vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].modified then
+          M.report_dirty(buf)
+        end
+      end))
     end,
   })
   vim.api.nvim_create_autocmd('DiagnosticChanged', {
@@ -149,15 +194,17 @@ function M.attach(group, sender)
   })
 end
 
---- Sends the current file, the cursor and the file's diagnostics: a companion that just attached
---- knows nothing of this editor yet.
+--- Sends the current file, the cursor, the file's diagnostics and every unsaved file: a companion
+--- that just attached knows nothing of this editor yet.
 function M.report_current()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
+      M.report_dirty(buf)
+    end
+  end
   local path = M.file_of(0)
   if path then
     M.post({ type = 'focus', path = path })
-    if vim.bo.modified then
-      M.post({ type = 'dirty', path = path, dirty = true })
-    end
     last_selection = ''
     report_cursor()
     M.report_diagnostics(0)

@@ -143,6 +143,11 @@ class AcpAgentsIT {
 
     assertThat(turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("cancelled");
     assertThat(c.conversation().turnRunning()).isFalse();
+
+    assertThat(c.prompt("say hello").get(LIMIT.toSeconds(), TimeUnit.SECONDS))
+        .as("the agent answers the next prompt")
+        .isEqualTo("end_turn");
+    assertThat(lastAnswer(c.conversation())).startsWith("Hello from");
   }
 
   @ParameterizedTest
@@ -185,6 +190,19 @@ class AcpAgentsIT {
 
     await().atMost(LIMIT).until(() -> !commands.isEmpty());
     assertThat(c.commands()).isNotEmpty();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aSlashCommandRunsInTheAgent(Kind kind) throws Exception {
+    AcpIdeConnection c = open(kind);
+    String command = kind == Kind.QWEN ? "/status" : "/about";
+
+    assertThat(c.prompt(command).get(LIMIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("end_turn");
+
+    assertThat(lastAnswer(c.conversation()))
+        .as("the agent ran %s itself: its answer names its version", command)
+        .contains(kind == Kind.QWEN ? "Qwen Code v0.24.4" : "Version: 0.61.0");
   }
 
   /** Gemini CLI cannot: see {@link #geminiCliCannotLoadASessionItHadInAcpMode}. */

@@ -405,6 +405,15 @@ public final class Companion implements AutoCloseable {
         });
   }
 
+  /**
+   * The file's unsaved text as its editor last pushed it ({@link EditorEvent.DirtyChanged#text()}),
+   * while the file is dirty; empty when it is saved, or its editor does not tell. Safe from any
+   * thread, for what reads files on the editor's behalf (the companion's own chat agent).
+   */
+  public Optional<String> unsavedText(Path file) {
+    return tracker.unsavedText(Objects.requireNonNull(file, "file"));
+  }
+
   /** The context as the CLIs will see it after the pending debounce. */
   public IdeContext context() {
     return context;

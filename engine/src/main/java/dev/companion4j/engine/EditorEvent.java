@@ -85,10 +85,44 @@ public sealed interface EditorEvent {
     }
   }
 
-  /** A file's editor got changes not saved yet ({@code dirty}), or was saved or reverted. */
-  record DirtyChanged(Path path, boolean dirty) implements EditorEvent {
+  /**
+   * A file's editor got changes not saved yet ({@code dirty}), or was saved or reverted.
+   *
+   * @param text the buffer's whole unsaved text, which the companion's own chat agent reads instead
+   *     of the disk; null when the editor does not tell it, and always null when not dirty. At most
+   *     {@link #MAX_UNSAVED_CHARS} characters: a longer one is refused, since a cut text would be a
+   *     wrong file. Never in {@link #toString()}
+   */
+  record DirtyChanged(Path path, boolean dirty, String text) implements EditorEvent {
+    /** The longest unsaved text one event may carry, in UTF-16 characters. */
+    public static final int MAX_UNSAVED_CHARS = 1024 * 1024;
+
     public DirtyChanged {
       requirePath(path, "path");
+      if (text != null && !dirty) {
+        throw new IllegalArgumentException(
+            "text goes only with dirty: true (a saved file is read from disk)");
+      }
+      if (text != null && text.length() > MAX_UNSAVED_CHARS) {
+        throw new IllegalArgumentException(
+            "text is longer than " + MAX_UNSAVED_CHARS + " characters");
+      }
+    }
+
+    /** A change of unsaved state from an editor that does not tell the text. */
+    public DirtyChanged(Path path, boolean dirty) {
+      this(path, dirty, null);
+    }
+
+    /** The file's unsaved text is the user's, and stays out of logs. */
+    @Override
+    public String toString() {
+      return "DirtyChanged[path="
+          + path
+          + ", dirty="
+          + dirty
+          + (text == null ? "" : ", text=<" + text.length() + " characters>")
+          + "]";
     }
   }
 

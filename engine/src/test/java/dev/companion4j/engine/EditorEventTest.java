@@ -75,4 +75,21 @@ class EditorEventTest {
     assertThat(small.message()).isEqualTo("broken");
     assertThat(small.source()).isEqualTo("javac");
   }
+
+  @Test
+  void anUnsavedTextPastItsBoundIsRefusedWholeNotCutAndNeverShown() {
+    Path file = Path.of("/ws/a");
+    String longest = "x".repeat(EditorEvent.DirtyChanged.MAX_UNSAVED_CHARS);
+
+    assertThat(new EditorEvent.DirtyChanged(file, true, longest).text()).isSameAs(longest);
+    assertThatThrownBy(() -> new EditorEvent.DirtyChanged(file, true, longest + "y"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "text is longer than " + EditorEvent.DirtyChanged.MAX_UNSAVED_CHARS + " characters");
+    assertThatThrownBy(() -> new EditorEvent.DirtyChanged(file, false, "saved"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("text goes only with dirty: true");
+    assertThat(new EditorEvent.DirtyChanged(file, true, "secret draft").toString())
+        .isEqualTo("DirtyChanged[path=/ws/a, dirty=true, text=<12 characters>]");
+  }
 }

@@ -3,6 +3,9 @@ package dev.companion4j.cli.daemonchat;
 import dev.companion4j.acp.AcpAgent;
 import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
+import dev.companion4j.acp.ReviewedFiles;
+import dev.companion4j.acp.WorkspaceFiles;
+import dev.companion4j.cli.editorapi.UnsavedFirst;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.extension.mcp.IdeToolsRoute;
@@ -15,8 +18,8 @@ import java.util.Objects;
 
 /**
  * The chat with an ACP agent the companion starts itself, behind the {@link ChatApi#acpPath()}
- * routes: the agent's writes become pending diffs the user reviews (see {@link ReviewedWrites}).
- * The page learns the agent's program name only: never its arguments nor its environment.
+ * routes: the agent's writes become pending diffs the user reviews (see {@link ReviewedFiles}). The
+ * page learns the agent's program name only: never its arguments nor its environment.
  */
 public final class AcpChat implements ChatApi.Backend, AutoCloseable {
   private final AcpAgent agent;
@@ -72,7 +75,11 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
     AcpIdeConnection.Setup setup =
         new AcpIdeConnection.Setup(
             roots,
-            new ReviewedWrites(reviewer, name + " chat", this::mode),
+            new ReviewedFiles(
+                new UnsavedFirst(reviewer, WorkspaceFiles.disk()),
+                () -> reviewer,
+                name + " chat",
+                this::mode),
             // The companion's IDE tools, as a CLI in IDE mode has them through the extension.
             List.of(
                 new AcpIdeConnection.HttpMcpServer(

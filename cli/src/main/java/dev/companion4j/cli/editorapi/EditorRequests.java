@@ -47,7 +47,7 @@ final class EditorRequests {
 
   /**
    * The event {@code body} describes. Its bounds are the engine's: a path past PATH_MAX is refused
-   * there, long text is cut there.
+   * there, a selection is cut there, an unsaved text past its bound is refused there.
    */
   static EditorEvent event(JsonNode body) throws BadRequest {
     JsonFields.object(body);
@@ -75,7 +75,9 @@ final class EditorRequests {
                 new EditorEvent.DiagnosticsChanged(absolutePath(body, "path"), diagnostics(body));
             case "dirty" ->
                 new EditorEvent.DirtyChanged(
-                    absolutePath(body, "path"), JsonFields.bool(body, "dirty"));
+                    absolutePath(body, "path"),
+                    JsonFields.bool(body, "dirty"),
+                    JsonFields.optionalString(body, "text"));
             case "trust" -> new EditorEvent.TrustChanged(JsonFields.bool(body, "trusted"));
             default ->
                 throw new BadRequest(

@@ -162,6 +162,18 @@ class EmacsPluginIT {
     assertThat(warning.path("range").path("startCharacter").asInt()).isEqualTo(15);
     assertThat(warning.path("range").path("endCharacter").asInt()).isEqualTo(28);
 
+    // Typed and typed away: the file is unsaved until it is saved, with the same text.
+    emacs.type("x");
+    emacs.press("BSpace");
+    await()
+        .atMost(WAIT)
+        .until(() -> companion.get("/ide/editors").body().contains("\"dirty\":true"));
+    emacs.press("C-x");
+    emacs.press("C-s");
+    await()
+        .atMost(WAIT)
+        .until(() -> companion.get("/ide/editors").body().contains("\"dirty\":false"));
+
     // (2) Qwen's proposal opens beside the file; edited and accepted, Qwen gets the edited text.
     CompletableFuture<JsonNode> accepted =
         qwen.send("openDiff", Map.of("filePath", greeter.toString(), "newContent", PROPOSED));

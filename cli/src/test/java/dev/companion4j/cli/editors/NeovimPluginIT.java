@@ -621,6 +621,11 @@ class NeovimPluginIT {
   }
 
   private String remote(String how, String what) throws Exception {
+    return remote(socket, how, what);
+  }
+
+  /** Asks the Neovim listening on {@code socket} {@code how} ({@code --remote-send}…). */
+  static String remote(Path socket, String how, String what) throws Exception {
     Process send =
         new ProcessBuilder(
                 List.of(

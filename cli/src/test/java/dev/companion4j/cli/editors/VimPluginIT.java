@@ -167,6 +167,21 @@ class VimPluginIT {
   }
 
   @Test
+  void typingMakesTheFileUnsavedForTheIdeToolsAndWritingItSavesIt() throws Exception {
+    command("edit src/demo/Greeter.java");
+    clis.awaitActiveFile(greeter, WAIT);
+
+    vim.type("x");
+    await()
+        .atMost(WAIT)
+        .until(() -> companion.get("/ide/editors").body().contains("\"dirty\":true"));
+    command("w");
+    await()
+        .atMost(WAIT)
+        .until(() -> companion.get("/ide/editors").body().contains("\"dirty\":false"));
+  }
+
+  @Test
   void proposalsAreReviewedInADiffTabAndAnsweredByWritingOrClosingThem() throws Exception {
     command("edit src/demo/Greeter.java");
     qwen.awaitContext(c -> active(c).path("path").asString("").equals(greeter.toString()), WAIT);

@@ -69,6 +69,21 @@ public class NetBeansAcpChatIT extends NbTestCase {
     return "qwen";
   }
 
+  /** What the log shows of the write the user rejected. */
+  protected String rejectionShown() {
+    return "rejected the edit";
+  }
+
+  /** One of the agent's own slash commands, answered without the model: its version. */
+  protected String versionCommand() {
+    return "/status";
+  }
+
+  /** What {@link #versionCommand} answers. */
+  protected String versionText() {
+    return "Qwen Code v0.24.4";
+  }
+
   /** The agent's mode that edits without asking. */
   protected String editMode() {
     return "auto-edit";
@@ -143,21 +158,51 @@ public class NetBeansAcpChatIT extends NbTestCase {
           return null;
         });
     assertEquals("/" + command + " ", Edt.call(input::getText));
+
+    // Typing narrows the offer to one of the agent's commands, which runs in the agent.
+    String wanted = versionCommand();
     Edt.call(
         () -> {
-          input.setText("");
+          input.setText(wanted.substring(0, 4));
           return null;
         });
+    Await.until(
+        WAIT, () -> label("companion4j.chat.commands"), t -> t.contains("(Tab: " + wanted + ")"));
+    Edt.call(
+        () -> {
+          input
+              .getActionMap()
+              .get(input.getInputMap().get(KeyStroke.getKeyStroke("TAB")))
+              .actionPerformed(null);
+          return null;
+        });
+    assertEquals(wanted + " ", Edt.call(input::getText));
+    Ui.click(chatWindow(), "companion4j.chat.send");
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains(versionText()));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+  }
+
+  /**
+   * A file for the agent to write: a new one, or one that exists for an agent that cannot create
+   * files through the client (Gemini CLI).
+   */
+  protected Path fileToWrite(String name) throws Exception {
+    return workspace.resolve(name);
   }
 
   public void testAnAcceptedWriteHoldsTheUsersEdit() throws Exception {
-    Path file = workspace.resolve("accepted.txt");
+    Path file = fileToWrite("accepted.txt");
+    String before = contentOf(file);
     prompt("[[write " + file + "]]");
     // The agent asks first (its own permission request), then writes through the IDE.
     Ui.clickOption(Ui.awaitPermissionCard(chatWindow(), WAIT), "allow_once");
     TopComponent diff = awaitDiffWindow();
     JEditorPane right = Ui.awaitEditableRightSide(diff, WRITTEN);
-    assertFalse("nothing written before the answer", Files.exists(file));
+    assertEquals("nothing written before the answer", before, contentOf(file));
+    if (agent().equals("qwen")) {
+      // The IDE as the user sees it: the chat with its mode, and the write in the diff view.
+      Ui.screenshot(WindowManager.getDefault().getMainWindow(), null, "netbeans-chat-acp.png");
+    }
     Edt.call(
         () -> {
           right.getDocument().insertString(0, "edited in NetBeans\n", null);
@@ -165,24 +210,22 @@ public class NetBeansAcpChatIT extends NbTestCase {
         });
     Ui.click(diff, "companion4j.accept");
 
-    Await.until(
-        WAIT,
-        () -> Files.exists(file) ? Files.readString(file) : "",
-        ("edited in NetBeans\n" + WRITTEN)::equals);
+    Await.until(WAIT, () -> contentOf(file), ("edited in NetBeans\n" + WRITTEN)::equals);
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
   }
 
   public void testARejectedWriteLeavesTheFileAndFailsTheCall() throws Exception {
-    Path file = workspace.resolve("rejected.txt");
+    Path file = fileToWrite("rejected.txt");
+    String before = contentOf(file);
     prompt("[[write " + file + "]]");
     Ui.clickOption(Ui.awaitPermissionCard(chatWindow(), WAIT), "allow_once");
     TopComponent diff = awaitDiffWindow();
     Ui.awaitEditableRightSide(diff, WRITTEN);
     Ui.click(diff, "companion4j.reject");
 
-    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("rejected the edit"));
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains(rejectionShown()));
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
-    assertFalse(Files.exists(file));
+    assertEquals(before, contentOf(file));
   }
 
   public void testWithTheFileOpenTheAgentReadsItsUnsavedText() throws Exception {
@@ -269,6 +312,11 @@ public class NetBeansAcpChatIT extends NbTestCase {
 
     Await.until(WAIT, () -> agents.stream().noneMatch(ProcessHandle::isAlive));
     peer.close();
+  }
+
+  /** The file's text; empty when there is no such file. */
+  private static String contentOf(Path file) throws Exception {
+    return Files.exists(file) ? Files.readString(file) : "";
   }
 
   /** Sends {@code text} once the window takes a prompt (not while the agent answers). */

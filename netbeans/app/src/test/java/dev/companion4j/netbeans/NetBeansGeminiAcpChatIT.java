@@ -1,11 +1,13 @@
 package dev.companion4j.netbeans;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import junit.framework.Test;
 
 /**
- * {@link NetBeansAcpChatIT} with the real {@code gemini --acp} of Gemini CLI 0.61.0, but for what
- * it does not do through the client: write a new file, and read a file (its {@code read_file} reads
- * the disk, so it never sees an editor's unsaved text).
+ * {@link NetBeansAcpChatIT} with the real {@code gemini --acp} of Gemini CLI 0.61.0: its writes go
+ * over files that exist (it cannot create one through the client), and it has no read test (its
+ * {@code read_file} reads the disk, so it never sees an editor's unsaved text).
  */
 public class NetBeansGeminiAcpChatIT extends NetBeansAcpChatIT {
   public NetBeansGeminiAcpChatIT(String name) {
@@ -16,6 +18,8 @@ public class NetBeansGeminiAcpChatIT extends NetBeansAcpChatIT {
     return Ui.platform(NetBeansGeminiAcpChatIT.class)
         .addTest(
             "testTheOptionsPickTheAgentAndAPromptStreamsAnAnswer",
+            "testAnAcceptedWriteHoldsTheUsersEdit",
+            "testARejectedWriteLeavesTheFileAndFailsTheCall",
             "testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain",
             "testCancelStopsATurn",
             "testClosingTheWindowStopsTheAgent")
@@ -25,6 +29,28 @@ public class NetBeansGeminiAcpChatIT extends NetBeansAcpChatIT {
   @Override
   protected String agent() {
     return "gemini";
+  }
+
+  /** Gemini CLI cannot create a file through the client: it writes over one that exists. */
+  @Override
+  protected Path fileToWrite(String name) throws Exception {
+    return Files.writeString(super.fileToWrite(name), "before the agent wrote\n");
+  }
+
+  /** Gemini CLI shows the failed call without the reason. */
+  @Override
+  protected String rejectionShown() {
+    return "\u2014 failed";
+  }
+
+  @Override
+  protected String versionCommand() {
+    return "/about";
+  }
+
+  @Override
+  protected String versionText() {
+    return "Version: 0.61.0";
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.companion4j.netbeans;
 import dev.companion4j.acp.AcpAgent;
 import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
+import dev.companion4j.acp.ReviewedFiles;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.engine.Companion;
@@ -51,7 +52,11 @@ final class AgentChat implements AutoCloseable {
     AcpIdeConnection.Setup setup =
         new AcpIdeConnection.Setup(
             roots,
-            new EditorFiles(CompanionService.getDefault()::companion, name + " chat", this::mode),
+            new ReviewedFiles(
+                new EditorFiles(),
+                CompanionService.getDefault()::companion,
+                name + " chat",
+                this::mode),
             ideTools(),
             null,
             null,

@@ -81,7 +81,9 @@ final class DiffTopComponent extends TopComponent {
             diff.isNewFile() ? "New file: " + diff.path() : "On disk: " + diff.path(),
             mime,
             new StringReader(diff.originalContent()));
-    this.view = Diff.getDefault().createDiff(before, new ProposalSource(fileName, mime, proposal));
+    this.view =
+        Diff.getDefault()
+            .createDiff(before, new ProposalSource(fileName, mime, proposal, proposer(diff)));
 
     setName("companion4j-diff");
     setDisplayName(fileName + " (Before \u2194 After)");
@@ -149,11 +151,13 @@ final class DiffTopComponent extends TopComponent {
     bar.setFloatable(false);
     JButton accept = new JButton("Accept");
     accept.setName(ACCEPT_NAME);
-    accept.setToolTipText("Give the right side, with your edits, to the CLI to write (Ctrl+S)");
+    accept.setToolTipText(
+        "Give the right side, with your edits, to " + proposer(diff) + " to write (Ctrl+S)");
     accept.addActionListener(e -> accept());
     JButton reject = new JButton("Reject");
     reject.setName(REJECT_NAME);
-    reject.setToolTipText("Tell the CLI not to make this change (or close this window)");
+    reject.setToolTipText(
+        "Tell " + proposer(diff) + " not to make this change (or close this window)");
     reject.addActionListener(e -> reject());
     bar.add(accept);
     bar.add(Box.createHorizontalStrut(4));
@@ -161,7 +165,7 @@ final class DiffTopComponent extends TopComponent {
     bar.add(Box.createHorizontalStrut(12));
     bar.add(
         new JLabel(
-            diff.isNewFile() ? "New file proposed by the CLI" : "Change proposed by the CLI"));
+            (diff.isNewFile() ? "New file proposed by " : "Change proposed by ") + proposer(diff)));
     return bar;
   }
 
@@ -250,16 +254,23 @@ final class DiffTopComponent extends TopComponent {
     return "companion4j-diff";
   }
 
+  /** Who proposed the change: the CLI, or the in-process proposer by its name (a chat agent). */
+  private static String proposer(PendingDiff diff) {
+    return diff.proposerName() == null ? "the CLI" : diff.proposerName();
+  }
+
   /** The proposal side: editable, backed by the in-memory document. */
   private static final class ProposalSource extends StreamSource {
     private final String name;
     private final String mime;
     private final ProposalDocument proposal;
+    private final String proposer;
 
-    ProposalSource(String name, String mime, ProposalDocument proposal) {
+    ProposalSource(String name, String mime, ProposalDocument proposal, String proposer) {
       this.name = name;
       this.mime = mime;
       this.proposal = proposal;
+      this.proposer = proposer;
     }
 
     @Override
@@ -269,7 +280,7 @@ final class DiffTopComponent extends TopComponent {
 
     @Override
     public String getTitle() {
-      return "Proposed by the CLI (editable)";
+      return "Proposed by " + proposer + " (editable)";
     }
 
     @Override

@@ -6,14 +6,18 @@ import dev.companion4j.engine.IdeContext.Cursor;
 import dev.companion4j.engine.IdeContext.OpenFile;
 import dev.companion4j.engine.OpenEditor;
 import dev.companion4j.engine.TextRange;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
@@ -29,6 +33,12 @@ public final class ContextTracker {
   /** No editor has more unsaved files than this; an editor that claims so loses the oldest. */
   private static final int MAX_DIRTY = 1000;
 
+  /**
+   * The unsaved text kept of all files together, in characters; past it the texts told longest ago
+   * are forgotten, and those files read from disk again.
+   */
+  static final long MAX_UNSAVED_TOTAL_CHARS = 8L * EditorEvent.DirtyChanged.MAX_UNSAVED_CHARS;
+
   private final LongSupplier clock;
   private final Predicate<Path> onDisk;
   private final Map<Path, FileState> files = new HashMap<>();
@@ -38,6 +48,16 @@ public final class ContextTracker {
    * dirty.
    */
   private final Set<Path> dirty = new LinkedHashSet<>();
+
+  /**
+   * The newest unsaved text of dirty files whose editor tells it, oldest first. Written on the
+   * engine thread, read from any (the companion's chat agent reads files on its own): guarded by
+   * itself.
+   */
+  private final Map<Path, String> unsaved = new LinkedHashMap<>();
+
+  /** The characters in {@link #unsaved}; engine thread only. */
+  private long unsavedChars;
 
   private Path active;
 
@@ -90,11 +110,14 @@ public final class ContextTracker {
       if (e.dirty()) {
         dirty.add(path);
         if (dirty.size() > MAX_DIRTY) {
-          dirty.remove(dirty.iterator().next());
+          Path oldest = dirty.iterator().next();
+          dirty.remove(oldest);
+          forgetUnsaved(p -> p.equals(oldest));
         }
       } else {
         dirty.remove(path);
       }
+      keepUnsaved(path, e.text());
     } else if (event instanceof EditorEvent.TrustChanged e) {
       trusted = e.trusted();
     }
@@ -123,6 +146,40 @@ public final class ContextTracker {
               isActive ? s.selection : null));
     }
     return new IdeContext(open, trusted);
+  }
+
+  /**
+   * The file's unsaved text as its editor last told it, while the file is dirty; safe from any
+   * thread. An editor names a file as it opened it, and a reader may name it through its links
+   * resolved, so the real paths are compared when the names differ.
+   */
+  public Optional<String> unsavedText(Path file) {
+    Path path = file.toAbsolutePath().normalize();
+    Map<Path, String> kept;
+    synchronized (unsaved) {
+      String named = unsaved.get(path);
+      if (named != null || unsaved.isEmpty()) {
+        return Optional.ofNullable(named);
+      }
+      kept = Map.copyOf(unsaved);
+    }
+    // Outside the lock: resolving links reads the disk.
+    Optional<Path> real = realPath(path);
+    if (real.isEmpty()) {
+      return Optional.empty();
+    }
+    return kept.entrySet().stream()
+        .filter(e -> realPath(e.getKey()).equals(real))
+        .map(Map.Entry::getValue)
+        .findFirst();
+  }
+
+  private static Optional<Path> realPath(Path path) {
+    try {
+      return Optional.of(path.toRealPath());
+    } catch (IOException e) {
+      return Optional.empty();
+    }
   }
 
   /** Whether a {@link EditorEvent.DirtyChanged} came since start; safe from any thread. */
@@ -188,6 +245,7 @@ public final class ContextTracker {
     // A deleted directory takes its files with it.
     files.keySet().removeIf(p -> p.startsWith(path));
     dirty.removeIf(p -> p.startsWith(path));
+    forgetUnsaved(p -> p.startsWith(path));
     if (active != null && active.startsWith(path)) {
       active = null;
     }
@@ -211,8 +269,53 @@ public final class ContextTracker {
     List<Path> movedDirty = dirty.stream().filter(p -> p.startsWith(from)).toList();
     dirty.removeAll(movedDirty);
     movedDirty.forEach(p -> dirty.add(to.resolve(from.relativize(p))));
+    Map<Path, String> movedUnsaved = new LinkedHashMap<>();
+    synchronized (unsaved) {
+      unsaved.forEach(
+          (p, text) -> {
+            if (p.startsWith(from)) {
+              movedUnsaved.put(to.resolve(from.relativize(p)), text);
+            }
+          });
+    }
+    forgetUnsaved(p -> p.startsWith(from));
+    movedUnsaved.forEach(this::keepUnsaved);
     if (active != null && active.startsWith(from)) {
       active = to.resolve(from.relativize(active));
+    }
+  }
+
+  /**
+   * Keeps the newest text of a dirty file, replacing the one before; null (not dirty, or not told)
+   * forgets it, since an older text would be a wrong file.
+   */
+  private void keepUnsaved(Path path, String text) {
+    forgetUnsaved(p -> p.equals(path));
+    if (text == null) {
+      return;
+    }
+    synchronized (unsaved) {
+      unsaved.put(path, text);
+      unsavedChars += text.length();
+      // One text fits (an event's is bounded below the total), so the newest always stays.
+      Iterator<Map.Entry<Path, String>> oldestFirst = unsaved.entrySet().iterator();
+      while (unsavedChars > MAX_UNSAVED_TOTAL_CHARS) {
+        unsavedChars -= oldestFirst.next().getValue().length();
+        oldestFirst.remove();
+      }
+    }
+  }
+
+  private void forgetUnsaved(Predicate<Path> which) {
+    synchronized (unsaved) {
+      Iterator<Map.Entry<Path, String>> all = unsaved.entrySet().iterator();
+      while (all.hasNext()) {
+        Map.Entry<Path, String> e = all.next();
+        if (which.test(e.getKey())) {
+          unsavedChars -= e.getValue().length();
+          all.remove();
+        }
+      }
     }
   }
 

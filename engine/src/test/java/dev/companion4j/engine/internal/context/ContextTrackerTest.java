@@ -7,9 +7,12 @@ import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.IdeContext.OpenFile;
 import dev.companion4j.engine.OpenEditor;
 import dev.companion4j.engine.TextRange;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ContextTrackerTest {
   private final AtomicLong clock = new AtomicLong(1_000);
@@ -134,5 +137,63 @@ class ContextTrackerTest {
             org.assertj.core.groups.Tuple.tuple("/ws/b", false),
             org.assertj.core.groups.Tuple.tuple("/ws/c", true));
     assertThat(tracker.editors().get(0).selection()).isNull();
+  }
+
+  @Test
+  void keepsTheNewestUnsavedTextWhileDirtyAcrossRenamesAndForgetsItOnSaveCloseDeleteOrSilence() {
+    tracker.apply(new EditorEvent.DirtyChanged(p("a"), true, "draft 1"));
+    tracker.apply(new EditorEvent.DirtyChanged(p("a"), true, "draft 2"));
+    tracker.apply(new EditorEvent.DirtyChanged(p("dir/b"), true, "b draft"));
+    tracker.apply(new EditorEvent.DirtyChanged(p("c"), true, "c draft"));
+    tracker.apply(new EditorEvent.DirtyChanged(p("d"), true, "d draft"));
+    assertThat(tracker.unsavedText(Path.of("/ws/x/../a"))).contains("draft 2");
+
+    tracker.apply(new EditorEvent.FileRenamed(p("dir"), p("moved")));
+    assertThat(tracker.unsavedText(p("dir/b"))).isEmpty();
+    assertThat(tracker.unsavedText(p("moved/b"))).contains("b draft");
+
+    tracker.apply(new EditorEvent.DirtyChanged(p("a"), false));
+    tracker.apply(new EditorEvent.FileClosed(p("moved")));
+    tracker.apply(new EditorEvent.FileDeleted(p("c")));
+    tracker.apply(new EditorEvent.DirtyChanged(p("d"), true));
+
+    assertThat(List.of(p("a"), p("moved/b"), p("c"), p("d")))
+        .allSatisfy(file -> assertThat(tracker.unsavedText(file)).isEmpty());
+    assertThat(tracker.editors())
+        .as("a dirty file whose text is not told stays dirty")
+        .extracting(OpenEditor::path)
+        .containsExactly("/ws/d");
+  }
+
+  @Test
+  void theUnsavedTextsTogetherAreBoundedByForgettingTheOnesToldLongestAgo() {
+    String most = "x".repeat(EditorEvent.DirtyChanged.MAX_UNSAVED_CHARS);
+    long fit = ContextTracker.MAX_UNSAVED_TOTAL_CHARS / most.length();
+    for (int i = 0; i < fit; i++) {
+      tracker.apply(new EditorEvent.DirtyChanged(p("f" + i), true, most));
+    }
+    assertThat(tracker.unsavedText(p("f0"))).contains(most);
+
+    tracker.apply(new EditorEvent.DirtyChanged(p("f0"), true, most));
+    tracker.apply(new EditorEvent.DirtyChanged(p("one-more"), true, "y"));
+
+    assertThat(tracker.unsavedText(p("f1"))).as("told longest ago").isEmpty();
+    assertThat(tracker.unsavedText(p("f2"))).contains(most);
+    assertThat(tracker.unsavedText(p("f0"))).as("told again, so newer").contains(most);
+    assertThat(tracker.unsavedText(p("one-more"))).contains("y");
+    assertThat(tracker.editors()).as("still dirty").hasSize((int) fit + 1);
+  }
+
+  @Test
+  void anUnsavedTextIsFoundUnderTheFilesRealPathWhateverLinksTheEditorOpenedItThrough(
+      @TempDir Path dir) throws Exception {
+    Path real = Files.createDirectories(dir.resolve("real"));
+    Path file = Files.writeString(real.resolve("a.txt"), "saved\n");
+    Path link = Files.createSymbolicLink(dir.resolve("link"), real);
+    tracker.apply(new EditorEvent.DirtyChanged(link.resolve("a.txt"), true, "draft\n"));
+
+    assertThat(tracker.unsavedText(file.toRealPath())).contains("draft\n");
+    assertThat(tracker.unsavedText(link.resolve("a.txt"))).contains("draft\n");
+    assertThat(tracker.unsavedText(real.resolve("b.txt"))).isEmpty();
   }
 }
