@@ -153,16 +153,13 @@ class SecurityIT {
                       headers(host + ":" + companion.port(), auth, own))
                   .status())
           .isEqualTo(200);
-      assertThat(
-              send(new String[] {"POST", "/mcp"}, headers(host + ":" + companion.port(), auth, own))
-                  .status())
-          .isEqualTo(403);
-      assertThat(
-              send(
-                      new String[] {"POST", "/ide-tools"},
-                      headers(host + ":" + companion.port(), auth, own))
-                  .status())
-          .isEqualTo(403);
+      for (String mcp : List.of("/mcp", "/ide-tools")) {
+        assertThat(
+                send(new String[] {"POST", mcp}, headers(host + ":" + companion.port(), auth, own))
+                    .status())
+            .as(mcp)
+            .isEqualTo(403);
+      }
     }
     assertThat(
             send(
