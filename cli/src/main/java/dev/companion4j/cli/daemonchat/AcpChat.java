@@ -84,8 +84,8 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
             List.of(
                 new AcpIdeConnection.HttpMcpServer(
                     IdeToolsRoute.NAME,
-                    IdeToolsRoute.url(reviewer),
-                    IdeToolsRoute.headers(reviewer))),
+                    IdeToolsRoute.url(reviewer.port()),
+                    IdeToolsRoute.headers(reviewer.authToken()))),
             null,
             null,
             "default");

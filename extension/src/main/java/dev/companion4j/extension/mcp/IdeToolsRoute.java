@@ -67,14 +67,17 @@ public final class IdeToolsRoute {
     return transport;
   }
 
-  /** The address an agent reaches the running {@code companion}'s tools at. */
-  public static String url(Companion companion) {
-    return "http://127.0.0.1:" + companion.port() + PATH;
+  /** The address an agent reaches the tools of the companion on {@code port} at. */
+  public static String url(int port) {
+    return "http://127.0.0.1:" + port + PATH;
   }
 
-  /** The headers an agent sends with each request: the token, never in a URL or argument. */
-  public static Map<String, String> headers(Companion companion) {
-    return Map.of("Authorization", "Bearer " + companion.authToken());
+  /**
+   * The headers an agent sends with each request: the companion's token, never in a URL or
+   * argument.
+   */
+  public static Map<String, String> headers(String authToken) {
+    return Map.of("Authorization", "Bearer " + authToken);
   }
 
   /** What relative paths are resolved against: the first root, else the working directory. */

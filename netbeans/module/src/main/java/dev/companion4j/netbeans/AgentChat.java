@@ -103,8 +103,8 @@ final class AgentChat implements AutoCloseable {
         : List.of(
             new AcpIdeConnection.HttpMcpServer(
                 IdeToolsRoute.NAME,
-                IdeToolsRoute.url(companion),
-                IdeToolsRoute.headers(companion)));
+                IdeToolsRoute.url(companion.port()),
+                IdeToolsRoute.headers(companion.authToken())));
   }
 
   private void shown() {
