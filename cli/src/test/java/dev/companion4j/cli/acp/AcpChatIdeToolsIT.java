@@ -26,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AcpChatIdeToolsIT {
   private static final Duration LIMIT = Duration.ofSeconds(90);
-  private static final String ERROR = "incompatible types: String cannot be converted to int";
 
   @TempDir Path dir;
   private FakeModelServer model;
@@ -53,22 +52,7 @@ class AcpChatIdeToolsIT {
     Map<String, String> env = new LinkedHashMap<>(qwen.variables());
     env.put("PATH", bin + ":" + env.get("PATH"));
     companion = CompanionProcess.start(qwen.env, env);
-    Path broken = Files.writeString(qwen.env.workspace().resolve("Broken.java"), "class B {}\n");
-    companion.event(
-        Map.of(
-            "type",
-            "diagnostics",
-            "path",
-            broken.toString(),
-            "diagnostics",
-            List.of(
-                Map.of(
-                    "range",
-                    Map.of("startLine", 3, "startCharacter", 13, "endLine", 3, "endCharacter", 19),
-                    "severity",
-                    "error",
-                    "message",
-                    ERROR))));
+    Path broken = ServedAgent.reportJavacError(companion, qwen.env.workspace());
     Path jar = Path.of(System.getProperty("companion4j.repoRoot"), "cli/target/companion4j.jar");
     String java = ProcessHandle.current().info().command().orElse("java");
     terminal =
@@ -102,7 +86,10 @@ class AcpChatIdeToolsIT {
             return screen.count("Tool said:") > said && screen.count("[done]") > done;
           });
     }
-    screen.awaitScreen("Tool said:", "line 3, column 13: error: " + ERROR);
+    screen.awaitScreen(
+        "Tool said:",
+        broken + " (1 error):",
+        "line 3, column 13: error: " + ServedAgent.JAVAC_ERROR);
 
     // Leaving the chat stops the agent before the folder goes.
     screen.send("/quit");

@@ -10,10 +10,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -30,7 +28,6 @@ import tools.jackson.databind.JsonNode;
  */
 class AcpIdeToolsIT {
   private static final Duration TURN = Duration.ofSeconds(90);
-  private static final String ERROR = "incompatible types: String cannot be converted to int";
 
   @TempDir Path dir;
   private ServedAgent agent;
@@ -49,24 +46,7 @@ class AcpIdeToolsIT {
     agent = new ServedAgent(dir, kind);
     companion = agent.serve();
     await().atMost(TURN).until(() -> !state().path("sessionId").asString("").isEmpty());
-    Path broken = Files.writeString(agent.workspace().resolve("Broken.java"), "class Broken {}\n");
-    companion.event(
-        Map.of(
-            "type",
-            "diagnostics",
-            "path",
-            broken.toString(),
-            "diagnostics",
-            List.of(
-                Map.of(
-                    "range",
-                    Map.of("startLine", 3, "startCharacter", 13, "endLine", 3, "endCharacter", 19),
-                    "severity",
-                    "error",
-                    "message",
-                    ERROR,
-                    "source",
-                    "javac"))));
+    Path broken = ServedAgent.reportJavacError(companion, agent.workspace());
 
     // Qwen Code 0.24.4 connects a session's MCP servers in the background and its ACP prompts do
     // not wait for them: asked in the first moment, it has no such tool yet, and is asked again,
@@ -83,7 +63,7 @@ class AcpIdeToolsIT {
     assertThat(result)
         .contains("The editor reports 1 error.")
         .contains(broken + " (1 error):")
-        .contains("line 3, column 13: error: " + ERROR + " [javac]");
+        .contains("line 3, column 13: error: " + ServedAgent.JAVAC_ERROR + " [javac]");
   }
 
   @Test

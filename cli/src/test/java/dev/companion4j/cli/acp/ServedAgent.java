@@ -71,6 +71,37 @@ final class ServedAgent implements AutoCloseable {
     }
   }
 
+  /** The javac error {@link #reportJavacError} has the editor report. */
+  static final String JAVAC_ERROR = "incompatible types: String cannot be converted to int";
+
+  /**
+   * Has an editor report one javac error, {@link #JAVAC_ERROR} at line 3, column 13, in a new
+   * {@code Broken.java} in {@code workspace}, through {@code companion}'s editor API.
+   *
+   * @return the file
+   */
+  static Path reportJavacError(CompanionProcess companion, Path workspace) throws Exception {
+    Path broken = Files.writeString(workspace.resolve("Broken.java"), "class Broken {}\n");
+    companion.event(
+        Map.of(
+            "type",
+            "diagnostics",
+            "path",
+            broken.toString(),
+            "diagnostics",
+            List.of(
+                Map.of(
+                    "range",
+                    Map.of("startLine", 3, "startCharacter", 13, "endLine", 3, "endCharacter", 19),
+                    "severity",
+                    "error",
+                    "message",
+                    JAVAC_ERROR,
+                    "source",
+                    "javac"))));
+    return broken;
+  }
+
   static String contentOf(Path file) throws Exception {
     return Files.exists(file) ? Files.readString(file) : "(none)";
   }
