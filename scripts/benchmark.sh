@@ -7,8 +7,16 @@
 #   scripts/benchmark.sh daemon     the daemon client against the official TypeScript client
 #   scripts/benchmark.sh hooks      the extension's hook round trip against the same hooks in Node
 #   scripts/benchmark.sh peers      naming a connected CLI by its process (/proc)
-#   scripts/benchmark.sh chat-render the review page's chat: one streamed chunk at 10 to 5,000
-#                                   entries, before (commit fba9d9a) and after incremental rendering
+#   scripts/benchmark.sh chat-render [runs]
+#                                   one streamed chunk at 10 to 5,000 entries in the review page's
+#                                   chat (before: commit fba9d9a) and NetBeans' chat window (before:
+#                                   the parent of c41829c), before and after incremental rendering,
+#                                   alternating, [runs] times (default 1); NetBeans' needs a display
+#                                   (xvfb-run)
+#   scripts/benchmark.sh first-token [starts]
+#                                   the chat's time to the first streamed token and the agent's start:
+#                                   qwen --acp, gemini --acp and qwen serve against the fake model,
+#                                   alternating, [starts] starts of each (default 5)
 #   scripts/benchmark.sh side-by-side [rounds]
 #                                   Companion4J against a companion on the official stack, with the
 #                                   CLIs' own MCP client library
@@ -17,12 +25,38 @@ cd "$(dirname "$0")/.."
 which="${1:-all}"
 (cd test-peers && [[ -d node_modules ]] || npm install --no-audit --no-fund --loglevel=error)
 if [[ "$which" == chat-render ]]; then
-  # The page's own sources in Chromium: no Java build needed.
+  # The page's own sources in Chromium; the NetBeans module's classes and its test classpath, the
+  # sibling modules from their build folders.
   (cd cli/src/main/frontend && [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error)
-  # Beside the page's modules, which the earlier chat.js imports as well.
+  mvn -B -q -ntp -DskipTests -pl netbeans/module -am test-compile dependency:build-classpath \
+    -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
+  before=$(mktemp -d)
+  # The page's earlier chat.js beside the page's modules, which it imports as well.
   git show fba9d9a:cli/src/main/frontend/src/chat.js > cli/src/main/frontend/src/.chat-before.js
-  trap 'rm -f cli/src/main/frontend/src/.chat-before.js' EXIT
-  (cd cli/src/main/frontend && node bench/chat-render.mjs src/.chat-before.js && node bench/chat-render.mjs src/chat.js)
+  trap 'rm -rf cli/src/main/frontend/src/.chat-before.js "$before"' EXIT
+  # The NetBeans module as it was before incremental rendering, compiled against today's siblings
+  # and put first on the class path, so that its window is the one measured.
+  git archive c41829c^ netbeans/module/src/main/java | tar -x -C "$before"
+  mkdir "$before/classes"
+  nb_cp="netbeans/module/target/test-classes:netbeans/module/target/classes:$(cat netbeans/module/target/bench.classpath)"
+  javac -proc:none -nowarn -d "$before/classes" -cp "$nb_cp" $(find "$before/netbeans" -name '*.java')
+  netbeans() {
+    xvfb-run -a -s "-screen 0 1600x1000x24" java -cp "$1" dev.companion4j.netbeans.ChatRenderBenchmark
+  }
+  for ((run = 1; run <= ${2:-1}; run++)); do
+    echo "run $run, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    (cd cli/src/main/frontend && node bench/chat-render.mjs src/.chat-before.js && node bench/chat-render.mjs src/chat.js)
+    netbeans "$before/classes:$nb_cp"
+    netbeans "$nb_cp"
+  done
+  exit 0
+elif [[ "$which" == first-token ]]; then
+  # Built in the reactor, the sibling modules from their build folders.
+  mvn -B -q -ntp -DskipTests -pl acp -am test-compile dependency:build-classpath \
+    -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
+  java -Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD" \
+    -cp "acp/target/test-classes:acp/target/classes:$(cat acp/target/bench.classpath)" \
+    dev.companion4j.acp.bench.FirstTokenBenchmark ${2:+"$2"}
   exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.

@@ -308,7 +308,7 @@ export class ChatPanel {
       }
     }
     for (const p of pending) {
-      if (!this.#cards.has(p.requestId)) this.#cards.set(p.requestId, this.#permission(p));
+      if (!this.#cards.has(p.requestId)) this.#cards.set(p.requestId, p.questions.length ? this.#question(p) : this.#permission(p));
       wanted.push(this.#cards.get(p.requestId).node);
     }
     place(log, wanted);
@@ -359,6 +359,48 @@ export class ChatPanel {
           onclick: () => this.#post(`/permissions/${encodeURIComponent(p.requestId)}`, { optionId: o.optionId }) },
         o.name))));
     return { node, views };
+  }
+
+  /**
+   * A card for the agent's questions: each with its options (check boxes where it takes several)
+   * and a field for the user's own answer, which for a single choice is the answer when filled.
+   * Submit sends one answer per question; the agent's other options (Cancel) decline.
+   */
+  #question(p) {
+    const url = `/permissions/${encodeURIComponent(p.requestId)}`;
+    const items = p.questions.map((q, i) => {
+      const name = `${p.requestId}-q${i}`;
+      const choices = q.options.map((o) =>
+        el('label', { class: 'question-option' },
+          el('input', { type: q.multiSelect ? 'checkbox' : 'radio', name, value: o.label }),
+          ` ${o.label}`, o.description ? el('span', { class: 'meta' }, ` — ${o.description}`) : null));
+      const own = el('input', { type: 'text', class: 'question-own', 'aria-label': `Your own answer: ${q.header}`,
+        placeholder: q.multiSelect ? 'Add your own' : 'Or type your own answer' });
+      const node = el('fieldset', { class: 'question-item' },
+        el('legend', {}, q.header), el('div', { class: 'question-text' }, q.question), ...choices, own);
+      const answer = () => {
+        const picked = [...node.querySelectorAll('input:checked')].map((c) => c.value);
+        const typed = own.value.trim();
+        if (q.multiSelect) return [...picked, ...(typed ? [typed] : [])].join(', ');
+        return typed || picked[0] || '';
+      };
+      return { node, answer };
+    });
+    const missing = el('div', { class: 'meta question-missing', hidden: '' }, 'Answer each question first.');
+    const submit = () => {
+      const answers = items.map((it) => it.answer());
+      missing.hidden = answers.every((a) => a !== '');
+      if (missing.hidden) this.#post(url, { answers });
+    };
+    const node = el('div', { class: 'permission question', role: 'group', 'aria-label': `Question: ${p.title}` },
+      el('div', { class: 'permission-title' }, p.title || 'The agent asks'),
+      ...items.map((it) => it.node),
+      missing,
+      el('div', { class: 'permission-options' }, ...p.options.map((o) => o.kind === 'allow_once'
+        ? el('button', { type: 'button', class: 'btn primary', 'data-kind': o.kind, onclick: submit }, o.name)
+        : el('button', { type: 'button', class: 'btn', 'data-kind': o.kind,
+          onclick: () => this.#post(url, { optionId: o.optionId }) }, o.name))));
+    return { node, views: [] };
   }
 }
 

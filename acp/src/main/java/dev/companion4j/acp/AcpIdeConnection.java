@@ -10,6 +10,7 @@ import dev.companion4j.acp.internal.StdioTransport;
 import dev.companion4j.acp.internal.WorkspaceRoots;
 import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.EventMeta;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.ConversationFeed;
 import dev.companion4j.daemon.conversation.Conversations;
@@ -33,6 +34,7 @@ import java.util.function.UnaryOperator;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * An editor's chat with an ACP agent it starts itself ({@code qwen --acp}, {@code gemini --acp} or
@@ -42,9 +44,10 @@ import tools.jackson.databind.JsonNode;
  * end renders both alike.
  *
  * <p>It answers the agent's requests: permission requests become pending permissions of the
- * conversation, answered once through {@link #answer}; file reads and writes go to the caller's
- * {@link WorkspaceFiles}, inside the workspace roots only; any other request is refused at once as
- * an unknown method, so the agent never waits on it.
+ * conversation, answered once through {@link #answer} (a question the agent asks the user through
+ * {@link #answerQuestions}); file reads and writes go to the caller's {@link WorkspaceFiles},
+ * inside the workspace roots only; any other request is refused at once as an unknown method, so
+ * the agent never waits on it.
  *
  * <p>Thread-safe. The listener is called on the connection's own thread ({@code
  * companion4j-acp-view}), one call at a time, with each conversation in the order it came about; a
@@ -62,6 +65,24 @@ public final class AcpIdeConnection implements AutoCloseable {
 
     /** The agent's slash commands, each time the agent lists them anew, on the same thread. */
     default void commandsChanged(List<Command> commands) {}
+
+    /**
+     * A listener that runs {@code refresh} after each change of the conversation or the commands,
+     * for a front end that reads them from the connection itself.
+     */
+    static Listener onEachChange(Runnable refresh) {
+      return new Listener() {
+        @Override
+        public void changed(Conversation conversation) {
+          refresh.run();
+        }
+
+        @Override
+        public void commandsChanged(List<Command> commands) {
+          refresh.run();
+        }
+      };
+    }
   }
 
   /** A session mode the agent offers (for both CLIs, what it may do without asking). */
@@ -99,8 +120,9 @@ public final class AcpIdeConnection implements AutoCloseable {
    *     report what to run instead
    * @param loadSessionId a previous session to load, its history replayed, or {@code null} for a
    *     new one
-   * @param modeId the mode a new session is switched to when the agent offers it, or {@code null}
-   *     for the agent's own choice; {@link #in} picks {@code default}, which asks before edits
+   * @param modeId the mode a new or loaded session is switched to when the agent offers it, or
+   *     {@code null} for the agent's own choice; {@link #in} picks {@code default}, which asks
+   *     before edits
    */
   public record Setup(
       List<Path> roots,
@@ -199,8 +221,8 @@ public final class AcpIdeConnection implements AutoCloseable {
 
   // Guarded by this; conversation changes are made under it too, so they see these as they are.
   private String runningTurn;
-  private final Map<String, CompletableFuture<AcpSchema.RequestPermissionOutcome>> pending =
-      new LinkedHashMap<>();
+  // The answer to each pending permission request: the response the agent gets.
+  private final Map<String, CompletableFuture<Object>> pending = new LinkedHashMap<>();
 
   private AcpIdeConnection(
       AcpAgent agent, Setup setup, Listener listener, StdioTransport transport) {
@@ -269,8 +291,7 @@ public final class AcpIdeConnection implements AutoCloseable {
                           r -> Mono.defer(() -> write(r)).subscribeOn(Schedulers.boundedElastic()))
                       .requestHandler(
                           AcpSchema.METHOD_SESSION_REQUEST_PERMISSION,
-                          (AcpClientSession.RequestHandler<AcpSchema.RequestPermissionResponse>)
-                              this::permission)
+                          (AcpClientSession.RequestHandler<Object>) this::permission)
                       .notificationHandler(AcpSchema.METHOD_SESSION_UPDATE, this::update);
               for (String method : QUIET_NOTIFICATIONS) {
                 handlers = handlers.notificationHandler(method, params -> Mono.empty());
@@ -309,6 +330,8 @@ public final class AcpIdeConnection implements AutoCloseable {
               () -> client.loadSession(new AcpSchema.LoadSessionRequest(sessionId, cwd, servers)),
               "session/load");
       offered(loaded.modes(), loaded.models());
+      // ACP answers session/load once the whole history was replayed: its last answer is complete.
+      change(c -> Conversations.apply(c, new DaemonEvent.TurnComplete(meta(null), "end_turn")));
     } else {
       AcpSchema.NewSessionResponse created =
           authenticated(
@@ -317,12 +340,13 @@ public final class AcpIdeConnection implements AutoCloseable {
               "session/new");
       sessionId = created.sessionId();
       offered(created.modes(), created.models());
-      String mode = setup.modeId();
-      if (mode != null
-          && !mode.equals(conversation().approvalMode())
-          && modes.stream().anyMatch(m -> m.id().equals(mode))) {
-        setMode(mode);
-      }
+    }
+    // A loaded session too: the agent reopens it in its own default, which may edit unasked.
+    String mode = setup.modeId();
+    if (mode != null
+        && !mode.equals(conversation().approvalMode())
+        && modes.stream().anyMatch(m -> m.id().equals(mode))) {
+      setMode(mode);
     }
   }
 
@@ -411,6 +435,37 @@ public final class AcpIdeConnection implements AutoCloseable {
     return commands;
   }
 
+  /**
+   * The agent's earlier sessions in the session's folder, most recent first (its first page, as
+   * {@code session/list} gives it), each titled by the agent (Qwen Code: its first prompt).
+   *
+   * @throws IllegalStateException saying why when the agent cannot list or load sessions
+   * @throws AcpException when the agent fails the call
+   */
+  public List<SessionSummary> sessions() {
+    if (!client.getAgentCapabilities().supportsLoadSession()) {
+      throw new IllegalStateException(agentName + " cannot load earlier sessions");
+    }
+    if (!client.getAgentCapabilities().supportsListSessions()) {
+      throw new IllegalStateException(
+          agentName + " does not list its sessions (it offers no session/list)");
+    }
+    String cwd = setup.roots().get(0).toString();
+    AcpSchema.ListSessionsResponse listed =
+        call(
+            client.listSessions(new AcpSchema.ListSessionsRequest(cwd)),
+            CALL_TIMEOUT,
+            "session/list");
+    return listed.sessions() == null
+        ? List.of()
+        : listed.sessions().stream()
+            .map(
+                s ->
+                    new SessionSummary(
+                        s.sessionId(), s.cwd(), s.title(), null, s.updatedAt(), 0, false))
+            .toList();
+  }
+
   /** The conversation as it is now. */
   public Conversation conversation() {
     return feed.conversation();
@@ -475,7 +530,7 @@ public final class AcpIdeConnection implements AutoCloseable {
       ids = List.copyOf(pending.keySet());
     }
     for (String id : ids) {
-      settle(id, new AcpSchema.PermissionCancelled());
+      settle(id, new AcpSchema.PermissionCancelled(), null);
     }
   }
 
@@ -487,22 +542,88 @@ public final class AcpIdeConnection implements AutoCloseable {
    */
   public boolean answer(String requestId, String optionId) {
     synchronized (this) {
-      boolean offered =
-          feed.conversation().permissions().stream()
-              .anyMatch(
-                  p ->
-                      p.requestId().equals(requestId)
-                          && p.options().stream().anyMatch(o -> o.optionId().equals(optionId)));
-      if (pending.containsKey(requestId) && !offered) {
-        throw new IllegalArgumentException(
-            "The request " + requestId + " offers no option " + optionId);
+      Conversation.PendingPermission asked = pendingPermission(requestId);
+      if (asked != null) {
+        DaemonEvent.PermissionOption chosen =
+            asked.options().stream()
+                .filter(o -> o.optionId().equals(optionId))
+                .findFirst()
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "The request " + requestId + " offers no option " + optionId));
+        // Submitting questions unanswered would tell the agent the user answered nothing.
+        if (chosen.allows() && !asked.questions().isEmpty()) {
+          throw new IllegalArgumentException(
+              "The request " + requestId + " asks questions: answer them to submit");
+        }
       }
     }
-    return settle(requestId, new AcpSchema.PermissionSelected(optionId));
+    return settle(requestId, new AcpSchema.PermissionSelected(optionId), null);
   }
 
-  private boolean settle(String requestId, AcpSchema.RequestPermissionOutcome outcome) {
-    CompletableFuture<AcpSchema.RequestPermissionOutcome> answer;
+  /**
+   * Answers the questions of a permission request that asks the user ({@link
+   * Conversation.PendingPermission#questions()}), with the request's option that submits them.
+   * Declining to answer is {@link #answer} with the request's rejecting option.
+   *
+   * @param answers one answer for each question, by its position: an option's label, several joined
+   *     by {@code ", "} where the question allows several, or the user's own text
+   * @return false when it was no longer pending (answered already, cancelled, or the agent gone)
+   * @throws IllegalArgumentException when the request asks no questions, or {@code answers} leaves
+   *     a question unanswered or answers one it does not ask
+   */
+  public boolean answerQuestions(String requestId, List<String> answers) {
+    String submit;
+    synchronized (this) {
+      Conversation.PendingPermission asked = pendingPermission(requestId);
+      if (asked == null) {
+        return false;
+      }
+      if (asked.questions().isEmpty()) {
+        throw new IllegalArgumentException("The request " + requestId + " asks no questions");
+      }
+      if (answers.size() != asked.questions().size()
+          || answers.stream().anyMatch(a -> a == null || a.isBlank())) {
+        throw new IllegalArgumentException(
+            "The request "
+                + requestId
+                + " asks "
+                + asked.questions().size()
+                + " question(s): each needs an answer, and only those");
+      }
+      submit =
+          asked.options().stream()
+              .filter(o -> "allow_once".equals(o.kind()))
+              .map(DaemonEvent.PermissionOption::optionId)
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "The request " + requestId + " offers no option to submit answers"));
+    }
+    // Keyed by the question's position, as Qwen Code reads them.
+    Map<String, String> keyed = new LinkedHashMap<>();
+    for (int i = 0; i < answers.size(); i++) {
+      keyed.put(String.valueOf(i), answers.get(i));
+    }
+    return settle(requestId, new AcpSchema.PermissionSelected(submit), keyed);
+  }
+
+  /** The request {@code requestId} while it waits for an answer, else null. Under this. */
+  private Conversation.PendingPermission pendingPermission(String requestId) {
+    if (!pending.containsKey(requestId)) {
+      return null;
+    }
+    return feed.conversation().permissions().stream()
+        .filter(p -> p.requestId().equals(requestId))
+        .findFirst()
+        .orElse(null);
+  }
+
+  private boolean settle(
+      String requestId, AcpSchema.RequestPermissionOutcome outcome, Map<String, String> answers) {
+    CompletableFuture<Object> answer;
     synchronized (this) {
       answer = pending.remove(requestId);
       if (answer == null) {
@@ -514,7 +635,14 @@ public final class AcpIdeConnection implements AutoCloseable {
               Conversations.apply(
                   c, new DaemonEvent.PermissionResolved(meta(runningTurn), requestId, selected)));
     }
-    answer.complete(outcome);
+    Object response = new AcpSchema.RequestPermissionResponse(outcome);
+    if (answers != null) {
+      // Beside ACP's outcome, where Qwen Code reads them: the SDK's response has no place for them.
+      ObjectNode withAnswers = Jackson3Mapper.JSON.valueToTree(response);
+      answers.forEach(withAnswers.putObject("answers")::put);
+      response = withAnswers;
+    }
+    answer.complete(response);
     return true;
   }
 
@@ -624,7 +752,7 @@ public final class AcpIdeConnection implements AutoCloseable {
   }
 
   /** On the reader thread: the request waits, without blocking the reader, for {@link #answer}. */
-  private Mono<AcpSchema.RequestPermissionResponse> permission(Object params) {
+  private Mono<Object> permission(Object params) {
     JsonNode p = Jackson3Mapper.JSON.valueToTree(params);
     JsonNode call = p.path("toolCall");
     String requestId = "permission-" + permissionIds.incrementAndGet();
@@ -650,7 +778,8 @@ public final class AcpIdeConnection implements AutoCloseable {
                 block.path("newText").asString("")));
       }
     }
-    CompletableFuture<AcpSchema.RequestPermissionOutcome> answer = new CompletableFuture<>();
+    List<DaemonEvent.Question> questions = questions(call);
+    CompletableFuture<Object> answer = new CompletableFuture<>();
     synchronized (this) {
       pending.put(requestId, answer);
       change(
@@ -665,9 +794,43 @@ public final class AcpIdeConnection implements AutoCloseable {
                       call.path("kind").asString(""),
                       locations,
                       options,
-                      diffs)));
+                      diffs,
+                      questions)));
     }
-    return Mono.fromFuture(answer).map(AcpSchema.RequestPermissionResponse::new);
+    return Mono.fromFuture(answer);
+  }
+
+  /**
+   * The questions a permission request asks the user: Qwen Code marks its {@code ask_user_question}
+   * so in the tool call's {@code _meta}; an earlier form only names the tool and carries them in
+   * its arguments. None for any other request.
+   */
+  private static List<DaemonEvent.Question> questions(JsonNode call) {
+    JsonNode meta = call.path("_meta");
+    JsonNode asked;
+    if ("user_question".equals(meta.path("qwenInteractionKind").asString(""))) {
+      asked = meta.path("qwenQuestions");
+    } else if ("ask_user_question".equals(meta.path("toolName").asString(""))) {
+      asked = call.path("rawInput").path("questions");
+    } else {
+      return List.of();
+    }
+    List<DaemonEvent.Question> questions = new ArrayList<>();
+    for (JsonNode q : asked) {
+      List<DaemonEvent.QuestionOption> options = new ArrayList<>();
+      for (JsonNode o : q.path("options")) {
+        options.add(
+            new DaemonEvent.QuestionOption(
+                o.path("label").asString(""), o.path("description").asString("")));
+      }
+      questions.add(
+          new DaemonEvent.Question(
+              q.path("header").asString(""),
+              q.path("question").asString(""),
+              options,
+              q.path("multiSelect").asBoolean(false)));
+    }
+    return questions;
   }
 
   private AcpSchema.ReadTextFileResponse read(AcpSchema.ReadTextFileRequest r) throws IOException {

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
 import dev.companion4j.daemon.conversation.Entry;
+import dev.companion4j.testkit.AskUserQuestion;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli;
@@ -208,13 +211,24 @@ class AcpAgentsIT {
   /** Gemini CLI cannot: see {@link #geminiCliCannotLoadASessionItHadInAcpMode}. */
   @ParameterizedTest
   @EnumSource(names = "QWEN")
-  void aLoadedSessionReplaysItsHistory(Kind kind) throws Exception {
+  void aListedSessionLoadsAndReplaysItsHistory(Kind kind) throws Exception {
     AcpIdeConnection first = open(kind);
     first.prompt("remember this").get(LIMIT.toSeconds(), TimeUnit.SECONDS);
     String id = first.sessionId();
     first.close();
 
-    AcpIdeConnection again = open(kind, AcpIdeConnection.Setup.in(dirWorkspace()).loading(id));
+    AcpIdeConnection other = open(kind);
+    SessionSummary listed =
+        other.sessions().stream()
+            .filter(s -> s.sessionId().equals(id))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(id + " not in " + other.sessions()));
+    assertThat(listed.displayName()).isEqualTo("remember this");
+    assertThat(listed.updatedAt()).isNotBlank();
+    other.close();
+
+    AcpIdeConnection again =
+        open(kind, AcpIdeConnection.Setup.in(dirWorkspace()).loading(listed.sessionId()));
 
     await()
         .atMost(LIMIT)
@@ -228,6 +242,12 @@ class AcpAgentsIT {
                             e instanceof Entry.AssistantMessage a
                                 && a.text().contains("Hello from")));
     assertThat(again.conversation().turnRunning()).isFalse();
+    assertThat(again.conversation().approvalMode())
+        .as("a loaded session asks before edits, as a new one")
+        .isEqualTo("default");
+    assertThat(again.conversation().entries())
+        .as("the replayed history is complete")
+        .noneMatch(e -> e instanceof Entry.AssistantMessage a && a.streaming());
   }
 
   /**
@@ -240,6 +260,9 @@ class AcpAgentsIT {
     AcpIdeConnection first = open(Kind.GEMINI);
     first.prompt("remember this").get(LIMIT.toSeconds(), TimeUnit.SECONDS);
     String id = first.sessionId();
+    assertThatThrownBy(first::sessions)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("does not list its sessions");
     first.close();
 
     assertThatThrownBy(
@@ -247,6 +270,63 @@ class AcpAgentsIT {
         .isInstanceOf(AcpException.class)
         .hasMessageContaining("session/load")
         .hasMessageContaining("No previous sessions found");
+  }
+
+  @Test
+  void qwenCodesQuestionIsAskedAndTheAnswersReachTheTool() throws Exception {
+    AcpIdeConnection c = open(Kind.QWEN);
+
+    CompletableFuture<String> turn = c.prompt(AskUserQuestion.PROMPT);
+    PendingPermission asked = awaitPermission(c);
+    assertThat(asked.questions()).hasSize(2);
+    assertThat(asked.questions().get(0).question()).isEqualTo(AskUserQuestion.FIRST);
+    assertThat(asked.questions().get(0).options())
+        .extracting(DaemonEvent.QuestionOption::label)
+        .containsExactly("Joda", "java.time");
+    assertThat(asked.questions().get(1).multiSelect()).isTrue();
+    assertThatThrownBy(() -> c.answer(asked.requestId(), option(asked, "allow").optionId()))
+        .as("submitting with no answers")
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> c.answerQuestions(asked.requestId(), List.of("java.time")))
+        .as("a question left unanswered")
+        .isInstanceOf(IllegalArgumentException.class);
+
+    assertThat(c.answerQuestions(asked.requestId(), List.of("java.time", "lint, my own"))).isTrue();
+    assertThat(c.answerQuestions(asked.requestId(), List.of("Joda", "tests")))
+        .as("a second answer")
+        .isFalse();
+    turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(lastAnswer(c.conversation()))
+        .contains("**Library**: java.time")
+        .contains("**Checks**: lint, my own");
+  }
+
+  @Test
+  void qwenCodesQuestionDeclinedEndsTheTurnWithoutAnswers() throws Exception {
+    AcpIdeConnection c = open(Kind.QWEN);
+
+    CompletableFuture<String> turn = c.prompt(AskUserQuestion.PROMPT);
+    PendingPermission asked = awaitPermission(c);
+    assertThat(c.answer(asked.requestId(), option(asked, "reject").optionId())).isTrue();
+    turn.get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(c.conversation().permissions()).isEmpty();
+    // Qwen Code ends the turn on a declined question: the model hears no answers.
+    assertThat(c.conversation().entries())
+        .as("the conversation")
+        .filteredOn(Entry.ToolCall.class::isInstance)
+        .extracting(e -> ((Entry.ToolCall) e).status())
+        .containsExactly("failed");
+    assertThat(model.requests()).noneMatch(r -> r.lastText().contains("User has provided"));
+  }
+
+  @Test
+  void geminiClisAskUserIsNotOfferedToTheModelInAcpMode() throws Exception {
+    AcpIdeConnection c = open(Kind.GEMINI);
+
+    c.prompt("say hello").get(LIMIT.toSeconds(), TimeUnit.SECONDS);
+    List<String> tools =
+        model.requests().stream().flatMap(r -> r.toolNames().stream()).distinct().toList();
+    assertThat(tools).contains("read_file").doesNotContain("ask_user");
   }
 
   /**

@@ -154,6 +154,9 @@ public sealed interface DaemonEvent {
    * The agent waits for a decision on a tool call ({@code permission_request}). Answer it with
    * {@link DaemonSession#respondToPermission}, choosing one of {@link #options()}; {@link #diffs()}
    * are the file changes it would make.
+   *
+   * @param questions what the agent asks the user (Qwen Code's {@code ask_user_question}), empty
+   *     for a plain permission request
    */
   record PermissionRequested(
       EventMeta meta,
@@ -163,12 +166,14 @@ public sealed interface DaemonEvent {
       String kind,
       List<String> locations,
       List<PermissionOption> options,
-      List<FileDiff> diffs)
+      List<FileDiff> diffs,
+      List<Question> questions)
       implements DaemonEvent {
     public PermissionRequested {
       locations = List.copyOf(locations);
       options = List.copyOf(options);
       diffs = List.copyOf(diffs);
+      questions = List.copyOf(questions);
     }
 
     @Override
@@ -199,6 +204,22 @@ public sealed interface DaemonEvent {
       return kind != null && kind.startsWith("allow");
     }
   }
+
+  /**
+   * A question the agent asks the user before it goes on; the user picks among {@link #options()}
+   * (several when {@link #multiSelect()}) or types an answer of their own.
+   *
+   * @param header a short label for it
+   */
+  record Question(
+      String header, String question, List<QuestionOption> options, boolean multiSelect) {
+    public Question {
+      options = List.copyOf(options);
+    }
+  }
+
+  /** One answer a {@link Question} offers. */
+  record QuestionOption(String label, String description) {}
 
   /**
    * A permission request was decided, by this or another client ({@code permission_resolved}).

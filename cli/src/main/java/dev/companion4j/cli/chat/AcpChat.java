@@ -5,6 +5,7 @@ import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.acp.AcpIdeConnection.Command;
 import dev.companion4j.daemon.PermissionDecision;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
 import dev.companion4j.engine.discovery.CompanionAddress;
@@ -27,6 +28,8 @@ import java.util.stream.Collectors;
  * All inputs are handled on the calling thread, in arrival order.
  */
 final class AcpChat implements ChatInputs.Chat {
+  private static final int TITLE_LENGTH = 80;
+
   private final PrintStream out;
   private final ChatInputs inputs = new ChatInputs();
   private ChatView view;
@@ -150,7 +153,9 @@ final class AcpChat implements ChatInputs.Chat {
                   .map(AcpIdeConnection.Model::id)
                   .collect(Collectors.joining(", ")));
     }
-    view.line("/mode ID, /model ID, /cancel, /commands, /quit; Ctrl-C cancels a running turn.");
+    view.line(
+        "/mode ID, /model ID, /cancel, /commands, /sessions, /quit; Ctrl-C cancels a running"
+            + " turn.");
   }
 
   private String modes() {
@@ -198,6 +203,7 @@ final class AcpChat implements ChatInputs.Chat {
       case "/mode" -> act(() -> connection.setMode(rest), "usage: /mode ID; " + modes(), rest);
       case "/model" -> act(() -> connection.setModel(rest), "usage: /model ID", rest);
       case "/cancel" -> connection.cancel();
+      case "/sessions" -> view.line(sessions());
       case "/commands" ->
           view.line(
               connection.commands().isEmpty()
@@ -229,6 +235,37 @@ final class AcpChat implements ChatInputs.Chat {
     return true;
   }
 
+  /** The agent's earlier sessions, to go on in one with {@code --load}. */
+  private String sessions() {
+    List<SessionSummary> listed;
+    try {
+      listed = connection.sessions();
+    } catch (IllegalStateException | AcpException e) {
+      return "[sessions] " + e.getMessage();
+    }
+    if (listed.isEmpty()) {
+      return "[sessions] none in this workspace yet";
+    }
+    return listed.stream()
+        .map(
+            s ->
+                "  "
+                    + s.sessionId()
+                    + "  "
+                    + (s.updatedAt() == null ? "" : s.updatedAt() + "  ")
+                    + shown(s.displayName()))
+        .collect(Collectors.joining("\n", "[sessions] go on in one with --load ID\n", ""));
+  }
+
+  /**
+   * A title the agent gave, on one line of at most {@value #TITLE_LENGTH} characters: without
+   * control characters, so that it cannot steer the terminal.
+   */
+  static String shown(String title) {
+    String line = title == null ? "" : title.replaceAll("\\p{Cc}+", " ").strip();
+    return line.length() > TITLE_LENGTH ? line.substring(0, TITLE_LENGTH) + "\u2026" : line;
+  }
+
   private void act(Runnable action, String usage, String argument) {
     if (argument.isEmpty()) {
       view.line(usage);
@@ -247,16 +284,32 @@ final class AcpChat implements ChatInputs.Chat {
   }
 
   private void answer(PendingPermission request, String text) {
-    Optional<PermissionDecision> decision = view.answer(request, text);
-    if (decision.isEmpty()) {
+    if (!request.questions().isEmpty()) {
+      answerQuestion(request, text);
       return;
     }
+    view.answer(request, text).ifPresent(decision -> decide(request, decision));
+  }
+
+  private void decide(PendingPermission request, PermissionDecision decision) {
     // An agent offers a reject option with every request; without one, refusing cancels the turn.
-    String optionId = decision.get().optionId();
+    String optionId = decision.optionId();
     if (optionId == null) {
       connection.cancel();
     } else if (!connection.answer(request.requestId(), optionId)) {
       view.line("[permission] that request was already decided");
+    }
+  }
+
+  private void answerQuestion(PendingPermission request, String text) {
+    Optional<List<String>> answers = view.answerQuestion(request, text);
+    if (answers.isEmpty()) {
+      return;
+    }
+    if (answers.get().isEmpty()) {
+      decide(request, ChatView.decide(request, "d").orElseThrow());
+    } else if (!connection.answerQuestions(request.requestId(), answers.get())) {
+      view.line("[question] that question was already answered or ended");
     }
   }
 

@@ -4,6 +4,7 @@ import dev.companion4j.daemon.ConnectionStatus;
 import dev.companion4j.daemon.DaemonEvent;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
+import dev.companion4j.daemon.DaemonEvent.Question;
 import dev.companion4j.daemon.DaemonListener;
 import dev.companion4j.daemon.PermissionDecision;
 import dev.companion4j.daemon.conversation.Conversation;
@@ -12,18 +13,22 @@ import dev.companion4j.daemon.conversation.Conversation.State;
 import dev.companion4j.daemon.conversation.Conversations;
 import dev.companion4j.daemon.conversation.Entry;
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 
 /**
  * Renders a session in the terminal from its {@link Conversation}, the model the review page and
  * NetBeans render: each event becomes the next conversation ({@link Conversations#apply}), and what
  * changed between the two is written: the answer as it streams, thoughts, tool calls and notices on
- * compact marked lines, permission requests as a numbered question.
+ * compact marked lines, permission requests as a numbered question, the agent's own questions one
+ * by one.
  *
  * <p>Events arrive on the session's event thread while the user types on the main thread; every
  * write goes through {@link #lock} so lines do not interleave.
@@ -33,6 +38,10 @@ final class ChatView implements DaemonListener {
   private final Runnable onEnd;
   private final String ownClientId;
   private final AtomicReference<PendingPermission> pendingPermission = new AtomicReference<>();
+
+  /** The answers given so far to the pending request's questions, which are asked one by one. */
+  private final AtomicReference<List<String>> answers = new AtomicReference<>(List.of());
+
   private final Object lock = new Object();
   // Guarded by lock.
   private Conversation shown;
@@ -54,10 +63,10 @@ final class ChatView implements DaemonListener {
     this.onEnd = onEnd;
   }
 
-  /** Writes text as is. */
+  /** Writes text as text (see {@link #plain}). */
   void print(String text) {
     synchronized (lock) {
-      out.print(text);
+      out.print(plain(text));
       out.flush();
       midLine = !text.isEmpty() && !text.endsWith("\n");
       openEntry = null;
@@ -70,7 +79,7 @@ final class ChatView implements DaemonListener {
       if (midLine) {
         out.println();
       }
-      out.println(text);
+      out.println(plain(text));
       out.flush();
       midLine = false;
       openEntry = null;
@@ -143,6 +152,49 @@ final class ChatView implements DaemonListener {
       permissionAnswered(request.requestId());
     }
     return decision;
+  }
+
+  /**
+   * The user's answer to the pending request's current question: a number (several, like {@code
+   * 1,3}, where the question takes several), the user's own words, or {@code 0} to decline. Once
+   * the last is answered, all the answers in order, and the request is no longer pending here; an
+   * empty list when the user declined. Empty while questions remain (the next is asked) or when the
+   * answer was not understood (asked again).
+   */
+  Optional<List<String>> answerQuestion(PendingPermission request, String text) {
+    String a = text.strip();
+    if (a.equals("0")) {
+      permissionAnswered(request.requestId());
+      return Optional.of(List.of());
+    }
+    List<String> given = answers.get();
+    Question q = request.questions().get(given.size());
+    String answer = a;
+    if (a.matches("\\d+(\\s*,\\s*\\d+)*")) {
+      List<Integer> picked = Arrays.stream(a.split("\\s*,\\s*")).map(Integer::valueOf).toList();
+      if ((picked.size() > 1 && !q.multiSelect())
+          || picked.stream().anyMatch(n -> n < 1 || n > q.options().size())) {
+        print(questionPrompt(q));
+        return Optional.empty();
+      }
+      answer =
+          picked.stream()
+              .map(n -> q.options().get(n - 1).label())
+              .collect(Collectors.joining(", "));
+    }
+    if (answer.isEmpty()) {
+      print(questionPrompt(q));
+      return Optional.empty();
+    }
+    List<String> now = new ArrayList<>(given);
+    now.add(answer);
+    if (now.size() < request.questions().size()) {
+      answers.set(List.copyOf(now));
+      askQuestion(request.questions().get(now.size()));
+      return Optional.empty();
+    }
+    permissionAnswered(request.requestId());
+    return Optional.of(List.copyOf(now));
   }
 
   private static Optional<PermissionDecision> byKind(List<PermissionOption> options, String kind) {
@@ -262,7 +314,7 @@ final class ChatView implements DaemonListener {
       }
       out.print(prefix);
     }
-    out.print(text);
+    out.print(plain(text));
     out.flush();
     midLine = !text.endsWith("\n");
     openEntry = entryId;
@@ -322,6 +374,12 @@ final class ChatView implements DaemonListener {
 
   private void ask(PendingPermission request) {
     pendingPermission.set(request);
+    if (!request.questions().isEmpty()) {
+      answers.set(List.of());
+      line("[question] the agent asks " + request.questions().size() + " question(s)");
+      askQuestion(request.questions().get(0));
+      return;
+    }
     StringBuilder text =
         new StringBuilder("[permission] ").append(nonNull(request.title(), "tool call"));
     if (!request.locations().isEmpty()) {
@@ -339,6 +397,33 @@ final class ChatView implements DaemonListener {
     }
     line(text.toString());
     print("Allow? number, or o = once, a = always, d = deny: ");
+  }
+
+  private void askQuestion(Question q) {
+    StringBuilder text =
+        new StringBuilder("[question] ").append(q.header()).append(": ").append(q.question());
+    int n = 1;
+    for (DaemonEvent.QuestionOption option : q.options()) {
+      text.append("\n  ").append(n++).append(") ").append(option.label());
+      if (!option.description().isEmpty()) {
+        text.append(" - ").append(option.description());
+      }
+    }
+    line(text.toString());
+    print(questionPrompt(q));
+  }
+
+  private static String questionPrompt(Question q) {
+    return (q.multiSelect() ? "Answer: numbers like 1,2" : "Answer: a number")
+        + ", or your own words; 0 declines: ";
+  }
+
+  /**
+   * The agent's text as text: control characters (C0, DEL and C1, carriage returns too), which a
+   * terminal would obey, are dropped; everything this view writes passes here.
+   */
+  private static String plain(String text) {
+    return text.replaceAll("[\\p{Cc}&&[^\\n\\t]]", "");
   }
 
   private static String label(PermissionOption option) {

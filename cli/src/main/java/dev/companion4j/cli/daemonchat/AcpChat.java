@@ -6,7 +6,6 @@ import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.acp.ReviewedFiles;
 import dev.companion4j.acp.WorkspaceFiles;
 import dev.companion4j.cli.editorapi.UnsavedFirst;
-import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.UncheckedIOException;
@@ -15,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * The chat with an ACP agent the companion starts itself, behind the {@link ChatApi#acpPath()}
@@ -22,6 +22,8 @@ import java.util.Objects;
  * page learns the agent's program name only: never its arguments nor its environment.
  */
 public final class AcpChat implements ChatApi.Backend, AutoCloseable {
+  private static final Pattern SESSION_ID = Pattern.compile("[A-Za-z0-9_.-]{1,200}");
+
   private final AcpAgent agent;
   private final List<Path> roots;
   private final ChatApi api;
@@ -31,8 +33,6 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
   private AcpIdeConnection connection;
   private Companion companion;
 
-  private volatile Conversation latest;
-  private volatile List<AcpIdeConnection.Command> commands = List.of();
   private volatile String problem = "";
 
   /**
@@ -54,24 +54,40 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
     synchronized (this) {
       this.companion = Objects.requireNonNull(companion, "companion");
     }
-    open(null);
+    restart();
   }
 
-  private void open(String loadSessionId) {
+  /** A new session in a new agent, the old one stopped first; what fails is the problem. */
+  private void restart() {
     AcpIdeConnection old;
-    Companion reviewer;
     synchronized (this) {
       old = connection;
       connection = null;
-      reviewer = companion;
-    }
-    if (reviewer == null) {
-      throw new IllegalStateException("the ACP chat has not started yet");
     }
     if (old != null) {
       old.close();
     }
     problem = "";
+    try {
+      AcpIdeConnection opened = open(null);
+      synchronized (this) {
+        connection = opened;
+      }
+    } catch (AcpException | IllegalArgumentException | UncheckedIOException e) {
+      problem = e.getMessage();
+    }
+    api.publish(state());
+  }
+
+  /** Starts the agent with a new session, or the earlier one {@code loadSessionId} loads. */
+  private AcpIdeConnection open(String loadSessionId) {
+    Companion reviewer;
+    synchronized (this) {
+      reviewer = companion;
+    }
+    if (reviewer == null) {
+      throw new IllegalStateException("the ACP chat has not started yet");
+    }
     AcpIdeConnection.Setup setup =
         new AcpIdeConnection.Setup(
             roots,
@@ -89,31 +105,10 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
             null,
             null,
             "default");
-    try {
-      AcpIdeConnection opened =
-          AcpIdeConnection.open(
-              agent,
-              loadSessionId == null ? setup : setup.loading(loadSessionId),
-              new AcpIdeConnection.Listener() {
-                @Override
-                public void changed(Conversation conversation) {
-                  latest = conversation;
-                  api.publish(state());
-                }
-
-                @Override
-                public void commandsChanged(List<AcpIdeConnection.Command> listed) {
-                  commands = List.copyOf(listed);
-                  api.publish(state());
-                }
-              });
-      synchronized (this) {
-        connection = opened;
-      }
-    } catch (AcpException | IllegalArgumentException | UncheckedIOException e) {
-      problem = e.getMessage();
-    }
-    api.publish(state());
+    return AcpIdeConnection.open(
+        agent,
+        loadSessionId == null ? setup : setup.loading(loadSessionId),
+        AcpIdeConnection.Listener.onEachChange(() -> api.publish(state())));
   }
 
   /** The session's mode now; empty, so the write asks, before there is a session. */
@@ -157,19 +152,25 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
                 .toList());
     json.put(
         "commands",
-        commands.stream()
-            .map(k -> Map.of("name", k.name(), "description", k.description(), "hint", k.hint()))
-            .toList());
+        c == null
+            ? List.of()
+            : c.commands().stream()
+                .map(
+                    k -> Map.of("name", k.name(), "description", k.description(), "hint", k.hint()))
+                .toList());
     // Shown once the session is ready for prompts: while it opens, the page says it connects.
-    Conversation conversation = c == null ? null : latest;
-    json.put("conversation", conversation == null ? null : ChatJson.conversation(conversation));
+    json.put("conversation", c == null ? null : ChatJson.conversation(c.conversation()));
     return json;
   }
 
-  /** The ACP path lists no sessions: a session is loaded by its id. */
+  /**
+   * The agent's earlier sessions in the workspace ({@code session/list}).
+   *
+   * @throws IllegalStateException saying why when there is no session or the agent lists none
+   */
   @Override
   public List<Map<String, Object>> sessions() {
-    return List.of();
+    return connection().sessions().stream().map(ChatJson::session).toList();
   }
 
   @Override
@@ -206,13 +207,39 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
   }
 
   @Override
-  public void newSession() {
-    open(null);
+  public boolean answerQuestions(String requestId, List<String> answers) {
+    return connection().answerQuestions(requestId, answers);
   }
 
   @Override
+  public void newSession() {
+    restart();
+  }
+
+  /**
+   * Loads an earlier session in a new agent, its history replayed; the session shown goes on until
+   * that worked, so a refused id loses nothing.
+   *
+   * @throws IllegalArgumentException for an id that is no session id
+   * @throws AcpException when the agent cannot load it
+   */
+  @Override
   public void attach(String sessionId) {
-    open(sessionId);
+    if (!SESSION_ID.matcher(sessionId).matches()) {
+      throw new IllegalArgumentException(
+          "not a session id: letters, digits, '-', '_' and '.', at most 200 of them");
+    }
+    AcpIdeConnection opened = open(sessionId);
+    AcpIdeConnection old;
+    synchronized (this) {
+      old = connection;
+      connection = opened;
+    }
+    problem = "";
+    if (old != null) {
+      old.close();
+    }
+    api.publish(state());
   }
 
   @Override

@@ -9,6 +9,7 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -53,6 +54,15 @@ public final class ChatApi extends HttpServlet {
      * @return false when the request is no longer pending
      */
     boolean answer(String requestId, String optionId);
+
+    /**
+     * Answers the questions a permission request asks, one answer each, in order.
+     *
+     * @return false when the request is no longer pending
+     */
+    default boolean answerQuestions(String requestId, List<String> answers) {
+      throw new IllegalArgumentException("this chat has no questions to answer");
+    }
 
     /** A new session; for the daemon also a reconnect. */
     void newSession();
@@ -168,7 +178,11 @@ public final class ChatApi extends HttpServlet {
                     + "; the chat serves POST /prompt, /cancel, /model, /mode, /new, /attach, /reconnect and /permissions/{requestId}");
             return;
           }
-          if (!c.answer(answer.group(1), text(body, "optionId"))) {
+          boolean pending =
+              body != null && body.has("answers")
+                  ? c.answerQuestions(answer.group(1), texts(body, "answers"))
+                  : c.answer(answer.group(1), text(body, "optionId"));
+          if (!pending) {
             HttpBodies.error(
                 resp,
                 409,
@@ -221,6 +235,18 @@ public final class ChatApi extends HttpServlet {
       throw new IllegalStateException(unconfigured);
     }
     return c;
+  }
+
+  private static List<String> texts(JsonNode body, String field) throws BadRequest {
+    JsonNode value = body.get(field);
+    List<String> texts = new ArrayList<>();
+    for (JsonNode t : value) {
+      texts.add(t.isString() ? t.asString() : null);
+    }
+    if (!value.isArray() || texts.contains(null)) {
+      throw new BadRequest("\"" + field + "\" must be an array of strings");
+    }
+    return texts;
   }
 
   private static String text(JsonNode body, String field) throws BadRequest {

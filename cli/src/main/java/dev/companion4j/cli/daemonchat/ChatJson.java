@@ -2,6 +2,7 @@ package dev.companion4j.cli.daemonchat;
 
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
+import dev.companion4j.daemon.DaemonEvent.Question;
 import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonChat;
@@ -109,7 +110,22 @@ final class ChatJson {
         p.diffs().stream()
             .map(d -> Map.of("path", d.path(), "oldText", d.oldText(), "newText", d.newText()))
             .toList());
+    json.put("questions", p.questions().stream().map(ChatJson::question).toList());
     return json;
+  }
+
+  private static Map<String, Object> question(Question q) {
+    return Map.of(
+        "header",
+        q.header(),
+        "question",
+        q.question(),
+        "multiSelect",
+        q.multiSelect(),
+        "options",
+        q.options().stream()
+            .map(o -> Map.of("label", o.label(), "description", o.description()))
+            .toList());
   }
 
   private static Map<String, Object> option(PermissionOption o) {

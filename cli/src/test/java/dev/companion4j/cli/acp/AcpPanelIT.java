@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.cli.testing.BrowserDriver;
 import dev.companion4j.cli.testing.CompanionProcess;
+import dev.companion4j.testkit.AskUserQuestion;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli.Kind;
 import dev.companion4j.testkit.QwenDaemon;
@@ -39,6 +40,7 @@ class AcpPanelIT {
   private ServedAgent agent;
   private QwenDaemon daemon;
   private BrowserDriver browser;
+  private CompanionProcess companion;
 
   @AfterEach
   void stop() throws Exception {
@@ -56,7 +58,7 @@ class AcpPanelIT {
 
   /** {@code serve --agent} with {@code more} arguments, and the page open on it. */
   private void serve(String... more) throws Exception {
-    CompanionProcess companion = agent.serve(more);
+    companion = agent.serve(more);
     browser = BrowserDriver.start();
     browser.open(ReviewPage.pageUrl(companion.port(), companion.token()));
     waitLong("#chat[data-state='connected']", null);
@@ -176,6 +178,30 @@ class AcpPanelIT {
   }
 
   @Test
+  void qwenCodesQuestionIsShownAsTextAndAnsweredWithAChoiceAndTheUsersOwnWords() throws Exception {
+    agent = new ServedAgent(dir, Kind.QWEN);
+    serve();
+    prompt(AskUserQuestion.PROMPT);
+    waitLong(".question fieldset", "Library");
+    assertThat(browser.text(".question")).contains(AskUserQuestion.FIRST).contains("built in");
+    assertThat(browser.count(".question b")).as("the model's text is no markup").isZero();
+
+    // Submit with a question unanswered: the page says so and sends nothing.
+    browser.click(".question input[value='java.time']");
+    browser.click(".question button[data-kind='allow_once']");
+    browser.waitFor(".question-missing");
+    assertThat(browser.count(".question")).isOne();
+
+    browser.click(".question input[value='lint']");
+    browser.click(".question fieldset:nth-of-type(2) .question-own");
+    browser.type("my own");
+    browser.click(".question button[data-kind='allow_once']");
+    waitLong(".msg.assistant:not(.streaming)", "Library: java.time");
+    assertThat(browser.text(".msg.assistant")).contains("Checks: lint, my own");
+    assertThat(browser.count(".question")).isZero();
+  }
+
+  @Test
   void aDaemonConversationAndAnAcpConversationOnOnePage() throws Exception {
     agent = new ServedAgent(dir, Kind.QWEN);
     daemon = QwenDaemon.startIn(agent.workspace(), agent.model, DAEMON_TOKEN);
@@ -205,6 +231,56 @@ class AcpPanelIT {
     browser.waitFor(".msg.user", "for the agent");
     assertThat(browser.text("#chat-log")).doesNotContain("for the daemon");
     assertThat(browser.log().path("requests").toString()).doesNotContain(DAEMON_TOKEN);
+  }
+
+  /**
+   * The session picker on the ACP path: Qwen Code's earlier session is offered by its first prompt
+   * and loads with its history; Gemini CLI lists none, and the page says so when the user opens the
+   * picker.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void thePickerListsAnEarlierSessionAndLoadsItsHistory(Kind kind) throws Exception {
+    agent = new ServedAgent(dir, kind);
+    serve();
+    prompt("remember this");
+    waitLong(".msg.assistant:not(.streaming)", "Hello from");
+    String earlier = sessionId();
+
+    browser.select("#chat-session", "new");
+    await().atMost(TURN).until(() -> !sessionId().isEmpty() && !sessionId().equals(earlier));
+    waitLong("#chat[data-state='connected']", null);
+    browser.waitGone(".msg.user");
+
+    browser.click("#chat-session");
+    if (kind == Kind.GEMINI) {
+      browser.waitFor("#chat-error:not([hidden])", "does not list its sessions");
+      return;
+    }
+    browser.call(
+        "waitFor",
+        Map.of(
+            "selector",
+            "#chat-session option[value='" + earlier + "']",
+            "text",
+            "remember this",
+            "state",
+            "attached"));
+    browser.select("#chat-session", earlier);
+
+    waitLong(".msg.user", "remember this");
+    waitLong(".msg.assistant:not(.streaming)", "Hello from");
+    await().atMost(TURN).until(() -> sessionId().equals(earlier));
+    // The loaded session goes on: a new prompt is answered in it.
+    prompt("and go on");
+    await().atMost(TURN).until(() -> browser.count(".msg.assistant:not(.streaming)") == 2);
+  }
+
+  private String sessionId() {
+    return CompanionProcess.JSON
+        .readTree(companion.get("/chat/acp/state").body())
+        .path("sessionId")
+        .asString("");
   }
 
   private void prompt(String text) {

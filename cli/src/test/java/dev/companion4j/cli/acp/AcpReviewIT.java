@@ -109,6 +109,86 @@ class AcpReviewIT {
     awaitTurnEnded();
   }
 
+  /**
+   * The session routes: an earlier session listed with its first prompt as title (Qwen Code) and
+   * loaded by its id, its history replayed; a bad id, an unknown one, a session the agent cannot
+   * load (Gemini CLI, see docs/chat-acp.md) and a mode the agent does not offer are refused with
+   * the reason, and the chat goes on in its session.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void sessionsAreListedAndLoadedAndARefusedOneLosesNothing(Kind kind) throws Exception {
+    agent = new ServedAgent(dir, kind);
+    companion = agent.serve();
+    JsonNode ready = awaitState(s -> !s.path("sessionId").asString("").isEmpty());
+    String earlier = ready.path("sessionId").asString();
+    prompt("remember this");
+    awaitTurnEnded();
+
+    HttpResponse<String> badMode = companion.post("/chat/acp/mode", Map.of("modeId", "nonesuch"));
+    assertThat(badMode.statusCode()).isEqualTo(400);
+    assertThat(badMode.body()).contains("nonesuch").contains("default").contains("yolo");
+
+    assertThat(companion.post("/chat/acp/new", Map.of()).statusCode()).isEqualTo(204);
+    String now =
+        awaitState(
+                s ->
+                    !s.path("sessionId").asString("").isEmpty()
+                        && !s.path("sessionId").asString().equals(earlier))
+            .path("sessionId")
+            .asString();
+
+    HttpResponse<String> listed = companion.get("/chat/acp/sessions");
+    if (kind == Kind.QWEN) {
+      assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+      JsonNode sessions = CompanionProcess.JSON.readTree(listed.body());
+      assertThat(sessions.valueStream())
+          .anyMatch(
+              s ->
+                  s.path("sessionId").asString().equals(earlier)
+                      && s.path("displayName").asString().equals("remember this"));
+    } else {
+      assertThat(listed.statusCode()).isEqualTo(409);
+      assertThat(listed.body()).contains("does not list its sessions");
+    }
+
+    HttpResponse<String> bad = companion.post("/chat/acp/attach", Map.of("sessionId", "../x y"));
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("not a session id");
+    HttpResponse<String> unknown =
+        companion.post("/chat/acp/attach", Map.of("sessionId", "no-such-session"));
+    assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(502);
+    assertThat(unknown.body()).contains("session/load");
+    assertThat(state().path("sessionId").asString()).isEqualTo(now);
+    prompt("still here");
+    awaitTurnEnded();
+    assertThat(state().path("conversation").path("entries").toString()).contains("still here");
+
+    HttpResponse<String> load = companion.post("/chat/acp/attach", Map.of("sessionId", earlier));
+    if (kind == Kind.QWEN) {
+      assertThat(load.statusCode()).as(load.body()).isEqualTo(204);
+      JsonNode loaded =
+          awaitState(
+              s ->
+                  s.path("sessionId").asString().equals(earlier)
+                      && s.path("conversation").path("entries").toString().contains("Hello from"));
+      assertThat(loaded.path("conversation").path("entries").valueStream())
+          .anyMatch(
+              e ->
+                  e.path("type").asString().equals("user")
+                      && e.path("text").asString().equals("remember this"));
+      assertThat(loaded.path("conversation").path("entries").toString())
+          .doesNotContain("still here");
+      assertThat(loaded.path("conversation").path("approvalMode").asString())
+          .as("a loaded session asks before edits, as a new one")
+          .isEqualTo("default");
+    } else {
+      assertThat(load.statusCode()).isEqualTo(502);
+      assertThat(load.body()).contains("No previous sessions found");
+      assertThat(state().path("sessionId").asString()).isEqualTo(now);
+    }
+  }
+
   /** Answers the agent's own permission request (mode {@code default} asks) until a diff shows. */
   private JsonNode awaitDiff() {
     JsonNode[] diff = new JsonNode[1];

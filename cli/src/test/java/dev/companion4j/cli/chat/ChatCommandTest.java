@@ -116,6 +116,7 @@ class ChatCommandTest {
             "edit",
             List.of("/w/a.txt"),
             List.of(always, once, reject),
+            List.of(),
             List.of());
 
     assertThat(ChatView.decide(request, "o")).contains(PermissionDecision.select(once));
@@ -126,7 +127,8 @@ class ChatCommandTest {
     assertThat(ChatView.decide(request, "maybe")).isEmpty();
 
     PendingPermission onlyAllow =
-        new PendingPermission("r", "call", "Run", "execute", List.of(), List.of(once), List.of());
+        new PendingPermission(
+            "r", "call", "Run", "execute", List.of(), List.of(once), List.of(), List.of());
     assertThat(ChatView.decide(onlyAllow, "d"))
         .as("no reject option offered: cancel")
         .contains(PermissionDecision.cancel());

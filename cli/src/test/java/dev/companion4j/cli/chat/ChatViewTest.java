@@ -60,6 +60,27 @@ class ChatViewTest {
   }
 
   @Test
+  void theModelsTextCannotSteerTheTerminal() {
+    view.onEvent(new DaemonEvent.UserMessageChunk(meta("p1", "me"), "hi"));
+    view.onEvent(
+        new DaemonEvent.AgentMessageChunk(
+            meta("p1", null), "a\u001b]0;pwned\u0007b\u009b2Jc\rd\u001b[31me\tf\ng"));
+    view.onEvent(
+        new DaemonEvent.ToolCall(
+            meta("p1", null), "c1", "Run\u001b[2J", "execute", "pending", List.of(), "{}"));
+    view.onEvent(new DaemonEvent.TurnComplete(meta("p1", null), "end_turn"));
+
+    assertThat(screen())
+        .as("no escape, bell, C1 control or carriage return reaches the terminal")
+        .doesNotContain("\u001b")
+        .doesNotContain("\u0007")
+        .doesNotContain("\u009b")
+        .doesNotContain("\r")
+        .contains("a]0;pwnedb2Jcd[31me\tf\ng")
+        .contains("[tool] Run[2J (execute)");
+  }
+
+  @Test
   void anotherClientsPromptAndACancelledTurnAreSaidAndDoneIsNot() {
     view.onEvent(new DaemonEvent.UserMessageChunk(meta("p2", "other"), "from the terminal"));
     view.onEvent(new DaemonEvent.TurnComplete(meta("p2", null), "cancelled"));
@@ -99,6 +120,7 @@ class ChatViewTest {
             "edit",
             List.of("/w/a.txt"),
             List.of(once),
+            List.of(),
             List.of()));
     assertThat(view.pendingPermission())
         .hasValueSatisfying(p -> assertThat(p.requestId()).isEqualTo("r1"));
@@ -117,5 +139,59 @@ class ChatViewTest {
         Allow? number, or o = once, a = always, d = deny:\s
         [permission request closed elsewhere]
         [error] The session ended: daemon_shutdown.""");
+  }
+
+  @Test
+  void theAgentsQuestionsAreAskedOneByOneWithoutTheControlCharactersOfItsText() {
+    DaemonEvent.Question pick =
+        new DaemonEvent.Question(
+            "Lib",
+            "Which?\u001b[2J",
+            List.of(
+                new DaemonEvent.QuestionOption("a", "first"),
+                new DaemonEvent.QuestionOption("b\u0007", "")),
+            false);
+    DaemonEvent.Question several =
+        new DaemonEvent.Question(
+            "Checks",
+            "Which checks?",
+            List.of(
+                new DaemonEvent.QuestionOption("lint", ""),
+                new DaemonEvent.QuestionOption("tests", "")),
+            true);
+    view.onEvent(
+        new DaemonEvent.PermissionRequested(
+            meta("p1", null),
+            "r1",
+            "c1",
+            "Ask user 2 questions",
+            "think",
+            List.of(),
+            List.of(
+                new PermissionOption("proceed_once", "Submit", "allow_once"),
+                new PermissionOption("cancel", "Cancel", "reject_once")),
+            List.of(),
+            List.of(pick, several)));
+    var asked = view.pendingPermission().orElseThrow();
+
+    assertThat(view.answerQuestion(asked, "1,2")).as("one choice only").isEmpty();
+    assertThat(view.answerQuestion(asked, "2")).isEmpty();
+    assertThat(view.answerQuestion(asked, "2, 1")).contains(List.of("b\u0007", "tests, lint"));
+    assertThat(view.pendingPermission()).isEmpty();
+    assertThat(screen())
+        .doesNotContain("\u001b")
+        .doesNotContain("\u0007")
+        .isEqualTo(
+            """
+        [question] the agent asks 2 question(s)
+        [question] Lib: Which?[2J
+          1) a - first
+          2) b
+        Answer: a number, or your own words; 0 declines: Answer: a number, or your own words; 0 \
+        declines:\s
+        [question] Checks: Which checks?
+          1) lint
+          2) tests
+        Answer: numbers like 1,2, or your own words; 0 declines:\s""");
   }
 }

@@ -183,6 +183,13 @@ class ChatApiIT {
     HttpResponse<String> notJson = record(companion.post("/chat/prompt", "{"));
     assertThat(notJson.statusCode()).isEqualTo(400);
     assertThat(post("/chat/nothing", Map.of()).statusCode()).isEqualTo(404);
+    HttpResponse<String> notStrings = post("/chat/permissions/r1", Map.of("answers", "java.time"));
+    assertThat(notStrings.statusCode()).isEqualTo(400);
+    assertThat(notStrings.body()).contains("\\\"answers\\\" must be an array of strings");
+    HttpResponse<String> noQuestions =
+        post("/chat/permissions/r1", Map.of("answers", List.of("java.time")));
+    assertThat(noQuestions.statusCode()).isEqualTo(400);
+    assertThat(noQuestions.body()).contains("this chat has no questions to answer");
 
     assertThat(post("/chat/prompt", Map.of("text", "say hello")).statusCode()).isEqualTo(204);
   }

@@ -3,6 +3,7 @@ package dev.companion4j.daemon.conversation;
 import dev.companion4j.daemon.DaemonEvent.FileDiff;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
+import dev.companion4j.daemon.DaemonEvent.Question;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -105,6 +106,8 @@ public record Conversation(
    * @param toolCallId the tool call it is for, also an {@link Entry.ToolCall} of this conversation
    *     when the daemon announced it
    * @param diffs the file changes the call would make, for review before answering
+   * @param questions what the agent asks the user, answered with the answers rather than an option
+   *     alone; empty for a plain permission request
    */
   public record PendingPermission(
       String requestId,
@@ -113,11 +116,13 @@ public record Conversation(
       String kind,
       List<String> locations,
       List<PermissionOption> options,
-      List<FileDiff> diffs) {
+      List<FileDiff> diffs,
+      List<Question> questions) {
     public PendingPermission {
       locations = List.copyOf(locations);
       options = List.copyOf(options);
       diffs = List.copyOf(diffs);
+      questions = List.copyOf(questions);
     }
   }
 }

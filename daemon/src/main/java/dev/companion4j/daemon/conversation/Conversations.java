@@ -304,7 +304,8 @@ public final class Conversations {
             orEmpty(e.kind()),
             e.locations(),
             e.options(),
-            e.diffs()));
+            e.diffs(),
+            e.questions()));
     return with(c).permissions(pending).build();
   }
 

@@ -244,7 +244,9 @@ public final class EventDecoder {
         text(toolCall, "kind"),
         locations(toolCall),
         options,
-        diffs(toolCall.path("content")));
+        diffs(toolCall.path("content")),
+        // The daemon path does not ask the agent's questions (docs/chat-acp.md).
+        List.of());
   }
 
   /** The {@code {type: "diff", path, oldText, newText}} blocks of ACP tool content. */

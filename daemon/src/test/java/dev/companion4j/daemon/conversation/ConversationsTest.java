@@ -108,10 +108,19 @@ class ConversationsTest {
             "edit",
             List.of("/w/notes.txt"),
             options,
-            List.of(new DaemonEvent.FileDiff("/w/notes.txt", "old\n", "new\n"))));
+            List.of(new DaemonEvent.FileDiff("/w/notes.txt", "old\n", "new\n")),
+            List.of()));
     apply(
         new DaemonEvent.PermissionRequested(
-            meta("p1"), "r2", "call-2", "Run ls", "execute", List.of(), options, List.of()));
+            meta("p1"),
+            "r2",
+            "call-2",
+            "Run ls",
+            "execute",
+            List.of(),
+            options,
+            List.of(),
+            List.of()));
 
     assertThat(c.permissions())
         .extracting(Conversation.PendingPermission::requestId)
@@ -168,7 +177,15 @@ class ConversationsTest {
     apply(new DaemonEvent.AgentMessageChunk(meta("p1"), "half"));
     apply(
         new DaemonEvent.PermissionRequested(
-            meta("p1"), "r1", "call-1", "Write", "edit", List.of(), List.of(), List.of()));
+            meta("p1"),
+            "r1",
+            "call-1",
+            "Write",
+            "edit",
+            List.of(),
+            List.of(),
+            List.of(),
+            List.of()));
     apply(new DaemonEvent.SessionDied(meta(null), "daemon_unreachable", null, null, false));
 
     assertThat(c.state()).isEqualTo(State.DIED);

@@ -1,5 +1,6 @@
 package dev.companion4j.netbeans;
 
+import dev.companion4j.testkit.AskUserQuestion;
 import java.awt.Container;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,8 +32,7 @@ import org.openide.windows.WindowManager;
  * text. The tests run in the order of {@link #suite()} and share the IDE, the agent and the chat.
  */
 public class NetBeansAcpChatIT extends NbTestCase {
-  private static final Duration WAIT =
-      Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 90));
+  static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 90));
 
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
 
@@ -59,7 +59,9 @@ public class NetBeansAcpChatIT extends NbTestCase {
             "testARejectedWriteLeavesTheFileAndFailsTheCall",
             "testWithTheFileOpenTheAgentReadsItsUnsavedText",
             "testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain",
+            "testTheAgentsQuestionIsAnsweredWithAChoiceAndTheUsersOwnWords",
             "testCancelStopsATurn",
+            "testAnEarlierSessionLoadsWithItsHistoryAndAsksBeforeEdits",
             "testClosingTheWindowStopsTheAgent")
         .suite();
   }
@@ -291,12 +293,60 @@ public class NetBeansAcpChatIT extends NbTestCase {
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
   }
 
+  public void testTheAgentsQuestionIsAnsweredWithAChoiceAndTheUsersOwnWords() throws Exception {
+    prompt(AskUserQuestion.PROMPT);
+    JComponent card = Ui.awaitPermissionCard(chatWindow(), WAIT);
+    JLabel first =
+        Edt.call(
+            () ->
+                Ui.findFirst(card, JLabel.class, l -> l.getText().endsWith(AskUserQuestion.FIRST)));
+    assertNotNull("the question shows", first);
+    assertEquals(
+        "the model's text is no markup", Boolean.TRUE, first.getClientProperty("html.disable"));
+
+    Ui.click(card, "companion4j.chat.question.0.1");
+    Ui.click(card, "companion4j.chat.question.1.0");
+    Edt.call(
+        () -> {
+          Ui.find(card, JTextField.class, "companion4j.chat.question.1.own").setText("my own");
+          return null;
+        });
+    Ui.clickOption(card, "allow_once");
+
+    Await.until(
+        WAIT,
+        NetBeansAcpChatIT::logText,
+        t -> t.contains("Library: java.time") && t.contains("Checks: lint, my own"));
+    assertNull("the question is answered", Edt.call(() -> Ui.permissionCard(chatWindow())));
+  }
+
   public void testCancelStopsATurn() throws Exception {
     // The fake model holds this answer open until the caller goes away.
     prompt("[[hold]]");
     Await.until(WAIT, () -> label("companion4j.chat.state"), t -> t.startsWith("Working\u2026"));
     Ui.click(chatWindow(), "companion4j.chat.cancel");
 
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+  }
+
+  /**
+   * Sessions... on the ACP path lists the agent's earlier sessions by their first prompt; picking
+   * one starts the agent on it, its history replayed, in the mode that asks before edits.
+   */
+  public void testAnEarlierSessionLoadsWithItsHistoryAndAsksBeforeEdits() throws Exception {
+    Ui.click(chatWindow(), "companion4j.chat.new");
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> !t.contains("You: say hello"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+
+    Ui.pickSession(chatWindow(), b -> b.getText().startsWith("say hello"), WAIT);
+
+    Await.until(
+        WAIT,
+        NetBeansAcpChatIT::logText,
+        t -> t.contains("You: say hello") && t.contains("You: [[count 40]]"));
+    Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+    prompt("say hello again");
+    Await.until(WAIT, NetBeansAcpChatIT::logText, t -> t.contains("You: say hello again"));
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
   }
 
@@ -354,11 +404,11 @@ public class NetBeansAcpChatIT extends NbTestCase {
     }
   }
 
-  private static Container chatWindow() {
+  static Container chatWindow() {
     return chat;
   }
 
-  private static String label(String name) throws Exception {
+  static String label(String name) throws Exception {
     return Edt.call(() -> Ui.find(chatWindow(), JLabel.class, name).getText());
   }
 

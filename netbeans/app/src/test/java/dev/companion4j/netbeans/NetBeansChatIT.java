@@ -2,7 +2,6 @@ package dev.companion4j.netbeans;
 
 import java.awt.Container;
 import java.awt.Rectangle;
-import java.awt.Window;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -212,25 +211,8 @@ public class NetBeansChatIT extends NbTestCase {
         "/session/" + sessionId + "/prompt",
         Map.of("prompt", List.of(Map.of("type", "text", "text", "from the terminal: say hello"))));
 
-    Ui.click(chatWindow(), "companion4j.chat.sessions");
-    String item = "companion4j.chat.session:" + sessionId;
-    AbstractButton join =
-        Await.until(
-            WAIT,
-            () ->
-                Edt.call(
-                    () ->
-                        Stream.of(Window.getWindows())
-                            .map(w -> Ui.find(w, AbstractButton.class, item))
-                            .filter(b -> b != null)
-                            .findFirst()
-                            .orElse(null)),
-            b -> b != null);
-    Edt.call(
-        () -> {
-          join.doClick();
-          return null;
-        });
+    Ui.pickSession(
+        chatWindow(), b -> b.getName().equals("companion4j.chat.session:" + sessionId), WAIT);
     Await.until(
         WAIT,
         NetBeansChatIT::logText,

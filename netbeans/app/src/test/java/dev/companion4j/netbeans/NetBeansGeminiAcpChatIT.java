@@ -6,8 +6,9 @@ import junit.framework.Test;
 
 /**
  * {@link NetBeansAcpChatIT} with the real {@code gemini --acp} of Gemini CLI 0.61.0: its writes go
- * over files that exist (it cannot create one through the client), and it has no read test (its
- * {@code read_file} reads the disk, so it never sees an editor's unsaved text).
+ * over files that exist (it cannot create one through the client); it has no read test (its {@code
+ * read_file} reads the disk, so it never sees an editor's unsaved text) and no session to load (it
+ * keeps none in ACP mode).
  */
 public class NetBeansGeminiAcpChatIT extends NetBeansAcpChatIT {
   public NetBeansGeminiAcpChatIT(String name) {
@@ -22,8 +23,21 @@ public class NetBeansGeminiAcpChatIT extends NetBeansAcpChatIT {
             "testARejectedWriteLeavesTheFileAndFailsTheCall",
             "testAModeThatEditsWritesIntoTheOpenDocumentUnaskedAndDefaultAsksAgain",
             "testCancelStopsATurn",
+            "testSessionsSaysTheAgentListsNone",
             "testClosingTheWindowStopsTheAgent")
         .suite();
+  }
+
+  /** Gemini CLI offers no {@code session/list}: the window says so instead of an empty menu. */
+  public void testSessionsSaysTheAgentListsNone() throws Exception {
+    Ui.click(chatWindow(), "companion4j.chat.sessions");
+
+    Await.until(
+        WAIT,
+        () -> label("companion4j.chat.state"),
+        ("Cannot list sessions: gemini-cli does not list its sessions (it offers no"
+                + " session/list)")
+            ::equals);
   }
 
   @Override

@@ -132,6 +132,41 @@ final class Ui {
     return null;
   }
 
+  /**
+   * Opens the chat window's Sessions... menu and picks the first session item {@code which}
+   * accepts, once the menu shows one; off the EDT.
+   */
+  static void pickSession(Container chat, Predicate<AbstractButton> which, Duration wait)
+      throws Exception {
+    click(chat, "companion4j.chat.sessions");
+    AbstractButton item =
+        Await.until(
+            wait,
+            () ->
+                Edt.call(
+                    () ->
+                        Stream.of(Window.getWindows())
+                            .map(
+                                w ->
+                                    findFirst(
+                                        w,
+                                        AbstractButton.class,
+                                        b ->
+                                            b.getName() != null
+                                                && b.getName()
+                                                    .startsWith("companion4j.chat.session:")
+                                                && which.test(b)))
+                            .filter(b -> b != null)
+                            .findFirst()
+                            .orElse(null)),
+            b -> b != null);
+    Edt.call(
+        () -> {
+          item.doClick();
+          return null;
+        });
+  }
+
   /** Presses the button named {@code name}, as a click would; off the EDT. */
   static void click(Container root, String name) throws Exception {
     AbstractButton button = Edt.call(() -> find(root, AbstractButton.class, name));

@@ -4,6 +4,7 @@ import dev.companion4j.acp.AcpAgent;
 import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.acp.ReviewedFiles;
+import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.engine.Companion;
@@ -26,8 +27,6 @@ final class AgentChat implements AutoCloseable {
   private final String name;
 
   private volatile AcpIdeConnection connection;
-  private volatile Conversation latest;
-  private volatile List<AcpIdeConnection.Command> commands = List.of();
   private volatile String problem = "";
 
   /** Set once closed, so that what the agent says while it stops is not shown. */
@@ -49,6 +48,42 @@ final class AgentChat implements AutoCloseable {
     closed = false;
     problem = "";
     publish.accept(view());
+    try {
+      connection = open(null);
+    } catch (AcpException | IllegalArgumentException | UncheckedIOException e) {
+      problem = e.getMessage();
+    }
+    publish.accept(view());
+  }
+
+  /**
+   * Loads an earlier session in a new agent, its history replayed; the session shown goes on until
+   * that worked, so a refused id loses nothing. Slow (the agent's start).
+   *
+   * @throws AcpException when the agent cannot load it
+   */
+  void attach(String sessionId) {
+    AcpIdeConnection opened = open(sessionId);
+    AcpIdeConnection old = connection;
+    connection = opened;
+    problem = "";
+    if (old != null) {
+      old.close();
+    }
+    publish.accept(view());
+  }
+
+  /**
+   * The agent's earlier sessions in the main project, most recent first.
+   *
+   * @throws IllegalStateException saying why when there is no session or the agent lists none
+   */
+  List<SessionSummary> sessions() {
+    return connection().sessions();
+  }
+
+  /** Starts the agent with a new session, or the earlier one {@code loadSessionId} loads. */
+  private AcpIdeConnection open(String loadSessionId) {
     AcpIdeConnection.Setup setup =
         new AcpIdeConnection.Setup(
             roots,
@@ -67,29 +102,13 @@ final class AgentChat implements AutoCloseable {
     ClassLoader previous = current.getContextClassLoader();
     current.setContextClassLoader(AgentChat.class.getClassLoader());
     try {
-      connection =
-          AcpIdeConnection.open(
-              agent,
-              setup,
-              new AcpIdeConnection.Listener() {
-                @Override
-                public void changed(Conversation conversation) {
-                  latest = conversation;
-                  shown();
-                }
-
-                @Override
-                public void commandsChanged(List<AcpIdeConnection.Command> listed) {
-                  commands = List.copyOf(listed);
-                  shown();
-                }
-              });
-    } catch (AcpException | IllegalArgumentException | UncheckedIOException e) {
-      problem = e.getMessage();
+      return AcpIdeConnection.open(
+          agent,
+          loadSessionId == null ? setup : setup.loading(loadSessionId),
+          AcpIdeConnection.Listener.onEachChange(this::shown));
     } finally {
       current.setContextClassLoader(previous);
     }
-    publish.accept(view());
   }
 
   /**
@@ -142,7 +161,7 @@ final class AgentChat implements AutoCloseable {
   ChatView view() {
     AcpIdeConnection c = connection;
     // Shown once the session is ready for prompts: while it opens, the window says it connects.
-    Conversation conversation = c == null ? null : latest;
+    Conversation conversation = c == null ? null : c.conversation();
     DaemonChat.Status status =
         new DaemonChat.Status(
             "",
@@ -151,7 +170,8 @@ final class AgentChat implements AutoCloseable {
             problem,
             c == null ? List.of() : c.models().stream().map(AcpIdeConnection.Model::id).toList(),
             Optional.ofNullable(conversation));
-    return new ChatView(status, name, c == null ? List.of() : c.modes(), commands);
+    return new ChatView(
+        status, name, c == null ? List.of() : c.modes(), c == null ? List.of() : c.commands());
   }
 
   /** Stops the agent (its whole process tree); the session ends. */
@@ -160,7 +180,6 @@ final class AgentChat implements AutoCloseable {
     closed = true;
     AcpIdeConnection c = connection;
     connection = null;
-    latest = null;
     if (c != null) {
       c.close();
     }

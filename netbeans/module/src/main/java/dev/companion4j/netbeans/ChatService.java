@@ -141,14 +141,18 @@ final class ChatService {
     DAEMON.post(() -> onChat(() -> agent().setMode(modeId)));
   }
 
-  /** Joins the daemon's session {@code sessionId}; its history replays. */
+  /** Joins the daemon's session {@code sessionId}, or loads the agent's; its history replays. */
   void attach(String sessionId) {
     DAEMON.post(
-        () -> {
-          if (chat != null) {
-            chat.attach(sessionId);
-          }
-        });
+        () ->
+            onChat(
+                () -> {
+                  if (agentChat != null) {
+                    agentChat.attach(sessionId);
+                  } else if (chat != null) {
+                    chat.attach(sessionId);
+                  }
+                }));
   }
 
   /** The workspace's sessions, most recent first, handed to {@code answer} on the EDT. */
@@ -156,10 +160,12 @@ final class ChatService {
     DAEMON.post(
         () -> {
           try {
-            // The ACP path lists no sessions.
-            List<SessionSummary> sessions = chat == null ? List.of() : chat.sessions();
+            List<SessionSummary> sessions =
+                agentChat != null
+                    ? agentChat.sessions()
+                    : chat == null ? List.of() : chat.sessions();
             EventQueue.invokeLater(() -> answer.accept(sessions));
-          } catch (IOException | DaemonException e) {
+          } catch (IOException | DaemonException | AcpException | IllegalStateException e) {
             EventQueue.invokeLater(() -> failure.accept(e.getMessage()));
           }
         });
@@ -180,6 +186,15 @@ final class ChatService {
   void answer(String requestId, String optionId) {
     onConnection(
         c -> answered(c.answer(requestId, optionId)), c -> answered(c.answer(requestId, optionId)));
+  }
+
+  /** Answers the questions of an ACP agent's request, one answer each, in order. */
+  void answerQuestions(String requestId, List<String> answers) {
+    onConnection(
+        c -> {
+          throw new IllegalStateException("the daemon path asks no questions here");
+        },
+        c -> answered(c.answerQuestions(requestId, answers)));
   }
 
   private static void answered(boolean taken) {

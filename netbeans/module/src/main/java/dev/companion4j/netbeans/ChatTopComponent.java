@@ -4,6 +4,8 @@ import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.daemon.DaemonEvent.FileDiff;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;
+import dev.companion4j.daemon.DaemonEvent.Question;
+import dev.companion4j.daemon.DaemonEvent.QuestionOption;
 import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonChat;
@@ -26,10 +28,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import javax.swing.AbstractAction;
+import javax.swing.AbstractButton;
 import javax.swing.BorderFactory;
 import javax.swing.BoxLayout;
+import javax.swing.ButtonGroup;
 import javax.swing.JButton;
+import javax.swing.JCheckBox;
 import javax.swing.JComboBox;
 import javax.swing.JComponent;
 import javax.swing.JEditorPane;
@@ -37,9 +43,11 @@ import javax.swing.JLabel;
 import javax.swing.JMenuItem;
 import javax.swing.JPanel;
 import javax.swing.JPopupMenu;
+import javax.swing.JRadioButton;
 import javax.swing.JScrollPane;
 import javax.swing.JTabbedPane;
 import javax.swing.JTextArea;
+import javax.swing.JTextField;
 import javax.swing.KeyStroke;
 import javax.swing.event.DocumentEvent;
 import javax.swing.event.DocumentListener;
@@ -58,8 +66,8 @@ import org.openide.windows.TopComponent;
  * Window &gt; Qwen Code Chat: a conversation with an ACP agent the chat starts, or with the {@code
  * qwen serve} daemon, on the same model as the review page's chat panel (owned by {@link
  * ChatService}). A permission request is a card with the agent's options and, for a file change,
- * the change in NetBeans' diff view, read-only. The log renders incrementally: a finished entry
- * once, a streamed chunk only its own entry.
+ * the change in NetBeans' diff view, read-only; the agent's questions are a card to answer. The log
+ * renders incrementally: a finished entry once, a streamed chunk only its own entry.
  *
  * <p>Everything here runs on the EDT.
  */
@@ -366,7 +374,7 @@ public final class ChatTopComponent extends TopComponent {
     // A prompt sent during a turn waits in the daemon's queue; an ACP agent would fail it.
     send.setEnabled(live && !(view.acp() && c.turnRunning()));
     cancel.setEnabled(live && c.turnRunning());
-    sessions.setEnabled(!status.daemon().isEmpty());
+    sessions.setEnabled(!status.daemon().isEmpty() || (view.acp() && c != null));
     showModels(status, c);
     showModes(view, c);
     showCommandHint();
@@ -574,7 +582,7 @@ public final class ChatTopComponent extends TopComponent {
       cards.computeIfAbsent(
           p.requestId(),
           id -> {
-            JComponent card = permissionCard(p);
+            JComponent card = p.questions().isEmpty() ? permissionCard(p) : questionCard(p);
             permissions.add(card);
             return card;
           });
@@ -611,9 +619,7 @@ public final class ChatTopComponent extends TopComponent {
     }
     JPanel answers = new JPanel(new FlowLayout(FlowLayout.LEFT));
     for (PermissionOption option : p.options()) {
-      JButton answer =
-          named(PlainText.button(option.name()), "companion4j.chat.option:" + option.optionId());
-      answer.putClientProperty("kind", option.kind());
+      JButton answer = optionButton(option);
       answer.addActionListener(
           e -> {
             // One answer per request: the card goes once the daemon has it.
@@ -625,6 +631,99 @@ public final class ChatTopComponent extends TopComponent {
       answers.add(answer);
     }
     card.add(answers, BorderLayout.SOUTH);
+    return card;
+  }
+
+  private static JButton optionButton(PermissionOption option) {
+    JButton button =
+        named(PlainText.button(option.name()), "companion4j.chat.option:" + option.optionId());
+    button.putClientProperty("kind", option.kind());
+    return button;
+  }
+
+  /**
+   * The agent's questions: each with its options (check boxes where it takes several) and a field
+   * for the user's own answer, which for a single choice is the answer when filled. The submitting
+   * option sends one answer per question; the agent's other options (Cancel) decline.
+   */
+  private JComponent questionCard(Conversation.PendingPermission p) {
+    JPanel card =
+        named(new JPanel(new BorderLayout()), "companion4j.chat.permission:" + p.requestId());
+    card.setBorder(BorderFactory.createTitledBorder("The agent asks"));
+    JPanel asked = new JPanel();
+    asked.setLayout(new BoxLayout(asked, BoxLayout.Y_AXIS));
+    List<Supplier<String>> answers = new ArrayList<>();
+    for (int i = 0; i < p.questions().size(); i++) {
+      Question q = p.questions().get(i);
+      String name = "companion4j.chat.question." + i;
+      asked.add(PlainText.label(q.header() + ": " + q.question()));
+      ButtonGroup single = new ButtonGroup();
+      List<AbstractButton> choices = new ArrayList<>();
+      for (int n = 0; n < q.options().size(); n++) {
+        QuestionOption o = q.options().get(n);
+        String text =
+            o.description().isEmpty() ? o.label() : o.label() + " \u2014 " + o.description();
+        AbstractButton choice =
+            named(
+                PlainText.withText(q.multiSelect() ? new JCheckBox() : new JRadioButton(), text),
+                name + "." + n);
+        choice.putClientProperty("label", o.label());
+        if (!q.multiSelect()) {
+          single.add(choice);
+        }
+        choices.add(choice);
+        asked.add(choice);
+      }
+      JTextField own = named(new JTextField(30), name + ".own");
+      own.setToolTipText(q.multiSelect() ? "Add your own" : "Or type your own answer");
+      asked.add(own);
+      answers.add(
+          () -> {
+            List<String> picked = new ArrayList<>();
+            for (AbstractButton c : choices) {
+              if (c.isSelected()) {
+                picked.add((String) c.getClientProperty("label"));
+              }
+            }
+            String typed = own.getText().strip();
+            if (!q.multiSelect()) {
+              return !typed.isEmpty() ? typed : picked.isEmpty() ? "" : picked.get(0);
+            }
+            if (!typed.isEmpty()) {
+              picked.add(typed);
+            }
+            return String.join(", ", picked);
+          });
+    }
+    card.add(asked, BorderLayout.CENTER);
+    JLabel missing =
+        named(PlainText.label("Answer each question first."), "companion4j.chat.question.missing");
+    missing.setVisible(false);
+    JPanel buttons = new JPanel(new FlowLayout(FlowLayout.LEFT));
+    for (PermissionOption option : p.options()) {
+      JButton button = optionButton(option);
+      button.addActionListener(
+          e -> {
+            List<String> given = answers.stream().map(Supplier::get).toList();
+            boolean submits = "allow_once".equals(option.kind());
+            missing.setVisible(submits && given.contains(""));
+            if (missing.isVisible()) {
+              return;
+            }
+            // One answer per request: the card goes once the agent has it.
+            for (Component b : buttons.getComponents()) {
+              b.setEnabled(false);
+            }
+            if (submits) {
+              ChatService.getDefault().answerQuestions(p.requestId(), given);
+            } else {
+              ChatService.getDefault().answer(p.requestId(), option.optionId());
+            }
+          });
+      buttons.add(button);
+    }
+    buttons.add(missing);
+    card.add(buttons, BorderLayout.SOUTH);
     return card;
   }
 

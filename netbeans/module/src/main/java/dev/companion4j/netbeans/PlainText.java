@@ -38,7 +38,7 @@ final class PlainText {
     return plain(new DefaultListCellRenderer());
   }
 
-  private static <T extends AbstractButton> T withText(T button, String text) {
+  static <T extends AbstractButton> T withText(T button, String text) {
     plain(button).setText(text);
     return button;
   }
