@@ -69,6 +69,39 @@ class AcpConnectionTest {
   }
 
   @Test
+  void mcpServersReachTheAgentAtSessionNewWithTheirHeadersOnItsInputOnly() throws Exception {
+    connection.close();
+    AcpIdeConnection.HttpMcpServer tools =
+        new AcpIdeConnection.HttpMcpServer(
+            "companion4j",
+            "http://127.0.0.1:1/ide-tools",
+            Map.of("Authorization", "Bearer token-of-the-companion"));
+    AcpIdeConnection.Setup setup =
+        AcpIdeConnection.Setup.in(workspace).withMcpServers(List.of(tools));
+    connection = AcpIdeConnection.open(fakeAgent(), setup, c -> {});
+
+    assertThat(turn("mcp servers")).isEqualTo("end_turn");
+
+    assertThat(texts())
+        .anyMatch(
+            t ->
+                t.contains("\"type\":\"http\"")
+                    && t.contains("\"url\":\"http://127.0.0.1:1/ide-tools\"")
+                    && t.contains(
+                        "{\"name\":\"Authorization\",\"value\":\"Bearer token-of-the-companion\"}"));
+    assertThat(tools.toString()).doesNotContain("token-of-the-companion");
+    assertThat(setup.toString()).doesNotContain("token-of-the-companion");
+    assertThat(
+            ProcessHandle.current()
+                .descendants()
+                .map(p -> p.info().commandLine().orElse(""))
+                .filter(l -> l.contains("fake-agent"))
+                .toList())
+        .isNotEmpty()
+        .noneMatch(l -> l.contains("token-of-the-companion"));
+  }
+
+  @Test
   void anUnknownUpdateIsANoticeAndTheTurnGoesOn() throws Exception {
     assertThat(turn("unknown update")).isEqualTo("end_turn");
 

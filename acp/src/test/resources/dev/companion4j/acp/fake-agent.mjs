@@ -8,6 +8,8 @@ const waiting = new Map();
 // With FAKE_AGENT_LOGIN set, sessions need `authenticate` with that method first.
 let loggedIn = process.env.FAKE_AGENT_LOGIN === undefined;
 let nextId = 1000;
+// The MCP servers the last session/new named, for the prompt "mcp servers".
+let mcpServers = [];
 
 function request(method, params) {
   const id = nextId++;
@@ -37,6 +39,8 @@ async function prompt(id, { sessionId, prompt }) {
     say(sessionId, "last words");
     out({ jsonrpc: "2.0", id, result: { stopReason: "end_turn" } });
     process.exit(0);
+  } else if (text === "mcp servers") {
+    say(sessionId, JSON.stringify(mcpServers));
   } else if (text === "unknown request") {
     const reply = await request("craft/drainMidTurnQueue", { sessionId });
     say(sessionId, "the client answered " + JSON.stringify(reply.error ?? reply.result));
@@ -87,6 +91,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
       ? { jsonrpc: "2.0", id: m.id, result: {} }
       : { jsonrpc: "2.0", id: m.id, error: { code: -32000, message: "Authentication failed" } });
   } else if (m.method === "session/new") {
+    mcpServers = m.params.mcpServers;
     out(loggedIn
       ? { jsonrpc: "2.0", id: m.id, result: { sessionId: "s1" } }
       : { jsonrpc: "2.0", id: m.id, error: { code: -32000, message: "Authentication required" } });

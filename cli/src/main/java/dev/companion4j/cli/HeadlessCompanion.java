@@ -8,9 +8,11 @@ import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.daemon.conversation.DaemonSource;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 /**
@@ -84,6 +86,9 @@ public final class HeadlessCompanion implements AutoCloseable {
     builder.route(chatApi.pathSpec(), chatApi);
     ChatApi acpApi = ChatApi.acpPath();
     builder.route(acpApi.pathSpec(), acpApi);
+    // The IDE tools for an ACP agent: this one's, or one the user runs in another ACP client.
+    AtomicReference<Companion> built = new AtomicReference<>();
+    builder.mcpRoute(IdeToolsRoute.PATH, IdeToolsRoute.servlet(built::get));
     Optional<DaemonChat> chat =
         daemon.map(
             source ->
@@ -91,6 +96,7 @@ public final class HeadlessCompanion implements AutoCloseable {
                     source, roots.stream().map(Path::toString).toList(), chatApi::publish));
     chat.ifPresent(chatApi::attach);
     Companion companion = builder.build();
+    built.set(companion);
     editorApi.attach(companion);
     return new HeadlessCompanion(companion, roots, editorApi, chatApi, acpApi, chat);
   }

@@ -677,7 +677,7 @@ public final class Companion implements AutoCloseable {
      * companion's own origin, so a page it serves can call them.
      */
     public Builder route(String pathSpec, HttpServlet servlet) {
-      return addRoute(pathSpec, servlet, false);
+      return addRoute(pathSpec, servlet, false, false);
     }
 
     /**
@@ -686,10 +686,20 @@ public final class Companion implements AutoCloseable {
      * navigation. Nothing served here may reveal editor data.
      */
     public Builder publicRoute(String pathSpec, HttpServlet servlet) {
-      return addRoute(pathSpec, servlet, true);
+      return addRoute(pathSpec, servlet, true, false);
     }
 
-    private Builder addRoute(String pathSpec, HttpServlet servlet, boolean open) {
+    /**
+     * Serves a stateless MCP server ({@code servlet}, the MCP SDK's {@code
+     * HttpServletStatelessServerTransport}) at {@code pathSpec}, behind the token and Host checks,
+     * refusing every Origin as {@code /mcp} does; its messages are checked and its errors answered
+     * in short JSON-RPC as on {@code /mcp}, never as the SDK's serialized exceptions. POST only.
+     */
+    public Builder mcpRoute(String pathSpec, HttpServlet servlet) {
+      return addRoute(pathSpec, servlet, false, true);
+    }
+
+    private Builder addRoute(String pathSpec, HttpServlet servlet, boolean open, boolean mcp) {
       if (!pathSpec.startsWith("/")
           || pathSpec.startsWith(CompanionServer.MCP_PATH)
           || pathSpec.startsWith("/ide/")) {
@@ -699,7 +709,8 @@ public final class Companion implements AutoCloseable {
                 + " nor under /ide/, the companion's own");
       }
       routes.add(
-          new CompanionServer.Route(pathSpec, Objects.requireNonNull(servlet, "servlet"), open));
+          new CompanionServer.Route(
+              pathSpec, Objects.requireNonNull(servlet, "servlet"), open, mcp));
       return this;
     }
 

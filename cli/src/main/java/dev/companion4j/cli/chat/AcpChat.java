@@ -8,6 +8,10 @@ import dev.companion4j.daemon.PermissionDecision;
 import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.Conversation.PendingPermission;
+import dev.companion4j.engine.discovery.CompanionAddress;
+import dev.companion4j.engine.discovery.DiscoveryLocations;
+import dev.companion4j.engine.discovery.DiscoveryScanner;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -58,7 +62,21 @@ final class AcpChat implements ChatInputs.Chat {
       InputStream in,
       PrintStream err,
       Consumer<Runnable> interrupts) {
-    AcpIdeConnection.Setup setup = AcpIdeConnection.Setup.in(workspace);
+    // The IDE tools of the companion serving this folder (an editor's, or `serve`), when one does.
+    Optional<CompanionAddress> editor =
+        new DiscoveryScanner(DiscoveryLocations.fromEnvironment()).newestServing(workspace);
+    AcpIdeConnection.Setup setup =
+        AcpIdeConnection.Setup.in(workspace)
+            .withMcpServers(
+                editor
+                    .map(
+                        c ->
+                            List.of(
+                                new AcpIdeConnection.HttpMcpServer(
+                                    IdeToolsRoute.NAME,
+                                    IdeToolsRoute.url(c.port()),
+                                    IdeToolsRoute.headers(c.authToken()))))
+                    .orElse(List.of()));
     if (options.agentMode() != null) {
       setup = setup.withMode(options.agentMode());
     }
@@ -66,6 +84,13 @@ final class AcpChat implements ChatInputs.Chat {
       setup = setup.loading(options.loadSession());
     }
     out.println("companion4j chat: starting `" + options.agent() + "` in " + workspace + " ...");
+    editor.ifPresent(
+        c ->
+            out.println(
+                "companion4j chat: the agent gets the IDE tools of "
+                    + (c.ideName().isEmpty() ? "the companion" : c.ideName())
+                    + " on port "
+                    + c.port()));
     view =
         new ChatView(
             out,

@@ -7,6 +7,7 @@ import dev.companion4j.acp.ReviewedFiles;
 import dev.companion4j.acp.WorkspaceFiles;
 import dev.companion4j.cli.editorapi.UnsavedFirst;
 import dev.companion4j.engine.Companion;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -95,7 +96,12 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
                 () -> reviewer,
                 name + " chat",
                 this::mode),
-            List.of(),
+            // The companion's IDE tools, as a CLI in IDE mode has them through the extension.
+            List.of(
+                new AcpIdeConnection.HttpMcpServer(
+                    IdeToolsRoute.NAME,
+                    IdeToolsRoute.url(reviewer.port()),
+                    IdeToolsRoute.headers(reviewer.authToken()))),
             null,
             null,
             "default");

@@ -202,15 +202,7 @@ class AcpReviewIT {
                 diff[0] = diffs.get(0);
                 return true;
               }
-              for (JsonNode p : state().path("conversation").path("permissions")) {
-                for (JsonNode o : p.path("options")) {
-                  if (o.path("kind").asString().equals("allow_once")) {
-                    companion.post(
-                        "/chat/acp/permissions/" + p.path("requestId").asString(),
-                        Map.of("optionId", o.path("optionId").asString()));
-                  }
-                }
-              }
+              ServedAgent.allowOnce(companion, state());
               return false;
             });
     return diff[0];

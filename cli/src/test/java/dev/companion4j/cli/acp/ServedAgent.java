@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import tools.jackson.databind.JsonNode;
 
 /**
  * A real agent on the {@code PATH} as a user installed it, in a home of its own with default
@@ -55,6 +56,50 @@ final class ServedAgent implements AutoCloseable {
   Path target(String name) throws Exception {
     Path file = workspace().resolve(name);
     return kind == Kind.GEMINI ? Files.writeString(file, "before\n") : file;
+  }
+
+  /** Answers each permission request in the page's {@code state} as a user allowing it once. */
+  static void allowOnce(CompanionProcess companion, JsonNode state) {
+    for (JsonNode p : state.path("conversation").path("permissions")) {
+      for (JsonNode o : p.path("options")) {
+        if (o.path("kind").asString().equals("allow_once")) {
+          companion.post(
+              "/chat/acp/permissions/" + p.path("requestId").asString(),
+              Map.of("optionId", o.path("optionId").asString()));
+        }
+      }
+    }
+  }
+
+  /** The javac error {@link #reportJavacError} has the editor report. */
+  static final String JAVAC_ERROR = "incompatible types: String cannot be converted to int";
+
+  /**
+   * Has an editor report one javac error, {@link #JAVAC_ERROR} at line 3, column 13, in a new
+   * {@code Broken.java} in {@code workspace}, through {@code companion}'s editor API.
+   *
+   * @return the file
+   */
+  static Path reportJavacError(CompanionProcess companion, Path workspace) throws Exception {
+    Path broken = Files.writeString(workspace.resolve("Broken.java"), "class Broken {}\n");
+    companion.event(
+        Map.of(
+            "type",
+            "diagnostics",
+            "path",
+            broken.toString(),
+            "diagnostics",
+            List.of(
+                Map.of(
+                    "range",
+                    Map.of("startLine", 3, "startCharacter", 13, "endLine", 3, "endCharacter", 19),
+                    "severity",
+                    "error",
+                    "message",
+                    JAVAC_ERROR,
+                    "source",
+                    "javac"))));
+    return broken;
   }
 
   static String contentOf(Path file) throws Exception {

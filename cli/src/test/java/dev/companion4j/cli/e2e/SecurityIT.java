@@ -40,6 +40,7 @@ class SecurityIT {
           new String[] {"POST", "/editor/diffs/0123456789abcdef/accept"},
           new String[] {"GET", "/editor/diffs/0123456789abcdef"},
           new String[] {"GET", "/editor/events/stream"},
+          new String[] {"POST", "/ide-tools"},
           new String[] {"GET", "/no/such/route"});
 
   @TempDir static Path temp;
@@ -152,10 +153,13 @@ class SecurityIT {
                       headers(host + ":" + companion.port(), auth, own))
                   .status())
           .isEqualTo(200);
-      assertThat(
-              send(new String[] {"POST", "/mcp"}, headers(host + ":" + companion.port(), auth, own))
-                  .status())
-          .isEqualTo(403);
+      for (String mcp : List.of("/mcp", "/ide-tools")) {
+        assertThat(
+                send(new String[] {"POST", mcp}, headers(host + ":" + companion.port(), auth, own))
+                    .status())
+            .as(mcp)
+            .isEqualTo(403);
+      }
     }
     assertThat(
             send(

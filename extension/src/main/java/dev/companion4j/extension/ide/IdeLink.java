@@ -1,5 +1,6 @@
 package dev.companion4j.extension.ide;
 
+import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.discovery.CompanionAddress;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
@@ -13,6 +14,8 @@ import java.net.URI;
 import java.net.URL;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -20,24 +23,45 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The extension's way to the companion that serves a workspace: found through the discovery files
  * (this user's only), proven to hold the token its file names, then asked over loopback with that
- * token. The token goes into the request's header and nowhere else.
+ * token; or, in the companion's own process, that companion itself. The token goes into the
+ * request's header and nowhere else.
  */
 public final class IdeLink {
   private static final JsonMapper JSON =
       JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
   private static final int TIMEOUT_MILLIS = 5000;
 
-  private final DiscoveryScanner scanner;
+  private final Function<Path, Optional<Reach>> finder;
 
   public IdeLink(DiscoveryLocations locations) {
-    this.scanner = new DiscoveryScanner(locations);
+    DiscoveryScanner scanner = new DiscoveryScanner(locations);
+    this.finder = workspace -> scanner.newestServing(workspace).map(Reach::of);
+  }
+
+  private IdeLink(Function<Path, Optional<Reach>> finder) {
+    this.finder = finder;
+  }
+
+  /**
+   * A link to the companion {@code companion} supplies, whatever the workspace: for the tools a
+   * companion serves itself, which must answer from that companion even where another one serves
+   * the same folder. While it supplies none, or one that is not running, there is no companion.
+   */
+  public static IdeLink to(Supplier<Companion> companion) {
+    return new IdeLink(
+        workspace -> {
+          Companion c = companion.get();
+          return c != null && c.isRunning()
+              ? Optional.of(new Reach(c.port(), c.authToken()))
+              : Optional.empty();
+        });
   }
 
   /**
    * The status of the newest companion serving {@code workspace}, if one proves itself and answers.
    */
   public Optional<CompanionStatus> status(Path workspace) {
-    Optional<CompanionAddress> companion = scanner.newestServing(workspace);
+    Optional<Reach> companion = finder.apply(workspace);
     try {
       return companion.isPresent() ? Optional.of(status(companion.get())) : Optional.empty();
     } catch (IOException e) {
@@ -54,6 +78,10 @@ public final class IdeLink {
    * @throws IOException when it does not answer, or answers other than 200
    */
   public static CompanionStatus status(CompanionAddress companion) throws IOException {
+    return status(Reach.of(companion));
+  }
+
+  private static CompanionStatus status(Reach companion) throws IOException {
     Answer answer = send(companion, "GET", CompanionStatus.PATH, null);
     if (answer.status() != 200) {
       throw new IOException(
@@ -70,7 +98,7 @@ public final class IdeLink {
    * @return its answer, or empty when no companion serves the workspace or it stopped meanwhile
    */
   public Optional<Answer> ask(Path workspace, String method, String path, Object body) {
-    Optional<CompanionAddress> companion = scanner.newestServing(workspace);
+    Optional<Reach> companion = finder.apply(workspace);
     try {
       return companion.isPresent()
           ? Optional.of(send(companion.get(), method, path, body))
@@ -84,7 +112,7 @@ public final class IdeLink {
    * One request. Plain {@link HttpURLConnection}: a hook asks once per process, and the JDK's newer
    * client costs a tenth of a second to set up.
    */
-  private static Answer send(CompanionAddress companion, String method, String path, Object body)
+  private static Answer send(Reach companion, String method, String path, Object body)
       throws IOException {
     URL url = URI.create("http://127.0.0.1:" + companion.port() + path).toURL();
     HttpURLConnection c = (HttpURLConnection) url.openConnection(Proxy.NO_PROXY);
@@ -92,7 +120,7 @@ public final class IdeLink {
     // Opening a file waits for the editor up to 5 s; the companion then answers.
     c.setReadTimeout(2 * TIMEOUT_MILLIS);
     c.setRequestMethod(method);
-    c.setRequestProperty("Authorization", "Bearer " + companion.authToken());
+    c.setRequestProperty("Authorization", "Bearer " + companion.token());
     try {
       if (body != null) {
         c.setDoOutput(true);
@@ -107,6 +135,18 @@ public final class IdeLink {
       }
     } finally {
       c.disconnect();
+    }
+  }
+
+  /** Where a companion listens and the token it wants; the token is no part of toString(). */
+  private record Reach(int port, String token) {
+    static Reach of(CompanionAddress address) {
+      return new Reach(address.port(), address.authToken());
+    }
+
+    @Override
+    public String toString() {
+      return "Reach[port=" + port + "]";
     }
   }
 

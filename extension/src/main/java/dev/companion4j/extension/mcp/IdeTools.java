@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import tools.jackson.databind.json.JsonMapper;
 
 /** What each IDE tool asks the companion and how it tells the model; see {@link IdeToolsServer}. */
@@ -32,17 +33,19 @@ final class IdeTools {
   private static final JsonMapper JSON = JsonMapper.shared();
 
   private final IdeLink link;
-  private final Path workspace;
 
-  IdeTools(IdeLink link, Path workspace) {
+  /** Asked at each call: the roots of an editor's companion change as projects open and close. */
+  private final Supplier<Path> workspace;
+
+  IdeTools(IdeLink link, Supplier<Path> workspace) {
     this.link = link;
     this.workspace = workspace;
   }
 
   CallToolResult status() {
-    Optional<CompanionStatus> status = link.status(workspace);
+    Optional<CompanionStatus> status = link.status(workspace.get());
     if (status.isEmpty()) {
-      return CallToolResult.builder().addTextContent(StatusText.none(workspace)).build();
+      return CallToolResult.builder().addTextContent(StatusText.none(workspace.get())).build();
     }
     return answer(StatusText.of(status.get()), status.get());
   }
@@ -60,7 +63,7 @@ final class IdeTools {
     String route =
         "/ide/diagnostics"
             + (file == null ? "" : "?path=" + URLEncoder.encode(file, StandardCharsets.UTF_8));
-    Optional<IdeLink.Answer> asked = link.ask(workspace, "GET", route, null);
+    Optional<IdeLink.Answer> asked = link.ask(workspace.get(), "GET", route, null);
     if (asked.isEmpty()) {
       return noCompanion();
     }
@@ -157,7 +160,7 @@ final class IdeTools {
   }
 
   CallToolResult openEditors() {
-    Optional<IdeLink.Answer> asked = link.ask(workspace, "GET", "/ide/editors", null);
+    Optional<IdeLink.Answer> asked = link.ask(workspace.get(), "GET", "/ide/editors", null);
     if (asked.isEmpty()) {
       return noCompanion();
     }
@@ -266,7 +269,7 @@ final class IdeTools {
     if (column > 0) {
       place.put("character", column);
     }
-    Optional<IdeLink.Answer> asked = link.ask(workspace, "POST", "/ide/open", place);
+    Optional<IdeLink.Answer> asked = link.ask(workspace.get(), "POST", "/ide/open", place);
     if (asked.isEmpty()) {
       return noCompanion();
     }
@@ -277,7 +280,7 @@ final class IdeTools {
   }
 
   CallToolResult pendingDiffs() {
-    Optional<CompanionStatus> status = link.status(workspace);
+    Optional<CompanionStatus> status = link.status(workspace.get());
     if (status.isEmpty()) {
       return noCompanion();
     }
@@ -305,7 +308,7 @@ final class IdeTools {
   }
 
   private Optional<OpenEditorsReport> editors() {
-    return link.ask(workspace, "GET", "/ide/editors", null)
+    return link.ask(workspace.get(), "GET", "/ide/editors", null)
         .filter(a -> a.status() == 200)
         .map(a -> a.as(OpenEditorsReport.class));
   }
@@ -313,14 +316,14 @@ final class IdeTools {
   /** {@code path} made absolute against the workspace, as the model may name files either way. */
   private Optional<String> resolve(String path) {
     try {
-      return Optional.of(workspace.resolve(path).toAbsolutePath().normalize().toString());
+      return Optional.of(workspace.get().resolve(path).toAbsolutePath().normalize().toString());
     } catch (InvalidPathException e) {
       return Optional.empty();
     }
   }
 
   private CallToolResult noCompanion() {
-    return error(StatusText.none(workspace));
+    return error(StatusText.none(workspace.get()));
   }
 
   private static CallToolResult answer(String text, Object structured) {

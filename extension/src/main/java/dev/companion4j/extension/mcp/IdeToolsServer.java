@@ -4,9 +4,11 @@ import dev.companion4j.extension.ide.IdeLink;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
@@ -44,8 +47,19 @@ public final class IdeToolsServer {
   private final String version;
 
   public IdeToolsServer(IdeLink link, Path workspace, String version) {
+    this(link, () -> workspace, version);
+  }
+
+  /**
+   * @param workspace asked at each call: what relative paths are resolved against
+   */
+  IdeToolsServer(IdeLink link, Supplier<Path> workspace, String version) {
     this.ide = new IdeTools(link, workspace);
     this.version = version;
+  }
+
+  String version() {
+    return version;
   }
 
   /** Serves on this process's stdin and stdout until the CLI closes stdin or ends. */
@@ -88,6 +102,30 @@ public final class IdeToolsServer {
    * few seconds at most.
    */
   public List<SyncToolSpecification> tools() {
+    return definitions().stream()
+        .map(
+            t ->
+                SyncToolSpecification.builder()
+                    .tool(t.tool())
+                    .callHandler((exchange, request) -> t.call().apply(request))
+                    .build())
+        .toList();
+  }
+
+  /** The same tools for a server without sessions ({@link IdeToolsRoute}). */
+  List<McpStatelessServerFeatures.SyncToolSpecification> statelessTools() {
+    return definitions().stream()
+        .map(
+            t ->
+                new McpStatelessServerFeatures.SyncToolSpecification(
+                    t.tool(), (context, request) -> t.call().apply(request)))
+        .toList();
+  }
+
+  /** One tool, whichever kind of server offers it. */
+  private record Definition(McpSchema.Tool tool, Function<CallToolRequest, CallToolResult> call) {}
+
+  private List<Definition> definitions() {
     return List.of(
         tool(
             "ide_status",
@@ -154,34 +192,27 @@ public final class IdeToolsServer {
    * A tool whose every failure reaches the model in words that say how to call it, as {@code
    * example} shows: a wrong argument, and anything unforeseen, never as a library's message.
    */
-  private static SyncToolSpecification tool(
+  private static Definition tool(
       String name,
       String description,
       Map<String, Object> schema,
       String example,
       Function<Map<String, Object>, CallToolResult> handler) {
-    return SyncToolSpecification.builder()
-        .tool(
-            McpSchema.Tool.builder()
-                .name(name)
-                .description(description)
-                .inputSchema(schema)
-                .build())
-        .callHandler(
-            (exchange, request) -> {
-              try {
-                return handler.apply(request.arguments() == null ? Map.of() : request.arguments());
-              } catch (BadArgument e) {
-                return failure(e.getMessage() + " Call it as: " + name + " " + example + ".");
-              } catch (RuntimeException e) {
-                log.warn("{} failed", name, e);
-                return failure(
-                    name
-                        + " failed: the companion's answer was not what this extension expects. Check that the "
-                        + "editor's Companion4J and this extension are the same version; `companion4j status` lists the companions.");
-              }
-            })
-        .build();
+    return new Definition(
+        McpSchema.Tool.builder().name(name).description(description).inputSchema(schema).build(),
+        request -> {
+          try {
+            return handler.apply(request.arguments() == null ? Map.of() : request.arguments());
+          } catch (BadArgument e) {
+            return failure(e.getMessage() + " Call it as: " + name + " " + example + ".");
+          } catch (RuntimeException e) {
+            log.warn("{} failed", name, e);
+            return failure(
+                name
+                    + " failed: the companion's answer was not what this extension expects. Check that the "
+                    + "editor's Companion4J and this extension are the same version; `companion4j status` lists the companions.");
+          }
+        });
   }
 
   private static CallToolResult failure(String text) {

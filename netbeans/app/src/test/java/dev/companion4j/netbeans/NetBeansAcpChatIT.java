@@ -11,7 +11,6 @@ import javax.swing.JComboBox;
 import javax.swing.JComponent;
 import javax.swing.JEditorPane;
 import javax.swing.JLabel;
-import javax.swing.JRadioButton;
 import javax.swing.JTextArea;
 import javax.swing.JTextField;
 import javax.swing.KeyStroke;
@@ -23,9 +22,7 @@ import org.netbeans.api.project.Project;
 import org.netbeans.api.project.ProjectManager;
 import org.netbeans.api.project.ui.OpenProjects;
 import org.netbeans.junit.NbTestCase;
-import org.netbeans.spi.options.OptionsPanelController;
 import org.openide.filesystems.FileUtil;
-import org.openide.util.Lookup;
 import org.openide.windows.TopComponent;
 import org.openide.windows.WindowManager;
 
@@ -115,24 +112,8 @@ public class NetBeansAcpChatIT extends NbTestCase {
           return null;
         });
 
-    OptionsPanelController options = Ui.companionOptions();
-    JComponent panel = Edt.call(() -> options.getComponent(Lookup.EMPTY));
-    Edt.call(
-        () -> {
-          Ui.find(panel, JRadioButton.class, "companion4j.chatAcp").doClick();
-          Ui.find(panel, JTextField.class, "companion4j.acpAgent").setText(peer.agent);
-          options.applyChanges();
-          return null;
-        });
-    chat =
-        Edt.call(
-            () -> {
-              TopComponent window =
-                  WindowManager.getDefault().findTopComponent("Companion4JChatTopComponent");
-              window.open();
-              window.requestActive();
-              return window;
-            });
+    Ui.chooseAcpAgent(peer.agent);
+    chat = Ui.openChatWindow();
     // A new session asks before edits, whatever the agent's own default.
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
     assertEquals(

@@ -117,15 +117,7 @@ public class NetBeansChatIT extends NbTestCase {
       }
     }
 
-    chat =
-        Edt.call(
-            () -> {
-              TopComponent window =
-                  WindowManager.getDefault().findTopComponent("Companion4JChatTopComponent");
-              window.open();
-              window.requestActive();
-              return window;
-            });
+    chat = Ui.openChatWindow();
     Await.until(
         WAIT,
         () -> label("companion4j.chat.state"),

@@ -36,7 +36,9 @@ public class NetBeansIdeToolsIT extends NbTestCase {
   private static final Path WORKSPACE = BUILD.resolve("workspace").resolve("tools");
   private static final Path BROKEN = WORKSPACE.resolve("src/app/Broken.java");
   private static final Path EDITED = WORKSPACE.resolve("src/app/Edited.java");
-  private static final String BROKEN_TEXT =
+
+  /** A Java file with one javac error, line 5, column 21: a String assigned to an int. */
+  static final String BROKEN_TEXT =
       String.join(
           "\n",
           "package app;",
@@ -144,7 +146,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
   }
 
   /** The tool-call directive of the fake model for one of the extension's tools. */
-  private static String call(String cli, String tool, String arguments) {
+  static String call(String cli, String tool, String arguments) {
     return cli.equals("qwen")
         ? "[[call tool_call {\"name\":\"mcp__companion4j__"
             + tool
@@ -197,7 +199,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
   }
 
   /** GET from this IDE's companion, found through its Qwen Code lock file. */
-  private static String companionGet(String path) throws Exception {
+  static String companionGet(String path) throws Exception {
     Path dir = Path.of(System.getenv("QWEN_HOME"), "ide");
     try (java.util.stream.Stream<Path> locks = Files.list(dir)) {
       Path lock =

@@ -22,6 +22,8 @@ import javax.swing.AbstractButton;
 import javax.swing.JComponent;
 import javax.swing.JEditorPane;
 import javax.swing.JLabel;
+import javax.swing.JRadioButton;
+import javax.swing.JTextField;
 import javax.swing.text.BadLocationException;
 import javax.swing.text.Document;
 import org.netbeans.junit.NbModuleSuite;
@@ -34,6 +36,7 @@ import org.openide.loaders.DataObject;
 import org.openide.util.Lookup;
 import org.openide.util.lookup.Lookups;
 import org.openide.windows.TopComponent;
+import org.openide.windows.WindowManager;
 
 /**
  * The booted IDE as the tests use it: its configuration, the module's options panel, finding and
@@ -74,6 +77,34 @@ final class Ui {
           return null;
         });
     return options;
+  }
+
+  /**
+   * Picks the chat's ACP path with {@code agent} (a command) in the options and applies them, as
+   * the user does in Tools > Options; off the EDT.
+   */
+  static void chooseAcpAgent(String agent) throws Exception {
+    OptionsPanelController options = companionOptions();
+    JComponent panel = Edt.call(() -> options.getComponent(Lookup.EMPTY));
+    Edt.call(
+        () -> {
+          find(panel, JRadioButton.class, "companion4j.chatAcp").doClick();
+          find(panel, JTextField.class, "companion4j.acpAgent").setText(agent);
+          options.applyChanges();
+          return null;
+        });
+  }
+
+  /** Opens Window > Qwen Code Chat and makes it active; off the EDT. */
+  static TopComponent openChatWindow() throws Exception {
+    return Edt.call(
+        () -> {
+          TopComponent window =
+              WindowManager.getDefault().findTopComponent("Companion4JChatTopComponent");
+          window.open();
+          window.requestActive();
+          return window;
+        });
   }
 
   /** The component of {@code type} named {@code name} under {@code root}, or null; on the EDT. */

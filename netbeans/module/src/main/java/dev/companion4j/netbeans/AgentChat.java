@@ -7,6 +7,8 @@ import dev.companion4j.acp.ReviewedFiles;
 import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonChat;
+import dev.companion4j.engine.Companion;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -90,7 +92,7 @@ final class AgentChat implements AutoCloseable {
                 CompanionService.getDefault()::companion,
                 name + " chat",
                 this::mode),
-            List.of(),
+            ideTools(),
             null,
             null,
             "default");
@@ -107,6 +109,21 @@ final class AgentChat implements AutoCloseable {
     } finally {
       current.setContextClassLoader(previous);
     }
+  }
+
+  /**
+   * The companion's IDE tools (diagnostics, open editors, selection …), as a CLI in IDE mode has
+   * them through the extension; none while the companion is stopped.
+   */
+  private static List<AcpIdeConnection.HttpMcpServer> ideTools() {
+    Companion companion = CompanionService.getDefault().companion();
+    return companion == null || !companion.isRunning()
+        ? List.of()
+        : List.of(
+            new AcpIdeConnection.HttpMcpServer(
+                IdeToolsRoute.NAME,
+                IdeToolsRoute.url(companion.port()),
+                IdeToolsRoute.headers(companion.authToken())));
   }
 
   private void shown() {

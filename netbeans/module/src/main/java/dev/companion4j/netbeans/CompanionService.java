@@ -7,6 +7,7 @@ import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.EditorEvent;
 import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.discovery.DiscoveryTarget;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.awt.EventQueue;
 import java.beans.PropertyChangeEvent;
 import java.beans.PropertyChangeListener;
@@ -135,7 +136,12 @@ public final class CompanionService {
     current.setContextClassLoader(CompanionService.class.getClassLoader());
     try {
       Companion c =
-          Companion.builder(host).discoveryTargets(targets).listener(statusListener).build();
+          Companion.builder(host)
+              .discoveryTargets(targets)
+              .listener(statusListener)
+              // The IDE tools for the chat's ACP agent (AgentChat).
+              .mcpRoute(IdeToolsRoute.PATH, IdeToolsRoute.servlet(this::companion))
+              .build();
       c.start();
       companion = c;
       failure = null;

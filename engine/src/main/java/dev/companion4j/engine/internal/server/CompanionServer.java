@@ -44,8 +44,14 @@ public final class CompanionServer {
    * A route a host serves on the companion's port.
    *
    * @param open whether it serves without the token (static assets of a page, GET and HEAD only)
+   * @param mcp whether it is a stateless MCP server: its messages checked and its errors cleaned as
+   *     {@code /mcp}'s ({@link StatelessMcpFilter}), every Origin refused
    */
-  public record Route(String pathSpec, HttpServlet servlet, boolean open) {}
+  public record Route(String pathSpec, HttpServlet servlet, boolean open, boolean mcp) {
+    public Route(String pathSpec, HttpServlet servlet, boolean open) {
+      this(pathSpec, servlet, open, false);
+    }
+  }
 
   /** Everything the server needs, decided by the engine. */
   public record Settings(
@@ -138,7 +144,8 @@ public final class CompanionServer {
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath("/");
     settings.liveness().serve(context.getServletContext());
-    List<String> hostSpecs = settings.routes().stream().map(Route::pathSpec).toList();
+    List<String> hostSpecs =
+        settings.routes().stream().filter(r -> !r.mcp()).map(Route::pathSpec).toList();
     List<String> openSpecs =
         settings.routes().stream().filter(Route::open).map(Route::pathSpec).toList();
     RequestGuard guard =
@@ -151,6 +158,11 @@ public final class CompanionServer {
     addFilter(context, guard, "/*");
     addFilter(
         context, new McpTransportFilter(settings.sessions(), settings.maxBodyBytes()), MCP_PATH);
+    for (Route route : settings.routes()) {
+      if (route.mcp()) {
+        addFilter(context, new StatelessMcpFilter(settings.maxBodyBytes()), route.pathSpec());
+      }
+    }
     ServletHolder mcpServlet = new ServletHolder("mcp", transport);
     mcpServlet.setAsyncSupported(true);
     context.addServlet(mcpServlet, MCP_PATH);

@@ -1,10 +1,12 @@
 package dev.companion4j.engine.internal.server;
 
 import dev.companion4j.engine.http.HttpBodies;
+import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -13,6 +15,45 @@ import tools.jackson.databind.JsonNode;
  */
 final class McpMessages {
   private McpMessages() {}
+
+  /** A POST's message as sent, and as read. */
+  record Message(byte[] body, JsonNode json) {}
+
+  /**
+   * A POST's message, read within {@code maxBodyBytes}, or null when it is refused: too large, not
+   * JSON, a batch, not an object, or an envelope the SDK cannot take; the refusal is answered.
+   */
+  static Message read(HttpServletRequest request, HttpServletResponse response, int maxBodyBytes)
+      throws IOException {
+    byte[] body;
+    try {
+      body = HttpBodies.read(request, maxBodyBytes);
+    } catch (HttpBodies.TooLargeException e) {
+      HttpBodies.error(response, 413, e.getMessage());
+      return null;
+    }
+    JsonNode message;
+    try {
+      message = HttpBodies.JSON.readTree(body);
+    } catch (JacksonException e) {
+      rpcError(response, 400, -32700, "Parse error: the body is not valid JSON");
+      return null;
+    }
+    if (message != null && message.isArray()) {
+      rpcError(response, 400, -32600, "Invalid Request: JSON-RPC batches are not supported");
+      return null;
+    }
+    if (message == null || !message.isObject()) {
+      rpcError(response, 400, -32600, "Invalid Request: expected a JSON-RPC message object");
+      return null;
+    }
+    String invalid = invalidEnvelope(message, request.getHeader("Accept"));
+    if (invalid != null) {
+      rpcError(response, 400, -32600, "Invalid Request: " + invalid);
+      return null;
+    }
+    return new Message(body, message);
+  }
 
   /**
    * What is wrong with a message's envelope, or null. The SDK would answer these with a serialized

@@ -9,7 +9,6 @@ import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -74,35 +73,11 @@ public final class McpTransportFilter extends HttpFilter {
       FilterChain chain,
       String sessionId)
       throws IOException, ServletException {
-    byte[] body;
-    try {
-      body = HttpBodies.read(request, maxBodyBytes);
-    } catch (HttpBodies.TooLargeException e) {
-      HttpBodies.error(response, 413, e.getMessage());
+    McpMessages.Message read = McpMessages.read(request, response, maxBodyBytes);
+    if (read == null) {
       return;
     }
-    JsonNode message;
-    try {
-      message = HttpBodies.JSON.readTree(body);
-    } catch (JacksonException e) {
-      McpMessages.rpcError(response, 400, -32700, "Parse error: the body is not valid JSON");
-      return;
-    }
-    if (message != null && message.isArray()) {
-      McpMessages.rpcError(
-          response, 400, -32600, "Invalid Request: JSON-RPC batches are not supported");
-      return;
-    }
-    if (message == null || !message.isObject()) {
-      McpMessages.rpcError(
-          response, 400, -32600, "Invalid Request: expected a JSON-RPC message object");
-      return;
-    }
-    String invalid = McpMessages.invalidEnvelope(message, request.getHeader("Accept"));
-    if (invalid != null) {
-      McpMessages.rpcError(response, 400, -32600, "Invalid Request: " + invalid);
-      return;
-    }
+    JsonNode message = read.json();
     JsonNode initialize =
         "initialize".equals(message.path("method").asString(null)) ? message : null;
     if (initialize == null && sessionId == null) {
@@ -133,7 +108,7 @@ public final class McpTransportFilter extends HttpFilter {
       sessions.initializingFrom(peers.identify(request.getLocalPort(), request.getRemotePort()));
     }
     try {
-      chain.doFilter(new BufferedBodyRequest(request, body), new NoEventIdResponse(sdk));
+      chain.doFilter(new BufferedBodyRequest(request, read.body()), new NoEventIdResponse(sdk));
     } finally {
       sessions.initializingFrom(null);
     }
