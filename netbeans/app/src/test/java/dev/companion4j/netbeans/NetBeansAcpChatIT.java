@@ -28,9 +28,9 @@ import org.openide.windows.WindowManager;
 
 /**
  * Boots a real NetBeans platform (GUI, under Xvfb) with the companion module and chats in Window
- * &gt; Qwen Code Chat on the ACP path with the real {@code qwen --acp} of Qwen Code 0.24.4, its
- * model a scripted fake: writes are reviewed in NetBeans' diff view, reads see the editor's unsaved
- * text. The tests run in the order of {@link #suite()} and share the IDE, the agent and the chat.
+ * &gt; Agent Chat on the ACP path with the real {@code qwen --acp} of Qwen Code 0.24.4, its model a
+ * scripted fake: writes are reviewed in NetBeans' diff view, reads see the editor's unsaved text.
+ * The tests run in the order of {@link #suite()} and share the IDE, the agent and the chat.
  */
 public class NetBeansAcpChatIT extends NbTestCase {
   static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 90));
@@ -77,6 +77,11 @@ public class NetBeansAcpChatIT extends NbTestCase {
     return "rejected the edit";
   }
 
+  /** The chat window's tab. */
+  protected String windowTitle() {
+    return "Qwen Code Chat";
+  }
+
   /** One of the agent's own slash commands, answered without the model: its version. */
   protected String versionCommand() {
     return "/status";
@@ -116,6 +121,7 @@ public class NetBeansAcpChatIT extends NbTestCase {
     chat = Ui.openChatWindow();
     // A new session asks before edits, whatever the agent's own default.
     Await.until(WAIT, () -> label("companion4j.chat.state"), CONNECTED::equals);
+    assertEquals("the tab names the agent", windowTitle(), Edt.call(chat::getName));
     assertEquals(
         "The agent ("
             + agent()

@@ -41,8 +41,8 @@ import org.openide.windows.WindowManager;
 
 /**
  * Boots a real NetBeans platform (GUI, under Xvfb) with the companion module and chats in Window
- * &gt; Qwen Code Chat with the real {@code qwen serve} of Qwen Code 0.24.4, its model a scripted
- * fake. The tests run in the order of {@link #suite()} and share the IDE, the daemon and the chat.
+ * &gt; Agent Chat with the real {@code qwen serve} of Qwen Code 0.24.4, its model a scripted fake.
+ * The tests run in the order of {@link #suite()} and share the IDE, the daemon and the chat.
  */
 public class NetBeansChatIT extends NbTestCase {
   private static final Duration WAIT =

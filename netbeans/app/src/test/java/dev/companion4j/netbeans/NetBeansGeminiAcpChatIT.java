@@ -58,6 +58,11 @@ public class NetBeansGeminiAcpChatIT extends NetBeansAcpChatIT {
   }
 
   @Override
+  protected String windowTitle() {
+    return "Gemini CLI Chat";
+  }
+
+  @Override
   protected String versionCommand() {
     return "/about";
   }

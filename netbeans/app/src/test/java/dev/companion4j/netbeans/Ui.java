@@ -95,7 +95,7 @@ final class Ui {
         });
   }
 
-  /** Opens Window > Qwen Code Chat and makes it active; off the EDT. */
+  /** Opens Window > Agent Chat and makes it active; off the EDT. */
   static TopComponent openChatWindow() throws Exception {
     return Edt.call(
         () -> {

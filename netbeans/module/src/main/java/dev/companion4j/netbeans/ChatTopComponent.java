@@ -63,11 +63,12 @@ import org.openide.awt.ActionReference;
 import org.openide.windows.TopComponent;
 
 /**
- * Window &gt; Qwen Code Chat: a conversation with an ACP agent the chat starts, or with the {@code
- * qwen serve} daemon, on the same model as the review page's chat panel (owned by {@link
- * ChatService}). A permission request is a card with the agent's options and, for a file change,
- * the change in NetBeans' diff view, read-only; the agent's questions are a card to answer. The log
- * renders incrementally: a finished entry once, a streamed chunk only its own entry.
+ * Window &gt; Agent Chat: a conversation with an ACP agent the chat starts, or with the {@code qwen
+ * serve} daemon, on the same model as the review page's chat panel (owned by {@link ChatService}).
+ * A permission request is a card with the agent's options and, for a file change, the change in
+ * NetBeans' diff view, read-only; the agent's questions are a card to answer. The log renders
+ * incrementally: a finished entry once, a streamed chunk only its own entry. The tab names the
+ * agent (Qwen Code Chat, Gemini CLI Chat).
  *
  * <p>Everything here runs on the EDT.
  */
@@ -77,9 +78,7 @@ import org.openide.windows.TopComponent;
 @TopComponent.Registration(mode = "properties", openAtStartup = false)
 @ActionID(category = "Window", id = "dev.companion4j.netbeans.ChatTopComponent")
 @ActionReference(path = "Menu/Window", position = 1450)
-@TopComponent.OpenActionRegistration(
-    displayName = "Qwen Code Chat",
-    preferredID = ChatTopComponent.ID)
+@TopComponent.OpenActionRegistration(displayName = "Agent Chat", preferredID = ChatTopComponent.ID)
 public final class ChatTopComponent extends TopComponent {
   static final String ID = "Companion4JChatTopComponent";
   private static final long serialVersionUID = 1L;
@@ -122,8 +121,8 @@ public final class ChatTopComponent extends TopComponent {
   private boolean showingModel;
 
   public ChatTopComponent() {
-    setName("Qwen Code Chat");
-    setToolTipText("A chat with the qwen serve daemon");
+    setName("Agent Chat");
+    setToolTipText("A chat with Qwen Code or Gemini CLI");
     setLayout(new BorderLayout());
 
     JPanel session = new JPanel(new FlowLayout(FlowLayout.LEFT, 6, 2));
@@ -347,6 +346,7 @@ public final class ChatTopComponent extends TopComponent {
 
   private void render(ChatView view) {
     shown = view;
+    setName(view.title());
     DaemonChat.Status status = view.status();
     Conversation c = status.conversation().orElse(null);
     state.setText(stateText(status, c));

@@ -29,4 +29,13 @@ record ChatView(
   boolean acp() {
     return !agent.isEmpty();
   }
+
+  /** The window's title: the agent it chats with. */
+  String title() {
+    return switch (agent) {
+      case "", "qwen" -> "Qwen Code Chat";
+      case "gemini" -> "Gemini CLI Chat";
+      default -> agent + " Chat";
+    };
+  }
 }

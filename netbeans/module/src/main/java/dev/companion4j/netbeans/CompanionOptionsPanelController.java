@@ -192,8 +192,7 @@ public final class CompanionOptionsPanelController extends OptionsPanelControlle
   }
 
   /**
-   * Window > Qwen Code Chat: an ACP agent, or a daemon at an address, or one started for the
-   * project.
+   * Window > Agent Chat: an ACP agent, or a daemon at an address, or one started for the project.
    */
   private JPanel chatSection() {
     JPanel chat = new JPanel(new GridBagLayout());
