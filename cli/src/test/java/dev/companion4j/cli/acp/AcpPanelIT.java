@@ -150,9 +150,10 @@ class AcpPanelIT {
     waitLong(".msg.assistant:not(.streaming)", "Hello from");
   }
 
-  @Test
-  void theAgentsSlashCommandsAreOfferedAsTheUserTypesASlash() throws Exception {
-    agent = new ServedAgent(dir, Kind.QWEN);
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void theAgentsSlashCommandsAreOfferedAsTheUserTypesASlashAndOneRuns(Kind kind) throws Exception {
+    agent = new ServedAgent(dir, kind);
     serve();
     assertThat(browser.count("#chat-path-pick[hidden]"))
         .as("one conversation, no selector")
@@ -166,15 +167,19 @@ class AcpPanelIT {
     String first = browser.text("#chat-suggest button").split("[ —]")[0];
     assertThat(first).startsWith("/").hasSizeGreaterThan(1);
 
-    // Typing narrows the offer; Tab completes the first; Enter sends it, and the agent runs it.
-    browser.type("stat");
-    browser.waitFor("#chat-suggest:not([hidden]) button", "/status");
-    assertThat(browser.text("#chat-suggest button").split("[ —]")[0]).isEqualTo("/status");
+    // Typing narrows the offer; Tab completes the first; Enter sends it, and the agent runs it:
+    // its version, answered by the agent itself.
+    String command = kind == Kind.QWEN ? "/status" : "/about";
+    browser.type(command.substring(1, 4));
+    browser.waitFor("#chat-suggest:not([hidden]) button", command);
+    assertThat(browser.text("#chat-suggest button").split("[ —]")[0]).isEqualTo(command);
     browser.press("Tab");
     waitLong("#chat-suggest", null, "hidden");
     browser.press("Enter");
-    browser.waitFor(".msg.user", "/status");
-    waitLong(".msg.assistant:not(.streaming)", "Qwen Code v0.24.4");
+    browser.waitFor(".msg.user", command);
+    waitLong(
+        ".msg.assistant:not(.streaming)",
+        kind == Kind.QWEN ? "Qwen Code v0.24.4" : "Version: 0.61.0");
   }
 
   @Test
