@@ -2,10 +2,11 @@ package dev.companion4j.acp;
 
 import com.agentclientprotocol.sdk.client.AcpAsyncClient;
 import com.agentclientprotocol.sdk.client.AcpClient;
-import com.agentclientprotocol.sdk.error.AcpProtocolException;
 import com.agentclientprotocol.sdk.spec.AcpClientSession;
 import com.agentclientprotocol.sdk.spec.AcpSchema;
+import dev.companion4j.acp.internal.ClientFiles;
 import dev.companion4j.acp.internal.Jackson3Mapper;
+import dev.companion4j.acp.internal.PermissionRequests;
 import dev.companion4j.acp.internal.StdioTransport;
 import dev.companion4j.acp.internal.WorkspaceRoots;
 import dev.companion4j.daemon.DaemonEvent;
@@ -16,7 +17,6 @@ import dev.companion4j.daemon.conversation.ConversationFeed;
 import dev.companion4j.daemon.conversation.Conversations;
 import dev.companion4j.daemon.conversation.Entry;
 import java.io.IOException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +34,6 @@ import java.util.function.UnaryOperator;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * An editor's chat with an ACP agent it starts itself ({@code qwen --acp}, {@code gemini --acp} or
@@ -201,12 +200,9 @@ public final class AcpIdeConnection implements AutoCloseable {
   /** JSON-RPC's code for the agent's "authentication required". */
   private static final int AUTH_REQUIRED = -32000;
 
-  /** ACP's resource not found, which both CLIs take as a missing file. */
-  private static final int RESOURCE_NOT_FOUND = -32002;
-
   private final AcpAgent agent;
   private final Setup setup;
-  private final WorkspaceRoots roots;
+  private final ClientFiles files;
   private final Listener listener;
   private final StdioTransport transport;
   private final ConversationFeed feed;
@@ -228,7 +224,7 @@ public final class AcpIdeConnection implements AutoCloseable {
       AcpAgent agent, Setup setup, Listener listener, StdioTransport transport) {
     this.agent = agent;
     this.setup = setup;
-    this.roots = new WorkspaceRoots(setup.roots());
+    this.files = new ClientFiles(new WorkspaceRoots(setup.roots()), setup.files());
     this.listener = listener;
     this.transport = transport;
     this.agentName = agent.command().get(0);
@@ -285,10 +281,12 @@ public final class AcpIdeConnection implements AutoCloseable {
                   spec.clientCapabilities(CAPABILITIES)
                       .readTextFileHandler(
                           r ->
-                              Mono.fromCallable(() -> read(r))
+                              Mono.fromCallable(() -> files.read(r))
                                   .subscribeOn(Schedulers.boundedElastic()))
                       .writeTextFileHandler(
-                          r -> Mono.defer(() -> write(r)).subscribeOn(Schedulers.boundedElastic()))
+                          r ->
+                              Mono.defer(() -> files.write(r))
+                                  .subscribeOn(Schedulers.boundedElastic()))
                       .requestHandler(
                           AcpSchema.METHOD_SESSION_REQUEST_PERMISSION,
                           (AcpClientSession.RequestHandler<Object>) this::permission)
@@ -602,12 +600,7 @@ public final class AcpIdeConnection implements AutoCloseable {
                       new IllegalArgumentException(
                           "The request " + requestId + " offers no option to submit answers"));
     }
-    // Keyed by the question's position, as Qwen Code reads them.
-    Map<String, String> keyed = new LinkedHashMap<>();
-    for (int i = 0; i < answers.size(); i++) {
-      keyed.put(String.valueOf(i), answers.get(i));
-    }
-    return settle(requestId, new AcpSchema.PermissionSelected(submit), keyed);
+    return settle(requestId, new AcpSchema.PermissionSelected(submit), List.copyOf(answers));
   }
 
   /** The request {@code requestId} while it waits for an answer, else null. Under this. */
@@ -622,7 +615,7 @@ public final class AcpIdeConnection implements AutoCloseable {
   }
 
   private boolean settle(
-      String requestId, AcpSchema.RequestPermissionOutcome outcome, Map<String, String> answers) {
+      String requestId, AcpSchema.RequestPermissionOutcome outcome, List<String> answers) {
     CompletableFuture<Object> answer;
     synchronized (this) {
       answer = pending.remove(requestId);
@@ -635,14 +628,7 @@ public final class AcpIdeConnection implements AutoCloseable {
               Conversations.apply(
                   c, new DaemonEvent.PermissionResolved(meta(runningTurn), requestId, selected)));
     }
-    Object response = new AcpSchema.RequestPermissionResponse(outcome);
-    if (answers != null) {
-      // Beside ACP's outcome, where Qwen Code reads them: the SDK's response has no place for them.
-      ObjectNode withAnswers = Jackson3Mapper.JSON.valueToTree(response);
-      answers.forEach(withAnswers.putObject("answers")::put);
-      response = withAnswers;
-    }
-    answer.complete(response);
+    answer.complete(PermissionRequests.response(outcome, answers));
     return true;
   }
 
@@ -753,116 +739,16 @@ public final class AcpIdeConnection implements AutoCloseable {
 
   /** On the reader thread: the request waits, without blocking the reader, for {@link #answer}. */
   private Mono<Object> permission(Object params) {
-    JsonNode p = Jackson3Mapper.JSON.valueToTree(params);
-    JsonNode call = p.path("toolCall");
     String requestId = "permission-" + permissionIds.incrementAndGet();
-    List<DaemonEvent.PermissionOption> options = new ArrayList<>();
-    for (JsonNode o : p.path("options")) {
-      options.add(
-          new DaemonEvent.PermissionOption(
-              o.path("optionId").asString(""),
-              o.path("name").asString(""),
-              o.path("kind").asString("")));
-    }
-    List<String> locations = new ArrayList<>();
-    for (JsonNode l : call.path("locations")) {
-      locations.add(l.path("path").asString(""));
-    }
-    List<DaemonEvent.FileDiff> diffs = new ArrayList<>();
-    for (JsonNode block : call.path("content")) {
-      if ("diff".equals(block.path("type").asString(""))) {
-        diffs.add(
-            new DaemonEvent.FileDiff(
-                block.path("path").asString(""),
-                block.path("oldText").asString(""),
-                block.path("newText").asString("")));
-      }
-    }
-    List<DaemonEvent.Question> questions = questions(call);
     CompletableFuture<Object> answer = new CompletableFuture<>();
     synchronized (this) {
       pending.put(requestId, answer);
-      change(
-          c ->
-              Conversations.apply(
-                  c,
-                  new DaemonEvent.PermissionRequested(
-                      meta(runningTurn),
-                      requestId,
-                      call.path("toolCallId").asString(""),
-                      call.path("title").asString(""),
-                      call.path("kind").asString(""),
-                      locations,
-                      options,
-                      diffs,
-                      questions)));
+      DaemonEvent.PermissionRequested asked =
+          PermissionRequests.read(
+              Jackson3Mapper.JSON.valueToTree(params), requestId, meta(runningTurn));
+      change(c -> Conversations.apply(c, asked));
     }
     return Mono.fromFuture(answer);
-  }
-
-  /**
-   * The questions a permission request asks the user: Qwen Code marks its {@code ask_user_question}
-   * so in the tool call's {@code _meta}; an earlier form only names the tool and carries them in
-   * its arguments. None for any other request.
-   */
-  private static List<DaemonEvent.Question> questions(JsonNode call) {
-    JsonNode meta = call.path("_meta");
-    JsonNode asked;
-    if ("user_question".equals(meta.path("qwenInteractionKind").asString(""))) {
-      asked = meta.path("qwenQuestions");
-    } else if ("ask_user_question".equals(meta.path("toolName").asString(""))) {
-      asked = call.path("rawInput").path("questions");
-    } else {
-      return List.of();
-    }
-    List<DaemonEvent.Question> questions = new ArrayList<>();
-    for (JsonNode q : asked) {
-      List<DaemonEvent.QuestionOption> options = new ArrayList<>();
-      for (JsonNode o : q.path("options")) {
-        options.add(
-            new DaemonEvent.QuestionOption(
-                o.path("label").asString(""), o.path("description").asString("")));
-      }
-      questions.add(
-          new DaemonEvent.Question(
-              q.path("header").asString(""),
-              q.path("question").asString(""),
-              options,
-              q.path("multiSelect").asBoolean(false)));
-    }
-    return questions;
-  }
-
-  private AcpSchema.ReadTextFileResponse read(AcpSchema.ReadTextFileRequest r) throws IOException {
-    Path file = roots.confine(r.path());
-    String text;
-    try {
-      text = setup.files().read(file);
-    } catch (NoSuchFileException e) {
-      throw new AcpProtocolException(RESOURCE_NOT_FOUND, "Resource not found: " + r.path());
-    }
-    return new AcpSchema.ReadTextFileResponse(lines(text, r.line(), r.limit()));
-  }
-
-  /** Lines {@code line} (1-based) on, at most {@code limit} of them, as ACP reads ask. */
-  static String lines(String text, Integer line, Integer limit) {
-    if (line == null && limit == null) {
-      return text;
-    }
-    String[] all = text.split("(?<=\n)", -1);
-    int from = Math.max(0, (line == null ? 1 : line) - 1);
-    int to = limit == null ? all.length : (int) Math.min(all.length, (long) from + limit);
-    StringBuilder out = new StringBuilder();
-    for (int i = from; i < to; i++) {
-      out.append(all[i]);
-    }
-    return out.toString();
-  }
-
-  /** Answered once the caller's files wrote it, which may wait for the user's review. */
-  private Mono<AcpSchema.WriteTextFileResponse> write(AcpSchema.WriteTextFileRequest r) {
-    return Mono.fromCompletionStage(setup.files().write(roots.confine(r.path()), r.content()))
-        .thenReturn(new AcpSchema.WriteTextFileResponse());
   }
 
   private void note(Entry.Level level, String text) {
