@@ -43,7 +43,10 @@ class McpRouteTest {
       assertThat(answered.statusCode()).isEqualTo(200);
       assertThat(answered.body()).contains("\"text\":\"echo hi\"");
 
-      assertThat(post(companion, null, null, CALL.formatted("{}")).statusCode()).isEqualTo(401);
+      HttpResponse<String> anonymous = post(companion, null, null, CALL.formatted("{}"));
+      assertThat(anonymous.statusCode()).isEqualTo(401);
+      // Its body unread, the refused connection is not offered for reuse.
+      assertThat(anonymous.headers().firstValue("Connection")).hasValue("close");
       // Not even the companion's own page: an agent sends no Origin.
       assertThat(
               post(companion, token, "http://127.0.0.1:" + companion.port(), CALL.formatted("{}"))

@@ -102,6 +102,8 @@ public final class RequestGuard extends HttpFilter {
       if (refuse.status() == 405) {
         response.setHeader("Allow", String.join(", ", METHODS));
       }
+      // The refused body stays unread; a client that reused this connection would race its close.
+      response.setHeader("Connection", "close");
       HttpBodies.error(response, refuse.status(), refuse.message());
       return;
     }
