@@ -533,6 +533,13 @@ const lateText = {
   stopped: 'No longer pending: the companion stopped before an answer for',
 };
 
+/** After an answer, whatever it got: the next pending item on show, the buttons usable again. */
+function settle() {
+  busy = false;
+  reselect();
+  render();
+}
+
 /** Answers the change on show once for all of its files, with the text of each file the user edited. */
 async function resolveChange(change, accept) {
   busy = true;
@@ -561,9 +568,7 @@ async function resolveChange(change, accept) {
       toast(`Could not ${accept ? 'accept' : 'reject'} ${name}: ${e.message}`);
     }
   } finally {
-    busy = false;
-    reselect();
-    render();
+    settle();
   }
 }
 
@@ -601,9 +606,7 @@ async function resolve(accept) {
       toast(`Could not ${accept ? 'accept' : 'reject'} ${name}: ${e.message}`);
     }
   } finally {
-    busy = false;
-    reselect();
-    render();
+    settle();
   }
 }
 

@@ -6,7 +6,6 @@ import dev.companion4j.cli.review.ReviewPage;
 import dev.companion4j.cli.testing.BrowserDriver;
 import dev.companion4j.engine.ChangeOutcome;
 import dev.companion4j.engine.Companion;
-import dev.companion4j.engine.discovery.DiscoveryLocations;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -27,7 +26,7 @@ class ChangeReviewPageIT {
   private static final String CHANGE_ITEM = "#diff-list li[data-change]";
 
   @TempDir Path temp;
-  private HeadlessCompanion headless;
+  private RenameFixture fixture;
   private BrowserDriver browser;
   private Path a;
   private Path b;
@@ -35,22 +34,10 @@ class ChangeReviewPageIT {
 
   @BeforeEach
   void start() throws Exception {
-    Path workspace = Files.createDirectories(temp.resolve("ws"));
-    a = Files.writeString(workspace.resolve("A.java"), "class A {\n  void run() {}\n}\n");
-    b =
-        Files.writeString(
-            workspace.resolve("B.java"), "class B {\n  void go() { new A().run(); }\n}\n");
-    rename = new LinkedHashMap<>();
-    rename.put(a, "class A {\n  void start() {}\n}\n");
-    rename.put(b, "class B {\n  void go() { new A().start(); }\n}\n");
-    DiscoveryLocations locations =
-        new DiscoveryLocations(Files.createDirectories(temp.resolve("tmp")), temp.resolve("qwen"));
-    headless =
-        HeadlessCompanion.build(
-            HeadlessCompanion.IDE_INFO,
-            List.of(workspace),
-            builder -> builder.discoveryLocations(locations));
-    companion().start();
+    fixture = RenameFixture.start(temp);
+    a = fixture.a();
+    b = fixture.b();
+    rename = fixture.rename();
     browser = BrowserDriver.start();
     browser.open(ReviewPage.pageUrl(companion().port(), companion().authToken()));
     browser.waitFor("#status[data-state='live']");
@@ -61,11 +48,11 @@ class ChangeReviewPageIT {
     if (browser != null) {
       browser.close();
     }
-    headless.close();
+    fixture.close();
   }
 
   private Companion companion() {
-    return headless.companion();
+    return fixture.companion();
   }
 
   @Test

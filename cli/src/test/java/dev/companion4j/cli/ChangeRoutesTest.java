@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.companion4j.engine.ChangeOutcome;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.DiffId;
-import dev.companion4j.engine.discovery.DiscoveryLocations;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,28 +37,17 @@ class ChangeRoutesTest {
   @TempDir Path temp;
   private final HttpClient http = HttpClient.newHttpClient();
   private final List<String> stream = new CopyOnWriteArrayList<>();
-  private HeadlessCompanion headless;
-  private Path workspace;
+  private RenameFixture fixture;
   private Path a;
   private Path b;
   private Map<Path, String> rename;
 
   @BeforeEach
   void start() throws Exception {
-    workspace = Files.createDirectories(temp.resolve("ws"));
-    a = Files.writeString(workspace.resolve("A.java"), "class A { void run() {} }\n");
-    b = Files.writeString(workspace.resolve("B.java"), "class B { { new A().run(); } }\n");
-    rename = new LinkedHashMap<>();
-    rename.put(a, "class A { void start() {} }\n");
-    rename.put(b, "class B { { new A().start(); } }\n");
-    DiscoveryLocations locations =
-        new DiscoveryLocations(Files.createDirectories(temp.resolve("tmp")), temp.resolve("qwen"));
-    headless =
-        HeadlessCompanion.build(
-            HeadlessCompanion.IDE_INFO,
-            List.of(workspace),
-            builder -> builder.discoveryLocations(locations));
-    companion().start();
+    fixture = RenameFixture.start(temp);
+    a = fixture.a();
+    b = fixture.b();
+    rename = fixture.rename();
     HttpResponse<java.util.stream.Stream<String>> events =
         http.send(request("/editor/events/stream").build(), HttpResponse.BodyHandlers.ofLines());
     assertThat(events.statusCode()).isEqualTo(200);
@@ -70,11 +58,11 @@ class ChangeRoutesTest {
 
   @AfterEach
   void stop() {
-    headless.close();
+    fixture.close();
   }
 
   private Companion companion() {
-    return headless.companion();
+    return fixture.companion();
   }
 
   private HttpRequest.Builder request(String path) {
@@ -133,12 +121,11 @@ class ChangeRoutesTest {
     assertThat(change.path("files").get(1).path("path").asString()).isEqualTo(b.toString());
     assertThat(change.path("files").get(1).path("change").asString()).isEqualTo("modified");
     assertThat(change.path("files").get(1).path("originalContent").asString())
-        .isEqualTo("class B { { new A().run(); } }\n");
-    assertThat(change.path("files").get(1).path("newContent").asString())
-        .isEqualTo("class B { { new A().start(); } }\n");
+        .isEqualTo(Files.readString(b));
+    assertThat(change.path("files").get(1).path("newContent").asString()).isEqualTo(rename.get(b));
     assertThat(awaitEvent("changeOpened", id).path("files")).hasSize(2);
 
-    String edited = "class B { { new A().start(); /* mine */ } }\n";
+    String edited = rename.get(b) + "// mine\n";
     HttpResponse<String> accepted =
         post(
             "/editor/changes/" + id + "/accept",
@@ -161,7 +148,7 @@ class ChangeRoutesTest {
   void anAcceptOverAFileChangedOnDiskIsRefusedNamingItAndEndsTheChange() throws Exception {
     CompletableFuture<ChangeOutcome> outcome = companion().proposeChange("rename", rename);
     String id = proposedId();
-    Files.writeString(a, "class A { void run() { /* the user's work */ } }\n");
+    Files.writeString(a, "class A {\n  void run() { /* the user's work */ }\n}\n");
 
     HttpResponse<String> refused = post("/editor/changes/" + id + "/accept", "");
 

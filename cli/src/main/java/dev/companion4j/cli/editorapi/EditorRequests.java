@@ -26,21 +26,23 @@ final class EditorRequests {
   private EditorRequests() {}
 
   static DiffId diffId(String segment) throws BadRequest {
-    if (!DiffId.isValid(segment)) {
-      throw new BadRequest(
-          "malformed diff id '"
-              + JsonFields.shown(segment)
-              + "': a diff id is sixteen lowercase hex digits");
-    }
-    return new DiffId(segment);
+    return id("diff", segment);
   }
 
   static DiffId changeId(String segment) throws BadRequest {
+    return id("change", segment);
+  }
+
+  private static DiffId id(String kind, String segment) throws BadRequest {
     if (!DiffId.isValid(segment)) {
       throw new BadRequest(
-          "malformed change id '"
+          "malformed "
+              + kind
+              + " id '"
               + JsonFields.shown(segment)
-              + "': a change id is sixteen lowercase hex digits");
+              + "': a "
+              + kind
+              + " id is sixteen lowercase hex digits");
     }
     return new DiffId(segment);
   }

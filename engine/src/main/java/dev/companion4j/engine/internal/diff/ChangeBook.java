@@ -56,15 +56,7 @@ public final class ChangeBook {
 
   // Guarded by this.
   private final Map<DiffId, Entry> byId = new LinkedHashMap<>();
-  private final Map<DiffId, ChangeOutcome> ended =
-      new LinkedHashMap<>() {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<DiffId, ChangeOutcome> eldest) {
-          return size() > REMEMBERED;
-        }
-      };
+  private final Map<DiffId, ChangeOutcome> ended = Remembered.newest(REMEMBERED);
 
   // Guarded by this: once stopped, nothing new is proposed, so nothing waits past the stop.
   private boolean stopped;

@@ -73,15 +73,7 @@ public final class DiffBook {
   // Guarded by this.
   private final Map<DiffId, Entry> byId = new LinkedHashMap<>();
   private final Map<String, Entry> byPath = new LinkedHashMap<>();
-  private final Map<DiffId, DiffOutcome> ended =
-      new LinkedHashMap<>() {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<DiffId, DiffOutcome> eldest) {
-          return size() > REMEMBERED;
-        }
-      };
+  private final Map<DiffId, DiffOutcome> ended = Remembered.newest(REMEMBERED);
 
   /** The id every in-process proposal has as its client: no CLI session has it. */
   private static final String IN_PROCESS = "in-process";
