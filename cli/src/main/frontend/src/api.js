@@ -10,13 +10,15 @@ export class AccessDenied extends Error {
 
 /**
  * A request the companion answered with an error other than 401/403; `outcome`
- * says how a diff ended when an answer came too late (409, 410).
+ * says how a diff or change ended when an answer came too late (409, 410), and
+ * `changedOnDisk` which files ended a change so.
  */
 export class ApiError extends Error {
-  constructor(status, message, outcome) {
+  constructor(status, message, outcome, changedOnDisk) {
     super(message);
     this.status = status;
     this.outcome = outcome;
+    this.changedOnDisk = changedOnDisk ?? [];
   }
 }
 
@@ -38,14 +40,16 @@ export class Api {
     if (!res.ok) {
       let message = `${res.status} ${res.statusText}`;
       let outcome;
+      let changedOnDisk;
       try {
         const body = await res.json();
         message = body.error ?? message;
         outcome = body.outcome;
+        changedOnDisk = body.changedOnDisk;
       } catch {
         // The body was not the API's JSON error; the status says enough.
       }
-      throw new ApiError(res.status, message, outcome);
+      throw new ApiError(res.status, message, outcome, changedOnDisk);
     }
     return res;
   }
@@ -72,6 +76,18 @@ export class Api {
 
   async reject(id) {
     await this.#post(`/editor/diffs/${encodeURIComponent(id)}/reject`, {});
+  }
+
+  /**
+   * Accepts change `id`; `files` lists the files the user edited as {path, content}, each its
+   * whole text (the others as proposed). Resolves only on 204.
+   */
+  async acceptChange(id, files) {
+    await this.#post(`/editor/changes/${encodeURIComponent(id)}/accept`, { files });
+  }
+
+  async rejectChange(id) {
+    await this.#post(`/editor/changes/${encodeURIComponent(id)}/reject`, {});
   }
 
   /**

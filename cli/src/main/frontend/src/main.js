@@ -18,7 +18,9 @@ const state = {
   diagnostics: new Map(),
   /** Pending diffs by id; a newer proposal for a file is a new diff that replaces the older. */
   diffs: new Map(),
-  /** The id of the diff on show. */
+  /** Pending changes of several files by id, each reviewed and answered as one. */
+  changes: new Map(),
+  /** The id of the diff or change on show. */
   selected: null,
   live: false,
 };
@@ -31,6 +33,9 @@ const darkQuery = matchMedia('(prefers-color-scheme: dark)');
 const narrowQuery = matchMedia('(max-width: 820px)');
 const diffView = new DiffView($('merge'));
 let shownDiff = null;
+/** The change on show, and one view per file of it: {path, view}. */
+let shownChange = null;
+let changeViews = [];
 
 // ---- the token: from the URL fragment into this tab's memory only --------
 
@@ -143,11 +148,36 @@ function changeBadge(diff) {
   return text ? el('span', { class: `badge ${diff.change}`, dataset: { change: diff.change } }, text) : null;
 }
 
+/** Every pending diff and change, oldest first. */
+function pendingItems() {
+  return [...state.diffs.values(), ...state.changes.values()].sort((a, b) =>
+    String(a.openedAt).localeCompare(String(b.openedAt)));
+}
+
+/** A change of several files: one item naming each of its files. */
+function changeItem(c) {
+  const item = el(
+    'button',
+    {
+      type: 'button',
+      class: 'diff-item change-item',
+      'aria-current': c.id === state.selected ? 'true' : 'false',
+      title: c.files.map((f) => f.path).join('\n'),
+      onclick: () => select(c.id),
+    },
+    el('span', { class: 'name' }, `${c.files.length} files`, el('span', { class: 'badge change' }, 'one change')),
+    ...c.files.map((f) => el('span', { class: 'dir change-path' }, display(f.path))),
+    el('span', { class: 'meta' }, `${c.proposerName} · `, agoText(c.openedAt)),
+  );
+  return el('li', { dataset: { change: c.id, id: c.id } }, item);
+}
+
 function renderDiffList() {
   const list = $('diff-list');
-  const diffs = [...state.diffs.values()].sort((a, b) => String(a.openedAt).localeCompare(String(b.openedAt)));
+  const items = pendingItems();
   list.replaceChildren(
-    ...diffs.map((d) => {
+    ...items.map((d) => {
+      if (d.files) return changeItem(d);
       const rel = display(d.filePath);
       const item = el(
         'button',
@@ -165,8 +195,8 @@ function renderDiffList() {
       return el('li', { dataset: { file: d.filePath, id: d.id } }, item);
     }),
   );
-  $('diff-count').textContent = String(diffs.length);
-  $('diff-empty').hidden = diffs.length > 0;
+  $('diff-count').textContent = String(items.length);
+  $('diff-empty').hidden = items.length > 0;
 }
 
 function renderConnection() {
@@ -197,7 +227,7 @@ function renderConnection() {
  */
 function renderWaiting(clients) {
   const hint = $('approval-hint');
-  hint.hidden = clients.length === 0 || state.diffs.size > 0;
+  hint.hidden = clients.length === 0 || state.diffs.size + state.changes.size > 0;
   if (hint.hidden) return;
   const programs = new Set(clients.map((c) => c.program).filter(Boolean));
   $('approval-qwen').hidden = programs.size > 0 && !programs.has('Qwen Code');
@@ -282,15 +312,64 @@ function renderContext() {
   box.replaceChildren(...parts);
 }
 
+function clearChange() {
+  for (const { view } of changeViews) view.clear();
+  changeViews = [];
+  shownChange = null;
+  $('change-files').replaceChildren();
+}
+
+/** Every file of `change` in a view of its own, the proposed side editable in each. */
+function showChange(change) {
+  clearChange();
+  shownChange = change;
+  $('review-main').dataset.id = change.id;
+  $('review-path').replaceChildren(`${change.files.length} files, one change`);
+  $('review-path').title = change.files.map((f) => f.path).join('\n');
+  const box = $('change-files');
+  for (const f of change.files) {
+    const merge = el('div', { class: 'merge' });
+    box.append(
+      el(
+        'section',
+        { class: 'change-file', dataset: { path: f.path } },
+        el(
+          'div',
+          { class: 'change-file-head' },
+          el('span', { class: 'mono', title: f.path }, display(f.path)),
+          changeBadge(f) ?? '',
+          el('span', { class: 'meta' }, f.change === 'new' ? 'does not exist yet · proposed, editable' : 'current · proposed, editable'),
+        ),
+        merge,
+      ),
+    );
+    const view = new DiffView(merge);
+    view.show({ filePath: f.path, originalContent: f.originalContent, newContent: f.newContent },
+      { dark: darkQuery.matches, narrow: narrowQuery.matches });
+    changeViews.push({ path: f.path, view });
+  }
+}
+
 function renderReview() {
   const diff = state.selected ? state.diffs.get(state.selected) : null;
-  $('review-empty').hidden = !!diff;
-  $('review-main').hidden = !diff;
+  const change = !diff && state.selected ? state.changes.get(state.selected) : null;
+  $('review-empty').hidden = !!(diff || change);
+  $('review-main').hidden = !(diff || change);
+  $('labels').hidden = !!change;
+  $('merge').hidden = !!change;
+  $('change-files').hidden = !change;
   if (!diff) {
     if (shownDiff) diffView.clear();
     shownDiff = null;
+  }
+  if (!change && shownChange) clearChange();
+  if (change) {
+    if (shownChange !== change) showChange(change);
+    $('review-meta').replaceChildren(`Proposed by ${change.proposerName} · `, ...when(change.openedAt));
+    updateActions();
     return;
   }
+  if (!diff) return;
   if (shownDiff !== diff) {
     shownDiff = diff;
     $('review-main').dataset.id = diff.id;
@@ -330,10 +409,10 @@ function select(id) {
   render();
 }
 
-/** Keeps a selection: the current one if still pending, else the oldest diff. */
+/** Keeps a selection: the current one if still pending, else the oldest diff or change. */
 function reselect() {
-  if (state.selected && state.diffs.has(state.selected)) return;
-  const oldest = [...state.diffs.values()].sort((a, b) => String(a.openedAt).localeCompare(String(b.openedAt)))[0];
+  if (state.selected && (state.diffs.has(state.selected) || state.changes.has(state.selected))) return;
+  const oldest = pendingItems()[0];
   state.selected = oldest ? oldest.id : null;
 }
 
@@ -351,6 +430,7 @@ function applyState(s) {
   state.features = s.features ?? [];
   state.diagnostics = new Map((s.diagnostics ?? []).map((f) => [f.path, f]));
   state.diffs = new Map((s.pendingDiffs ?? []).map((d) => [d.id, d]));
+  state.changes = new Map((s.pendingChanges ?? []).map((c) => [c.id, c]));
   $('restart-workspace').textContent = state.roots[0] ?? 'the workspace';
   reselect();
   render();
@@ -361,6 +441,13 @@ const outcomeText = {
   clientGone: 'The CLI that proposed this edit has left; nothing was written:',
   accepted: 'Accepted elsewhere:',
   rejected: 'Rejected elsewhere:',
+  stopped: 'The companion stopped before an answer:',
+};
+
+const changeOutcomeText = {
+  accepted: 'Accepted elsewhere:',
+  rejected: 'Rejected or withdrawn elsewhere:',
+  changedOnDisk: 'Files changed on disk since the proposal, so nothing was written:',
   stopped: 'The companion stopped before an answer:',
 };
 
@@ -393,6 +480,20 @@ function applyEvent({ event, data }) {
         if (state.selected === payload.id) followFile = payload.filePath;
       } else if (!answeredHere.delete(payload.id) && outcomeText[payload.outcome]) {
         toast(`${outcomeText[payload.outcome]} ${display(payload.filePath)}`);
+      }
+      reselect();
+      break;
+    }
+    case 'changeOpened':
+      state.changes.set(payload.id, payload);
+      if (!state.selected) state.selected = payload.id;
+      break;
+    case 'changeClosed': {
+      const change = state.changes.get(payload.id);
+      if (!change) break;
+      state.changes.delete(payload.id);
+      if (!answeredHere.delete(payload.id) && changeOutcomeText[payload.outcome]) {
+        toast(`${changeOutcomeText[payload.outcome]} the change of ${change.files.length} files`);
       }
       reselect();
       break;
@@ -432,8 +533,49 @@ const lateText = {
   stopped: 'No longer pending: the companion stopped before an answer for',
 };
 
+/** After an answer, whatever it got: the next pending item on show, the buttons usable again. */
+function settle() {
+  busy = false;
+  reselect();
+  render();
+}
+
+/** Answers the change on show once for all of its files, with the text of each file the user edited. */
+async function resolveChange(change, accept) {
+  busy = true;
+  updateActions();
+  const edited = changeViews.filter(({ view }) => view.edited).map(({ path, view }) => ({ path, content: view.content }));
+  const name = `the change of ${change.files.length} files`;
+  answeredHere.add(change.id);
+  try {
+    if (accept) await api.acceptChange(change.id, edited);
+    else await api.rejectChange(change.id);
+    state.changes.delete(change.id);
+    toast(`${accept ? 'Accepted' : 'Rejected'} ${name}.`);
+  } catch (e) {
+    answeredHere.delete(change.id);
+    if (e instanceof AccessDenied) return denied();
+    if (e.status === 409 || e.status === 404) {
+      state.changes.delete(change.id);
+      if (e.outcome === 'changedOnDisk') {
+        toast(`Files changed on disk since the proposal, so nothing was written: ${e.changedOnDisk.map(display).join(', ')}`);
+      } else if (e.status === 404) {
+        toast(`${name}: no longer known to the companion; nothing was written.`);
+      } else {
+        toast(`${lateText[e.outcome] ?? 'No longer pending:'} ${name}`);
+      }
+    } else {
+      toast(`Could not ${accept ? 'accept' : 'reject'} ${name}: ${e.message}`);
+    }
+  } finally {
+    settle();
+  }
+}
+
 async function resolve(accept) {
   const id = state.selected;
+  const change = id && !busy && state.live ? state.changes.get(id) : null;
+  if (change) return resolveChange(change, accept);
   const diff = id ? state.diffs.get(id) : null;
   if (!diff || busy || !state.live) return;
   busy = true;
@@ -464,9 +606,7 @@ async function resolve(accept) {
       toast(`Could not ${accept ? 'accept' : 'reject'} ${name}: ${e.message}`);
     }
   } finally {
-    busy = false;
-    reselect();
-    render();
+    settle();
   }
 }
 
@@ -562,8 +702,14 @@ async function connectLoop() {
 
 function start() {
   const token = takeToken();
-  darkQuery.addEventListener('change', () => diffView.setDark(darkQuery.matches));
-  narrowQuery.addEventListener('change', () => diffView.setNarrow(narrowQuery.matches));
+  darkQuery.addEventListener('change', () => {
+    diffView.setDark(darkQuery.matches);
+    for (const { view } of changeViews) view.setDark(darkQuery.matches);
+  });
+  narrowQuery.addEventListener('change', () => {
+    diffView.setNarrow(narrowQuery.matches);
+    for (const { view } of changeViews) view.setNarrow(narrowQuery.matches);
+  });
   if (navigator.platform.startsWith('Mac')) for (const k of document.querySelectorAll('kbd.mod')) k.textContent = '⌘';
   $('accept').addEventListener('click', () => resolve(true));
   $('reject').addEventListener('click', () => resolve(false));

@@ -1,11 +1,13 @@
 package dev.companion4j.cli;
 
 import dev.companion4j.cli.editorapi.EditorApi;
+import dev.companion4j.engine.ChangeReview;
 import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.HostActionException;
 import dev.companion4j.engine.HostFeature;
 import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.engine.PendingChange;
 import dev.companion4j.engine.PendingDiff;
 import java.nio.file.Path;
 import java.util.List;
@@ -67,6 +69,11 @@ final class HeadlessHost implements CompanionHost {
   public void showDiff(PendingDiff diff, DiffReview review) {
     // Listed by the editor API and announced on its event stream, which answers through
     // Companion.acceptDiff/rejectDiff by id; nothing to open here.
+  }
+
+  @Override
+  public void showChange(PendingChange change, ChangeReview review) {
+    // Like a diff: listed by the editor API, announced on its stream and answered there by id.
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.companion4j.engine.discovery.DiscoveryTarget;
 import dev.companion4j.engine.internal.context.ContextPublisher;
 import dev.companion4j.engine.internal.context.ContextTracker;
 import dev.companion4j.engine.internal.context.DiagnosticsBook;
+import dev.companion4j.engine.internal.diff.ChangeBook;
 import dev.companion4j.engine.internal.diff.DiffBook;
 import dev.companion4j.engine.internal.loop.EngineLoop;
 import dev.companion4j.engine.internal.server.CompanionServer;
@@ -82,6 +83,7 @@ public final class Companion implements AutoCloseable {
   private final DiagnosticsBook diagnostics;
   private final ContextPublisher publisher;
   private final DiffBook diffs;
+  private final ChangeBook changes;
   private final SessionRegistry sessions;
   private final DiscoveryFiles discovery;
   private final CompanionServer server;
@@ -123,6 +125,7 @@ public final class Companion implements AutoCloseable {
             engine,
             listeners,
             clock);
+    this.changes = new ChangeBook(diffs, host, engine, listeners, clock);
     this.discovery =
         new DiscoveryFiles(
             settings.locations,
@@ -150,6 +153,7 @@ public final class Companion implements AutoCloseable {
                 liveness,
                 sessions,
                 diffs,
+                changes,
                 server,
                 discovery,
                 settings.locations));
@@ -482,6 +486,62 @@ public final class Companion implements AutoCloseable {
           }
         });
     return answered;
+  }
+
+  /**
+   * Proposes a change of several files as one unit (e.g. a rename the editor's refactoring
+   * computed) on behalf of a proposer in this process: the host shows every file ({@link
+   * CompanionHost#showChange}) and the user decides once for all of them. The engine writes no
+   * file: the proposer writes every file of an {@link ChangeOutcome.Accepted} outcome, or none.
+   * Before an accept counts, every file is read again: if one changed on disk since this call, the
+   * change ends as {@link ChangeOutcome.ChangedOnDisk} and nothing may be written. It neither
+   * replaces nor is replaced by a diff for one of its files.
+   *
+   * @param files each file's proposed whole text, by absolute path inside a workspace root, in the
+   *     order to show (use an ordered map); at most 500 files
+   * @return completes once with the outcome, on the thread that ended the change: use the async
+   *     variants for work that blocks. It completes exceptionally with an {@link
+   *     IllegalArgumentException} when a file is refused (why is in its message), and with a {@link
+   *     DiffViewException} when the host cannot show the change. Stop ends it as {@code Stopped},
+   *     at once after a stop. Cancelling it withdraws the change.
+   */
+  public CompletableFuture<ChangeOutcome> proposeChange(
+      String proposerName, Map<Path, String> files) {
+    Objects.requireNonNull(proposerName, "proposerName");
+    Map<Path, String> copy = new LinkedHashMap<>();
+    files.forEach(
+        (path, text) ->
+            copy.put(Objects.requireNonNull(path, "path"), Objects.requireNonNull(text, "text")));
+    try {
+      return changes.propose(proposerName, copy);
+    } catch (DiffBook.DiffRequestException e) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException(e.getMessage(), e));
+    }
+  }
+
+  /** The changes of several files waiting for an answer, oldest first. */
+  public List<PendingChange> pendingChanges() {
+    return changes.pending();
+  }
+
+  public Optional<PendingChange> pendingChange(DiffId id) {
+    return changes.get(id);
+  }
+
+  /**
+   * The user accepted change {@code id}; the same as {@link ChangeReview#accept} on the handle the
+   * host got with it.
+   *
+   * @param edited the whole text of each file the user edited, by path; the others as proposed
+   * @throws IllegalArgumentException when {@code edited} names a file the change does not hold
+   */
+  public ChangeAnswer acceptChange(DiffId id, Map<Path, String> edited) {
+    return changes.accept(Objects.requireNonNull(id, "id"), Map.copyOf(edited));
+  }
+
+  /** The user rejected change {@code id}; the same as {@link ChangeReview#reject}. */
+  public ChangeAnswer rejectChange(DiffId id) {
+    return changes.reject(Objects.requireNonNull(id, "id"));
   }
 
   /** The user rejected diff {@code id}; the same as {@link DiffReview#reject}. */

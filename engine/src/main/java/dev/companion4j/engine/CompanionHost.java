@@ -54,6 +54,27 @@ public interface CompanionHost {
   Optional<String> closeDiff(PendingDiff diff);
 
   /**
+   * Shows a change of several files for review as one unit: every file's diff visible, one decision
+   * for all. The user's answer goes to {@code review}, from any thread, now or later. Called only
+   * for a change proposed in-process ({@link Companion#proposeChange}). By default the host cannot
+   * show one, and its proposer hears so.
+   *
+   * @throws DiffViewException when the change cannot be shown; its message reaches the proposer
+   */
+  default void showChange(PendingChange change, ChangeReview review) throws DiffViewException {
+    throw new DiffViewException(
+        ideInfo().displayName() + " cannot show a change of several files for review");
+  }
+
+  /**
+   * Ends the review of {@code change}: called exactly once for every change {@link #showChange}
+   * showed, whatever ended it (the user's answer, its proposer withdrawing it, the companion
+   * stopping). Close its view if it is still open; answers sent to its {@link ChangeReview} from
+   * now on change nothing.
+   */
+  default void closeChange(PendingChange change) {}
+
+  /**
    * What this host offers beyond the IDE-mode contract; asked once, when the companion is built.
    * None by default: such a host still works, and the IDE tools say what it cannot do.
    */

@@ -22,6 +22,12 @@ public interface CompanionListener {
   /** A diff ended; exactly once for every {@link #diffOpened}. */
   default void diffClosed(PendingDiff diff, DiffOutcome outcome) {}
 
+  /** A change of several files is on show, after {@link CompanionHost#showChange} returned. */
+  default void changeOpened(PendingChange change) {}
+
+  /** A change ended; exactly once for every {@link #changeOpened}. */
+  default void changeClosed(PendingChange change, ChangeOutcome outcome) {}
+
   /** A context update went out to the connected CLIs. */
   default void contextSent(IdeContext context) {}
 

@@ -3,6 +3,7 @@ package dev.companion4j.engine;
 import dev.companion4j.engine.discovery.DiscoveryFiles;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryScanner;
+import dev.companion4j.engine.internal.diff.ChangeBook;
 import dev.companion4j.engine.internal.diff.DiffBook;
 import dev.companion4j.engine.internal.loop.EngineLoop;
 import dev.companion4j.engine.internal.loop.Lifecycle;
@@ -39,6 +40,7 @@ final class Serving {
       Liveness liveness,
       SessionRegistry sessions,
       DiffBook diffs,
+      ChangeBook changes,
       CompanionServer server,
       DiscoveryFiles discovery,
       DiscoveryLocations locations) {}
@@ -121,6 +123,7 @@ final class Serving {
     Lifecycle.State before = lifecycle.stop(this::withdrawDiscovery);
     if (before == Lifecycle.State.STARTING || before == Lifecycle.State.RUNNING) {
       parts.diffs().stopAll();
+      parts.changes().stopAll();
       parts.sessions().closeAll();
       parts.server().stop();
     }

@@ -80,6 +80,29 @@ final class RecordingHost implements CompanionHost {
     return Optional.ofNullable(editedText);
   }
 
+  final List<PendingChange> shownChanges = new CopyOnWriteArrayList<>();
+  final List<PendingChange> closedChanges = new CopyOnWriteArrayList<>();
+  final Map<DiffId, ChangeReview> changeReviews = new ConcurrentHashMap<>();
+
+  /** Off: the host keeps the default, which cannot show a change of several files. */
+  volatile boolean showsChanges = true;
+
+  @Override
+  public void showChange(PendingChange change, ChangeReview review) throws DiffViewException {
+    threads.add(Thread.currentThread().getName());
+    if (!showsChanges) {
+      CompanionHost.super.showChange(change, review);
+    }
+    shownChanges.add(change);
+    changeReviews.put(change.id(), review);
+  }
+
+  @Override
+  public void closeChange(PendingChange change) {
+    threads.add(Thread.currentThread().getName());
+    closedChanges.add(change);
+  }
+
   @Override
   public Set<HostFeature> features() {
     return features;

@@ -1,6 +1,8 @@
 package dev.companion4j.cli.editorapi;
 
 import dev.companion4j.engine.AnswerResult;
+import dev.companion4j.engine.ChangeAnswer;
+import dev.companion4j.engine.ChangeOutcome;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionListener;
 import dev.companion4j.engine.CompanionStatus;
@@ -10,6 +12,7 @@ import dev.companion4j.engine.DiffId;
 import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.FileDiagnostics;
 import dev.companion4j.engine.IdeContext;
+import dev.companion4j.engine.PendingChange;
 import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.http.EventStreams;
 import dev.companion4j.engine.http.HttpBodies;
@@ -52,6 +55,7 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   private static final Pattern ONE_DIFF = Pattern.compile("/diffs/([^/]+)");
   private static final Pattern ANSWER = Pattern.compile("/diffs/([^/]+)/(accept|reject)");
+  private static final Pattern CHANGE_ANSWER = Pattern.compile("/changes/([^/]+)/(accept|reject)");
 
   private final AtomicReference<Companion> companion = new AtomicReference<>();
   private final transient EventStreams events = new EventStreams();
@@ -121,12 +125,20 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
               + "/diffs/{id}/reject");
       return;
     }
-    if (!route.equals("/events") && !answer.matches()) {
+    Matcher changeAnswer = CHANGE_ANSWER.matcher(route);
+    if (!route.equals("/events") && !answer.matches() && !changeAnswer.matches()) {
       notFound(req, resp);
       return;
     }
     try {
-      if (answer.matches()) {
+      if (changeAnswer.matches()) {
+        DiffId id = EditorRequests.changeId(changeAnswer.group(1));
+        if (changeAnswer.group(2).equals("accept")) {
+          acceptChange(id, EditorRequests.editedFiles(JsonFields.parse(bytes)), resp);
+        } else {
+          answered(id, companion.get().rejectChange(id), resp);
+        }
+      } else if (answer.matches()) {
         boolean accept = answer.group(2).equals("accept");
         answer(
             EditorRequests.diffId(answer.group(1)),
@@ -211,6 +223,65 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
           404,
           "no diff " + id + " is known: it was never proposed here, or it ended long ago");
     }
+  }
+
+  private void acceptChange(DiffId id, Map<Path, String> edited, HttpServletResponse resp)
+      throws IOException {
+    ChangeAnswer result;
+    try {
+      result = companion.get().acceptChange(id, edited);
+    } catch (IllegalArgumentException e) {
+      HttpBodies.error(resp, 400, e.getMessage());
+      return;
+    }
+    answered(id, result, resp);
+  }
+
+  /** Only a 204 means the answer decided the change as asked. */
+  private static void answered(DiffId id, ChangeAnswer result, HttpServletResponse resp)
+      throws IOException {
+    if (result instanceof ChangeAnswer.Decided decided
+        && !(decided.outcome() instanceof ChangeOutcome.ChangedOnDisk)) {
+      resp.setStatus(204);
+    } else if (result instanceof ChangeAnswer.Decided decided) {
+      refuse(
+          resp,
+          "files changed on disk since change " + id + " was proposed; nothing was written",
+          decided.outcome());
+    } else if (result instanceof ChangeAnswer.Ended ended) {
+      refuse(
+          resp,
+          "change "
+              + id
+              + " is no longer pending: it ended as "
+              + EditorJson.wireName(ended.outcome())
+              + "; this answer changed nothing",
+          ended.outcome());
+    } else {
+      HttpBodies.error(
+          resp,
+          404,
+          "no change " + id + " is known: it was never proposed here, or it ended long ago");
+    }
+  }
+
+  private static void refuse(HttpServletResponse resp, String why, ChangeOutcome outcome)
+      throws IOException {
+    HttpBodies.json(
+        resp,
+        409,
+        new EditorJson.ChangeRefusal(
+            why, EditorJson.wireName(outcome), EditorJson.filesChangedOnDisk(outcome)));
+  }
+
+  @Override
+  public void changeOpened(PendingChange change) {
+    events.publish("changeOpened", null, EditorJson.Change.of(change));
+  }
+
+  @Override
+  public void changeClosed(PendingChange change, ChangeOutcome outcome) {
+    events.publish("changeClosed", null, EditorJson.ClosedChange.of(change, outcome));
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.companion4j.cli.editorapi;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.companion4j.engine.ChangeOutcome;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.ConnectedClient;
@@ -9,6 +10,7 @@ import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.FileDiagnostics;
 import dev.companion4j.engine.HostFeature;
 import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.engine.PendingChange;
 import dev.companion4j.engine.PendingDiff;
 import java.util.List;
 
@@ -62,6 +64,69 @@ final class EditorJson {
     }
   }
 
+  /** A pending change of several files, each file with both its texts. */
+  record Change(String id, String proposerName, String openedAt, List<ChangeFile> files) {
+    static Change of(PendingChange c) {
+      return new Change(
+          c.id().value(),
+          c.proposerName(),
+          c.openedAt().toString(),
+          c.files().stream().map(ChangeFile::of).toList());
+    }
+  }
+
+  /** One file of a change; {@code change} as a diff's, {@code new} for a file it creates. */
+  record ChangeFile(String path, String change, String originalContent, String newContent) {
+    static ChangeFile of(PendingChange.File f) {
+      String change;
+      if (!f.existed()) {
+        change = "new";
+      } else {
+        change =
+            f.newContent().isEmpty() && !f.originalContent().isEmpty() ? "deleted" : "modified";
+      }
+      return new ChangeFile(f.path().toString(), change, f.originalContent(), f.newContent());
+    }
+  }
+
+  /**
+   * The {@code changeClosed} event; {@code changedOnDisk} names the files that ended it so, and is
+   * left out otherwise.
+   */
+  record ClosedChange(
+      String id,
+      String outcome,
+      @JsonInclude(JsonInclude.Include.NON_NULL) List<String> changedOnDisk) {
+    static ClosedChange of(PendingChange c, ChangeOutcome outcome) {
+      return new ClosedChange(c.id().value(), wireName(outcome), filesChangedOnDisk(outcome));
+    }
+  }
+
+  /** How a change ended, as the API names it. */
+  static String wireName(ChangeOutcome outcome) {
+    if (outcome instanceof ChangeOutcome.Accepted) {
+      return "accepted";
+    } else if (outcome instanceof ChangeOutcome.Rejected) {
+      return "rejected";
+    } else if (outcome instanceof ChangeOutcome.ChangedOnDisk) {
+      return "changedOnDisk";
+    }
+    return "stopped";
+  }
+
+  /** The files that changed on disk, for that outcome only; null otherwise. */
+  static List<String> filesChangedOnDisk(ChangeOutcome outcome) {
+    return outcome instanceof ChangeOutcome.ChangedOnDisk c
+        ? c.paths().stream().map(Object::toString).toList()
+        : null;
+  }
+
+  /** The answer to an accept or reject of a change that did not end as asked. */
+  record ChangeRefusal(
+      String error,
+      String outcome,
+      @JsonInclude(JsonInclude.Include.NON_NULL) List<String> changedOnDisk) {}
+
   record State(
       IdeInfo ideInfo,
       List<String> workspaceRoots,
@@ -69,6 +134,7 @@ final class EditorJson {
       List<CompanionStatus.Client> clients,
       ContextUpdate context,
       List<Diff> pendingDiffs,
+      List<Change> pendingChanges,
       List<FileDiagnostics> diagnostics) {
     static State of(Companion companion) {
       List<ConnectedClient> clients = companion.clients();
@@ -79,6 +145,7 @@ final class EditorJson {
           clients.stream().map(CompanionStatus.Client::of).toList(),
           ContextUpdate.of(companion.context()),
           companion.pendingDiffs().stream().map(d -> Diff.of(d, clients)).toList(),
+          companion.pendingChanges().stream().map(Change::of).toList(),
           companion.diagnostics());
     }
   }

@@ -9,7 +9,9 @@ import dev.companion4j.wire.JsonFields;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -24,11 +26,23 @@ final class EditorRequests {
   private EditorRequests() {}
 
   static DiffId diffId(String segment) throws BadRequest {
+    return id("diff", segment);
+  }
+
+  static DiffId changeId(String segment) throws BadRequest {
+    return id("change", segment);
+  }
+
+  private static DiffId id(String kind, String segment) throws BadRequest {
     if (!DiffId.isValid(segment)) {
       throw new BadRequest(
-          "malformed diff id '"
+          "malformed "
+              + kind
+              + " id '"
               + JsonFields.shown(segment)
-              + "': a diff id is sixteen lowercase hex digits");
+              + "': a "
+              + kind
+              + " id is sixteen lowercase hex digits");
     }
     return new DiffId(segment);
   }
@@ -43,6 +57,33 @@ final class EditorRequests {
     }
     JsonNode object = JsonFields.object(body);
     return accept ? JsonFields.optionalString(object, "content") : null;
+  }
+
+  /**
+   * The edited files an accept of a change carries, by path: {@code {"files": [{"path",
+   * "content"}]}} with each file's whole text; empty (no body, no {@code files}) to accept it as
+   * proposed.
+   */
+  static Map<Path, String> editedFiles(JsonNode body) throws BadRequest {
+    Map<Path, String> edited = new LinkedHashMap<>();
+    if (body == null) {
+      return edited;
+    }
+    JsonNode files = JsonFields.object(body).get("files");
+    if (files == null || files.isNull()) {
+      return edited;
+    }
+    if (!files.isArray()) {
+      throw new BadRequest("files must be an array of {path, content}");
+    }
+    for (JsonNode file : files) {
+      JsonNode object = JsonFields.object(file);
+      Path path = absolutePath(object, "path");
+      if (edited.put(path, JsonFields.string(object, "content")) != null) {
+        throw new BadRequest("files names " + JsonFields.shown(path.toString()) + " twice");
+      }
+    }
+    return edited;
   }
 
   /**

@@ -73,15 +73,7 @@ public final class DiffBook {
   // Guarded by this.
   private final Map<DiffId, Entry> byId = new LinkedHashMap<>();
   private final Map<String, Entry> byPath = new LinkedHashMap<>();
-  private final Map<DiffId, DiffOutcome> ended =
-      new LinkedHashMap<>() {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<DiffId, DiffOutcome> eldest) {
-          return size() > REMEMBERED;
-        }
-      };
+  private final Map<DiffId, DiffOutcome> ended = Remembered.newest(REMEMBERED);
 
   /** The id every in-process proposal has as its client: no CLI session has it. */
   private static final String IN_PROCESS = "in-process";
@@ -167,14 +159,13 @@ public final class DiffBook {
       String proposerName,
       CompletableFuture<DiffOutcome> proposer)
       throws DiffRequestException {
-    WorkspacePaths.Place place = place(filePath);
-    String original = place.exists() ? files.readOriginal(place.real(), filePath) : "";
+    Current now = current(filePath);
     PendingDiff diff =
         new PendingDiff(
             DiffId.random(),
             filePath,
-            place.normal(),
-            original,
+            now.place().normal(),
+            now.text(),
             newContent,
             clock.instant(),
             sessionId,
@@ -471,6 +462,18 @@ public final class DiffBook {
       entry.opened = false;
       listeners.forEach(l -> l.diffClosed(entry.diff, outcome));
     }
+  }
+
+  /** A file as a proposal finds it: where its path leads, and its text (empty if it is absent). */
+  record Current(WorkspacePaths.Place place, String text) {}
+
+  /**
+   * Checks {@code filePath} as for {@code openDiff} and reads its text now, on the reading pool
+   * within its deadline: the one check every proposal of the engine makes.
+   */
+  Current current(String filePath) throws DiffRequestException {
+    WorkspacePaths.Place place = place(filePath);
+    return new Current(place, place.exists() ? files.readOriginal(place.real(), filePath) : "");
   }
 
   /**
