@@ -221,6 +221,21 @@ public class NetBeansJavaIntelligenceIT extends NbTestCase {
       assertTrue(
           expectedRefusal.getMessage(), expectedRefusal.getMessage().contains("outside the file"));
     }
+
+    // The editor's unsaved text is what NetBeans answers from: a line added above the call in
+    // Report, not saved, moves its reference one line down.
+    javax.swing.JEditorPane report = Ui.openInEditor(REPORT);
+    Edt.call(
+        () -> {
+          report.getDocument().insertString(0, "// not saved\n", null);
+          return null;
+        });
+    String moved = ask("references", MAIN, callLine, callColumn).toString();
+    assertTrue(
+        moved,
+        moved.contains(
+            "Report.java, line=8, column=25, text=" + FILES.get(REPORT).split("\n")[6] + "]"));
+    assertEquals(FILES.get(REPORT), Files.readString(REPORT));
     Files.write(BUILD.resolve("intelligence-timings.txt"), timings);
   }
 
