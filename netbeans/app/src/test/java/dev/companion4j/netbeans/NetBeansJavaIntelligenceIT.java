@@ -144,58 +144,46 @@ public class NetBeansJavaIntelligenceIT extends NbTestCase {
     // Workspace symbols by part of a class name, in any case.
     String symbols = timed("workspaceSymbols", () -> ask("workspaceSymbols", "ngli")).toString();
     assertEquals(
-        "[Symbol[name=shop.English, kind=class, place=" + place(ENGLISH, 3, 14) + "]]", symbols);
+        List.of(symbol("shop.English", "class", place(ENGLISH, 3, 14))).toString(), symbols);
 
     // Document symbols: the class and its methods, at their names.
     String outline = timed("documentSymbols", () -> ask("documentSymbols", MAIN)).toString();
     assertEquals(
-        "[Symbol[name=app.Main, kind=class, place="
-            + place(MAIN, 6, 14)
-            + "], "
-            + "Symbol[name=app.Main.main, kind=method, place="
-            + place(MAIN, 7, 24)
-            + "], "
-            + "Symbol[name=app.Main.welcome, kind=method, place="
-            + place(MAIN, 12, 19)
-            + "]]",
+        List.of(
+                symbol("app.Main", "class", place(MAIN, 6, 14)),
+                symbol("app.Main.main", "method", place(MAIN, 7, 24)),
+                symbol("app.Main.welcome", "method", place(MAIN, 12, 19)))
+            .toString(),
         outline);
 
     // Incoming calls of the interface method: each caller with its call site.
     String incoming = timed("incomingCalls", () -> ask("incomingCalls", GREETER, 4, 12)).toString();
-    assertTrue(
-        incoming,
-        incoming.contains("Call[symbol=app.Main.welcome, site=" + place(MAIN, 13, 24) + "]"));
-    assertTrue(
-        incoming,
-        incoming.contains("Call[symbol=app.Report.line, site=" + place(REPORT, 7, 25) + "]"));
+    assertTrue(incoming, incoming.contains(call("app.Main.welcome", place(MAIN, 13, 24))));
+    assertTrue(incoming, incoming.contains(call("app.Report.line", place(REPORT, 7, 25))));
 
     // Outgoing calls of welcome, in the order written.
     String outgoing = timed("outgoingCalls", () -> ask("outgoingCalls", MAIN, 12, 19)).toString();
     assertEquals(
-        "[Call[symbol=shop.Greeter.greet, site="
-            + place(MAIN, 13, 24)
-            + "], "
-            + "Call[symbol=java.lang.String.trim, site="
-            + place(MAIN, 13, 36)
-            + "]]",
+        List.of(
+                call("shop.Greeter.greet", place(MAIN, 13, 24)),
+                call("java.lang.String.trim", place(MAIN, 13, 36)))
+            .toString(),
         outgoing);
 
     // Supertypes of an implementation; subtypes of the interface.
     String supers = timed("supertypes", () -> ask("supertypes", ENGLISH, 3, 14)).toString();
     assertEquals(
-        "[Symbol[name=java.lang.Object, kind=class, place=null], "
-            + "Symbol[name=shop.Greeter, kind=interface, place="
-            + place(GREETER, 3, 18)
-            + "]]",
+        List.of(
+                symbol("java.lang.Object", "class", "null"),
+                symbol("shop.Greeter", "interface", place(GREETER, 3, 18)))
+            .toString(),
         supers);
     String subs = timed("subtypes", () -> ask("subtypes", GREETER, 3, 18)).toString();
     assertEquals(
-        "[Symbol[name=shop.English, kind=class, place="
-            + place(ENGLISH, 3, 14)
-            + "], "
-            + "Symbol[name=shop.French, kind=class, place="
-            + place(FRENCH, 3, 14)
-            + "]]",
+        List.of(
+                symbol("shop.English", "class", place(ENGLISH, 3, 14)),
+                symbol("shop.French", "class", place(FRENCH, 3, 14)))
+            .toString(),
         subs);
 
     // Rename: every file NetBeans would change (the overriding methods too), with its new text;
@@ -290,6 +278,14 @@ public class NetBeansJavaIntelligenceIT extends NbTestCase {
         + ", text="
         + FILES.get(file).split("\n")[line - 1]
         + "]";
+  }
+
+  private static String symbol(String name, String kind, String place) {
+    return "Symbol[name=" + name + ", kind=" + kind + ", place=" + place + "]";
+  }
+
+  private static String call(String symbol, String site) {
+    return "Call[symbol=" + symbol + ", site=" + site + "]";
   }
 
   private static int column(Path file, int line, String part) {

@@ -27,11 +27,16 @@ final class EditorFiles implements WorkspaceFiles {
     if (open == null) {
       return disk.read(file);
     }
+    return text(open);
+  }
+
+  /** The whole text of {@code doc}, read under its lock. */
+  static String text(StyledDocument doc) {
     AtomicReference<String> text = new AtomicReference<>();
-    open.render(
+    doc.render(
         () -> {
           try {
-            text.set(open.getText(0, open.getLength()));
+            text.set(doc.getText(0, doc.getLength()));
           } catch (BadLocationException e) {
             throw new IllegalStateException(e);
           }

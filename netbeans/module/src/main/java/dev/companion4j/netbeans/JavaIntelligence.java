@@ -27,8 +27,6 @@ import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
-import javax.swing.text.BadLocationException;
-import javax.swing.text.StyledDocument;
 import org.netbeans.api.java.classpath.ClassPath;
 import org.netbeans.api.java.classpath.GlobalPathRegistry;
 import org.netbeans.api.java.source.ClassIndex;
@@ -479,17 +477,7 @@ final class JavaIntelligence {
 
   /** The text the position's offsets count in: the document's, whose line ends are "\n". */
   private static String documentText(PositionRef ref) throws IOException {
-    StyledDocument doc = ref.getCloneableEditorSupport().openDocument();
-    AtomicReference<String> text = new AtomicReference<>();
-    doc.render(
-        () -> {
-          try {
-            text.set(doc.getText(0, doc.getLength()));
-          } catch (BadLocationException e) {
-            throw new IllegalStateException(e);
-          }
-        });
-    return text.get();
+    return EditorFiles.text(ref.getCloneableEditorSupport().openDocument());
   }
 
   private static Place place(CompilationInfo cc, Path path, int offset) {
