@@ -243,13 +243,13 @@ public class NetBeansJavaIntelligenceIT extends NbTestCase {
     return first;
   }
 
-  /** Calls the module's package-private spike, which lives in the module's own class loader. */
+  /** Calls JavaIntelligence: package-private, in its own module's class loader. */
   private static Object ask(String method, Object... args) throws Exception {
-    Class<?> spike =
+    Class<?> intelligence =
         Lookup.getDefault()
             .lookup(ClassLoader.class)
-            .loadClass("dev.companion4j.netbeans.JavaIntelligence");
-    for (Method m : spike.getDeclaredMethods()) {
+            .loadClass("dev.companion4j.netbeans.java.JavaIntelligence");
+    for (Method m : intelligence.getDeclaredMethods()) {
       if (m.getName().equals(method) && m.getParameterCount() == args.length) {
         m.setAccessible(true);
         try {

@@ -27,16 +27,11 @@ final class EditorFiles implements WorkspaceFiles {
     if (open == null) {
       return disk.read(file);
     }
-    return text(open);
-  }
-
-  /** The whole text of {@code doc}, read under its lock. */
-  static String text(StyledDocument doc) {
     AtomicReference<String> text = new AtomicReference<>();
-    doc.render(
+    open.render(
         () -> {
           try {
-            text.set(doc.getText(0, doc.getLength()));
+            text.set(open.getText(0, open.getLength()));
           } catch (BadLocationException e) {
             throw new IllegalStateException(e);
           }

@@ -1,4 +1,4 @@
-package dev.companion4j.netbeans;
+package dev.companion4j.netbeans.java;
 
 import com.sun.source.tree.ClassTree;
 import com.sun.source.tree.CompilationUnitTree;
@@ -27,6 +27,8 @@ import javax.lang.model.element.TypeElement;
 import javax.lang.model.type.DeclaredType;
 import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
+import javax.swing.text.BadLocationException;
+import javax.swing.text.StyledDocument;
 import org.netbeans.api.java.classpath.ClassPath;
 import org.netbeans.api.java.classpath.GlobalPathRegistry;
 import org.netbeans.api.java.source.ClassIndex;
@@ -477,7 +479,17 @@ final class JavaIntelligence {
 
   /** The text the position's offsets count in: the document's, whose line ends are "\n". */
   private static String documentText(PositionRef ref) throws IOException {
-    return EditorFiles.text(ref.getCloneableEditorSupport().openDocument());
+    StyledDocument doc = ref.getCloneableEditorSupport().openDocument();
+    AtomicReference<String> text = new AtomicReference<>();
+    doc.render(
+        () -> {
+          try {
+            text.set(doc.getText(0, doc.getLength()));
+          } catch (BadLocationException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    return text.get();
   }
 
   private static Place place(CompilationInfo cc, Path path, int offset) {
