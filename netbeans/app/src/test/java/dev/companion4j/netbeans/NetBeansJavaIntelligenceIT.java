@@ -170,6 +170,29 @@ public class NetBeansJavaIntelligenceIT extends NbTestCase {
             .toString(),
         outgoing);
 
+    // The IDE's own call hierarchy (api.lsp, as its Call Hierarchy window): both callers at the
+    // called name, from a call site and from the declaration; the callees without their class,
+    // their sites at the start of the whole expression. It answers nothing now and then (see
+    // JavaIntelligence.ideCalls), so each is awaited.
+    String ideIncoming = ideCalls(MAIN, callLine, callColumn, true);
+    assertTrue(
+        ideIncoming,
+        ideIncoming.contains(call("welcome(Greeter greeter, String name)", place(MAIN, 13, 24))));
+    assertTrue(ideIncoming, ideIncoming.contains(call("line(Greeter g)", place(REPORT, 7, 25))));
+    String fromDeclaration = ideCalls(GREETER, 4, 12, true);
+    assertTrue(
+        fromDeclaration, fromDeclaration.contains(call("line(Greeter g)", place(REPORT, 7, 25))));
+    assertTrue(
+        fromDeclaration,
+        fromDeclaration.contains(
+            call("welcome(Greeter greeter, String name)", place(MAIN, 13, 24))));
+    assertEquals(
+        List.of(
+                call("trim()", place(MAIN, 13, 16)),
+                call("greet(String name)", place(MAIN, 13, 16)))
+            .toString(),
+        ideCalls(MAIN, 12, 19, false));
+
     // Supertypes of an implementation; subtypes of the interface.
     String supers = timed("supertypes", () -> ask("supertypes", ENGLISH, 3, 14)).toString();
     assertEquals(
@@ -225,6 +248,35 @@ public class NetBeansJavaIntelligenceIT extends NbTestCase {
             "Report.java, line=8, column=25, text=" + FILES.get(REPORT).split("\n")[6] + "]"));
     assertEquals(FILES.get(REPORT), Files.readString(REPORT));
     Files.write(BUILD.resolve("intelligence-timings.txt"), timings);
+  }
+
+  /** The IDE call hierarchy's first non-empty answer, with how many tries it took. */
+  private String ideCalls(Path file, int line, int column, boolean incoming) throws Exception {
+    int[] tries = {0};
+    long start = System.nanoTime();
+    String answer =
+        Await.until(
+                WAIT,
+                Duration.ofMillis(200),
+                () -> {
+                  tries[0]++;
+                  return ask("ideCalls", file, line, column, incoming, WAIT);
+                },
+                r -> !((List<?>) r).isEmpty())
+            .toString();
+    timings.add(
+        "ideCalls "
+            + (incoming ? "incoming" : "outgoing")
+            + " from "
+            + file.getFileName()
+            + ":"
+            + line
+            + ": "
+            + tries[0]
+            + " tries, "
+            + (System.nanoTime() - start) / 1_000_000
+            + " ms");
+    return answer;
   }
 
   private interface Call {

@@ -29,6 +29,7 @@ import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.swing.text.BadLocationException;
 import javax.swing.text.StyledDocument;
+import org.netbeans.api.editor.mimelookup.MimeLookup;
 import org.netbeans.api.java.classpath.ClassPath;
 import org.netbeans.api.java.classpath.GlobalPathRegistry;
 import org.netbeans.api.java.source.ClassIndex;
@@ -40,13 +41,18 @@ import org.netbeans.api.java.source.JavaSource;
 import org.netbeans.api.java.source.ModificationResult;
 import org.netbeans.api.java.source.SourceUtils;
 import org.netbeans.api.java.source.TreePathHandle;
+import org.netbeans.api.lsp.CallHierarchyEntry;
+import org.netbeans.api.lsp.StructureElement;
 import org.netbeans.modules.refactoring.api.Problem;
 import org.netbeans.modules.refactoring.api.RefactoringElement;
 import org.netbeans.modules.refactoring.api.RefactoringSession;
 import org.netbeans.modules.refactoring.api.RenameRefactoring;
 import org.netbeans.modules.refactoring.api.WhereUsedQuery;
+import org.netbeans.spi.lsp.CallHierarchyProvider;
+import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileObject;
 import org.openide.filesystems.FileUtil;
+import org.openide.loaders.DataObject;
 import org.openide.text.PositionRef;
 import org.openide.util.lookup.Lookups;
 
@@ -230,6 +236,50 @@ final class JavaIntelligence {
                   .thenComparingInt(c -> c.site().column()));
           return calls;
         });
+  }
+
+  /**
+   * The IDE's own call hierarchy (its Call Hierarchy window's engine) through the language-neutral
+   * {@link CallHierarchyProvider} of the file's MIME type: callers ({@code incoming}) or callees of
+   * the method at the position, each with its first call site.
+   */
+  static List<Call> ideCalls(Path file, int line, int column, boolean incoming, Duration wait)
+      throws Exception {
+    FileObject fo = FileUtil.toFileObject(FileUtil.normalizeFile(file.toFile()));
+    StyledDocument doc = DataObject.find(fo).getLookup().lookup(EditorCookie.class).openDocument();
+    int offset = offset(documentText(doc), line, column);
+    // The provider asks its parse for no more than PARSED, where javac has no elements yet: it
+    // finds the method only in a parse resolved before (as the open editor's would be). Resolving
+    // here first helps, but the parse is not always kept: it still answers nothing now and then.
+    JavaSource.forDocument(doc)
+        .runUserActionTask(cc -> cc.toPhase(JavaSource.Phase.RESOLVED), true);
+    List<Call> calls = new ArrayList<>();
+    for (CallHierarchyProvider provider :
+        MimeLookup.getLookup(fo.getMIMEType()).lookupAll(CallHierarchyProvider.class)) {
+      // The provider answers null, not an empty list, where it finds no method.
+      List<CallHierarchyEntry> origins =
+          provider.findCallOrigin(doc, offset).get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      for (CallHierarchyEntry origin : origins == null ? List.<CallHierarchyEntry>of() : origins) {
+        List<CallHierarchyEntry.Call> found =
+            (incoming ? provider.findIncomingCalls(origin) : provider.findOutgoingCalls(origin))
+                .get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        for (CallHierarchyEntry.Call call : found) {
+          StructureElement item = call.getItem().getElement();
+          // Incoming: the ranges are in the caller's file; outgoing: in the origin's.
+          FileObject sites = incoming ? item.getFile() : fo;
+          StyledDocument sitesDoc =
+              DataObject.find(sites).getLookup().lookup(EditorCookie.class).openDocument();
+          calls.add(
+              new Call(
+                  item.getName(),
+                  place(
+                      documentText(sitesDoc),
+                      FileUtil.toFile(sites).toPath(),
+                      call.getRanges().get(0).getStartOffset())));
+        }
+      }
+    }
+    return calls;
   }
 
   /** The direct supertypes of the type at the position (or of the type enclosing it). */
@@ -479,7 +529,10 @@ final class JavaIntelligence {
 
   /** The text the position's offsets count in: the document's, whose line ends are "\n". */
   private static String documentText(PositionRef ref) throws IOException {
-    StyledDocument doc = ref.getCloneableEditorSupport().openDocument();
+    return documentText(ref.getCloneableEditorSupport().openDocument());
+  }
+
+  private static String documentText(StyledDocument doc) {
     AtomicReference<String> text = new AtomicReference<>();
     doc.render(
         () -> {
