@@ -224,6 +224,31 @@ public class NetBeansJavaIntelligenceIT extends NbTestCase {
       assertEquals(f.getKey().toString(), f.getValue(), Files.readString(f.getKey()));
     }
 
+    // A class rename: text edits of the class and of its users only; the file's own rename
+    // (English.java to British.java) is not among them.
+    Map<String, String> classRename = new java.util.TreeMap<>();
+    for (Object edit : (List<?>) ask("rename", ENGLISH, 3, 14, "British")) {
+      classRename.put(String.valueOf(component(edit, "path")), (String) component(edit, "newText"));
+    }
+    assertEquals(
+        new java.util.TreeMap<>(
+            Map.of(
+                ENGLISH.toString(),
+                FILES.get(ENGLISH).replace("class English", "class British"),
+                MAIN.toString(),
+                FILES.get(MAIN).replace("English", "British"))),
+        classRename);
+
+    // A name that is not a Java identifier is refused before any change.
+    try {
+      ask("rename", MAIN, callLine, callColumn, "not a name");
+      fail("an invalid name was accepted");
+    } catch (IllegalArgumentException expectedRefusal) {
+      assertTrue(
+          expectedRefusal.getMessage(),
+          expectedRefusal.getMessage().contains("is not a valid Java identifier"));
+    }
+
     // A position outside the file is refused, not answered with nothing.
     try {
       ask("definition", MAIN, 99, 1);
