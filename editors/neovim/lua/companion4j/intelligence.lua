@@ -1,0 +1,458 @@
+-- What the buffer's language servers know, asked through vim.lsp and answered as plain data:
+-- definitions, references, symbols, call and type hierarchy, and a rename as the new text of
+-- every file it touches, never applied.
+--
+-- Positions are 1-based lines and characters (code points), like the editor events; each place
+-- is { path, line, column, text } with the absolute path and the line's text. Lists hold at most
+-- `limit` places, { items, more } with more counting the rest. A failure is nil and a message;
+-- a message beginning 'unsupported:' means no language server here can answer at all, which is
+-- never the same as an empty answer.
+local M = {}
+
+-- Bounds: a server's answer, and the places in one list.
+M.TIMEOUT_MS = 10000
+M.LIMIT = 100
+
+local function absolute(path)
+  return vim.fn.fnamemodify(path, ':p')
+end
+
+-- The buffer of path, loaded hidden when no window shows it (so that the language servers the
+-- user's configuration attaches by file type attach to it too), else nil and why.
+local function buffer_of(path)
+  if type(path) ~= 'string' or path == '' then
+    return nil, 'no path given'
+  end
+  local file = absolute(path)
+  if vim.fn.filereadable(file) == 0 then
+    return nil, 'no such file: ' .. file
+  end
+  local buf = vim.fn.bufadd(file)
+  if not vim.api.nvim_buf_is_loaded(buf) then
+    vim.bo[buf].bufhidden = 'hide'
+    vim.fn.bufload(buf)
+  end
+  return buf
+end
+
+-- The text of a file as the user sees it: its buffer when loaded, else the disk.
+local function text_of(file)
+  local buf = vim.fn.bufnr(file)
+  if buf ~= -1 and vim.api.nvim_buf_is_loaded(buf) then
+    local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+    return vim.bo[buf].eol and text .. '\n' or text
+  end
+  local f = io.open(file, 'rb')
+  if not f then
+    return nil
+  end
+  local text = f:read('*a')
+  f:close()
+  return text
+end
+
+-- The client's character index of a byte offset in line, and back.
+local function lsp_character(line, byte, encoding)
+  if encoding == 'utf-8' then
+    return byte
+  end
+  local utf32, utf16 = vim.str_utfindex(line, math.min(byte, #line))
+  return encoding == 'utf-32' and utf32 or utf16
+end
+
+local function byte_of(line, character, encoding)
+  if encoding == 'utf-8' then
+    return math.min(character, #line)
+  end
+  if encoding == 'utf-32' then
+    return #vim.fn.strcharpart(line, 0, character)
+  end
+  local ok, byte = pcall(vim.str_byteindex, line, character, true)
+  return ok and byte or #line
+end
+
+-- The clients attached to buf, those still starting too: vim.lsp.buf_get_clients lists only
+-- initialised ones, so a question right after the server started would find none. Neovim numbers
+-- clients from 1 as they start; ids of stopped clients stay unused, hence the run of misses.
+local function attached(buf)
+  local found, misses, id = {}, 0, 0
+  while misses < 32 do
+    id = id + 1
+    local client = vim.lsp.get_client_by_id(id)
+    misses = client and 0 or misses + 1
+    if client and vim.lsp.buf_is_attached(buf, id) then
+      table.insert(found, client)
+    end
+  end
+  return found
+end
+
+-- The clients attached to buf whose server declares capability, once initialised (bounded).
+local function clients_with(buf, capability)
+  local found = {}
+  for _, client in ipairs(attached(buf)) do
+    vim.wait(M.TIMEOUT_MS, function()
+      return client.initialized or client.is_stopped()
+    end, 10)
+    local caps = client.initialized and client.server_capabilities or {}
+    if caps[capability] then
+      table.insert(found, client)
+    end
+  end
+  if #found == 0 then
+    return nil, 'unsupported: no language server of ' .. vim.api.nvim_buf_get_name(buf) .. ' offers ' .. capability
+  end
+  return found
+end
+
+-- Asks each client and waits, bounded, for every answer: a list of { client, result }.
+local function ask(clients, method, params, buf)
+  local answers, pending, failure = {}, #clients, nil
+  for _, client in ipairs(clients) do
+    local sent = client.request(method, params, function(err, result)
+      if err then
+        failure = method .. ': ' .. (err.message or vim.inspect(err))
+      elseif result ~= nil then
+        table.insert(answers, { client = client, result = result })
+      end
+      pending = pending - 1
+    end, buf)
+    if not sent then
+      pending = pending - 1
+    end
+  end
+  if not vim.wait(M.TIMEOUT_MS, function()
+    return pending == 0
+  end, 10) then
+    return nil, method .. ': no answer within ' .. M.TIMEOUT_MS .. ' ms'
+  end
+  if failure and #answers == 0 then
+    return nil, failure
+  end
+  return answers
+end
+
+-- A place from a URI and an LSP position, in the client's encoding.
+local function place(uri, position, encoding)
+  local file = vim.uri_to_fname(uri)
+  local text = vim.split(text_of(file) or '', '\n', { plain = true })[position.line + 1] or ''
+  local byte = byte_of(text, position.character, encoding)
+  return { path = file, line = position.line + 1, column = vim.fn.strchars(text:sub(1, byte)) + 1, text = text }
+end
+
+local function bounded(items, limit)
+  limit = limit or M.LIMIT
+  local kept = {}
+  for i = 1, math.min(#items, limit) do
+    kept[i] = items[i]
+  end
+  return { items = kept, more = math.max(#items - limit, 0) }
+end
+
+local function kind_name(kind)
+  return vim.lsp.protocol.SymbolKind[kind] or tostring(kind)
+end
+
+-- The buffer, and the LSP position params of (line, column) for a client, after checking that
+-- the place lies in the file; else nil and why.
+local function at(path, line, column)
+  local buf, why = buffer_of(path)
+  if not buf then
+    return nil, why
+  end
+  local count = vim.api.nvim_buf_line_count(buf)
+  if type(line) ~= 'number' or line < 1 or line > count or line % 1 ~= 0 then
+    return nil, ('line %s is outside %s (1..%d)'):format(tostring(line), absolute(path), count)
+  end
+  local text = vim.api.nvim_buf_get_lines(buf, line - 1, line, false)[1]
+  local width = vim.fn.strchars(text)
+  if type(column) ~= 'number' or column < 1 or column > width + 1 or column % 1 ~= 0 then
+    return nil, ('column %s is outside line %d of %s (1..%d)'):format(tostring(column), line, absolute(path), width + 1)
+  end
+  local byte = #vim.fn.strcharpart(text, 0, column - 1)
+  return buf, function(client)
+    return {
+      textDocument = { uri = vim.uri_from_bufnr(buf) },
+      position = { line = line - 1, character = lsp_character(text, byte, client.offset_encoding) },
+    }
+  end
+end
+
+-- Asks every client of the place that offers capability, with the place's params (plus extra).
+local function ask_at(path, line, column, capability, method, extra)
+  local buf, params = at(path, line, column)
+  if not buf then
+    return nil, params
+  end
+  local clients, why = clients_with(buf, capability)
+  if not clients then
+    return nil, why
+  end
+  local answers, failure = {}, nil
+  for _, client in ipairs(clients) do
+    local got, err = ask({ client }, method, vim.tbl_extend('force', params(client), extra or {}), buf)
+    if got then
+      vim.list_extend(answers, got)
+    else
+      failure = err
+    end
+  end
+  if failure and #answers == 0 then
+    return nil, failure
+  end
+  return answers, nil, buf
+end
+
+-- Location | Location[] | LocationLink[] as places.
+local function locations(answers)
+  local places = {}
+  for _, a in ipairs(answers) do
+    local list = a.result.uri and { a.result } or a.result
+    for _, loc in ipairs(list) do
+      local uri = loc.uri or loc.targetUri
+      local range = loc.range or loc.targetSelectionRange
+      table.insert(places, place(uri, range.start, a.client.offset_encoding))
+    end
+  end
+  return places
+end
+
+--- Where the symbol at (line, column) of path is declared.
+function M.definition(path, line, column, limit)
+  local answers, why = ask_at(path, line, column, 'definitionProvider', 'textDocument/definition')
+  if not answers then
+    return nil, why
+  end
+  return bounded(locations(answers), limit)
+end
+
+--- Every use of the symbol at (line, column), its declaration included and marked declaration = true.
+function M.references(path, line, column, limit)
+  local answers, why = ask_at(path, line, column, 'referencesProvider', 'textDocument/references',
+    { context = { includeDeclaration = true } })
+  if not answers then
+    return nil, why
+  end
+  local declared = {}
+  for _, d in ipairs((M.definition(path, line, column) or { items = {} }).items) do
+    declared[d.path .. ':' .. d.line .. ':' .. d.column] = true
+  end
+  local places = locations(answers)
+  for _, p in ipairs(places) do
+    p.declaration = declared[p.path .. ':' .. p.line .. ':' .. p.column] or nil
+  end
+  return bounded(places, limit)
+end
+
+-- DocumentSymbol[] (a tree) or SymbolInformation[] as places with name, kind and container.
+local function symbols(list, uri, encoding, container, out)
+  for _, s in ipairs(list) do
+    local start = s.selectionRange and s.selectionRange.start or s.location.range.start
+    local p = place(s.location and s.location.uri or uri, start, encoding)
+    p.name, p.kind, p.container = s.name, kind_name(s.kind), s.containerName or container
+    table.insert(out, p)
+    symbols(s.children or {}, uri, encoding, s.name, out)
+  end
+  return out
+end
+
+--- The symbols declared in path, outermost first.
+function M.document_symbols(path, limit)
+  local buf, why = buffer_of(path)
+  if not buf then
+    return nil, why
+  end
+  local clients, none = clients_with(buf, 'documentSymbolProvider')
+  if not clients then
+    return nil, none
+  end
+  local uri = vim.uri_from_bufnr(buf)
+  local answers, failure = ask(clients, 'textDocument/documentSymbol', { textDocument = { uri = uri } }, buf)
+  if not answers then
+    return nil, failure
+  end
+  local out = {}
+  for _, a in ipairs(answers) do
+    symbols(a.result, uri, a.client.offset_encoding, nil, out)
+  end
+  return bounded(out, limit)
+end
+
+--- The symbols of the workspace whose names match query, asked of the language servers of path
+--- (a file of the workspace: servers are per project).
+function M.workspace_symbols(path, query, limit)
+  local buf, why = buffer_of(path)
+  if not buf then
+    return nil, why
+  end
+  local clients, none = clients_with(buf, 'workspaceSymbolProvider')
+  if not clients then
+    return nil, none
+  end
+  local answers, failure = ask(clients, 'workspace/symbol', { query = query or '' }, buf)
+  if not answers then
+    return nil, failure
+  end
+  local out = {}
+  for _, a in ipairs(answers) do
+    symbols(a.result, nil, a.client.offset_encoding, nil, out)
+  end
+  return bounded(out, limit)
+end
+
+-- Prepares a hierarchy at the place, then asks method for each item it names; returns the
+-- answers' results flattened, each with the client that gave it.
+local function hierarchy(path, line, column, capability, prepare, method)
+  local prepared, why, buf = ask_at(path, line, column, capability, prepare)
+  if not prepared then
+    return nil, why
+  end
+  local out = {}
+  for _, p in ipairs(prepared) do
+    for _, item in ipairs(p.result) do
+      local answers, failure = ask({ p.client }, method, { item = item }, buf)
+      if not answers then
+        return nil, failure
+      end
+      for _, a in ipairs(answers) do
+        for _, r in ipairs(a.result) do
+          table.insert(out, { client = a.client, value = r })
+        end
+      end
+    end
+  end
+  return out
+end
+
+--- Who calls the function at (line, column) (direction 'incoming': one place per call site, named
+--- after the caller) or what it calls ('outgoing': one place per callee, at its declaration).
+function M.call_hierarchy(path, line, column, direction, limit)
+  if direction ~= 'incoming' and direction ~= 'outgoing' then
+    return nil, 'direction must be incoming or outgoing, not ' .. tostring(direction)
+  end
+  local calls, why = hierarchy(path, line, column, 'callHierarchyProvider', 'textDocument/prepareCallHierarchy',
+    'callHierarchy/' .. direction .. 'Calls')
+  if not calls then
+    return nil, why
+  end
+  local out = {}
+  for _, c in ipairs(calls) do
+    local enc = c.client.offset_encoding
+    if direction == 'incoming' then
+      for _, range in ipairs(c.value.fromRanges) do
+        local p = place(c.value.from.uri, range.start, enc)
+        p.name, p.kind = c.value.from.name, kind_name(c.value.from.kind)
+        table.insert(out, p)
+      end
+    else
+      local p = place(c.value.to.uri, c.value.to.selectionRange.start, enc)
+      p.name, p.kind = c.value.to.name, kind_name(c.value.to.kind)
+      table.insert(out, p)
+    end
+  end
+  return bounded(out, limit)
+end
+
+--- The direct supertypes or subtypes of the type at (line, column), at their declarations.
+--- Neovim has no helper for these requests; they are sent as they are.
+function M.type_hierarchy(path, line, column, direction, limit)
+  if direction ~= 'supertypes' and direction ~= 'subtypes' then
+    return nil, 'direction must be supertypes or subtypes, not ' .. tostring(direction)
+  end
+  local types, why = hierarchy(path, line, column, 'typeHierarchyProvider', 'textDocument/prepareTypeHierarchy',
+    'typeHierarchy/' .. direction)
+  if not types then
+    return nil, why
+  end
+  local out = {}
+  for _, t in ipairs(types) do
+    local p = place(t.value.uri, t.value.selectionRange.start, t.client.offset_encoding)
+    p.name, p.kind = t.value.name, kind_name(t.value.kind)
+    table.insert(out, p)
+  end
+  return bounded(out, limit)
+end
+
+-- The text of file with the TextEdits (ranges in encoding) applied, else nil and why.
+local function edited(file, edits, encoding)
+  local text = text_of(file)
+  if not text then
+    return nil, 'cannot read ' .. file
+  end
+  local starts, lines = { 0 }, vim.split(text, '\n', { plain = true })
+  for i = 1, #lines do
+    starts[i + 1] = starts[i] + #lines[i] + 1
+  end
+  local function offset(pos)
+    local l = pos.line + 1
+    if l > #lines then
+      return #text
+    end
+    return starts[l] + byte_of(lines[l], pos.character, encoding)
+  end
+  -- Applied from the end backwards, so that each offset still holds; equal starts keep their order.
+  local sorted = {}
+  for i, e in ipairs(edits) do
+    sorted[i] = { from = offset(e.range.start), to = offset(e.range['end']), text = e.newText, order = i }
+  end
+  table.sort(sorted, function(a, b)
+    if a.from ~= b.from then
+      return a.from > b.from
+    end
+    return a.order > b.order
+  end)
+  for _, e in ipairs(sorted) do
+    text = text:sub(1, e.from) .. e.text .. text:sub(e.to + 1)
+  end
+  return text
+end
+
+--- What renaming the symbol at (line, column) to new_name would make of each file it touches:
+--- { files = { { path, text } } } sorted by path. Nothing is applied: no buffer and no file
+--- changes. A rename that would create, rename or delete files is refused.
+function M.rename(path, line, column, new_name)
+  if type(new_name) ~= 'string' or new_name == '' or new_name:find('[\r\n]') then
+    return nil, 'the new name must be one non-empty line'
+  end
+  local answers, why = ask_at(path, line, column, 'renameProvider', 'textDocument/rename', { newName = new_name })
+  if not answers then
+    return nil, why
+  end
+  local by_file, encodings = {}, {}
+  local function add(uri, edits, encoding)
+    local file = vim.uri_to_fname(uri)
+    by_file[file] = vim.list_extend(by_file[file] or {}, edits)
+    encodings[file] = encoding
+  end
+  for _, a in ipairs(answers) do
+    local enc = a.client.offset_encoding
+    for _, change in ipairs(a.result.documentChanges or {}) do
+      if not change.textDocument then
+        return nil, 'the rename would ' .. tostring(change.kind) .. ' a file: not offered as a review'
+      end
+      add(change.textDocument.uri, change.edits, enc)
+    end
+    if not a.result.documentChanges then
+      for uri, edits in pairs(a.result.changes or {}) do
+        add(uri, edits, enc)
+      end
+    end
+  end
+  if next(by_file) == nil then
+    return nil, 'nothing to rename at line ' .. line .. ', column ' .. column .. ' of ' .. absolute(path)
+  end
+  local files = {}
+  for file, edits in pairs(by_file) do
+    local text, unreadable = edited(file, edits, encodings[file])
+    if not text then
+      return nil, unreadable
+    end
+    table.insert(files, { path = file, text = text })
+  end
+  table.sort(files, function(a, b)
+    return a.path < b.path
+  end)
+  return { files = files }
+end
+
+return M
