@@ -132,21 +132,31 @@ local function ask(clients, method, params, buf)
   return answers
 end
 
--- A place from a URI and an LSP position, in the client's encoding.
-local function place(uri, position, encoding)
-  local file = vim.uri_to_fname(uri)
-  local text = vim.split(text_of(file) or '', '\n', { plain = true })[position.line + 1] or ''
-  local byte = byte_of(text, position.character, encoding)
-  return { path = file, line = position.line + 1, column = vim.fn.strchars(text:sub(1, byte)) + 1, text = text }
+-- Where a server points: a URI and an LSP position in the client's encoding, with the fields
+-- (name, kind, ...) its place will carry. Made a place only if kept, as that reads the file.
+local function spot(uri, position, encoding, fields)
+  return { uri = uri, position = position, encoding = encoding, fields = fields or {} }
 end
 
-local function bounded(items, limit)
+local function key(s)
+  return s.uri .. ':' .. s.position.line .. ':' .. s.position.character
+end
+
+-- The first `limit` spots as places, and how many more there were; each file is read once.
+local function bounded(spots, limit)
   limit = limit or M.LIMIT
-  local kept = {}
-  for i = 1, math.min(#items, limit) do
-    kept[i] = items[i]
+  local lines, kept = {}, {}
+  for i = 1, math.min(#spots, limit) do
+    local s = spots[i]
+    local file = vim.uri_to_fname(s.uri)
+    lines[file] = lines[file] or vim.split(text_of(file) or '', '\n', { plain = true })
+    local text = lines[file][s.position.line + 1] or ''
+    local byte = byte_of(text, s.position.character, s.encoding)
+    kept[i] = vim.tbl_extend('keep', {
+      path = file, line = s.position.line + 1, column = vim.fn.strchars(text:sub(1, byte)) + 1, text = text,
+    }, s.fields)
   end
-  return { items = kept, more = math.max(#items - limit, 0) }
+  return { items = kept, more = math.max(#spots - limit, 0) }
 end
 
 local function kind_name(kind)
@@ -203,18 +213,17 @@ local function ask_at(path, line, column, capability, method, extra)
   return answers, nil, buf
 end
 
--- Location | Location[] | LocationLink[] as places.
+-- Location | Location[] | LocationLink[] as spots.
 local function locations(answers)
-  local places = {}
+  local spots = {}
   for _, a in ipairs(answers) do
     local list = a.result.uri and { a.result } or a.result
     for _, loc in ipairs(list) do
-      local uri = loc.uri or loc.targetUri
       local range = loc.range or loc.targetSelectionRange
-      table.insert(places, place(uri, range.start, a.client.offset_encoding))
+      table.insert(spots, spot(loc.uri or loc.targetUri, range.start, a.client.offset_encoding))
     end
   end
-  return places
+  return spots
 end
 
 --- Where the symbol at (line, column) of path is declared.
@@ -234,23 +243,22 @@ function M.references(path, line, column, limit)
     return nil, why
   end
   local declared = {}
-  for _, d in ipairs((M.definition(path, line, column) or { items = {} }).items) do
-    declared[d.path .. ':' .. d.line .. ':' .. d.column] = true
+  for _, d in ipairs(locations(ask_at(path, line, column, 'definitionProvider', 'textDocument/definition') or {})) do
+    declared[key(d)] = true
   end
-  local places = locations(answers)
-  for _, p in ipairs(places) do
-    p.declaration = declared[p.path .. ':' .. p.line .. ':' .. p.column] or nil
+  local spots = locations(answers)
+  for _, s in ipairs(spots) do
+    s.fields.declaration = declared[key(s)]
   end
-  return bounded(places, limit)
+  return bounded(spots, limit)
 end
 
--- DocumentSymbol[] (a tree) or SymbolInformation[] as places with name, kind and container.
+-- DocumentSymbol[] (a tree) or SymbolInformation[] as spots with name, kind and container.
 local function symbols(list, uri, encoding, container, out)
   for _, s in ipairs(list) do
     local start = s.selectionRange and s.selectionRange.start or s.location.range.start
-    local p = place(s.location and s.location.uri or uri, start, encoding)
-    p.name, p.kind, p.container = s.name, kind_name(s.kind), s.containerName or container
-    table.insert(out, p)
+    table.insert(out, spot(s.location and s.location.uri or uri, start, encoding,
+      { name = s.name, kind = kind_name(s.kind), container = s.containerName or container }))
     symbols(s.children or {}, uri, encoding, s.name, out)
   end
   return out
@@ -339,15 +347,13 @@ function M.call_hierarchy(path, line, column, direction, limit)
   for _, c in ipairs(calls) do
     local enc = c.client.offset_encoding
     if direction == 'incoming' then
+      local from = c.value.from
       for _, range in ipairs(c.value.fromRanges) do
-        local p = place(c.value.from.uri, range.start, enc)
-        p.name, p.kind = c.value.from.name, kind_name(c.value.from.kind)
-        table.insert(out, p)
+        table.insert(out, spot(from.uri, range.start, enc, { name = from.name, kind = kind_name(from.kind) }))
       end
     else
-      local p = place(c.value.to.uri, c.value.to.selectionRange.start, enc)
-      p.name, p.kind = c.value.to.name, kind_name(c.value.to.kind)
-      table.insert(out, p)
+      local to = c.value.to
+      table.insert(out, spot(to.uri, to.selectionRange.start, enc, { name = to.name, kind = kind_name(to.kind) }))
     end
   end
   return bounded(out, limit)
@@ -366,9 +372,9 @@ function M.type_hierarchy(path, line, column, direction, limit)
   end
   local out = {}
   for _, t in ipairs(types) do
-    local p = place(t.value.uri, t.value.selectionRange.start, t.client.offset_encoding)
-    p.name, p.kind = t.value.name, kind_name(t.value.kind)
-    table.insert(out, p)
+    local item = t.value
+    table.insert(out, spot(item.uri, item.selectionRange.start, t.client.offset_encoding,
+      { name = item.name, kind = kind_name(item.kind) }))
   end
   return bounded(out, limit)
 end
