@@ -175,6 +175,8 @@ T['places outside the file, missing files and a feature the server lacks are ref
   H.eq('column 25 is outside line 5 of ' .. dir .. 'report.py (1..24)', why, 'a column outside (characters, not bytes)')
   _, why = intelligence().document_symbols(dir .. 'nothing.py')
   H.eq('no such file: ' .. dir .. 'nothing.py', why, 'a missing file')
+  _, why = intelligence().call_hierarchy(dir .. 'shapes.py', 11, 5, 'sideways')
+  H.eq('direction must be incoming or outgoing, not sideways', why, 'a direction')
   _, why = intelligence().rename(dir .. 'report.py', 6, 16, 'two\nlines')
   H.eq('the new name must be one non-empty line', why, 'a bad name')
   -- basedpyright 1.40.1 declares no typeHierarchyProvider: that is said, not answered as "none".

@@ -105,11 +105,12 @@ local function clients_with(buf, capability)
   return found
 end
 
--- Asks each client and waits, bounded, for every answer: a list of { client, result }.
+-- Asks each client (params: a table, or a function of the client) and waits, bounded, for every
+-- answer: a list of { client, result }.
 local function ask(clients, method, params, buf)
   local answers, pending, failure = {}, #clients, nil
   for _, client in ipairs(clients) do
-    local sent = client.request(method, params, function(err, result)
+    local sent = client.request(method, type(params) == 'function' and params(client) or params, function(err, result)
       if err then
         failure = method .. ': ' .. (err.message or vim.inspect(err))
       elseif result ~= nil then
@@ -188,29 +189,25 @@ local function at(path, line, column)
   end
 end
 
+-- Asks the clients of buf that offer capability.
+local function ask_buffer(buf, capability, method, params)
+  local clients, why = clients_with(buf, capability)
+  if not clients then
+    return nil, why
+  end
+  return ask(clients, method, params, buf)
+end
+
 -- Asks every client of the place that offers capability, with the place's params (plus extra).
 local function ask_at(path, line, column, capability, method, extra)
   local buf, params = at(path, line, column)
   if not buf then
     return nil, params
   end
-  local clients, why = clients_with(buf, capability)
-  if not clients then
-    return nil, why
-  end
-  local answers, failure = {}, nil
-  for _, client in ipairs(clients) do
-    local got, err = ask({ client }, method, vim.tbl_extend('force', params(client), extra or {}), buf)
-    if got then
-      vim.list_extend(answers, got)
-    else
-      failure = err
-    end
-  end
-  if failure and #answers == 0 then
-    return nil, failure
-  end
-  return answers, nil, buf
+  local answers, why = ask_buffer(buf, capability, method, function(client)
+    return vim.tbl_extend('force', params(client), extra or {})
+  end)
+  return answers, why, buf
 end
 
 -- Location | Location[] | LocationLink[] as spots.
@@ -264,18 +261,15 @@ local function symbols(list, uri, encoding, container, out)
   return out
 end
 
---- The symbols declared in path, outermost first.
-function M.document_symbols(path, limit)
+-- The symbols the servers of path's buffer offering capability answer to method, with params
+-- (else the buffer's document).
+local function symbols_of(path, limit, capability, method, params)
   local buf, why = buffer_of(path)
   if not buf then
     return nil, why
   end
-  local clients, none = clients_with(buf, 'documentSymbolProvider')
-  if not clients then
-    return nil, none
-  end
   local uri = vim.uri_from_bufnr(buf)
-  local answers, failure = ask(clients, 'textDocument/documentSymbol', { textDocument = { uri = uri } }, buf)
+  local answers, failure = ask_buffer(buf, capability, method, params or { textDocument = { uri = uri } })
   if not answers then
     return nil, failure
   end
@@ -286,97 +280,80 @@ function M.document_symbols(path, limit)
   return bounded(out, limit)
 end
 
+--- The symbols declared in path, outermost first.
+function M.document_symbols(path, limit)
+  return symbols_of(path, limit, 'documentSymbolProvider', 'textDocument/documentSymbol')
+end
+
 --- The symbols of the workspace whose names match query, asked of the language servers of path
 --- (a file of the workspace: servers are per project).
 function M.workspace_symbols(path, query, limit)
-  local buf, why = buffer_of(path)
-  if not buf then
-    return nil, why
-  end
-  local clients, none = clients_with(buf, 'workspaceSymbolProvider')
-  if not clients then
-    return nil, none
-  end
-  local answers, failure = ask(clients, 'workspace/symbol', { query = query or '' }, buf)
-  if not answers then
-    return nil, failure
-  end
-  local out = {}
-  for _, a in ipairs(answers) do
-    symbols(a.result, nil, a.client.offset_encoding, nil, out)
-  end
-  return bounded(out, limit)
+  return symbols_of(path, limit, 'workspaceSymbolProvider', 'workspace/symbol', { query = query or '' })
 end
 
--- Prepares a hierarchy at the place, then asks method for each item it names; returns the
--- answers' results flattened, each with the client that gave it.
-local function hierarchy(path, line, column, capability, prepare, method)
-  local prepared, why, buf = ask_at(path, line, column, capability, prepare)
+-- A call or type hierarchy item as a spot at its name.
+local function item_spot(item, encoding)
+  return spot(item.uri, item.selectionRange.start, encoding, { name = item.name, kind = kind_name(item.kind) })
+end
+
+-- Prepares a hierarchy at the place (of.capability, of.prepare), then asks of.method (formatted
+-- with the direction) for each item it names; each result becomes spots by of.spots.
+local function hierarchy(of, path, line, column, direction, limit)
+  if not vim.tbl_contains(of.directions, direction) then
+    return nil, 'direction must be ' .. table.concat(of.directions, ' or ') .. ', not ' .. tostring(direction)
+  end
+  local prepared, why, buf = ask_at(path, line, column, of.capability, of.prepare)
   if not prepared then
     return nil, why
   end
   local out = {}
   for _, p in ipairs(prepared) do
     for _, item in ipairs(p.result) do
-      local answers, failure = ask({ p.client }, method, { item = item }, buf)
+      local answers, failure = ask({ p.client }, of.method:format(direction), { item = item }, buf)
       if not answers then
         return nil, failure
       end
       for _, a in ipairs(answers) do
         for _, r in ipairs(a.result) do
-          table.insert(out, { client = a.client, value = r })
+          vim.list_extend(out, of.spots(r, a.client.offset_encoding))
         end
       end
     end
   end
-  return out
+  return bounded(out, limit)
 end
 
 --- Who calls the function at (line, column) (direction 'incoming': one place per call site, named
 --- after the caller) or what it calls ('outgoing': one place per callee, at its declaration).
 function M.call_hierarchy(path, line, column, direction, limit)
-  if direction ~= 'incoming' and direction ~= 'outgoing' then
-    return nil, 'direction must be incoming or outgoing, not ' .. tostring(direction)
-  end
-  local calls, why = hierarchy(path, line, column, 'callHierarchyProvider', 'textDocument/prepareCallHierarchy',
-    'callHierarchy/' .. direction .. 'Calls')
-  if not calls then
-    return nil, why
-  end
-  local out = {}
-  for _, c in ipairs(calls) do
-    local enc = c.client.offset_encoding
-    if direction == 'incoming' then
-      local from = c.value.from
-      for _, range in ipairs(c.value.fromRanges) do
-        table.insert(out, spot(from.uri, range.start, enc, { name = from.name, kind = kind_name(from.kind) }))
+  return hierarchy({
+    directions = { 'incoming', 'outgoing' },
+    capability = 'callHierarchyProvider',
+    prepare = 'textDocument/prepareCallHierarchy',
+    method = 'callHierarchy/%sCalls',
+    spots = function(call, encoding)
+      if not call.from then
+        return { item_spot(call.to, encoding) }
       end
-    else
-      local to = c.value.to
-      table.insert(out, spot(to.uri, to.selectionRange.start, enc, { name = to.name, kind = kind_name(to.kind) }))
-    end
-  end
-  return bounded(out, limit)
+      return vim.tbl_map(function(range)
+        return spot(call.from.uri, range.start, encoding, { name = call.from.name, kind = kind_name(call.from.kind) })
+      end, call.fromRanges)
+    end,
+  }, path, line, column, direction, limit)
 end
 
 --- The direct supertypes or subtypes of the type at (line, column), at their declarations.
 --- Neovim has no helper for these requests; they are sent as they are.
 function M.type_hierarchy(path, line, column, direction, limit)
-  if direction ~= 'supertypes' and direction ~= 'subtypes' then
-    return nil, 'direction must be supertypes or subtypes, not ' .. tostring(direction)
-  end
-  local types, why = hierarchy(path, line, column, 'typeHierarchyProvider', 'textDocument/prepareTypeHierarchy',
-    'typeHierarchy/' .. direction)
-  if not types then
-    return nil, why
-  end
-  local out = {}
-  for _, t in ipairs(types) do
-    local item = t.value
-    table.insert(out, spot(item.uri, item.selectionRange.start, t.client.offset_encoding,
-      { name = item.name, kind = kind_name(item.kind) }))
-  end
-  return bounded(out, limit)
+  return hierarchy({
+    directions = { 'supertypes', 'subtypes' },
+    capability = 'typeHierarchyProvider',
+    prepare = 'textDocument/prepareTypeHierarchy',
+    method = 'typeHierarchy/%s',
+    spots = function(item, encoding)
+      return { item_spot(item, encoding) }
+    end,
+  }, path, line, column, direction, limit)
 end
 
 -- The text of file with the TextEdits (ranges in encoding) applied, else nil and why.
