@@ -37,7 +37,8 @@ local FILES = {
     '',
     'def report() -> str:',
     '    # The café’s circle',
-    '    return str(make_circle())',
+    -- Before the call: a character of two UTF-16 units and four bytes, one of one and two.
+    '    return "🎯 café " + str(make_circle())',
     '',
   }, '\n'),
 }
@@ -95,8 +96,8 @@ end
 
 T['the definition of a call lands on its declaration in another file'] = function()
   local dir = open('report.py')
-  -- "make_circle" after "return str(" in report.py.
-  local found = assert(intelligence().definition(dir .. 'report.py', 6, 16))
+  -- "make_circle" after 'return "🎯 café " + str(' in report.py: character 28, UTF-16 unit 28, byte 32.
+  local found = assert(intelligence().definition(dir .. 'report.py', 6, 28))
   H.eq({ { path = dir .. 'shapes.py', line = 11, column = 5, text = 'def make_circle() -> Circle:' } }, found.items, 'definition')
   H.eq(0, found.more, 'more')
 end
@@ -106,7 +107,7 @@ T['references list every call site across files, the declaration marked, and are
   local found = assert(intelligence().references(dir .. 'shapes.py', 11, 5))
   local places = brief(found.items)
   table.sort(places)
-  H.eq({ 'geometry.py:1:20', 'geometry.py:5:12', 'geometry.py:5:35', 'report.py:1:20', 'report.py:6:16',
+  H.eq({ 'geometry.py:1:20', 'geometry.py:5:12', 'geometry.py:5:35', 'report.py:1:20', 'report.py:6:28',
     'shapes.py:11:5 decl' }, places, 'references')
   local first = assert(intelligence().references(dir .. 'shapes.py', 11, 5, 2))
   H.eq(2, #first.items, 'kept')
@@ -140,7 +141,7 @@ T['incoming calls list each call site with its caller; outgoing calls the callee
     return p.name .. '@' .. vim.fn.fnamemodify(p.path, ':t') .. ':' .. p.line .. ':' .. p.column
   end, found.items)
   table.sort(callers)
-  H.eq({ 'report@report.py:6:16', 'total_area@geometry.py:5:12', 'total_area@geometry.py:5:35' }, callers, 'callers')
+  H.eq({ 'report@report.py:6:28', 'total_area@geometry.py:5:12', 'total_area@geometry.py:5:35' }, callers, 'callers')
   local out = assert(intelligence().call_hierarchy(dir .. 'geometry.py', 4, 5, 'outgoing'))
   H.truthy(vim.tbl_contains(vim.tbl_map(function(p)
     return p.name .. '@' .. vim.fn.fnamemodify(p.path, ':t') .. ':' .. p.line
@@ -150,7 +151,7 @@ end
 T['rename gives the new text of every affected file and changes no buffer and no file'] = function()
   local dir = open('report.py')
   local before = vim.api.nvim_buf_get_lines(0, 0, -1, false)
-  local found = assert(intelligence().rename(dir .. 'report.py', 6, 16, 'make_disc'))
+  local found = assert(intelligence().rename(dir .. 'report.py', 6, 28, 'make_disc'))
   local function renamed(name)
     return (FILES[name]:gsub('make_circle', 'make_disc'))
   end
@@ -177,7 +178,7 @@ T['places outside the file, missing files and a feature the server lacks are ref
   H.eq('no such file: ' .. dir .. 'nothing.py', why, 'a missing file')
   _, why = intelligence().call_hierarchy(dir .. 'shapes.py', 11, 5, 'sideways')
   H.eq('direction must be incoming or outgoing, not sideways', why, 'a direction')
-  _, why = intelligence().rename(dir .. 'report.py', 6, 16, 'two\nlines')
+  _, why = intelligence().rename(dir .. 'report.py', 6, 28, 'two\nlines')
   H.eq('the new name must be one non-empty line', why, 'a bad name')
   -- basedpyright 1.40.1 declares no typeHierarchyProvider: that is said, not answered as "none".
   local none
