@@ -4,12 +4,14 @@ import dev.companion4j.engine.discovery.CompanionProof;
 import dev.companion4j.engine.discovery.DiscoveryFiles;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.engine.discovery.DiscoveryTarget;
+import dev.companion4j.engine.internal.code.Renames;
 import dev.companion4j.engine.internal.context.ContextPublisher;
 import dev.companion4j.engine.internal.context.ContextTracker;
 import dev.companion4j.engine.internal.context.DiagnosticsBook;
 import dev.companion4j.engine.internal.diff.ChangeBook;
 import dev.companion4j.engine.internal.diff.DiffBook;
 import dev.companion4j.engine.internal.loop.EngineLoop;
+import dev.companion4j.engine.internal.server.CodeRoutes;
 import dev.companion4j.engine.internal.server.CompanionServer;
 import dev.companion4j.engine.internal.server.DiffTools;
 import dev.companion4j.engine.internal.server.IdeRoutes;
@@ -78,6 +80,11 @@ public final class Companion implements AutoCloseable {
   private final Clock clock = Clock.systemUTC();
 
   private final EngineLoop engine = new EngineLoop("companion4j-engine");
+
+  /** Where the host answers questions about code: they may take seconds, the engine may not. */
+  private final EngineLoop code = new EngineLoop("companion4j-code");
+
+  private final Renames renames = new Renames();
   private final Liveness liveness = new Liveness(engine::nanoTime);
   private final ContextTracker tracker;
   private final DiagnosticsBook diagnostics;
@@ -150,6 +157,7 @@ public final class Companion implements AutoCloseable {
                 ideInfo,
                 authToken,
                 engine,
+                code,
                 liveness,
                 sessions,
                 diffs,
@@ -163,6 +171,7 @@ public final class Companion implements AutoCloseable {
   private List<CompanionServer.Route> routes(List<CompanionServer.Route> hostRoutes) {
     List<CompanionServer.Route> all = new ArrayList<>(hostRoutes);
     all.add(new CompanionServer.Route(IdeRoutes.PATH_SPEC, new IdeRoutes(new IdeView()), false));
+    all.add(new CompanionServer.Route(CodeRoutes.PATH_SPEC, new CodeRoutes(new CodeView()), false));
     all.add(new CompanionServer.Route(CompanionProof.PATH, new ProofRoute(authToken), true));
     return all;
   }
@@ -277,6 +286,84 @@ public final class Companion implements AutoCloseable {
     public CompletableFuture<String> openFile(Path checked, int line, int character) {
       return Companion.this.openFile(checked, line, character);
     }
+  }
+
+  /** What the {@code /ide/code/} routes may ask: the host on the code thread, and renames. */
+  private final class CodeView implements CodeRoutes.Code {
+    @Override
+    public IdeInfo ideInfo() {
+      return ideInfo;
+    }
+
+    @Override
+    public Set<HostFeature> features() {
+      return Companion.this.features();
+    }
+
+    @Override
+    public List<Path> workspaceRoots() {
+      return serving.roots();
+    }
+
+    @Override
+    public String workspacePath() {
+      return Companion.this.workspacePath();
+    }
+
+    @Override
+    public Optional<String> unsavedText(Path file) {
+      return Companion.this.unsavedText(file);
+    }
+
+    @Override
+    public CompletableFuture<List<CodeResult>> findCode(CodeQuery query) {
+      return onCodeThread(() -> List.copyOf(host.findCode(query)));
+    }
+
+    @Override
+    public CompletableFuture<DiffId> rename(CodeQuery.Rename rename) {
+      DiffId id = DiffId.random();
+      return onCodeThread(
+          () -> {
+            Map<Path, String> edits = host.renameEdits(rename);
+            if (edits.isEmpty()) {
+              throw new HostActionException(
+                  ideInfo.displayName() + " found nothing to change for this rename");
+            }
+            CompletableFuture<ChangeOutcome> outcome;
+            try {
+              outcome =
+                  changes.propose(
+                      id, ideInfo.displayName() + " rename to " + rename.newName(), edits);
+            } catch (DiffBook.DiffRequestException e) {
+              throw new IllegalArgumentException(e.getMessage(), e);
+            }
+            renames.proposed(id, outcome, host::writeChange, code);
+            return id;
+          });
+    }
+
+    @Override
+    public Optional<CompletableFuture<Renames.End>> renameEnd(DiffId id) {
+      return renames.end(id);
+    }
+  }
+
+  /** Runs {@code task} on the code thread; a cancelled task that has not begun is skipped. */
+  private <T> CompletableFuture<T> onCodeThread(Renames.HostCall<T> task) {
+    CompletableFuture<T> answer = new CompletableFuture<>();
+    code.execute(
+        () -> {
+          if (answer.isDone()) {
+            return;
+          }
+          try {
+            answer.complete(task.call());
+          } catch (HostActionException | RuntimeException e) {
+            answer.completeExceptionally(e);
+          }
+        });
+    return answer;
   }
 
   /**
@@ -513,7 +600,7 @@ public final class Companion implements AutoCloseable {
         (path, text) ->
             copy.put(Objects.requireNonNull(path, "path"), Objects.requireNonNull(text, "text")));
     try {
-      return changes.propose(proposerName, copy);
+      return changes.propose(DiffId.random(), proposerName, copy);
     } catch (DiffBook.DiffRequestException e) {
       return CompletableFuture.failedFuture(new IllegalArgumentException(e.getMessage(), e));
     }

@@ -1,7 +1,9 @@
 package dev.companion4j.engine;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -73,6 +75,53 @@ public interface CompanionHost {
    * now on change nothing.
    */
   default void closeChange(PendingChange change) {}
+
+  /**
+   * Answers a question about code from what the editor knows of it, the user's unsaved text
+   * included. Called only for a query whose {@link CodeQuery#feature()} is in {@link #features()}.
+   * Unlike the other methods, it is called on the companion's code thread ({@code
+   * companion4j-code}), one query at a time, never on the engine thread: the editor may take its
+   * time (an index, a language server), and the asker waits for it at most {@link
+   * #CODE_ANSWER_BOUND}.
+   *
+   * @return every result, in the editor's order; the companion bounds what it passes on
+   * @throws HostActionException when the editor cannot answer this query (a language it has no
+   *     knowledge of, a position on no symbol); its message reaches the asker, so an empty list
+   *     always means "none"
+   */
+  default List<CodeResult> findCode(CodeQuery query) throws HostActionException {
+    throw new HostActionException(
+        ideInfo().displayName() + " does not answer questions about code");
+  }
+
+  /**
+   * Computes with the editor's refactoring the whole new text of every file a rename changes, and
+   * writes none of them: the user reviews them as one change first. Called on the code thread, as
+   * {@link #findCode} is, only when {@link #features()} has {@link HostFeature#RENAME}.
+   *
+   * @return each changed file's new text by absolute path, in the order to show; never empty
+   * @throws HostActionException when the editor refuses the rename (an invalid name, a symbol it
+   *     cannot rename); its message reaches the asker
+   */
+  default Map<Path, String> renameEdits(CodeQuery.Rename rename) throws HostActionException {
+    throw new HostActionException(ideInfo().displayName() + " cannot rename symbols");
+  }
+
+  /**
+   * Writes the files of a change the user accepted: a rename {@link #renameEdits} computed, with
+   * the user's edits from the review. Called on the code thread. By default each file is written to
+   * disk; an editor that holds files in buffers writes through them, so that unsaved text and undo
+   * stay its own.
+   *
+   * @param contents each file's whole text, by absolute path
+   * @throws HostActionException when a file could not be written; the message names it
+   */
+  default void writeChange(Map<Path, String> contents) throws HostActionException {
+    ChangeFiles.write(contents);
+  }
+
+  /** The longest a query or a rename's edits may take the host before the asker hears it failed. */
+  Duration CODE_ANSWER_BOUND = Duration.ofSeconds(30);
 
   /**
    * What this host offers beyond the IDE-mode contract; asked once, when the companion is built.

@@ -11,7 +11,24 @@ public enum HostFeature {
   /** The host tells which files have unsaved changes ({@link EditorEvent.DirtyChanged}). */
   DIRTY_STATE("dirtyState"),
   /** The host shows a file at a line and character on request ({@link CompanionHost#openFile}). */
-  OPEN_FILE("openFile");
+  OPEN_FILE("openFile"),
+  /** The host finds where a symbol is declared ({@link CodeQuery.Definition}). */
+  DEFINITION("definition"),
+  /** The host finds where a symbol is used ({@link CodeQuery.References}). */
+  REFERENCES("references"),
+  /** The host lists a file's symbols ({@link CodeQuery.DocumentSymbols}). */
+  DOCUMENT_SYMBOLS("documentSymbols"),
+  /** The host finds symbols by name across the workspace ({@link CodeQuery.WorkspaceSymbols}). */
+  WORKSPACE_SYMBOLS("workspaceSymbols"),
+  /** The host lists a function's callers or callees ({@link CodeQuery.CallHierarchy}). */
+  CALL_HIERARCHY("callHierarchy"),
+  /** The host lists a type's supertypes or subtypes ({@link CodeQuery.TypeHierarchy}). */
+  TYPE_HIERARCHY("typeHierarchy"),
+  /**
+   * The host computes a rename with its refactoring ({@link CompanionHost#renameEdits}) and shows a
+   * change of several files ({@link CompanionHost#showChange}).
+   */
+  RENAME("rename");
 
   private final String wireName;
 

@@ -37,6 +37,7 @@ final class Serving {
       IdeInfo ideInfo,
       String authToken,
       EngineLoop engine,
+      EngineLoop code,
       Liveness liveness,
       SessionRegistry sessions,
       DiffBook diffs,
@@ -93,6 +94,7 @@ final class Serving {
       lifecycle.stop(this::withdrawDiscovery);
       parts.server().stop();
       parts.engine().shutdown(STOP_BOUND);
+      parts.code().shutdown(STOP_BOUND);
       throw e instanceof IOException io
           ? io
           : new IOException("Could not start the companion: " + e.getMessage(), e);
@@ -128,6 +130,7 @@ final class Serving {
       parts.server().stop();
     }
     parts.engine().shutdown(STOP_BOUND);
+    parts.code().shutdown(STOP_BOUND);
     if (before == Lifecycle.State.RUNNING) {
       log.info("Companion on port {} stopped", parts.server().port());
     }

@@ -93,14 +93,15 @@ public final class ChangeBook {
    * Validates and reads every file on the caller's thread, records the change and has the host show
    * it.
    *
+   * @param id the change's identity, new
    * @param proposed each file's proposed whole text, by absolute path, in the order to show
    * @return completes once with the outcome, on the thread that ended the change; exceptionally
    *     with a {@link DiffViewException} when the host could not show it; with {@link
    *     ChangeOutcome.Stopped} at once after a stop. Cancelling it withdraws the change.
    * @throws DiffRequestException when a file is refused, named twice, or the change is too large
    */
-  public CompletableFuture<ChangeOutcome> propose(String proposerName, Map<Path, String> proposed)
-      throws DiffRequestException {
+  public CompletableFuture<ChangeOutcome> propose(
+      DiffId id, String proposerName, Map<Path, String> proposed) throws DiffRequestException {
     if (proposed.isEmpty()) {
       throw new DiffRequestException("A change needs at least one file");
     }
@@ -124,8 +125,7 @@ public final class ChangeBook {
       }
       read.add(new PendingChange.File(path, now.place().exists(), now.text(), file.getValue()));
     }
-    Entry entry =
-        new Entry(new PendingChange(DiffId.random(), proposerName, clock.instant(), read));
+    Entry entry = new Entry(new PendingChange(id, proposerName, clock.instant(), read));
     entry.proposer.whenComplete(
         (outcome, failure) -> {
           if (failure instanceof CancellationException) {

@@ -197,21 +197,34 @@ public final class IdeRoutes extends HttpServlet {
   }
 
   private Path checkedInWorkspace(String file) throws BadRequest {
-    Path path = JsonFields.absolutePath("path", file);
+    return checkedFile(
+        JsonFields.absolutePath("path", file),
+        companion.workspaceRoots(),
+        companion.workspacePath());
+  }
+
+  /**
+   * A file a request names, checked: a regular file inside a root, also once symlinks are resolved.
+   *
+   * @return the path as written, normalised
+   * @throws BadRequest saying why it is refused
+   */
+  static Path checkedFile(Path path, List<Path> roots, String workspacePath) throws BadRequest {
+    String file = path.toString();
     WorkspacePaths.Place place;
     try {
-      place = WorkspacePaths.resolve(path, companion.workspaceRoots());
+      place = WorkspacePaths.resolve(path, roots);
     } catch (WorkspacePaths.RefusedException e) {
       throw new BadRequest(
           switch (e.why()) {
             case OUTSIDE ->
                 file
                     + " is outside the workspace ("
-                    + companion.workspacePath()
-                    + "); only files inside it are opened";
+                    + workspacePath
+                    + "); only files inside it are served";
             case LEADS_OUTSIDE ->
                 file
-                    + " leads outside the workspace through a symbolic link; only files inside it are opened";
+                    + " leads outside the workspace through a symbolic link; only files inside it are served";
             case DANGLING_LINK ->
                 "no such file: " + file + " passes through a symbolic link that leads nowhere";
             case AMBIGUOUS_DOT_DOT ->
