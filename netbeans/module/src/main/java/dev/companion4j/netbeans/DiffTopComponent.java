@@ -9,9 +9,7 @@ import java.awt.event.ActionEvent;
 import java.awt.event.InputEvent;
 import java.awt.event.KeyEvent;
 import java.io.IOException;
-import java.io.Reader;
 import java.io.StringReader;
-import java.io.Writer;
 import java.nio.file.Path;
 import java.util.logging.Logger;
 import javax.swing.AbstractAction;
@@ -26,13 +24,11 @@ import javax.swing.KeyStroke;
 import javax.swing.SwingUtilities;
 import org.netbeans.api.diff.Diff;
 import org.netbeans.api.diff.DiffView;
-import org.netbeans.api.diff.Difference;
 import org.netbeans.api.diff.StreamSource;
 import org.openide.awt.StatusDisplayer;
 import org.openide.awt.UndoRedo;
 import org.openide.cookies.EditorCookie;
 import org.openide.cookies.SaveCookie;
-import org.openide.util.Lookup;
 import org.openide.util.lookup.Lookups;
 import org.openide.windows.Mode;
 import org.openide.windows.TopComponent;
@@ -239,9 +235,15 @@ final class DiffTopComponent extends TopComponent {
 
   @Override
   public UndoRedo getUndoRedo() {
+    UndoRedo undo = undoRedoOf(view);
+    return undo == null ? super.getUndoRedo() : undo;
+  }
+
+  /** The undo and redo of a diff view's editable side, or null: Edit > Undo acts on it. */
+  static UndoRedo undoRedoOf(DiffView view) {
     Object undo =
         view.getComponent() instanceof JComponent c ? c.getClientProperty(UndoRedo.class) : null;
-    return undo instanceof UndoRedo u ? u : super.getUndoRedo();
+    return undo instanceof UndoRedo u ? u : null;
   }
 
   @Override
@@ -257,55 +259,5 @@ final class DiffTopComponent extends TopComponent {
   /** Who proposed the change: the CLI, or the in-process proposer by its name (a chat agent). */
   private static String proposer(PendingDiff diff) {
     return diff.proposerName() == null ? "the CLI" : diff.proposerName();
-  }
-
-  /** The proposal side: editable, backed by the in-memory document. */
-  private static final class ProposalSource extends StreamSource {
-    private final String name;
-    private final String mime;
-    private final ProposalDocument proposal;
-    private final String proposer;
-
-    ProposalSource(String name, String mime, ProposalDocument proposal, String proposer) {
-      this.name = name;
-      this.mime = mime;
-      this.proposal = proposal;
-      this.proposer = proposer;
-    }
-
-    @Override
-    public String getName() {
-      return name;
-    }
-
-    @Override
-    public String getTitle() {
-      return "Proposed by " + proposer + " (editable)";
-    }
-
-    @Override
-    public String getMIMEType() {
-      return mime;
-    }
-
-    @Override
-    public Reader createReader() {
-      return new StringReader(proposal.text());
-    }
-
-    @Override
-    public Writer createWriter(Difference[] conflicts) {
-      return null;
-    }
-
-    @Override
-    public boolean isEditable() {
-      return true;
-    }
-
-    @Override
-    public Lookup getLookup() {
-      return Lookups.fixed(proposal.file());
-    }
   }
 }

@@ -61,13 +61,32 @@ final class DiffWindows {
     Review review = new Review(proposal);
     reviews.put(diff.id(), review);
     EditorCookie fileEditor = editorOf(diff.path());
+    openOnEdt(
+        () ->
+            review.window =
+                DiffTopComponent.open(
+                    diff, proposal, answers, fileEditor, () -> reviews.remove(diff.id())),
+        () -> {
+          reviews.remove(diff.id());
+          proposal.discard();
+        },
+        "diff window");
+  }
+
+  /**
+   * Runs {@code open} on the EDT and waits for it {@link #EDT_WAIT_SECONDS} at most: the proposer
+   * hears of a window that failed to open, and need not wait for one the EDT has not got to yet.
+   *
+   * @param undo runs when opening failed
+   * @param window names the window, for the proposer and the log
+   * @throws DiffViewException when opening failed
+   */
+  static void openOnEdt(Runnable open, Runnable undo, String window) throws DiffViewException {
     CompletableFuture<Void> opened = new CompletableFuture<>();
     EventQueue.invokeLater(
         () -> {
           try {
-            review.window =
-                DiffTopComponent.open(
-                    diff, proposal, answers, fileEditor, () -> reviews.remove(diff.id()));
+            open.run();
             opened.complete(null);
           } catch (RuntimeException | Error e) {
             opened.completeExceptionally(e);
@@ -76,13 +95,12 @@ final class DiffWindows {
     try {
       opened.get(EDT_WAIT_SECONDS, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
-      reviews.remove(diff.id());
-      proposal.discard();
+      undo.run();
       Throwable cause = e.getCause();
-      throw new DiffViewException("NetBeans could not open the diff window: " + cause, cause);
+      throw new DiffViewException("NetBeans could not open the " + window + ": " + cause, cause);
     } catch (TimeoutException e) {
-      // The window opens when the EDT gets to it; the CLI need not wait for that.
-      LOG.fine("Diff window for " + diff.filePath() + " is still being opened");
+      // The window opens when the EDT gets to it; the proposer need not wait for that.
+      LOG.fine("A " + window + " is still being opened");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -42,8 +42,13 @@ final class ProposalDocument {
   }
 
   static ProposalDocument create(PendingDiff diff) throws IOException {
+    return create(diff.path(), diff.newContent());
+  }
+
+  /** The proposed {@code text} for {@code path}, in a document of the path's type. */
+  static ProposalDocument create(Path path, String text) throws IOException {
     FileObject root = FileUtil.createMemoryFileSystem().getRoot();
-    Path name = diff.path().getFileName();
+    Path name = path.getFileName();
     FileObject file = root.createData(name == null ? "proposal.txt" : name.toString());
     DataObject data = DataObject.find(file);
     EditorCookie editor = data.getLookup().lookup(EditorCookie.class);
@@ -57,7 +62,6 @@ final class ProposalDocument {
       throw new IOException("NetBeans has no text editor for " + name);
     }
     StyledDocument document = editor.openDocument();
-    String text = diff.newContent();
     String separator = lineSeparator(text);
     // Documents hold \n only; remember the proposal's separator to give it back on accept.
     String normalised = text.replace("\r\n", "\n").replace('\r', '\n');
