@@ -1,11 +1,13 @@
 package dev.companion4j.netbeans;
 
+import dev.companion4j.engine.ChangeReview;
 import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.DiffViewException;
 import dev.companion4j.engine.HostActionException;
 import dev.companion4j.engine.HostFeature;
 import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.engine.PendingChange;
 import dev.companion4j.engine.PendingDiff;
 import java.awt.EventQueue;
 import java.io.File;
@@ -34,6 +36,7 @@ final class NetBeansHost implements CompanionHost {
   static final IdeInfo IDE_INFO = new IdeInfo("netbeans", "Apache NetBeans");
 
   private final DiffWindows diffWindows;
+  private final ChangeWindows changeWindows = new ChangeWindows();
 
   NetBeansHost(DiffWindows diffWindows) {
     this.diffWindows = diffWindows;
@@ -70,6 +73,16 @@ final class NetBeansHost implements CompanionHost {
   @Override
   public Optional<String> closeDiff(PendingDiff diff) {
     return diffWindows.close(diff);
+  }
+
+  @Override
+  public void showChange(PendingChange change, ChangeReview review) throws DiffViewException {
+    changeWindows.show(change, review);
+  }
+
+  @Override
+  public void closeChange(PendingChange change) {
+    changeWindows.close(change);
   }
 
   @Override
