@@ -1,37 +1,27 @@
 package dev.companion4j.extension.mcp;
 
+import static dev.companion4j.extension.mcp.PlainEditor.call;
+import static dev.companion4j.extension.mcp.PlainEditor.server;
+import static dev.companion4j.extension.mcp.PlainEditor.start;
+import static dev.companion4j.extension.mcp.PlainEditor.text;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.engine.ChangeReview;
 import dev.companion4j.engine.CodeQuery;
 import dev.companion4j.engine.CodeResult;
 import dev.companion4j.engine.Companion;
-import dev.companion4j.engine.CompanionHost;
-import dev.companion4j.engine.DiffReview;
-import dev.companion4j.engine.HostActionException;
 import dev.companion4j.engine.HostFeature;
-import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingChange;
-import dev.companion4j.engine.PendingDiff;
-import dev.companion4j.engine.discovery.DiscoveryLocations;
-import dev.companion4j.extension.ide.IdeLink;
-import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,7 +41,7 @@ class CodeToolsTest {
     Path ws = Files.createDirectories(temp.resolve("ws"));
     Path shape = Files.writeString(ws.resolve("Shape.java"), SHAPES);
     Path circle = Files.writeString(ws.resolve("Circle.java"), CIRCLE);
-    Host host = new Host(ws, EnumSet.allOf(HostFeature.class));
+    PlainEditor host = new PlainEditor(ws, EnumSet.allOf(HostFeature.class));
     host.answer =
         List.of(
             new CodeResult("area", "method", shape, 4, 10, "  double area();", true),
@@ -104,7 +94,7 @@ class CodeToolsTest {
   void aLongAnswerIsCutAtAHundredAndTheRestCounted(@TempDir Path temp) throws Exception {
     Path ws = Files.createDirectories(temp.resolve("ws"));
     Path shape = Files.writeString(ws.resolve("Shape.java"), SHAPES);
-    Host host = new Host(ws, EnumSet.allOf(HostFeature.class));
+    PlainEditor host = new PlainEditor(ws, EnumSet.allOf(HostFeature.class));
     List<CodeResult> many = new ArrayList<>();
     for (int i = 1; i <= 130; i++) {
       many.add(CodeResult.place(shape, 4, i, "use " + i));
@@ -130,7 +120,7 @@ class CodeToolsTest {
     Path ws = Files.createDirectories(temp.resolve("ws"));
     Files.writeString(ws.resolve("Shape.java"), SHAPES);
     Path outside = Files.writeString(temp.resolve("Outside.java"), SHAPES);
-    Host host = new Host(ws, EnumSet.of(HostFeature.REFERENCES));
+    PlainEditor host = new PlainEditor(ws, EnumSet.of(HostFeature.REFERENCES));
     try (Companion companion = start(temp, host)) {
       IdeToolsServer server = server(temp, ws);
 
@@ -181,7 +171,7 @@ class CodeToolsTest {
     Path ws = Files.createDirectories(temp.resolve("ws"));
     Path shape = Files.writeString(ws.resolve("Shape.java"), SHAPES);
     Path circle = Files.writeString(ws.resolve("Circle.java"), CIRCLE);
-    Host host = new Host(ws, EnumSet.allOf(HostFeature.class));
+    PlainEditor host = new PlainEditor(ws, EnumSet.allOf(HostFeature.class));
     Map<Path, String> edits = new LinkedHashMap<>();
     edits.put(shape, SHAPES.replace("area", "surface"));
     edits.put(circle, CIRCLE.replace("area", "surface"));
@@ -227,94 +217,5 @@ class CodeToolsTest {
     McpSchema.CallToolResult result = call(server, tool, args);
     assertThat(result.isError()).as(tool + " " + args).isTrue();
     return text(result);
-  }
-
-  private static Companion start(Path temp, CompanionHost host) throws Exception {
-    Companion companion = Companion.builder(host).discoveryLocations(locations(temp)).build();
-    companion.start();
-    return companion;
-  }
-
-  private static IdeToolsServer server(Path temp, Path ws) {
-    return new IdeToolsServer(new IdeLink(locations(temp)), ws, "test");
-  }
-
-  private static DiscoveryLocations locations(Path temp) {
-    return new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen"));
-  }
-
-  private static McpSchema.CallToolResult call(
-      IdeToolsServer server, String name, Map<String, Object> args) {
-    SyncToolSpecification tool =
-        server.tools().stream().filter(t -> t.tool().name().equals(name)).findFirst().orElseThrow();
-    return tool.callHandler().apply(null, new McpSchema.CallToolRequest(name, args));
-  }
-
-  private static String text(McpSchema.CallToolResult result) {
-    return ((McpSchema.TextContent) result.content().get(0)).text();
-  }
-
-  /** An editor that answers every query from a table and records what it was asked. */
-  private static final class Host implements CompanionHost {
-    final List<CodeQuery> asked = new CopyOnWriteArrayList<>();
-    final AtomicReference<ChangeReview> review = new AtomicReference<>();
-    final AtomicReference<PendingChange> shown = new AtomicReference<>();
-    volatile List<CodeResult> answer = List.of();
-    volatile String refusal;
-    volatile Map<Path, String> edits = Map.of();
-    private final Path root;
-    private final Set<HostFeature> features;
-
-    Host(Path root, Set<HostFeature> features) {
-      this.root = root;
-      this.features = features;
-    }
-
-    @Override
-    public IdeInfo ideInfo() {
-      return new IdeInfo("plain", "Plain Editor");
-    }
-
-    @Override
-    public List<Path> workspaceRoots() {
-      return List.of(root);
-    }
-
-    @Override
-    public Set<HostFeature> features() {
-      return features;
-    }
-
-    @Override
-    public List<CodeResult> findCode(CodeQuery query) throws HostActionException {
-      if (refusal != null) {
-        throw new HostActionException(refusal);
-      }
-      asked.add(query);
-      return answer;
-    }
-
-    @Override
-    public Map<Path, String> renameEdits(CodeQuery.Rename rename) {
-      return edits;
-    }
-
-    @Override
-    public void showChange(PendingChange change, ChangeReview review) {
-      shown.set(change);
-      this.review.set(review);
-    }
-
-    ChangeReview awaitReview() {
-      return await().atMost(Duration.ofSeconds(30)).until(review::get, r -> r != null);
-    }
-
-    @Override
-    public void showDiff(PendingDiff diff, DiffReview review) {}
-
-    @Override
-    public Optional<String> closeDiff(PendingDiff diff) {
-      return Optional.empty();
-    }
   }
 }
