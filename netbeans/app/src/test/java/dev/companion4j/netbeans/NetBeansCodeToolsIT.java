@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import javax.swing.JEditorPane;
 import junit.framework.Test;
 import org.netbeans.api.java.classpath.ClassPath;
@@ -85,6 +87,9 @@ public class NetBeansCodeToolsIT extends NbTestCase {
             "    }",
             "}"));
   }
+
+  /** What each file holds now. */
+  private final Map<Path, String> now = new LinkedHashMap<>(FILES);
 
   public NetBeansCodeToolsIT(String name) {
     super(name);
@@ -208,19 +213,16 @@ public class NetBeansCodeToolsIT extends NbTestCase {
     assertTrue(moved.toString(), moved.contains(place(REPORT, 7, "greet").replace(":7:", ":8:")));
     Ui.openInEditor(MAIN);
 
+    Ui.openInEditor(MAIN);
+
     // A rename rejected changes nothing; accepted, it changes every file (the overriding methods
-    // and the callers too), the open documents in place and saved, and NetBeans resolves the call
-    // by its new name.
-    Map<Path, String> before = new LinkedHashMap<>(FILES);
-    before.put(REPORT, "// not saved\n" + FILES.get(REPORT));
+    // and the callers too), the open documents in place and saved.
     String rejected = proposeRename(callLine, callColumn, "salute");
     answerChange(false);
     assertEquals("rejected", Json.parse(awaitChange(rejected)).path("state").asString());
-    for (Path f : FILES.keySet()) {
-      assertEquals(f.toString(), FILES.get(f), Files.readString(f));
-    }
-    assertEquals(before.get(REPORT), Edt.call(() -> report.getText()));
-
+    assertUnchanged();
+    now.put(REPORT, "// not saved\n" + FILES.get(REPORT));
+    assertEquals(now.get(REPORT), Edt.call(() -> report.getText()));
     String accepted = proposeRename(callLine, callColumn, "salute");
     answerChange(true);
     Json end = Json.parse(awaitChange(accepted));
@@ -230,26 +232,132 @@ public class NetBeansCodeToolsIT extends NbTestCase {
     assertEquals(
         FILES.keySet().stream().map(Path::toString).sorted().toList(),
         changed.stream().sorted().toList());
-    for (Path f : FILES.keySet()) {
-      assertEquals(f.toString(), before.get(f).replace("greet(", "salute("), Files.readString(f));
+    assertRenamed("greet", "salute", atCall);
+    assertEquals(now.get(REPORT), Edt.call(() -> report.getText()));
+
+    // The same through the extension's tools, from each real CLI: the answers as the model reads
+    // them, and a rename the user first rejects, then accepts.
+    String from = "salute";
+    for (String cli : List.of("qwen", "gemini")) {
+      String to = cli.equals("qwen") ? "hail" : "greet";
+      String relative = "\"path\":\"src/app/Main.java\",\"line\":13,\"column\":" + callColumn;
+      String renameTo = "{" + relative + ",\"newName\":\"" + to + "\"}";
+      String prompt =
+          "Rename it. "
+              + NetBeansIdeToolsIT.call(cli, "find_definition", "{" + relative + "}")
+              + NetBeansIdeToolsIT.call(cli, "find_references", "{" + relative + "}")
+              + NetBeansIdeToolsIT.call(cli, "workspace_symbols", "{\"query\":\"ngli\"}")
+              + NetBeansIdeToolsIT.call(
+                  cli, "call_hierarchy", direction(GREETER, 4, from, "incoming"))
+              + NetBeansIdeToolsIT.call(
+                  cli, "type_hierarchy", direction(GREETER, 3, "Greeter", "subtypes"))
+              + NetBeansIdeToolsIT.call(
+                  cli, "type_hierarchy", direction(ENGLISH, 3, "English", "supertypes"))
+              + NetBeansIdeToolsIT.call(cli, "rename_symbol", renameTo)
+              + NetBeansIdeToolsIT.call(cli, "rename_symbol", renameTo);
+      CompletableFuture<Json> run =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return NetBeansIdeToolsIT.headless(cli, WORKSPACE, prompt);
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      answerChange(false);
+      assertUnchanged();
+      answerChange(true);
+      Json result = run.get(WAIT.toSeconds() * 3, TimeUnit.SECONDS);
+      assertEquals(cli + ": " + result, 0, result.path("exitCode").asInt());
+      List<String> answers = new ArrayList<>();
+      result.path("toolResults").forEach(r -> answers.add(r.asString()));
+      assertEquals(
+          cli + ": " + answers + "\n" + result.path("stderr").asString(), 8, answers.size());
+      String fromCall = from + "(";
+      assertContains(
+          cli,
+          answers.get(0),
+          "- shop.Greeter."
+              + from
+              + " (method) at "
+              + said(GREETER, fromCall, from)
+              + "  [declaration]");
+      assertContains(cli, answers.get(1), "3 references:");
+      assertContains(cli, answers.get(1), "- " + said(GREETER, fromCall, from) + "  [declaration]");
+      assertContains(cli, answers.get(1), "- " + said(MAIN, fromCall, from));
+      assertContains(cli, answers.get(1), "- " + said(REPORT, fromCall, from));
+      assertContains(
+          cli,
+          answers.get(2),
+          "- shop.English (class) at " + said(ENGLISH, "class English", "English"));
+      assertContains(
+          cli, answers.get(3), "- app.Main.welcome (method) at " + said(MAIN, fromCall, from));
+      assertContains(
+          cli, answers.get(3), "- app.Report.line (method) at " + said(REPORT, fromCall, from));
+      assertContains(
+          cli,
+          answers.get(4),
+          "- shop.English (class) at " + said(ENGLISH, "class English", "English"));
+      assertContains(
+          cli,
+          answers.get(4),
+          "- shop.French (class) at " + said(FRENCH, "class French", "French"));
+      assertContains(
+          cli,
+          answers.get(5),
+          "- shop.Greeter (interface) at " + said(GREETER, "interface", "Greeter"));
+      assertContains(
+          cli, answers.get(5), "- java.lang.Object (class) (no source in the workspace)");
+      assertContains(cli, answers.get(6), "The user rejected the rename; no file was changed.");
+      assertContains(cli, answers.get(7), "The user accepted the rename to " + to);
+      for (Path f : FILES.keySet()) {
+        assertContains(cli, answers.get(7), "- " + f);
+      }
+      assertRenamed(from, to, atCall);
+      from = to;
     }
-    assertEquals(before.get(REPORT).replace("greet(", "salute("), Edt.call(() -> report.getText()));
+  }
+
+  /** The files hold what they held. */
+  private void assertUnchanged() throws Exception {
+    for (Path f : FILES.keySet()) {
+      assertEquals(f.toString(), now.get(f), Files.readString(f));
+    }
+  }
+
+  /**
+   * Every file now calls the method {@code to} where it called {@code from}, on disk and in the
+   * open editors; NetBeans resolves the call by its new name, and the open files have no compile
+   * error.
+   */
+  private void assertRenamed(String from, String to, String atCall) throws Exception {
+    now.replaceAll((f, text) -> text.replace(from + "(", to + "("));
+    assertUnchanged();
     assertEquals(
-        List.of(
-            "* shop.Greeter.salute (method) " + place(GREETER, 4, "salute", "greet(", "salute(")),
+        List.of("* shop.Greeter." + to + " (method) " + place(GREETER, to + "(", to)),
         Await.until(
             WAIT,
             Duration.ofMillis(500),
             () -> askOrRefusal("definition", atCall),
-            r -> r.toString().contains("salute")));
-    // The open files' diagnostics, as the IDE tools report them: no compile error.
+            r -> r.toString().contains(to)));
     for (Path f : List.of(MAIN, REPORT)) {
+      JEditorPane pane = Ui.openInEditor(f);
+      assertEquals(now.get(f), Edt.call(pane::getText));
       Await.until(
           WAIT,
           Duration.ofMillis(500),
           () -> NetBeansIdeToolsIT.companionGet("/ide/diagnostics?path=" + f),
           body -> body.contains("\"path\"") && !body.contains("\"severity\":\"error\""));
     }
+  }
+
+  /** A place as the tools write it: the line's text stripped. */
+  private String said(Path file, String lineHolds, String name) {
+    return place(file, lineHolds, name).replaceFirst(": +", ": ");
+  }
+
+  private static void assertContains(String cli, String text, String part) {
+    assertTrue(cli + ": " + text + "\nlacks: " + part, text.contains(part));
   }
 
   /** The rows of a code route's answer, each {@code [* ]name (kind) path:line:column: text}. */
@@ -341,7 +449,7 @@ public class NetBeansCodeToolsIT extends NbTestCase {
     return "{\"path\":\"" + file + "\",\"line\":" + line + ",\"column\":" + column + "}";
   }
 
-  private static String direction(Path file, int line, String name, String direction) {
+  private String direction(Path file, int line, String name, String direction) {
     return "{\"path\":\""
         + file
         + "\",\"line\":"
@@ -365,20 +473,26 @@ public class NetBeansCodeToolsIT extends NbTestCase {
         + "\"}";
   }
 
-  /** {@code path:line:column: text} of the first {@code name} on that line of the file. */
-  private static String place(Path file, int line, String name) {
-    return place(file, line, name, "", "");
-  }
-
-  /** As {@link #place(Path, int, String)}, in the file's text with {@code from} made {@code to}. */
-  private static String place(Path file, int line, String name, String from, String to) {
-    String text = FILES.get(file).replace(from, to).split("\n")[line - 1];
+  /** {@code path:line:column: text} of the first {@code name} on that line of the file now. */
+  private String place(Path file, int line, String name) {
+    String text = now.get(file).split("\n")[line - 1];
     return file + ":" + line + ":" + (text.codePointCount(0, text.indexOf(name)) + 1) + ": " + text;
   }
 
-  /** The 1-based column, in code points, of the first {@code part} on that line of the file. */
-  private static int column(Path file, int line, String part) {
-    String text = FILES.get(file).split("\n")[line - 1];
+  /** As {@link #place(Path, int, String)}, on the first line that holds {@code lineHolds}. */
+  private String place(Path file, String lineHolds, String name) {
+    List<String> lines = now.get(file).lines().toList();
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains(lineHolds)) {
+        return place(file, i + 1, name);
+      }
+    }
+    throw new AssertionError(file + " has no line with " + lineHolds);
+  }
+
+  /** The 1-based column, in code points, of the first {@code part} on that line of the file now. */
+  private int column(Path file, int line, String part) {
+    String text = now.get(file).split("\n")[line - 1];
     return text.codePointCount(0, text.indexOf(part)) + 1;
   }
 
