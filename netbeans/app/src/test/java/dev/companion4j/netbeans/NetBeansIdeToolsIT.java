@@ -107,6 +107,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
       Json run =
           headless(
               cli,
+              WORKSPACE,
               "Fix the errors. "
                   + call(cli, "get_diagnostics", "{\"path\":\"src/app/Broken.java\"}")
                   + call(cli, "get_open_editors", "{}")
@@ -157,10 +158,10 @@ public class NetBeansIdeToolsIT extends NbTestCase {
   }
 
   /**
-   * One headless run of {@code cli} in the workspace, with {@code companion4j mcp} as its MCP
+   * One headless run of {@code cli} in {@code workspace}, with {@code companion4j mcp} as its MCP
    * server.
    */
-  private static Json headless(String cli, String prompt) throws Exception {
+  static Json headless(String cli, Path workspace, String prompt) throws Exception {
     Path testkit = REPO.resolve("testkit/target");
     String classpath =
         testkit.resolve("classes")
@@ -175,7 +176,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
             classpath,
             "dev.companion4j.testkit.HeadlessRun",
             cli,
-            WORKSPACE.toString(),
+            workspace.toString(),
             prompt,
             java,
             "-jar",
@@ -200,6 +201,15 @@ public class NetBeansIdeToolsIT extends NbTestCase {
 
   /** GET from this IDE's companion, found through its Qwen Code lock file. */
   static String companionGet(String path) throws Exception {
+    return companionSend(path, null).body();
+  }
+
+  /**
+   * A request to this IDE's companion, found through its Qwen Code lock file: a GET, or a POST of
+   * {@code json}.
+   */
+  static java.net.http.HttpResponse<String> companionSend(String path, String json)
+      throws Exception {
     Path dir = Path.of(System.getenv("QWEN_HOME"), "ide");
     try (java.util.stream.Stream<Path> locks = Files.list(dir)) {
       Path lock =
@@ -208,16 +218,17 @@ public class NetBeansIdeToolsIT extends NbTestCase {
               .max(java.util.Comparator.comparingLong(f -> f.toFile().lastModified()))
               .orElseThrow();
       Json file = Json.parse(Files.readString(lock));
-      java.net.http.HttpResponse<String> answer =
-          java.net.http.HttpClient.newHttpClient()
-              .send(
-                  java.net.http.HttpRequest.newBuilder(
-                          java.net.URI.create(
-                              "http://127.0.0.1:" + file.path("port").asInt() + path))
-                      .header("Authorization", "Bearer " + file.path("authToken").asString())
-                      .build(),
-                  java.net.http.HttpResponse.BodyHandlers.ofString());
-      return answer.body();
+      java.net.http.HttpRequest.Builder request =
+          java.net.http.HttpRequest.newBuilder(
+                  java.net.URI.create("http://127.0.0.1:" + file.path("port").asInt() + path))
+              .header("Authorization", "Bearer " + file.path("authToken").asString());
+      if (json != null) {
+        request
+            .header("Content-Type", "application/json")
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json));
+      }
+      return java.net.http.HttpClient.newHttpClient()
+          .send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
     }
   }
 

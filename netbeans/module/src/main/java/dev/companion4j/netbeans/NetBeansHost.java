@@ -1,6 +1,8 @@
 package dev.companion4j.netbeans;
 
 import dev.companion4j.engine.ChangeReview;
+import dev.companion4j.engine.CodeQuery;
+import dev.companion4j.engine.CodeResult;
 import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.DiffViewException;
@@ -9,12 +11,15 @@ import dev.companion4j.engine.HostFeature;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingChange;
 import dev.companion4j.engine.PendingDiff;
+import dev.companion4j.netbeans.spi.CodeIntelligence;
 import java.awt.EventQueue;
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.netbeans.api.project.Project;
@@ -26,20 +31,37 @@ import org.openide.filesystems.FileUtil;
 import org.openide.loaders.DataObject;
 import org.openide.loaders.DataObjectNotFoundException;
 import org.openide.text.Line;
+import org.openide.util.Lookup;
 
 /**
- * The IDE as the engine sees it: open projects as workspace roots, diffs as NetBeans diff windows.
- * Every method runs on the engine thread; none waits for the EDT longer than a few seconds, since
- * the EDT may itself be waiting for the companion to stop.
+ * The IDE as the engine sees it: open projects as workspace roots, diffs as NetBeans diff windows,
+ * questions about code answered by a language's support when one is installed ({@link
+ * CodeIntelligence}). Every method runs on the engine thread, except the code ones, which run on
+ * the companion's code thread; none waits for the EDT longer than a few seconds, since the EDT may
+ * itself be waiting for the companion to stop.
  */
 final class NetBeansHost implements CompanionHost {
   static final IdeInfo IDE_INFO = new IdeInfo("netbeans", "Apache NetBeans");
 
+  private static final Set<HostFeature> CODE_FEATURES =
+      EnumSet.of(
+          HostFeature.DEFINITION,
+          HostFeature.REFERENCES,
+          HostFeature.DOCUMENT_SYMBOLS,
+          HostFeature.WORKSPACE_SYMBOLS,
+          HostFeature.CALL_HIERARCHY,
+          HostFeature.TYPE_HIERARCHY,
+          HostFeature.RENAME);
+
   private final DiffWindows diffWindows;
   private final ChangeWindows changeWindows = new ChangeWindows();
 
+  /** The Java support's answers; null in a NetBeans without it. */
+  private final CodeIntelligence code;
+
   NetBeansHost(DiffWindows diffWindows) {
     this.diffWindows = diffWindows;
+    this.code = Lookup.getDefault().lookup(CodeIntelligence.class);
   }
 
   @Override
@@ -87,7 +109,45 @@ final class NetBeansHost implements CompanionHost {
 
   @Override
   public Set<HostFeature> features() {
-    return EnumSet.allOf(HostFeature.class);
+    Set<HostFeature> features =
+        EnumSet.of(HostFeature.DIAGNOSTICS, HostFeature.DIRTY_STATE, HostFeature.OPEN_FILE);
+    if (code != null) {
+      features.addAll(CODE_FEATURES);
+    }
+    return features;
+  }
+
+  @Override
+  public List<CodeResult> findCode(CodeQuery query) throws HostActionException {
+    return code == null ? CompanionHost.super.findCode(query) : code.find(query);
+  }
+
+  @Override
+  public Map<Path, String> renameEdits(CodeQuery.Rename rename) throws HostActionException {
+    return code == null ? CompanionHost.super.renameEdits(rename) : code.renameEdits(rename);
+  }
+
+  /**
+   * Each file into its loaded document (one undoable edit) and saved, else through NetBeans' file
+   * system: no editor is left with a stale text or a "modified externally" warning.
+   */
+  @Override
+  public void writeChange(Map<Path, String> contents) throws HostActionException {
+    List<String> written = new ArrayList<>();
+    for (Map.Entry<Path, String> file : contents.entrySet()) {
+      try {
+        EditorFiles.save(file.getKey(), file.getValue());
+      } catch (IOException e) {
+        throw new HostActionException(
+            "could not write "
+                + file.getKey()
+                + " ("
+                + e.getMessage()
+                + ")"
+                + (written.isEmpty() ? "" : "; written already: " + String.join(", ", written)));
+      }
+      written.add(file.getKey().toString());
+    }
   }
 
   /** Finds the line here; the editor opens it on the EDT, after this returns. */

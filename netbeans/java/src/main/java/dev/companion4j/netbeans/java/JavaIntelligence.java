@@ -29,7 +29,6 @@ import javax.lang.model.type.TypeKind;
 import javax.lang.model.type.TypeMirror;
 import javax.swing.text.BadLocationException;
 import javax.swing.text.StyledDocument;
-import org.netbeans.api.editor.mimelookup.MimeLookup;
 import org.netbeans.api.java.classpath.ClassPath;
 import org.netbeans.api.java.classpath.GlobalPathRegistry;
 import org.netbeans.api.java.source.ClassIndex;
@@ -41,18 +40,13 @@ import org.netbeans.api.java.source.JavaSource;
 import org.netbeans.api.java.source.ModificationResult;
 import org.netbeans.api.java.source.SourceUtils;
 import org.netbeans.api.java.source.TreePathHandle;
-import org.netbeans.api.lsp.CallHierarchyEntry;
-import org.netbeans.api.lsp.StructureElement;
 import org.netbeans.modules.refactoring.api.Problem;
 import org.netbeans.modules.refactoring.api.RefactoringElement;
 import org.netbeans.modules.refactoring.api.RefactoringSession;
 import org.netbeans.modules.refactoring.api.RenameRefactoring;
 import org.netbeans.modules.refactoring.api.WhereUsedQuery;
-import org.netbeans.spi.lsp.CallHierarchyProvider;
-import org.openide.cookies.EditorCookie;
 import org.openide.filesystems.FileObject;
 import org.openide.filesystems.FileUtil;
-import org.openide.loaders.DataObject;
 import org.openide.text.PositionRef;
 import org.openide.util.lookup.Lookups;
 
@@ -60,8 +54,10 @@ import org.openide.util.lookup.Lookups;
  * What NetBeans' Java support answers about a symbol: its declaration, its references (the IDE's
  * where-used), the symbols of a file and of the open source roots, callers and callees, super- and
  * subtypes, and the texts its rename refactoring would give every affected file, without applying
- * them. Positions are 1-based lines and columns counted in characters, each with its line's text.
- * Every method blocks on the parser: call it off the EDT.
+ * them. Positions are 1-based lines and columns counted in code points, each with its line's text.
+ * Every method blocks on the parser: call it off the EDT. A question it cannot answer (not a Java
+ * file, no symbol at the position, a position outside the file) throws {@link
+ * IllegalArgumentException} with a sentence saying why.
  */
 final class JavaIntelligence {
   private JavaIntelligence() {}
@@ -75,7 +71,7 @@ final class JavaIntelligence {
   record Symbol(String name, String kind, Place place) {}
 
   /** A call: the caller (incoming) or callee (outgoing), and where the call is written. */
-  record Call(String symbol, Place site) {}
+  record Call(String symbol, String kind, Place site) {}
 
   record FileEdit(Path path, String newText) {}
 
@@ -84,23 +80,27 @@ final class JavaIntelligence {
    * where-used, type search and subtypes read the index, and answer nothing before it exists.
    */
   static void awaitScan(Duration wait) throws Exception {
+    if (!SourceUtils.isScanInProgress()) {
+      return;
+    }
     JavaSource any =
         JavaSource.create(ClasspathInfo.create(ClassPath.EMPTY, ClassPath.EMPTY, ClassPath.EMPTY));
     any.runWhenScanFinished(cc -> {}, true).get(wait.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  static Place definition(Path file, int line, int column) throws IOException {
+  /** The symbol at the position, where it is declared; its place is null without source. */
+  static Symbol definition(Path file, int line, int column) throws IOException {
     return read(
         file,
         cc -> {
           Element e = elementAt(cc, file, line, column);
-          return declaration(cc, e);
+          return new Symbol(qualified(e), kind(e), declaration(cc, e));
         });
   }
 
   /** The IDE's where-used of the symbol at the position, its declaration first and marked. */
   static List<Reference> references(Path file, int line, int column) throws IOException {
-    Place declaration = definition(file, line, column);
+    Place declaration = definition(file, line, column).place();
     List<Reference> found = new ArrayList<>();
     if (declaration != null) {
       found.add(new Reference(declaration, true));
@@ -178,7 +178,7 @@ final class JavaIntelligence {
   static List<Call> incomingCalls(Path file, int line, int column) throws IOException {
     List<Call> calls = new ArrayList<>();
     for (Place site : whereUsed(file, line, column)) {
-      String caller =
+      Call caller =
           read(
               site.path(),
               cc -> {
@@ -191,18 +191,21 @@ final class JavaIntelligence {
                   path = path.getParentPath();
                 }
                 Element e = path == null ? null : cc.getTrees().getElement(path);
-                return e == null ? "?" : qualified(e);
+                return e == null
+                    ? new Call(null, null, site)
+                    : new Call(qualified(e), kind(e), site);
               });
-      calls.add(new Call(caller, site));
+      calls.add(caller);
     }
     return calls;
   }
 
   /** What the method at the position calls, in the order written. */
   static List<Call> outgoingCalls(Path file, int line, int column) throws IOException {
-    Place declaration = definition(file, line, column);
+    Place declaration = definition(file, line, column).place();
     if (declaration == null) {
-      return List.of();
+      throw new IllegalArgumentException(
+          "the method at " + file + ":" + line + ":" + column + " has no source to read its calls");
     }
     return read(
         declaration.path(),
@@ -225,6 +228,7 @@ final class JavaIntelligence {
                 calls.add(
                     new Call(
                         qualified(callee),
+                        kind(callee),
                         place(cc, declaration.path(), nameStart(cc, node.getMethodSelect()))));
               }
               return super.visitMethodInvocation(node, unused);
@@ -236,50 +240,6 @@ final class JavaIntelligence {
                   .thenComparingInt(c -> c.site().column()));
           return calls;
         });
-  }
-
-  /**
-   * The IDE's own call hierarchy (its Call Hierarchy window's engine) through the language-neutral
-   * {@link CallHierarchyProvider} of the file's MIME type: callers ({@code incoming}) or callees of
-   * the method at the position, each with its first call site.
-   */
-  static List<Call> ideCalls(Path file, int line, int column, boolean incoming, Duration wait)
-      throws Exception {
-    FileObject fo = FileUtil.toFileObject(FileUtil.normalizeFile(file.toFile()));
-    StyledDocument doc = DataObject.find(fo).getLookup().lookup(EditorCookie.class).openDocument();
-    int offset = offset(documentText(doc), line, column);
-    // The provider asks its parse for no more than PARSED, where javac has no elements yet: it
-    // finds the method only in a parse resolved before (as the open editor's would be). Resolving
-    // here first helps, but the parse is not always kept: it still answers nothing now and then.
-    JavaSource.forDocument(doc)
-        .runUserActionTask(cc -> cc.toPhase(JavaSource.Phase.RESOLVED), true);
-    List<Call> calls = new ArrayList<>();
-    for (CallHierarchyProvider provider :
-        MimeLookup.getLookup(fo.getMIMEType()).lookupAll(CallHierarchyProvider.class)) {
-      // The provider answers null, not an empty list, where it finds no method.
-      List<CallHierarchyEntry> origins =
-          provider.findCallOrigin(doc, offset).get(wait.toMillis(), TimeUnit.MILLISECONDS);
-      for (CallHierarchyEntry origin : origins == null ? List.<CallHierarchyEntry>of() : origins) {
-        List<CallHierarchyEntry.Call> found =
-            (incoming ? provider.findIncomingCalls(origin) : provider.findOutgoingCalls(origin))
-                .get(wait.toMillis(), TimeUnit.MILLISECONDS);
-        for (CallHierarchyEntry.Call call : found) {
-          StructureElement item = call.getItem().getElement();
-          // Incoming: the ranges are in the caller's file; outgoing: in the origin's.
-          FileObject sites = incoming ? item.getFile() : fo;
-          StyledDocument sitesDoc =
-              DataObject.find(sites).getLookup().lookup(EditorCookie.class).openDocument();
-          calls.add(
-              new Call(
-                  item.getName(),
-                  place(
-                      documentText(sitesDoc),
-                      FileUtil.toFile(sites).toPath(),
-                      call.getRanges().get(0).getStartOffset())));
-        }
-      }
-    }
-    return calls;
   }
 
   /** The direct supertypes of the type at the position (or of the type enclosing it). */
@@ -332,8 +292,14 @@ final class JavaIntelligence {
    * computed from the refactoring's differences and applied to copies of the texts only.
    */
   static List<FileEdit> rename(Path file, int line, int column, String newName) throws IOException {
-    RenameRefactoring rename =
-        new RenameRefactoring(Lookups.singleton(handleAt(file, line, column)));
+    TreePathHandle target =
+        read(
+            file,
+            cc -> {
+              refuseFileMoves(cc, elementAt(cc, file, line, column));
+              return handleAt(cc, line, column);
+            });
+    RenameRefactoring rename = new RenameRefactoring(Lookups.singleton(target));
     rename.setNewName(newName);
     failOnFatal(rename.preCheck());
     failOnFatal(rename.checkParameters());
@@ -395,9 +361,42 @@ final class JavaIntelligence {
         file,
         cc -> {
           elementAt(cc, file, line, column);
-          return TreePathHandle.create(
-              cc.getTreeUtilities().pathFor(offset(cc.getText(), line, column) + 1), cc);
+          return handleAt(cc, line, column);
         });
+  }
+
+  private static TreePathHandle handleAt(CompilationInfo cc, int line, int column) {
+    return TreePathHandle.create(
+        cc.getTreeUtilities().pathFor(offset(cc.getText(), line, column) + 1), cc);
+  }
+
+  /**
+   * Refuses a rename NetBeans would complete by renaming or moving files (a package, a top-level
+   * class named as its file): the refactoring's elements hold only its text edits, so a change
+   * built from them would leave a public class in a file of the wrong name.
+   */
+  private static void refuseFileMoves(CompilationInfo cc, Element e) {
+    if (e.getKind() == ElementKind.PACKAGE) {
+      throw new IllegalArgumentException(
+          "renaming package "
+              + e
+              + " moves its files, which a reviewed change of texts cannot hold: use Refactor >"
+              + " Rename in NetBeans");
+    }
+    Element type = e.getKind() == ElementKind.CONSTRUCTOR ? e.getEnclosingElement() : e;
+    if (type instanceof TypeElement t
+        && t.getEnclosingElement().getKind() == ElementKind.PACKAGE
+        && cc.getFileObject().getName().contentEquals(t.getSimpleName())) {
+      throw new IllegalArgumentException(
+          "renaming "
+              + kind(t)
+              + " "
+              + t.getQualifiedName()
+              + " also renames its file "
+              + cc.getFileObject().getNameExt()
+              + ", which a reviewed change of texts cannot hold: use Refactor > Rename in"
+              + " NetBeans");
+    }
   }
 
   private interface Question<T> {
@@ -407,9 +406,11 @@ final class JavaIntelligence {
   /** Runs {@code question} on the resolved parse of {@code file} (the editor's text when open). */
   private static <T> T read(Path file, Question<T> question) throws IOException {
     FileObject fo = FileUtil.toFileObject(FileUtil.normalizeFile(file.toFile()));
-    JavaSource source = fo == null ? null : JavaSource.forFileObject(fo);
+    JavaSource source =
+        fo == null || !"text/x-java".equals(fo.getMIMEType()) ? null : JavaSource.forFileObject(fo);
     if (source == null) {
-      throw new IllegalArgumentException("not a Java file NetBeans knows: " + file);
+      throw new IllegalArgumentException(
+          "NetBeans answers questions about code in Java files only; " + file + " is not one");
     }
     AtomicReference<T> answer = new AtomicReference<>();
     source.runUserActionTask(
@@ -549,6 +550,7 @@ final class JavaIntelligence {
     return place(cc.getText(), path, offset);
   }
 
+  /** The place of a document offset (UTF-16), its column counted in code points. */
   static Place place(String text, Path path, int offset) {
     int lineStart = text.lastIndexOf('\n', offset - 1) + 1;
     int lineEnd = text.indexOf('\n', offset);
@@ -557,10 +559,14 @@ final class JavaIntelligence {
       line++;
     }
     String lineText = text.substring(lineStart, lineEnd < 0 ? text.length() : lineEnd);
-    return new Place(path, line, offset - lineStart + 1, lineText.replace("\r", ""));
+    return new Place(
+        path, line, text.codePointCount(lineStart, offset) + 1, lineText.replace("\r", ""));
   }
 
-  /** The offset of a 1-based line and column; a position outside the text is refused. */
+  /**
+   * The document offset (UTF-16) of a 1-based line and column in code points; a position outside
+   * the text is refused.
+   */
   static int offset(String text, int line, int column) {
     int start = 0;
     for (int l = 1; l < line; l++) {
@@ -572,11 +578,11 @@ final class JavaIntelligence {
       start = newline + 1;
     }
     int end = text.indexOf('\n', start);
-    int length = (end < 0 ? text.length() : end) - start;
+    int length = text.codePointCount(start, end < 0 ? text.length() : end);
     if (line < 1 || column < 1 || column > length + 1) {
       throw new IllegalArgumentException(
           "line " + line + ", column " + column + " is outside the file");
     }
-    return start + column - 1;
+    return text.offsetByCodePoints(start, column - 1);
   }
 }
