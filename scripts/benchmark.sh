@@ -17,6 +17,11 @@
 #                                   the chat's time to the first streamed token and the agent's start:
 #                                   qwen --acp, gemini --acp and qwen serve against the fake model,
 #                                   alternating, [starts] starts of each (default 5)
+#   scripts/benchmark.sh code-tools [runs]
+#                                   each /ide/code/ route answered by NetBeans' Java support on a
+#                                   generated project of about 10,000 lines in the booted platform,
+#                                   [runs] times after 3 warm-ups (default 30); needs a display
+#                                   (xvfb-run)
 #   scripts/benchmark.sh side-by-side [rounds]
 #                                   Companion4J against a companion on the official stack, with the
 #                                   CLIs' own MCP client library
@@ -57,6 +62,17 @@ elif [[ "$which" == first-token ]]; then
   java -Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD" \
     -cp "acp/target/test-classes:acp/target/classes:$(cat acp/target/bench.classpath)" \
     dev.companion4j.acp.bench.FirstTokenBenchmark ${2:+"$2"}
+  exit 0
+elif [[ "$which" == code-tools ]]; then
+  # The platform boots only under the test runner: the benchmark is run as the one test of the
+  # application module, and its table is printed from the file it writes.
+  log=$(mktemp)
+  trap 'rm -f "$log"' EXIT
+  xvfb-run -a -s "-screen 0 1600x1000x24" mvn -B -q -ntp -pl netbeans/app -am verify \
+    -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
+    -Dit.test=NetBeansCodeToolsBenchmark -Dcompanion4j.benchRuns="${2:-30}" >"$log" 2>&1 \
+    || { tail -n 60 "$log"; exit 1; }
+  cat netbeans/app/target/code-tools-benchmark.txt
   exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.
