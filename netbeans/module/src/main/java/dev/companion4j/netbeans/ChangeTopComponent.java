@@ -26,10 +26,8 @@ import javax.swing.ListSelectionModel;
 import org.netbeans.api.diff.Diff;
 import org.netbeans.api.diff.DiffView;
 import org.netbeans.api.diff.StreamSource;
-import org.openide.awt.StatusDisplayer;
 import org.openide.awt.UndoRedo;
 import org.openide.windows.Mode;
-import org.openide.windows.TopComponent;
 import org.openide.windows.WindowManager;
 
 /**
@@ -40,36 +38,29 @@ import org.openide.windows.WindowManager;
  * accept the engine turns down because a file changed on disk, is reported in the status line.
  * Lives on the EDT.
  */
-final class ChangeTopComponent extends TopComponent {
+final class ChangeTopComponent extends ReviewTopComponent {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = Logger.getLogger(ChangeTopComponent.class.getName());
-
-  /** How long a message of an accept that wrote nothing stays in the status line. */
-  private static final int MESSAGE_MILLIS = 30_000;
 
   private final transient PendingChange change;
   private final transient List<ProposalDocument> proposals;
   private final transient ChangeReview review;
-
-  /** Tells the window registry this change needs no closing by the engine any more. */
-  private final transient Runnable onEnded;
 
   /** Each file's diff view, made when the file is first selected. */
   private final transient DiffView[] views;
 
   private final JPanel shown = new JPanel(new BorderLayout());
   private int selected = -1;
-  private boolean answered;
 
   private ChangeTopComponent(
       PendingChange change,
       List<ProposalDocument> proposals,
       ChangeReview review,
       Runnable onEnded) {
+    super(onEnded);
     this.change = change;
     this.proposals = proposals;
     this.review = review;
-    this.onEnded = onEnded;
     this.views = new DiffView[proposals.size()];
 
     int count = change.files().size();
@@ -177,7 +168,7 @@ final class ChangeTopComponent extends TopComponent {
   }
 
   void accept() {
-    if (answered) {
+    if (!answering()) {
       return;
     }
     Map<Path, String> edited = new LinkedHashMap<>();
@@ -188,46 +179,21 @@ final class ChangeTopComponent extends TopComponent {
         edited.put(file.path(), text);
       }
     }
-    answered = true;
-    onEnded.run();
     ChangeAnswer answer = review.accept(edited);
     close();
     String message = notWritten(answer);
     if (message != null) {
-      LOG.info(message);
-      StatusDisplayer.getDefault()
-          .setStatusText(message, StatusDisplayer.IMPORTANCE_ANNOTATION)
-          .clear(MESSAGE_MILLIS);
+      report(message);
     }
-  }
-
-  void reject() {
-    if (answered) {
-      return;
-    }
-    answered = true;
-    onEnded.run();
-    // A rejection that comes too late changes nothing the user needs to hear of.
-    review.reject();
-    close();
-  }
-
-  /**
-   * The review ended without the user's answer: its proposer withdrew it, or the companion stopped.
-   */
-  void closeWithoutAnswer() {
-    answered = true;
-    close();
   }
 
   @Override
-  protected void componentClosed() {
-    super.componentClosed();
-    if (!answered) {
-      answered = true;
-      onEnded.run();
-      review.reject();
-    }
+  void sendRejection() {
+    review.reject();
+  }
+
+  @Override
+  void discard() {
     proposals.forEach(ProposalDocument::discard);
   }
 
@@ -274,11 +240,6 @@ final class ChangeTopComponent extends TopComponent {
   public UndoRedo getUndoRedo() {
     UndoRedo undo = selected < 0 ? null : DiffTopComponent.undoRedoOf(views[selected]);
     return undo == null ? super.getUndoRedo() : undo;
-  }
-
-  @Override
-  public int getPersistenceType() {
-    return PERSISTENCE_NEVER;
   }
 
   @Override

@@ -11,7 +11,6 @@ import java.awt.event.KeyEvent;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Path;
-import java.util.logging.Logger;
 import javax.swing.AbstractAction;
 import javax.swing.Action;
 import javax.swing.Box;
@@ -25,7 +24,6 @@ import javax.swing.SwingUtilities;
 import org.netbeans.api.diff.Diff;
 import org.netbeans.api.diff.DiffView;
 import org.netbeans.api.diff.StreamSource;
-import org.openide.awt.StatusDisplayer;
 import org.openide.awt.UndoRedo;
 import org.openide.cookies.EditorCookie;
 import org.openide.cookies.SaveCookie;
@@ -41,33 +39,25 @@ import org.openide.windows.WindowManager;
  * that comes too late, because the CLI replaced or closed the proposal or left, is reported in the
  * status line instead. Lives on the EDT.
  */
-final class DiffTopComponent extends TopComponent {
+final class DiffTopComponent extends ReviewTopComponent {
   private static final long serialVersionUID = 1L;
   static final String ACCEPT_NAME = "companion4j.accept";
   static final String REJECT_NAME = "companion4j.reject";
-  private static final Logger LOG = Logger.getLogger(DiffTopComponent.class.getName());
-
-  /** How long a lost Accept stays in the status line, above routine messages. */
-  private static final int MESSAGE_MILLIS = 30_000;
 
   private final transient PendingDiff diff;
   private final transient ProposalDocument proposal;
   private final transient DiffReview review;
 
-  /** Tells the window registry this proposal needs no closing by the engine any more. */
-  private final transient Runnable onEnded;
-
   private final transient DiffView view;
   private final String fileName;
-  private boolean answered;
 
   private DiffTopComponent(
       PendingDiff diff, ProposalDocument proposal, DiffReview review, Runnable onEnded)
       throws IOException {
+    super(onEnded);
     this.diff = diff;
     this.proposal = proposal;
     this.review = review;
-    this.onEnded = onEnded;
     Path file = diff.path().getFileName();
     this.fileName = file == null ? diff.filePath() : file.toString();
     String mime = proposal.mimeType();
@@ -166,50 +156,23 @@ final class DiffTopComponent extends TopComponent {
   }
 
   void accept() {
-    if (answered) {
+    if (!answering()) {
       return;
     }
-    answered = true;
-    onEnded.run();
     AnswerResult result = review.accept(proposal.text());
     close();
     if (!(result instanceof AnswerResult.Sent)) {
-      String message = notSent(result);
-      LOG.info(message);
-      StatusDisplayer.getDefault()
-          .setStatusText(message, StatusDisplayer.IMPORTANCE_ANNOTATION)
-          .clear(MESSAGE_MILLIS);
+      report(notSent(result));
     }
-  }
-
-  void reject() {
-    if (answered) {
-      return;
-    }
-    answered = true;
-    onEnded.run();
-    // A rejection that comes too late changes nothing the user needs to hear of.
-    review.reject();
-    close();
-  }
-
-  /**
-   * The review ended without the user's answer: the CLI closed or replaced it or left, or the
-   * companion stopped.
-   */
-  void closeWithoutAnswer() {
-    answered = true;
-    close();
   }
 
   @Override
-  protected void componentClosed() {
-    super.componentClosed();
-    if (!answered) {
-      answered = true;
-      onEnded.run();
-      review.reject();
-    }
+  void sendRejection() {
+    review.reject();
+  }
+
+  @Override
+  void discard() {
     proposal.discard();
   }
 
@@ -244,11 +207,6 @@ final class DiffTopComponent extends TopComponent {
     Object undo =
         view.getComponent() instanceof JComponent c ? c.getClientProperty(UndoRedo.class) : null;
     return undo instanceof UndoRedo u ? u : null;
-  }
-
-  @Override
-  public int getPersistenceType() {
-    return PERSISTENCE_NEVER;
   }
 
   @Override
