@@ -1,6 +1,9 @@
 package dev.companion4j.netbeans;
 
 import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import org.openide.util.Lookup;
 
 /**
@@ -13,6 +16,22 @@ final class ModuleAccess {
   /** The running companion ({@code dev.companion4j.engine.Companion}), or null. */
   static Object companion() throws Exception {
     return call(service(), "companion");
+  }
+
+  /**
+   * The running companion once it serves {@code root} as a workspace root (the project is open and
+   * the companion has heard of it).
+   */
+  static Object awaitCompanionServing(Path root, Duration wait) throws Exception {
+    return Await.until(
+        wait,
+        () -> {
+          Object companion = companion();
+          return companion != null && ((List<?>) call(companion, "workspaceRoots")).contains(root)
+              ? companion
+              : null;
+        },
+        companion -> companion != null);
   }
 
   /** The module's companion service, as the module's class loader has it. */

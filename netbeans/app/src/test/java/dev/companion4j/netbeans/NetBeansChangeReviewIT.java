@@ -75,13 +75,7 @@ public class NetBeansChangeReviewIT extends NbTestCase {
     Files.writeString(GAMMA, "see Old\n");
     // A change is proposed only inside a workspace root: the companion has the project once the
     // project is open and the companion runs.
-    Await.until(
-        WAIT,
-        () -> {
-          Object companion = companion();
-          return companion != null
-              && ((List<?>) call(companion, "workspaceRoots")).contains(WORKSPACE);
-        });
+    ModuleAccess.awaitCompanionServing(WORKSPACE, WAIT);
   }
 
   public void testAcceptWritesEveryFileWithTheUsersEdit() throws Exception {

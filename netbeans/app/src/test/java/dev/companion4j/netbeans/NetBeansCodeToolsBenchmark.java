@@ -1,7 +1,6 @@
 package dev.companion4j.netbeans;
 
 import static dev.companion4j.netbeans.ModuleAccess.call;
-import static dev.companion4j.netbeans.ModuleAccess.companion;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -87,14 +86,7 @@ public class NetBeansCodeToolsBenchmark extends NbTestCase {
     GlobalPathRegistry.getDefault()
         .register(ClassPath.BOOT, new ClassPath[] {TestClassPathProvider.boot()});
     GlobalPathRegistry.getDefault().register(ClassPath.SOURCE, new ClassPath[] {source});
-    Await.until(
-        WAIT,
-        () -> {
-          Object companion = companion();
-          return companion != null
-              && ((List<?>) call(companion, "workspaceRoots")).contains(WORKSPACE);
-        });
-    Object companion = companion();
+    Object companion = ModuleAccess.awaitCompanionServing(WORKSPACE, WAIT);
     port = (Integer) call(companion, "port");
     token = (String) call(companion, "authToken");
 
@@ -127,7 +119,7 @@ public class NetBeansCodeToolsBenchmark extends NbTestCase {
         String.format(
             Locale.ROOT,
             "project: %d files, %d lines; opened to first answer: %.1f s; %d runs after %d"
-                + " warm-ups; %d cores, load average %s",
+                + " warm-ups; %d cores, load average at the start: %s",
             files.size(),
             lines,
             scanSeconds,
@@ -140,6 +132,7 @@ public class NetBeansCodeToolsBenchmark extends NbTestCase {
       table.add(measure(route.getKey(), route.getValue()));
     }
     table.add(measureRename(at(part5, "int compute3(", "compute3")));
+    table.add("load average at the end: " + Files.readString(Path.of("/proc/loadavg")).trim());
     Files.write(BUILD.resolve("code-tools-benchmark.txt"), table);
     table.forEach(System.out::println);
   }
