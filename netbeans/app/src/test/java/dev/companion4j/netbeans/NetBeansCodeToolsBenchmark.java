@@ -18,13 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import junit.framework.Test;
-import org.netbeans.api.java.classpath.ClassPath;
-import org.netbeans.api.java.classpath.GlobalPathRegistry;
-import org.netbeans.api.project.Project;
-import org.netbeans.api.project.ProjectManager;
-import org.netbeans.api.project.ui.OpenProjects;
 import org.netbeans.junit.NbTestCase;
-import org.openide.filesystems.FileUtil;
 import org.openide.windows.TopComponent;
 
 /**
@@ -75,17 +69,7 @@ public class NetBeansCodeToolsBenchmark extends NbTestCase {
       lines += f.getValue().lines().count();
     }
     long opened = System.nanoTime();
-    Project project =
-        ProjectManager.getDefault().findProject(FileUtil.toFileObject(WORKSPACE.toFile()));
-    OpenProjects.getDefault().open(new Project[] {project}, false);
-    // What a Java project does when it opens: its roots join the global registry, which NetBeans
-    // indexes (as NetBeansJavaIntelligenceIT does).
-    ClassPath source =
-        new TestClassPathProvider()
-            .findClassPath(FileUtil.toFileObject(SRC.toFile()), ClassPath.SOURCE);
-    GlobalPathRegistry.getDefault()
-        .register(ClassPath.BOOT, new ClassPath[] {TestClassPathProvider.boot()});
-    GlobalPathRegistry.getDefault().register(ClassPath.SOURCE, new ClassPath[] {source});
+    TestClassPathProvider.openJavaProject(WORKSPACE);
     Object companion = ModuleAccess.awaitCompanionServing(WORKSPACE, WAIT);
     port = (Integer) call(companion, "port");
     token = (String) call(companion, "authToken");

@@ -13,13 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.swing.JEditorPane;
 import junit.framework.Test;
-import org.netbeans.api.java.classpath.ClassPath;
-import org.netbeans.api.java.classpath.GlobalPathRegistry;
-import org.netbeans.api.project.Project;
-import org.netbeans.api.project.ProjectManager;
-import org.netbeans.api.project.ui.OpenProjects;
 import org.netbeans.junit.NbTestCase;
-import org.openide.filesystems.FileUtil;
 import org.openide.util.Lookup;
 
 /**
@@ -110,17 +104,7 @@ public class NetBeansCodeToolsIT extends NbTestCase {
     Files.writeString(WORKSPACE.resolve("notes.txt"), "Greeter greets.\n");
     Path outside = Files.createDirectories(BUILD.resolve("workspace/elsewhere")).resolve("X.java");
     Files.writeString(outside, "class X {}\n");
-    Project project =
-        ProjectManager.getDefault().findProject(FileUtil.toFileObject(WORKSPACE.toFile()));
-    OpenProjects.getDefault().open(new Project[] {project}, false);
-    // What a Java project does when it opens: its roots join the global registry, which NetBeans
-    // indexes; where-used, type search and subtypes read that index.
-    ClassPath source =
-        new TestClassPathProvider()
-            .findClassPath(FileUtil.toFileObject(SRC.toFile()), ClassPath.SOURCE);
-    GlobalPathRegistry.getDefault()
-        .register(ClassPath.BOOT, new ClassPath[] {TestClassPathProvider.boot()});
-    GlobalPathRegistry.getDefault().register(ClassPath.SOURCE, new ClassPath[] {source});
+    TestClassPathProvider.openJavaProject(WORKSPACE);
     Await.until(
         WAIT,
         Duration.ofMillis(500),

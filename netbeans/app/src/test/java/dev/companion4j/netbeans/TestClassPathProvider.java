@@ -11,6 +11,10 @@ import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.netbeans.api.java.classpath.ClassPath;
+import org.netbeans.api.java.classpath.GlobalPathRegistry;
+import org.netbeans.api.project.Project;
+import org.netbeans.api.project.ProjectManager;
+import org.netbeans.api.project.ui.OpenProjects;
 import org.netbeans.spi.java.classpath.ClassPathProvider;
 import org.netbeans.spi.java.classpath.support.ClassPathSupport;
 import org.openide.filesystems.FileObject;
@@ -30,6 +34,23 @@ public final class TestClassPathProvider implements ClassPathProvider {
   // changed" and reparse.
   private static final java.util.Map<FileObject, ClassPath> SOURCES =
       new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Opens the test project in {@code workspace} as NetBeans opens a Java project: the project, and
+   * its {@code src} root and the boot class path in the global registry, which NetBeans indexes
+   * (where-used, type search and subtypes read that index).
+   */
+  static void openJavaProject(Path workspace) throws IOException {
+    Project project =
+        ProjectManager.getDefault().findProject(FileUtil.toFileObject(workspace.toFile()));
+    OpenProjects.getDefault().open(new Project[] {project}, false);
+    ClassPath source =
+        new TestClassPathProvider()
+            .findClassPath(
+                FileUtil.toFileObject(workspace.resolve("src").toFile()), ClassPath.SOURCE);
+    GlobalPathRegistry.getDefault().register(ClassPath.BOOT, new ClassPath[] {boot()});
+    GlobalPathRegistry.getDefault().register(ClassPath.SOURCE, new ClassPath[] {source});
+  }
 
   @Override
   public ClassPath findClassPath(FileObject file, String type) {
