@@ -127,10 +127,7 @@ public class NetBeansCodeToolsIT extends NbTestCase {
         () -> ask("workspaceSymbols", "{\"query\":\"Greeter\"}"),
         rows -> rows.toString().contains("shop.Greeter"));
 
-    List<String> features = new ArrayList<>();
-    Json.parse(NetBeansIdeToolsIT.companionGet("/ide/status"))
-        .path("features")
-        .forEach(f -> features.add(f.asString()));
+    List<String> features = NetBeansIdeToolsIT.companionFeatures();
     assertTrue(
         features.toString(),
         features.containsAll(

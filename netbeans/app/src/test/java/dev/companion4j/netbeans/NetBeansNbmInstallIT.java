@@ -101,10 +101,7 @@ public class NetBeansNbmInstallIT extends NbTestCase {
 
     // Without NetBeans' Java support the companion declares none of the code features: the code
     // tools then say the editor cannot answer, rather than answering nothing.
-    List<String> features = new java.util.ArrayList<>();
-    Json.parse(NetBeansIdeToolsIT.companionGet("/ide/status"))
-        .path("features")
-        .forEach(f -> features.add(f.asString()));
+    List<String> features = NetBeansIdeToolsIT.companionFeatures();
     assertTrue(features.toString(), features.contains("openFile"));
     assertFalse(features.toString(), features.contains("definition"));
     assertFalse(features.toString(), features.contains("rename"));
