@@ -111,6 +111,19 @@ public class NetBeansCodeToolsIT extends NbTestCase {
         () -> ask("workspaceSymbols", "{\"query\":\"Greeter\"}"),
         rows -> rows.toString().contains("shop.Greeter"));
 
+    List<String> features = NetBeansIdeToolsIT.companionFeatures();
+    assertTrue(
+        features.toString(),
+        features.containsAll(
+            List.of(
+                "definition",
+                "references",
+                "documentSymbols",
+                "workspaceSymbols",
+                "callHierarchy",
+                "typeHierarchy",
+                "rename")));
+
     int callLine = 13;
     int callColumn = column(MAIN, callLine, "greet(");
     String atCall = at(MAIN, callLine, callColumn);

@@ -204,6 +204,15 @@ public class NetBeansIdeToolsIT extends NbTestCase {
     return companionSend(path, null).body();
   }
 
+  /** The features this IDE's companion declares in {@code GET /ide/status}. */
+  static List<String> companionFeatures() throws Exception {
+    List<String> features = new ArrayList<>();
+    Json.parse(companionGet("/ide/status"))
+        .path("features")
+        .forEach(f -> features.add(f.asString()));
+    return features;
+  }
+
   /**
    * A request to this IDE's companion, found through its Qwen Code lock file: a GET, or a POST of
    * {@code json}.

@@ -98,6 +98,13 @@ public class NetBeansNbmInstallIT extends NbTestCase {
             m -> m != null && m.isEnabled());
     assertEquals(offered.getSpecificationVersion(), module.getSpecificationVersion().toString());
     Await.until(WAIT, () -> !discoveryFiles().isEmpty());
+
+    // Without NetBeans' Java support the companion declares none of the code features: the code
+    // tools then say the editor cannot answer, rather than answering nothing.
+    List<String> features = NetBeansIdeToolsIT.companionFeatures();
+    assertTrue(features.toString(), features.contains("openFile"));
+    assertFalse(features.toString(), features.contains("definition"));
+    assertFalse(features.toString(), features.contains("rename"));
   }
 
   /** The one module {@code provider} offers: the companion, and no other (no test fixture). */

@@ -128,7 +128,7 @@ public final class CompanionService {
       return;
     }
     Set<DiscoveryTarget> targets = CompanionSettings.targets();
-    NetBeansHost host = new NetBeansHost(new DiffWindows());
+    NetBeansHost host = new NetBeansHost(new DiffWindows(), editorTracker);
     // Libraries of the engine look up services through the context class loader; on the threads
     // the engine starts here, that must be this module's loader, which sees its libraries.
     Thread current = Thread.currentThread();

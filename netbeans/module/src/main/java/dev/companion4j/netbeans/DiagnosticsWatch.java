@@ -83,6 +83,15 @@ final class DiagnosticsWatch {
     return watch;
   }
 
+  /**
+   * Checks again now, e.g. after other files it may depend on changed, and waits for the check at
+   * most {@code millis}.
+   */
+  void recheck(long millis) throws InterruptedException {
+    check.schedule(0);
+    check.waitFinished(millis);
+  }
+
   void stop() {
     stopped = true;
     doc.removeDocumentListener(edits);

@@ -7,14 +7,22 @@ import java.beans.PropertyChangeEvent;
 import java.beans.PropertyChangeListener;
 import java.io.File;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javax.swing.JEditorPane;
 import javax.swing.SwingUtilities;
 import javax.swing.event.CaretEvent;
@@ -44,6 +52,8 @@ import org.openide.windows.TopComponent;
  * sends on its own thread.
  */
 final class EditorTracker implements PropertyChangeListener, CaretListener {
+  private static final Logger LOG = Logger.getLogger(EditorTracker.class.getName());
+
   /** More than the CLIs keep (10), so a closed file's neighbours keep their watchers. */
   private static final int WATCHED_FILES = 32;
 
@@ -94,6 +104,30 @@ final class EditorTracker implements PropertyChangeListener, CaretListener {
           track(null);
           new ArrayList<>(watched.keySet()).forEach(this::unwatch);
         });
+  }
+
+  /**
+   * Checks the diagnostics of every open file again, after files they may depend on changed behind
+   * their backs (a check follows only a file's own edits), waiting at most {@code wait} for the EDT
+   * and the checks. Never call it on the EDT.
+   */
+  void recheckDiagnostics(Duration wait) throws InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    CompletableFuture<List<DiagnosticsWatch>> open = new CompletableFuture<>();
+    EventQueue.invokeLater(
+        () ->
+            open.complete(
+                watched.values().stream()
+                    .map(w -> w.diagnostics)
+                    .filter(Objects::nonNull)
+                    .toList()));
+    try {
+      for (DiagnosticsWatch w : open.get(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+        w.recheck(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      }
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.log(Level.INFO, "The open files' diagnostics were not checked again in time", e);
+    }
   }
 
   /** Tells a fresh engine about the open editors, least recently used first, and the caret. */

@@ -16,6 +16,7 @@ import java.awt.EventQueue;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -43,24 +44,23 @@ import org.openide.util.Lookup;
 final class NetBeansHost implements CompanionHost {
   static final IdeInfo IDE_INFO = new IdeInfo("netbeans", "Apache NetBeans");
 
+  /** The questions about code and the rename, which HostFeature declares in a row. */
   private static final Set<HostFeature> CODE_FEATURES =
-      EnumSet.of(
-          HostFeature.DEFINITION,
-          HostFeature.REFERENCES,
-          HostFeature.DOCUMENT_SYMBOLS,
-          HostFeature.WORKSPACE_SYMBOLS,
-          HostFeature.CALL_HIERARCHY,
-          HostFeature.TYPE_HIERARCHY,
-          HostFeature.RENAME);
+      EnumSet.range(HostFeature.DEFINITION, HostFeature.RENAME);
+
+  /** The longest an accepted change waits for the open files' diagnostics to be checked again. */
+  private static final Duration RECHECK_WAIT = Duration.ofSeconds(10);
 
   private final DiffWindows diffWindows;
   private final ChangeWindows changeWindows = new ChangeWindows();
+  private final EditorTracker editors;
 
   /** The Java support's answers; null in a NetBeans without it. */
   private final CodeIntelligence code;
 
-  NetBeansHost(DiffWindows diffWindows) {
+  NetBeansHost(DiffWindows diffWindows, EditorTracker editors) {
     this.diffWindows = diffWindows;
+    this.editors = editors;
     this.code = Lookup.getDefault().lookup(CodeIntelligence.class);
   }
 
@@ -129,7 +129,9 @@ final class NetBeansHost implements CompanionHost {
 
   /**
    * Each file into its loaded document (one undoable edit) and saved, else through NetBeans' file
-   * system: no editor is left with a stale text or a "modified externally" warning.
+   * system: no editor is left with a stale text or a "modified externally" warning. Then the
+   * language's index takes the files in and the open files' diagnostics are checked again, since
+   * each may depend on files the change wrote after it.
    */
   @Override
   public void writeChange(Map<Path, String> contents) throws HostActionException {
@@ -147,6 +149,14 @@ final class NetBeansHost implements CompanionHost {
                 + (written.isEmpty() ? "" : "; written already: " + String.join(", ", written)));
       }
       written.add(file.getKey().toString());
+    }
+    if (code != null) {
+      code.written(contents.keySet());
+    }
+    try {
+      editors.recheckDiagnostics(RECHECK_WAIT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -8,14 +8,22 @@ import dev.companion4j.netbeans.java.JavaIntelligence.FileEdit;
 import dev.companion4j.netbeans.java.JavaIntelligence.Place;
 import dev.companion4j.netbeans.java.JavaIntelligence.Symbol;
 import dev.companion4j.netbeans.spi.CodeIntelligence;
+import java.net.URL;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.netbeans.api.java.classpath.ClassPath;
+import org.netbeans.modules.parsing.api.indexing.IndexingManager;
+import org.openide.filesystems.FileObject;
+import org.openide.filesystems.FileUtil;
+import org.openide.util.RequestProcessor;
 import org.openide.util.lookup.ServiceProvider;
 
 /** The companion's questions about Java code, answered by {@link JavaIntelligence}. */
@@ -29,6 +37,9 @@ public final class JavaCodeIntelligence implements CodeIntelligence {
    * bound, so that it hears why.
    */
   private static final Duration INDEX_WAIT = Duration.ofSeconds(20);
+
+  private static final RequestProcessor INDEXING =
+      new RequestProcessor(JavaCodeIntelligence.class.getName(), 1);
 
   @Override
   public List<CodeResult> find(CodeQuery query) throws HostActionException {
@@ -96,6 +107,33 @@ public final class JavaCodeIntelligence implements CodeIntelligence {
           }
           return texts;
         });
+  }
+
+  @Override
+  public void written(Set<Path> files) {
+    Map<FileObject, List<URL>> byRoot = new LinkedHashMap<>();
+    for (Path file : files) {
+      FileObject fo = FileUtil.toFileObject(FileUtil.normalizeFile(file.toFile()));
+      ClassPath source = fo == null ? null : ClassPath.getClassPath(fo, ClassPath.SOURCE);
+      FileObject root = source == null ? null : source.findOwnerRoot(fo);
+      if (root != null) {
+        byRoot.computeIfAbsent(root, r -> new ArrayList<>()).add(fo.toURL());
+      }
+    }
+    // Waiting for the index must not take a lock or the EDT: on a processor of its own, bounded.
+    RequestProcessor.Task refresh =
+        INDEXING.post(
+            () ->
+                byRoot.forEach(
+                    (root, urls) ->
+                        IndexingManager.getDefault().refreshIndexAndWait(root.toURL(), urls)));
+    try {
+      if (!refresh.waitFinished(INDEX_WAIT.toMillis())) {
+        LOG.info("NetBeans had not indexed the renamed files within " + INDEX_WAIT);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private interface Question<T> {

@@ -6,6 +6,7 @@ import dev.companion4j.engine.HostActionException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What a language's support in NetBeans answers about code, registered in the default Lookup
@@ -30,4 +31,11 @@ public interface CodeIntelligence {
    * @throws HostActionException when the IDE refuses the rename, or would change more than texts
    */
   Map<Path, String> renameEdits(CodeQuery.Rename rename) throws HostActionException;
+
+  /**
+   * Takes in the files an accepted change has just written (e.g. updates the index other files'
+   * answers and errors are resolved against), so that what the IDE says next sees them. Returns
+   * within a few seconds, done or not.
+   */
+  void written(Set<Path> files);
 }
