@@ -87,9 +87,25 @@
 ;; closes and a message says why.  The previous window layout comes back
 ;; once no proposal is open.
 ;;
+;; A change of several files (a rename the companion proposes as one unit)
+;; opens in the buffer *companion4j change: <proposer>*, which lists its
+;; files and their diffs: C-c C-c accepts every file, C-c C-k (or killing
+;; the buffer) rejects them all.  The companion writes the files; their
+;; buffers without unsaved changes are reloaded.
+;;
+;; Questions about code
+;;
+;; The model's questions about code reach Emacs through the companion.  The
+;; package answers definitions and references through xref (eglot's server
+;; where it runs for the file, else the file tree's TAGS for definitions and
+;; a search of the project for references) and refuses the others, saying
+;; why.  A file opened only to answer is closed again.
+;;
 ;; Commands: `companion4j-mode', `companion4j-start', `companion4j-run',
 ;; `companion4j-status', `companion4j-accept', `companion4j-reject',
-;; `companion4j-ediff' and the query `companion4j-proposals'.
+;; `companion4j-ediff', `companion4j-accept-change',
+;; `companion4j-reject-change' and the queries `companion4j-proposals' and
+;; `companion4j-changes'.
 
 ;;; Code:
 
