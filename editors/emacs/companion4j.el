@@ -1157,33 +1157,44 @@ Each is a plist (:id ID :files PATHS :buffer BUFFER)."
   "The most characters of a line's text an answer carries.")
 
 (defun companion4j--answer-code-query (query)
-  "Answer the codeQuery QUERY from xref, or say why Emacs cannot.
+  "Answer the codeQuery QUERY from xref and eglot, or say why Emacs cannot.
 Every query with an id of its form gets an answer: one left unanswered
 keeps the model waiting until the companion gives up."
   (let ((id (alist-get 'id query)))
     (when (companion4j--diff-id-p id)
       (let ((answer (condition-case err
-                        `((results . ,(companion4j--find-code query)))
-                      (error `((error . ,(error-message-string err)))))))
+                        (companion4j--find-code query)
+                        (jsonrpc-error
+                         `((error . ,(format "The language server cannot answer this: %s"
+                                             (or (alist-get 'jsonrpc-error-message (cdr err))
+                                                 (error-message-string err))))))
+                        (error `((error . ,(error-message-string err)))))))
         ;; A refusal of the answer means another editor answered first: no news for the user.
         (companion4j--request "codeAnswer" `((id . ,id) ,@answer) #'ignore)))))
 
+(defvar companion4j--texts nil
+  "While a query is answered: the buffers made to read files, by path.")
+
 (defun companion4j--find-code (query)
-  "The places xref finds for QUERY, as a vector of result alists.
+  "The answer to QUERY: ((results . VECTOR)), or ((files . VECTOR)) for a rename.
 Signal an error that says why when Emacs cannot answer it."
   (let ((kind (alist-get 'kind query))
         (path (alist-get 'path query))
-        (line (alist-get 'line query))
-        (column (alist-get 'column query)))
-    (unless (member kind '("definition" "references"))
-      (user-error "Emacs answers definition and references through xref; it has no %s to give"
-                  (if (stringp kind) kind "such query")))
-    (unless (and (companion4j--path-p path) (file-regular-p path)
-                 (natnump line) (natnump column) (> line 0) (> column 0))
+        (line (or (alist-get 'line query) 1))
+        (column (or (alist-get 'column query) 1))
+        (buffers (buffer-list))
+        (companion4j--texts nil)
+        (kill-buffer-hook nil))
+    (unless (member kind '("definition" "references" "documentSymbols" "workspaceSymbols"
+                           "callHierarchy" "typeHierarchy" "rename"))
+      (user-error "Emacs does not know the question %s" (if (stringp kind) kind "without a kind")))
+    (unless (or (equal kind "workspaceSymbols")
+                (and (companion4j--path-p path) (file-regular-p path)
+                     (natnump line) (natnump column) (> line 0) (> column 0)))
       (user-error "A query names an absolute file and a 1-based line and column"))
-    (let ((buffers (buffer-list))
-          (kill-buffer-hook nil))
-      (unwind-protect
+    (unwind-protect
+        (if (equal kind "workspaceSymbols")
+            `((results . ,(companion4j--lsp-workspace-symbols (alist-get 'query query))))
           (with-current-buffer (find-file-noselect path)
             (save-excursion
               (save-restriction
@@ -1191,12 +1202,23 @@ Signal an error that says why when Emacs cannot answer it."
                 (goto-char (point-min))
                 (forward-line (1- line))
                 (forward-char (min (1- column) (- (line-end-position) (point))))
-                (companion4j--xref kind path))))
-        ;; The files opened only to answer close again, unknown to the companion.
-        (dolist (buffer (buffer-list))
-          (unless (or (memq buffer buffers) (buffer-modified-p buffer)
-                      (not (buffer-file-name buffer)))
-            (kill-buffer buffer)))))))
+                (if (member kind '("definition" "references"))
+                    `((results . ,(companion4j--xref kind path)))
+                  (companion4j--lsp kind query path))))))
+      (mapc #'kill-buffer (mapcar #'cdr companion4j--texts))
+      ;; The files opened only to answer close again, unknown to the companion.
+      (dolist (buffer (buffer-list))
+        (unless (or (memq buffer buffers) (buffer-modified-p buffer)
+                    (not (buffer-file-name buffer)))
+          (kill-buffer buffer))))))
+
+(defun companion4j--place-at-point ()
+  "The path, 1-based line and column (in characters) and line text of point."
+  (let ((text (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+    `((path . ,(or (buffer-file-name) (car (rassq (current-buffer) companion4j--texts))))
+      (line . ,(line-number-at-pos nil t))
+      (column . ,(1+ (- (point) (line-beginning-position))))
+      (text . ,(substring text 0 (min (length text) companion4j--max-line-text))))))
 
 (defun companion4j--xref (kind path)
   "The places xref finds for KIND at point in PATH's buffer, as a vector."
@@ -1234,12 +1256,194 @@ Signal an error that says why when Emacs cannot answer it."
         (save-restriction
           (widen)
           (goto-char marker)
-          (let ((text (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
-            `((path . ,(buffer-file-name))
-              (line . ,(line-number-at-pos nil t))
-              (column . ,(1+ (- (point) (line-beginning-position))))
-              (text . ,(substring text 0 (min (length text) companion4j--max-line-text)))
-              ,@(and declaration '((declaration . t))))))))))
+          (append (companion4j--place-at-point) (and declaration '((declaration . t)))))))))
+
+;;;;; Through eglot's language server
+
+;; Eglot 1.9 (Debian's elpa-eglot for Emacs 28) has no public function for
+;; these requests: its own conversions are used, so that positions follow the
+;; server's encoding as its other commands do.
+(declare-function eglot-current-server "ext:eglot")
+(declare-function eglot--server-capable "ext:eglot")
+(declare-function eglot--TextDocumentIdentifier "ext:eglot")
+(declare-function eglot--TextDocumentPositionParams "ext:eglot")
+(declare-function eglot--lsp-position-to-point "ext:eglot")
+(declare-function eglot--uri-to-path "ext:eglot")
+(declare-function jsonrpc-request "ext:jsonrpc")
+
+(defconst companion4j--symbol-kinds
+  [nil "file" "module" "namespace" "package" "class" "method" "property" "field"
+       "constructor" "enum" "interface" "function" "variable" "constant" "string"
+       "number" "boolean" "array" "object" "key" "null" "enumMember" "struct"
+       "event" "operator" "typeParameter"]
+  "The names of the language server protocol's symbol kinds, by number.")
+
+(defun companion4j--server (what path)
+  "This buffer's eglot server, or an error: none answers WHAT for PATH."
+  (cond
+   ((not (require 'eglot nil t))
+    (user-error "Emacs answers %s through a language server that eglot runs, and eglot is not installed" what))
+   ((eglot-current-server))
+   (t (user-error "Emacs answers %s through a language server that eglot runs, and none runs for %s (M-x eglot starts one)"
+                  what (file-name-nondirectory path)))))
+
+(defun companion4j--text-of (path)
+  "A buffer holding PATH's text: its own, or one made to read it."
+  (or (find-buffer-visiting path)
+      (cdr (assoc path companion4j--texts))
+      (let ((buffer (generate-new-buffer " *companion4j text*"))
+            (coding-system-for-read 'utf-8-unix))
+        (with-current-buffer buffer (insert-file-contents path))
+        (push (cons path buffer) companion4j--texts)
+        buffer)))
+
+(defun companion4j--lsp-place (uri position &optional name kind)
+  "The result alist at the protocol's POSITION in URI's file, with NAME and KIND."
+  (let ((path (eglot--uri-to-path uri)))
+    (with-current-buffer (companion4j--text-of path)
+      (save-excursion
+        (save-restriction
+          (widen)
+          (goto-char (eglot--lsp-position-to-point position))
+          (append (and name `((name . ,name)))
+                  (and (natnump kind) (< kind (length companion4j--symbol-kinds))
+                       `((kind . ,(aref companion4j--symbol-kinds kind))))
+                  (companion4j--place-at-point)))))))
+
+(defun companion4j--lsp-symbol (symbol uri)
+  "The results for the document SYMBOL of URI and its children, outermost first."
+  (let ((location (plist-get symbol :location)))
+    (cons (companion4j--lsp-place
+           (if location (plist-get location :uri) uri)
+           (plist-get (plist-get (if location location symbol) (if location :range :selectionRange)) :start)
+           (plist-get symbol :name) (plist-get symbol :kind))
+          (mapcan (lambda (child) (companion4j--lsp-symbol child uri))
+                  (append (plist-get symbol :children) nil)))))
+
+(defun companion4j--lsp-item (item)
+  "The result for a call or type hierarchy ITEM: its name, where it is declared."
+  (companion4j--lsp-place (plist-get item :uri)
+                          (plist-get (plist-get item :selectionRange) :start)
+                          (plist-get item :name) (plist-get item :kind)))
+
+(defun companion4j--bounded (results)
+  "RESULTS as a vector of at most `companion4j--max-code-results'."
+  (vconcat (seq-take results companion4j--max-code-results)))
+
+(defun companion4j--lsp (kind query path)
+  "The answer to QUERY of KIND at point in PATH's buffer, from its eglot server."
+  (let* ((what (pcase kind
+                 ("documentSymbols" "the symbols of a file")
+                 ("callHierarchy" "call hierarchies")
+                 ("typeHierarchy" "type hierarchies")
+                 (_ "renames")))
+         (server (companion4j--server what path))
+         (uri (plist-get (eglot--TextDocumentIdentifier) :uri))
+         (direction (alist-get 'direction query)))
+    (pcase kind
+      ("documentSymbols"
+       (let ((symbols (jsonrpc-request server :textDocument/documentSymbol
+                                       `(:textDocument ,(eglot--TextDocumentIdentifier)))))
+         `((results . ,(companion4j--bounded
+                        (mapcan (lambda (s) (companion4j--lsp-symbol s uri)) (append symbols nil)))))))
+      ((or "callHierarchy" "typeHierarchy")
+       (let* ((calls (equal kind "callHierarchy"))
+              (items (progn
+                       (unless (eglot--server-capable (if calls :callHierarchyProvider :typeHierarchyProvider))
+                         (user-error "The language server for %s does not answer %s"
+                                     (file-name-nondirectory path) what))
+                       (jsonrpc-request server (if calls :textDocument/prepareCallHierarchy
+                                                 :textDocument/prepareTypeHierarchy)
+                                        (eglot--TextDocumentPositionParams))))
+              (item (and (> (length items) 0) (aref items 0))))
+         (unless item
+           (user-error "There is no %s at this place in %s" (if calls "function" "type")
+                       (file-name-nondirectory path)))
+         `((results
+            . ,(companion4j--bounded
+                (if (not calls)
+                    (mapcar #'companion4j--lsp-item
+                            (jsonrpc-request server (if (equal direction "subtypes") :typeHierarchy/subtypes
+                                                      :typeHierarchy/supertypes)
+                                             `(:item ,item)))
+                  (let ((incoming (not (equal direction "outgoing"))))
+                    ;; Each call where it is written: in the caller's file, or in this function.
+                    (mapcan (lambda (call)
+                              (let ((other (plist-get call (if incoming :from :to))))
+                                (mapcar (lambda (range)
+                                          (companion4j--lsp-place
+                                           (plist-get (if incoming other item) :uri) (plist-get range :start)
+                                           (plist-get other :name) (plist-get other :kind)))
+                                        (plist-get call :fromRanges))))
+                            (append (jsonrpc-request server (if incoming :callHierarchy/incomingCalls
+                                                              :callHierarchy/outgoingCalls)
+                                                     `(:item ,item))
+                                    nil)))))))))
+      (_
+       (let ((new-name (alist-get 'newName query)))
+         (unless (stringp new-name) (user-error "A rename names the new name"))
+         `((files . ,(companion4j--renamed-files
+                      (jsonrpc-request server :textDocument/rename
+                                       (append (eglot--TextDocumentPositionParams)
+                                               `(:newName ,new-name)))))))))))
+
+(defun companion4j--renamed-files (edit)
+  "The files the workspace EDIT changes, each with its whole new text, as a vector."
+  (let ((by-path nil))
+    (cl-loop for (uri edits) on (plist-get edit :changes) by #'cddr
+             do (push (cons (eglot--uri-to-path (substring (symbol-name uri) 1)) edits) by-path))
+    (seq-doseq (change (plist-get edit :documentChanges))
+      (when (plist-get change :kind)
+        (user-error "This rename also creates, renames or deletes files, which Emacs cannot propose as one change of texts"))
+      (push (cons (eglot--uri-to-path (plist-get (plist-get change :textDocument) :uri))
+                  (plist-get change :edits))
+            by-path))
+    (unless by-path
+      (user-error "The language server found nothing to rename here"))
+    (vconcat
+     (mapcar (lambda (file)
+               (let ((buffer (find-buffer-visiting (car file))))
+                 (when (and buffer (buffer-modified-p buffer))
+                   (user-error "%s has unsaved changes: save it, then ask for the rename again"
+                               (file-name-nondirectory (car file))))
+                 `((path . ,(car file)) (content . ,(companion4j--edited-text (car file) (cdr file))))))
+             (nreverse by-path)))))
+
+(defun companion4j--edited-text (path edits)
+  "PATH's text on disk with the protocol's text EDITS made, all at once."
+  (with-temp-buffer
+    (let ((coding-system-for-read 'utf-8-unix))
+      (insert-file-contents path))
+    ;; Every range is read against the text before any edit; the edits then go in from the end.
+    (let ((places (mapcar (lambda (e)
+                            (let ((range (plist-get e :range)))
+                              (list (eglot--lsp-position-to-point (plist-get range :start))
+                                    (eglot--lsp-position-to-point (plist-get range :end))
+                                    (plist-get e :newText))))
+                          (append edits nil))))
+      (dolist (place (sort places (lambda (a b) (> (car a) (car b)))))
+        (delete-region (nth 0 place) (nth 1 place))
+        (goto-char (nth 0 place))
+        (insert (nth 2 place))))
+    (buffer-substring-no-properties (point-min) (point-max))))
+
+(defun companion4j--lsp-workspace-symbols (query)
+  "The workspace's symbols matching QUERY, from an eglot server of its files."
+  (unless (and (stringp query) (not (string-empty-p query)))
+    (user-error "A workspace symbol query names part of the name of a symbol"))
+  (let ((server (and (require 'eglot nil t)
+                     (cl-some (lambda (b) (with-current-buffer b (eglot-current-server)))
+                              (buffer-list)))))
+    (unless server
+      (user-error "Emacs answers workspace symbols through a language server that eglot runs, and none runs (M-x eglot starts one)"))
+    (companion4j--bounded
+     (mapcar (lambda (s)
+               (let ((location (plist-get s :location)))
+                 (companion4j--lsp-place (plist-get location :uri)
+                                         (or (plist-get (plist-get location :range) :start)
+                                             '(:line 0 :character 0))
+                                         (plist-get s :name) (plist-get s :kind))))
+             (jsonrpc-request server :workspace/symbol `(:query ,query))))))
 
 ;;;; Mode line
 

@@ -511,11 +511,19 @@
   (let ((main (companion4j-test--file "bare/Main.java" "class Main {\n  void run() {}\n}\n")))
     (companion4j-test--with-attach nil
       (companion4j-test--attached)
-      (dolist (kind '("documentSymbols" "workspaceSymbols" "callHierarchy" "typeHierarchy" "rename"))
-        (should (equal (alist-get 'error (companion4j-test--ask (format "%016x" (length (companion4j-test--sent "codeAnswer")))
-                                                                `(kind . ,kind) `(path . ,main)
-                                                                '(line . 2) '(column . 8)))
-                       (format "Emacs answers definition and references through xref; it has no %s to give" kind))))
+      ;; Without a language server that eglot runs for the file, Emacs has nothing to ask.
+      (dolist (kind '(("documentSymbols" . "the symbols of a file") ("workspaceSymbols" . "workspace symbols")
+                      ("callHierarchy" . "call hierarchies") ("typeHierarchy" . "type hierarchies")
+                      ("rename" . "renames")))
+        (should (string-prefix-p
+                 (format "Emacs answers %s through a language server that eglot runs, and " (cdr kind))
+                 (alist-get 'error (companion4j-test--ask (format "%016x" (length (companion4j-test--sent "codeAnswer")))
+                                                          `(kind . ,(car kind)) `(path . ,main)
+                                                          '(query . "Mai") '(newName . "Other")
+                                                          '(line . 2) '(column . 8))))))
+      (should (equal (alist-get 'error (companion4j-test--ask "00000000000000f3" '(kind . "explain")
+                                                              `(path . ,main) '(line . 2) '(column . 8)))
+                     "Emacs does not know the question explain"))
       (should (equal (alist-get 'error (companion4j-test--ask "00000000000000f1" '(kind . "definition")
                                                               `(path . ,main) '(line . 2) '(column . 8)))
                      "Emacs has no language server (eglot) for Main.java and no tags table (TAGS) to find definitions in"))
@@ -523,7 +531,7 @@
                                                               '(path . "relative/Main.java") '(line . 2) '(column . 8)))
                      "A query names an absolute file and a 1-based line and column"))
       (companion4j-test--receive "codeQuery" `((id . "0123") (kind . "definition") (path . ,main)))
-      (should (equal (length (companion4j-test--sent "codeAnswer")) 7)))))
+      (should (equal (length (companion4j-test--sent "codeAnswer")) 8)))))
 
 (provide 'companion4j-test)
 ;;; companion4j-test.el ends here

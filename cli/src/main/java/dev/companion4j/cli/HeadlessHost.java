@@ -12,6 +12,8 @@ import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingChange;
 import dev.companion4j.engine.PendingDiff;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,15 +40,10 @@ final class HeadlessHost implements CompanionHost {
 
   @Override
   public Set<HostFeature> features() {
-    return Set.of(
-        HostFeature.OPEN_FILE,
-        HostFeature.DEFINITION,
-        HostFeature.REFERENCES,
-        HostFeature.DOCUMENT_SYMBOLS,
-        HostFeature.WORKSPACE_SYMBOLS,
-        HostFeature.CALL_HIERARCHY,
-        HostFeature.TYPE_HIERARCHY,
-        HostFeature.RENAME);
+    // Every question about code (DEFINITION to RENAME): an editor may answer each, or say why not.
+    Set<HostFeature> features = EnumSet.range(HostFeature.DEFINITION, HostFeature.RENAME);
+    features.add(HostFeature.OPEN_FILE);
+    return Collections.unmodifiableSet(features);
   }
 
   @Override

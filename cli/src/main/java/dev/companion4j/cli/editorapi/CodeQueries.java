@@ -4,6 +4,7 @@ import dev.companion4j.engine.CodeQuery;
 import dev.companion4j.engine.CodeResult;
 import dev.companion4j.engine.DiffId;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,9 +14,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The questions about code asked of the editors that follow the event stream, each pending until
- * its first valid answer or until its asker gives up: the one owner of that memory, thread-safe.
- * How the last {@link #REMEMBERED} ended is kept, so that a late answer hears why it changed
- * nothing.
+ * its first valid answer or until its asker gives up: the one owner of that memory, thread-safe. An
+ * editor's refusal ends a query only once every editor asked has refused, so that an editor without
+ * language tools never speaks over one that has them. How the last {@link #REMEMBERED} ended is
+ * kept, so that a late answer hears why it changed nothing.
  */
 final class CodeQueries {
   static final int REMEMBERED = 256;
@@ -32,8 +34,11 @@ final class CodeQueries {
     record Refused(String why) implements Answer {}
   }
 
-  /** A query asked: its id, and its first answer once it comes. */
-  record Asked(DiffId id, boolean rename, CompletableFuture<Answer> answer) {}
+  /**
+   * A query asked of {@code editors} editors: its id, and its answer once it comes (a refusal once
+   * all of them refused, in their words).
+   */
+  record Asked(DiffId id, boolean rename, int editors, CompletableFuture<Answer> answer) {}
 
   /** What an answer to a query did. */
   enum Taken {
@@ -47,6 +52,9 @@ final class CodeQueries {
 
   private final Map<DiffId, Asked> pending = new HashMap<>();
 
+  /** The refusals each pending query has heard so far. */
+  private final Map<DiffId, List<String>> refusals = new HashMap<>();
+
   private final Map<DiffId, String> ended =
       new LinkedHashMap<>() {
         private static final long serialVersionUID = 1L;
@@ -57,14 +65,16 @@ final class CodeQueries {
         }
       };
 
-  /** Opens a query under a fresh id. */
-  synchronized Asked open(CodeQuery query) {
+  /** Opens a query under a fresh id, to be asked of {@code editors} editors. */
+  synchronized Asked open(CodeQuery query, int editors) {
     DiffId id;
     do {
       id = DiffId.random();
     } while (pending.containsKey(id) || ended.containsKey(id));
-    Asked asked = new Asked(id, query instanceof CodeQuery.Rename, new CompletableFuture<>());
+    Asked asked =
+        new Asked(id, query instanceof CodeQuery.Rename, editors, new CompletableFuture<>());
     pending.put(id, asked);
+    refusals.put(id, new ArrayList<>());
     return asked;
   }
 
@@ -78,22 +88,46 @@ final class CodeQueries {
     return Optional.ofNullable(ended.get(id));
   }
 
-  /** Gives query {@code id} its answer, when it is still pending. */
+  /**
+   * Gives query {@code id} an editor's answer, when it is still pending: results or files end it, a
+   * refusal only once every editor asked has refused.
+   */
   synchronized Taken answer(DiffId id, Answer answer) {
-    Asked asked = pending.remove(id);
+    Asked asked = pending.get(id);
     if (asked == null) {
       return ended.containsKey(id) ? Taken.ENDED : Taken.UNKNOWN;
     }
+    List<String> heard = refusals.get(id);
+    if (answer instanceof Answer.Refused refused) {
+      heard.add(refused.why());
+      if (heard.size() < asked.editors()) {
+        return Taken.ANSWERED;
+      }
+      answer = new Answer.Refused(joined(heard));
+    }
+    pending.remove(id);
+    refusals.remove(id);
     ended.put(id, "it was answered already");
     asked.answer().complete(answer);
     return Taken.ANSWERED;
   }
 
-  /** Withdraws query {@code id}, answered or not: its asker no longer waits. */
-  synchronized void withdraw(DiffId id, String why) {
+  /**
+   * Withdraws query {@code id}, answered or not: its asker no longer waits.
+   *
+   * @return the refusals it heard while pending, in the editors' words, if any
+   */
+  synchronized Optional<String> withdraw(DiffId id, String why) {
+    List<String> heard = refusals.remove(id);
     if (pending.remove(id) != null) {
       ended.put(id, why);
     }
+    return heard == null || heard.isEmpty() ? Optional.empty() : Optional.of(joined(heard));
+  }
+
+  /** The refusals of several editors as one text, each said once. */
+  private static String joined(List<String> heard) {
+    return String.join("; ", heard.stream().distinct().toList());
   }
 
   /**

@@ -225,14 +225,15 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   /** The answer is of the query's kind: {@link #answerCode} checked it. */
   private CodeQueries.Answer ask(CodeQuery query) throws HostActionException {
-    if (events.subscribersExcept(REVIEW_PAGE) == 0) {
+    int editors = events.subscribersExcept(REVIEW_PAGE);
+    if (editors == 0) {
       throw new HostActionException(
           "No editor follows this companion (none reads GET "
               + PATH
               + "/events/stream), so none can answer questions about code; an editor plugin"
               + " attached to it answers them from its language tools");
     }
-    CodeQueries.Asked asked = codeQueries.open(query);
+    CodeQueries.Asked asked = codeQueries.open(query, editors);
     String why = "its asker stopped waiting";
     try {
       events.publish("codeQuery", null, CodeQueries.event(asked.id(), query));
@@ -244,6 +245,11 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
       return answer;
     } catch (TimeoutException e) {
       why = "no editor answered it within " + CODE_ANSWER_WAIT.toSeconds() + " s";
+      Optional<String> refused = codeQueries.withdraw(asked.id(), why);
+      if (refused.isPresent()) {
+        // Some editors refused, and the others said nothing: the refusals are all there is.
+        throw new HostActionException("The editor cannot answer: " + refused.get());
+      }
       throw new HostActionException(
           "No editor answered within "
               + CODE_ANSWER_WAIT.toSeconds()

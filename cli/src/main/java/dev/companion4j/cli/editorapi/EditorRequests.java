@@ -207,8 +207,12 @@ final class EditorRequests {
     if (roots.stream().noneMatch(path::startsWith)) {
       return false;
     }
+    Path parent = path.getParent();
+    if (parent == null) {
+      return false;
+    }
     try {
-      Path real = Files.exists(path) ? path.toRealPath() : path.getParent().toRealPath();
+      Path real = Files.exists(path) ? path.toRealPath() : parent.toRealPath();
       for (Path root : roots) {
         if (Files.exists(root) && real.startsWith(root.toRealPath())) {
           return true;

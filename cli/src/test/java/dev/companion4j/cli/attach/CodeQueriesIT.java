@@ -185,6 +185,52 @@ class CodeQueriesIT {
   }
 
   @Test
+  void anEditorThatCannotAnswerDoesNotSpeakOverOneThatCan() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp);
+    Path main = env.file("src/Main.java", MAIN);
+    try (CompanionProcess companion = CompanionProcess.start(env);
+        AttachProcess without = AttachProcess.start(env);
+        AttachProcess with = AttachProcess.start(env)) {
+      without.awaitNotification("attached");
+      with.awaitNotification("attached");
+      CompletableFuture<HttpResponse<String>> asked =
+          ask(companion, "references", Map.of("path", "src/Main.java", "line", 3, "column", 8));
+      String id = without.awaitNotification("codeQuery").path("id").asString();
+      with.awaitNotification("codeQuery", q -> q.path("id").asString().equals(id));
+
+      JsonNode refused =
+          without.request("codeAnswer", Map.of("id", id, "error", "no language tools here"));
+      assertThat(refused.has("result")).as(refused.toString()).isTrue();
+      assertThat(asked).as("the other editor may still answer").isNotDone();
+      with.request(
+          "codeAnswer",
+          Map.of(
+              "id",
+              id,
+              "results",
+              List.of(Map.of("path", main.toString(), "line", 2, "column", 16, "text", "x"))));
+
+      HttpResponse<String> response = answered(asked);
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      assertThat(body(response).path("results").get(0).path("line").asInt()).isEqualTo(2);
+
+      // When every editor refuses, the asker hears them all at once.
+      CompletableFuture<HttpResponse<String>> second =
+          ask(companion, "documentSymbols", Map.of("path", "src/Main.java"));
+      String next =
+          with.awaitNotification("codeQuery", q -> !q.path("id").asString().equals(id))
+              .path("id")
+              .asString();
+      without.request("codeAnswer", Map.of("id", next, "error", "no language tools here"));
+      with.request("codeAnswer", Map.of("id", next, "error", "no server for Java"));
+      HttpResponse<String> bothRefused = answered(second);
+      assertThat(bothRefused.statusCode()).isEqualTo(422);
+      assertThat(body(bothRefused).path("error").asString())
+          .isEqualTo("The editor cannot answer: no language tools here; no server for Java");
+    }
+  }
+
+  @Test
   void anUnansweredQueryEndsWithAReasonBeforeTheAskersBoundAndALateAnswerChangesNothing()
       throws Exception {
     CliEnvironment env = CliEnvironment.in(temp);
@@ -240,29 +286,18 @@ class CodeQueriesIT {
     try (CompanionProcess companion = CompanionProcess.start(env);
         AttachProcess editor = AttachProcess.start(env)) {
       editor.awaitNotification("attached");
-      HttpResponse<String> past =
-          answered(
-              ask(
-                  companion,
-                  "definition",
-                  Map.of("path", "src/Main.java", "line", 9, "column", 1)));
-      assertThat(past.statusCode()).isEqualTo(400);
-      assertThat(body(past).path("error").asString()).contains("line 9 is outside Main.java");
-      HttpResponse<String> wide =
-          answered(
-              ask(
-                  companion,
-                  "definition",
-                  Map.of("path", "src/Main.java", "line", 3, "column", 40)));
-      assertThat(wide.statusCode()).isEqualTo(400);
-      assertThat(body(wide).path("error").asString()).contains("column 40 is outside line 3");
-      HttpResponse<String> foreign =
-          answered(
-              ask(
-                  companion,
-                  "references",
-                  Map.of("path", outside.toString(), "line", 1, "column", 7)));
-      assertThat(foreign.statusCode()).as(foreign.body()).isEqualTo(400);
+      Map<Map<String, Object>, String> refusals = new java.util.LinkedHashMap<>();
+      refusals.put(
+          Map.of("path", "src/Main.java", "line", 9, "column", 1), "line 9 is outside Main.java");
+      refusals.put(
+          Map.of("path", "src/Main.java", "line", 3, "column", 40), "column 40 is outside line 3");
+      refusals.put(
+          Map.of("path", outside.toString(), "line", 1, "column", 7), "is outside the workspace");
+      for (Map.Entry<Map<String, Object>, String> refusal : refusals.entrySet()) {
+        HttpResponse<String> refused = answered(ask(companion, "references", refusal.getKey()));
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+        assertThat(body(refused).path("error").asString()).contains(refusal.getValue());
+      }
       assertThat(editor.notifications("codeQuery")).isEmpty();
     }
   }
