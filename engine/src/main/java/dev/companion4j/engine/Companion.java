@@ -170,8 +170,9 @@ public final class Companion implements AutoCloseable {
   /** The host's routes and the IDE routes every companion serves. */
   private List<CompanionServer.Route> routes(List<CompanionServer.Route> hostRoutes) {
     List<CompanionServer.Route> all = new ArrayList<>(hostRoutes);
-    all.add(new CompanionServer.Route(IdeRoutes.PATH_SPEC, new IdeRoutes(new IdeView()), false));
-    all.add(new CompanionServer.Route(CodeRoutes.PATH_SPEC, new CodeRoutes(new CodeView()), false));
+    IdeView ide = new IdeView();
+    all.add(new CompanionServer.Route(IdeRoutes.PATH_SPEC, new IdeRoutes(ide), false));
+    all.add(new CompanionServer.Route(CodeRoutes.PATH_SPEC, new CodeRoutes(ide), false));
     all.add(new CompanionServer.Route(CompanionProof.PATH, new ProofRoute(authToken), true));
     return all;
   }
@@ -240,8 +241,11 @@ public final class Companion implements AutoCloseable {
     return shown;
   }
 
-  /** What the {@code /ide/} routes may ask, kept out of the facade's public API. */
-  private final class IdeView implements IdeRoutes.Ide {
+  /**
+   * What the {@code /ide/} routes may ask, kept out of the facade's public API: the host, on the
+   * engine thread or (questions about code) the code thread, and renames.
+   */
+  private final class IdeView implements CodeRoutes.Code {
     @Override
     public IdeInfo ideInfo() {
       return ideInfo;
@@ -285,29 +289,6 @@ public final class Companion implements AutoCloseable {
     @Override
     public CompletableFuture<String> openFile(Path checked, int line, int character) {
       return Companion.this.openFile(checked, line, character);
-    }
-  }
-
-  /** What the {@code /ide/code/} routes may ask: the host on the code thread, and renames. */
-  private final class CodeView implements CodeRoutes.Code {
-    @Override
-    public IdeInfo ideInfo() {
-      return ideInfo;
-    }
-
-    @Override
-    public Set<HostFeature> features() {
-      return Companion.this.features();
-    }
-
-    @Override
-    public List<Path> workspaceRoots() {
-      return serving.roots();
-    }
-
-    @Override
-    public String workspacePath() {
-      return Companion.this.workspacePath();
     }
 
     @Override

@@ -1,21 +1,17 @@
 package dev.companion4j.extension.mcp;
 
+import static dev.companion4j.extension.mcp.PlainEditor.call;
+import static dev.companion4j.extension.mcp.PlainEditor.server;
+import static dev.companion4j.extension.mcp.PlainEditor.start;
+import static dev.companion4j.extension.mcp.PlainEditor.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.engine.Companion;
-import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.Diagnostic;
-import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.EditorEvent;
-import dev.companion4j.engine.HostActionException;
 import dev.companion4j.engine.HostFeature;
-import dev.companion4j.engine.IdeInfo;
-import dev.companion4j.engine.PendingDiff;
 import dev.companion4j.engine.TextRange;
-import dev.companion4j.engine.discovery.DiscoveryLocations;
-import dev.companion4j.extension.ide.IdeLink;
-import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,9 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +33,7 @@ class IdeToolsServerTest {
   void withoutACompanionStatusSaysWhatToDoAndTheOtherToolsFailWithTheSameAdvice(
       @TempDir Path temp) {
     Path workspace = temp.resolve("project");
-    IdeToolsServer server = new IdeToolsServer(new IdeLink(locations(temp)), workspace, "test");
+    IdeToolsServer server = server(temp, workspace);
     assertThat(server.tools())
         .extracting(t -> t.tool().name())
         .containsExactlyElementsOf(IdeToolsServer.TOOL_NAMES);
@@ -63,8 +57,8 @@ class IdeToolsServerTest {
   void anEditorWithoutTheFeaturesIsNamedInTheRefusals(@TempDir Path temp) throws Exception {
     Path workspace = Files.createDirectories(temp.resolve("ws"));
     Path a = Files.writeString(workspace.resolve("A.java"), "class A {}\n");
-    try (Companion companion = start(temp, new Host(workspace, Set.of()))) {
-      IdeToolsServer server = new IdeToolsServer(new IdeLink(locations(temp)), workspace, "test");
+    try (Companion companion = start(temp, new PlainEditor(workspace, Set.of()))) {
+      IdeToolsServer server = server(temp, workspace);
 
       McpSchema.CallToolResult diagnostics = call(server, "get_diagnostics", Map.of());
       assertThat(diagnostics.isError()).isTrue();
@@ -97,12 +91,12 @@ class IdeToolsServerTest {
     Path a = Files.writeString(workspace.resolve("A.java"), "class A {}\n");
     Path b = Files.writeString(workspace.resolve("B.java"), "class B {}\n");
     Path outside = Files.writeString(temp.resolve("Outside.java"), "class O {}\n");
-    Host host =
-        new Host(
+    PlainEditor host =
+        new PlainEditor(
             workspace,
             Set.of(HostFeature.OPEN_FILE, HostFeature.DIAGNOSTICS, HostFeature.DIRTY_STATE));
     try (Companion companion = start(temp, host)) {
-      IdeToolsServer server = new IdeToolsServer(new IdeLink(locations(temp)), workspace, "test");
+      IdeToolsServer server = server(temp, workspace);
       assertThat(text(call(server, "get_diagnostics", Map.of()))).contains("No diagnostics");
 
       List<Diagnostic> warnings = new ArrayList<>();
@@ -170,74 +164,6 @@ class IdeToolsServerTest {
       assertThat(call(server, "open_file", Map.of("path", "A.java", "line", "x")).isError())
           .isTrue();
       assertThat(host.opened).hasSize(1);
-    }
-  }
-
-  private static Companion start(Path temp, Host host) throws Exception {
-    Companion companion = Companion.builder(host).discoveryLocations(locations(temp)).build();
-    companion.start();
-    return companion;
-  }
-
-  private static DiscoveryLocations locations(Path temp) {
-    return new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen"));
-  }
-
-  private static McpSchema.CallToolResult call(
-      IdeToolsServer server, String name, Map<String, Object> args) {
-    SyncToolSpecification tool =
-        server.tools().stream().filter(t -> t.tool().name().equals(name)).findFirst().orElseThrow();
-    return tool.callHandler().apply(null, new McpSchema.CallToolRequest(name, args));
-  }
-
-  private static String text(McpSchema.CallToolResult result) {
-    return ((McpSchema.TextContent) result.content().get(0)).text();
-  }
-
-  /** An editor with the given features that records where it was asked to open files. */
-  private static final class Host implements CompanionHost {
-    final List<String> opened = new CopyOnWriteArrayList<>();
-    private final Path root;
-    private final Set<HostFeature> features;
-
-    Host(Path root, Set<HostFeature> features) {
-      this.root = root;
-      this.features = features;
-    }
-
-    @Override
-    public IdeInfo ideInfo() {
-      return new IdeInfo("plain", "Plain Editor");
-    }
-
-    @Override
-    public List<Path> workspaceRoots() {
-      return List.of(root);
-    }
-
-    @Override
-    public Set<HostFeature> features() {
-      return features;
-    }
-
-    @Override
-    public String openFile(Path path, int line, int character) throws HostActionException {
-      opened.add(path + ":" + line + ":" + character);
-      return "Opened "
-          + path.getFileName()
-          + " at line "
-          + line
-          + ", column "
-          + character
-          + " in Plain Editor.";
-    }
-
-    @Override
-    public void showDiff(PendingDiff diff, DiffReview review) {}
-
-    @Override
-    public Optional<String> closeDiff(PendingDiff diff) {
-      return Optional.empty();
     }
   }
 }

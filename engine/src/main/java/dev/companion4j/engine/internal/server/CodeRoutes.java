@@ -7,7 +7,6 @@ import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.DiffId;
 import dev.companion4j.engine.HostActionException;
 import dev.companion4j.engine.HostFeature;
-import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.http.HttpBodies;
 import dev.companion4j.engine.internal.code.Renames;
 import dev.companion4j.wire.BadRequest;
@@ -23,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -56,16 +54,8 @@ public final class CodeRoutes extends HttpServlet {
 
   private final transient Code companion;
 
-  /** What the routes ask of the companion they serve. */
-  public interface Code {
-    IdeInfo ideInfo();
-
-    Set<HostFeature> features();
-
-    List<Path> workspaceRoots();
-
-    String workspacePath();
-
+  /** What the routes ask of the companion they serve, beyond what the other IDE routes ask. */
+  public interface Code extends IdeRoutes.Ide {
     /** The editor's unsaved text of {@code file}, when it told it. */
     Optional<String> unsavedText(Path file);
 
@@ -346,7 +336,10 @@ public final class CodeRoutes extends HttpServlet {
       }
       shown.add(one);
     }
-    return Map.of("results", shown, "more", Math.max(0, results.size() - MAX_RESULTS));
+    Map<String, Object> answer = new LinkedHashMap<>();
+    answer.put("results", shown);
+    answer.put("more", Math.max(0, results.size() - MAX_RESULTS));
+    return answer;
   }
 
   private static Map<String, Object> ended(String id, Renames.End end) {
