@@ -98,8 +98,11 @@
 ;; The model's questions about code reach Emacs through the companion.  The
 ;; package answers definitions and references through xref (eglot's server
 ;; where it runs for the file, else the file tree's TAGS for definitions and
-;; a search of the project for references) and refuses the others, saying
-;; why.  A file opened only to answer is closed again.
+;; a search of the project for references), and a file's or the workspace's
+;; symbols, callers and callees, supertypes and subtypes and renames through
+;; the language server eglot runs for the file (Emacs 28: the package
+;; elpa-eglot); without one it refuses, saying why.  A rename comes back as a
+;; change to review.  A file opened only to answer is closed again.
 ;;
 ;; Commands: `companion4j-mode', `companion4j-start', `companion4j-run',
 ;; `companion4j-status', `companion4j-accept', `companion4j-reject',
@@ -1242,11 +1245,26 @@ Signal an error that says why when Emacs cannot answer it."
                   (file-name-nondirectory path)))
     (unless identifier
       (user-error "There is no symbol at this place in %s" (file-name-nondirectory path)))
-    (let ((items (if (equal kind "definition")
-                     (xref-backend-definitions backend identifier)
-                   (xref-backend-references backend identifier))))
-      (vconcat (mapcar (lambda (item) (companion4j--code-result item (equal kind "definition")))
-                       (seq-take items companion4j--max-code-results))))))
+    (if (equal kind "definition")
+        (vconcat (mapcar (lambda (item) (companion4j--code-result item t))
+                         (seq-take (xref-backend-definitions backend identifier)
+                                   companion4j--max-code-results)))
+      (let ((declared
+             ;; The references the definitions name are marked, where a definition can be found.
+             (and (or tags-file-name tags-table-list (not (eq backend 'etags)))
+                  (mapcar (lambda (item) (companion4j--line-of (companion4j--code-result item t)))
+                          (ignore-errors (xref-backend-definitions backend identifier))))))
+        (vconcat (mapcar (lambda (item)
+                           (let ((result (companion4j--code-result item nil)))
+                             (if (member (companion4j--line-of result) declared)
+                                 (append result '((declaration . t)))
+                               result)))
+                         (seq-take (xref-backend-references backend identifier)
+                                   companion4j--max-code-results)))))))
+
+(defun companion4j--line-of (result)
+  "The file and line of RESULT, to compare places by."
+  (list (alist-get 'path result) (alist-get 'line result)))
 
 (defun companion4j--code-result (item declaration)
   "The result alist for the xref ITEM; DECLARATION when it declares the symbol."
