@@ -899,22 +899,31 @@ Return non-nil when the proposal closed."
                            `((content . ,(with-current-buffer buffer
                                            (save-restriction
                                              (widen)
-                                             (buffer-substring-no-properties (point-min) (point-max))))))))))
-         (failure (companion4j--failure answer)))
-    (cond
-     ;; Only these errors say that the proposal is over; after any other, an answer may still reach it.
-     ((and failure (not (member (alist-get 'code (alist-get 'error answer)) '("ended" "clientGone" "unknownDiff"))))
-      (message "companion4j: %s; the proposal stays open, try again" failure)
-      nil)
-     (t
-      (companion4j--close-proposal proposal)
-      (cond
-       (failure (message "companion4j: %s" failure))
-       (accept (companion4j--reload-later (plist-get proposal :file))
-               (message "companion4j: accepted; %s writes %s"
-                        (plist-get proposal :client) (plist-get proposal :rel)))
-       (t (message "companion4j: rejected the edit to %s" (plist-get proposal :rel))))
-      t))))
+                                             (buffer-substring-no-properties (point-min) (point-max)))))))))))
+    ;; Only these errors say that the proposal is over; after any other, an answer may still reach it.
+    (companion4j--settle
+     answer '("ended" "clientGone" "unknownDiff") "proposal"
+     (lambda () (companion4j--close-proposal proposal))
+     (lambda ()
+       (if (not accept)
+           (message "companion4j: rejected the edit to %s" (plist-get proposal :rel))
+         (companion4j--reload-later (plist-get proposal :file))
+         (message "companion4j: accepted; %s writes %s"
+                  (plist-get proposal :client) (plist-get proposal :rel)))))))
+
+(defun companion4j--settle (answer over what close done)
+  "Act on ANSWER, attach's answer to a decision about a WHAT.
+A failure whose code is not one of OVER (the codes that say it is over)
+leaves it open, to be tried again.  Otherwise CLOSE it, and say the
+failure or call DONE, which says what was decided.  Return non-nil when
+it closed."
+  (let ((failure (companion4j--failure answer)))
+    (if (and failure (not (member (alist-get 'code (alist-get 'error answer)) over)))
+        (progn (message "companion4j: %s; the %s stays open, try again" failure what)
+               nil)
+      (funcall close)
+      (if failure (message "companion4j: %s" failure) (funcall done))
+      t)))
 
 (defun companion4j--current-proposal ()
   "The proposal of the current buffer, or of the one open, or an error."
@@ -1082,23 +1091,17 @@ accepted, and this package reloads their buffers without unsaved changes."
 (defun companion4j--answer-change (change accept)
   "ACCEPT CHANGE (every file as proposed) or reject it.
 Return non-nil when the change closed."
-  (let* ((answer (companion4j--request-sync (if accept "acceptChange" "rejectChange")
-                                            `((change . ,(plist-get change :id)))))
-         (failure (companion4j--failure answer)))
-    (cond
-     ;; Only these errors say that the change is over; after any other, an answer may still reach it.
-     ((and failure (not (member (alist-get 'code (alist-get 'error answer))
-                                '("ended" "unknownChange" "changedOnDisk"))))
-      (message "companion4j: %s; the change stays open, try again" failure)
-      nil)
-     (t
-      (companion4j--close-change change)
-      (cond
-       (failure (message "companion4j: %s" failure))
-       (accept (mapc #'companion4j--reload-later (plist-get change :files))
-               (message "companion4j: accepted; the companion writes %s" (plist-get change :count)))
-       (t (message "companion4j: rejected the change of %s" (plist-get change :count))))
-      t))))
+  (companion4j--settle
+   (companion4j--request-sync (if accept "acceptChange" "rejectChange")
+                              `((change . ,(plist-get change :id))))
+   ;; Only these errors say that the change is over; after any other, an answer may still reach it.
+   '("ended" "unknownChange" "changedOnDisk") "change"
+   (lambda () (companion4j--close-change change))
+   (lambda ()
+     (if (not accept)
+         (message "companion4j: rejected the change of %s" (plist-get change :count))
+       (mapc #'companion4j--reload-later (plist-get change :files))
+       (message "companion4j: accepted; the companion writes %s" (plist-get change :count))))))
 
 (defun companion4j--current-change ()
   "The change of the current buffer, or the one under review, or an error."

@@ -50,6 +50,19 @@ class CodeQueriesIT {
                             CompanionProcess.JSON.writeValueAsString(body)))));
   }
 
+  /** The editor answers rename {@code id} with {@code files}' new texts. */
+  private static JsonNode answerFiles(AttachProcess editor, String id, Map<Path, String> files) {
+    return editor.request(
+        "codeAnswer",
+        Map.of(
+            "id",
+            id,
+            "files",
+            files.entrySet().stream()
+                .map(f -> Map.of("path", f.getKey().toString(), "content", f.getValue()))
+                .toList()));
+  }
+
   private static JsonNode body(HttpResponse<String> response) {
     return CompanionProcess.JSON.readTree(response.body());
   }
@@ -87,10 +100,7 @@ class CodeQueriesIT {
       JsonNode both =
           editor.request("codeAnswer", Map.of("id", id, "results", List.of(), "error", "x"));
       assertThat(both.path("error").path("message").asString()).contains("exactly one of");
-      JsonNode filesForADefinition =
-          editor.request(
-              "codeAnswer",
-              Map.of("id", id, "files", List.of(Map.of("path", main.toString(), "content", ""))));
+      JsonNode filesForADefinition = answerFiles(editor, id, Map.of(main, ""));
       assertThat(filesForADefinition.path("error").path("code").asString())
           .isEqualTo("invalidParams");
       assertThat(asked).as("a malformed answer does not count").isNotDone();
@@ -323,15 +333,7 @@ class CodeQueriesIT {
       assertThat(query.path("kind").asString()).isEqualTo("rename");
       assertThat(query.path("newName").asString()).isEqualTo("assist");
 
-      JsonNode outside =
-          editor.request(
-              "codeAnswer",
-              Map.of(
-                  "id",
-                  id,
-                  "files",
-                  List.of(
-                      Map.of("path", temp.resolve("Elsewhere.java").toString(), "content", "x"))));
+      JsonNode outside = answerFiles(editor, id, Map.of(temp.resolve("Elsewhere.java"), "x"));
       assertThat(outside.path("error").path("code").asString())
           .as(outside.toString())
           .isEqualTo("invalidParams");
@@ -340,16 +342,10 @@ class CodeQueriesIT {
       JsonNode results = editor.request("codeAnswer", Map.of("id", id, "results", List.of()));
       assertThat(results.path("error").path("message").asString()).contains("answered with files");
 
-      JsonNode files =
-          editor.request(
-              "codeAnswer",
-              Map.of(
-                  "id",
-                  id,
-                  "files",
-                  List.of(
-                      Map.of("path", main.toString(), "content", renamedMain),
-                      Map.of("path", user.toString(), "content", renamedUser))));
+      Map<Path, String> renamed = new java.util.LinkedHashMap<>();
+      renamed.put(main, renamedMain);
+      renamed.put(user, renamedUser);
+      JsonNode files = answerFiles(editor, id, renamed);
       assertThat(files.has("result")).as(files.toString()).isTrue();
       HttpResponse<String> proposed = answered(asked);
       assertThat(proposed.statusCode()).as(proposed.body()).isEqualTo(202);
