@@ -19,6 +19,9 @@ missing=()
 for cmd in "${!wanted[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${wanted[$cmd]}")
 done
+# Emacs' eglot (not built into Emacs 28) and the C language server it runs, for EmacsPluginIT.
+command -v clangd >/dev/null 2>&1 || missing+=(clangd)
+dpkg-query -W -f='${Status}' elpa-eglot 2>/dev/null | grep -q 'ok installed' || missing+=(elpa-eglot)
 if ((${#missing[@]})); then
   echo "test.sh: installing ${missing[*]}" >&2
   sudo_cmd=()

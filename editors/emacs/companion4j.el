@@ -87,9 +87,28 @@
 ;; closes and a message says why.  The previous window layout comes back
 ;; once no proposal is open.
 ;;
+;; A change of several files (a rename the companion proposes as one unit)
+;; opens in the buffer *companion4j change: <proposer>*, which lists its
+;; files and their diffs: C-c C-c accepts every file, C-c C-k (or killing
+;; the buffer) rejects them all.  The companion writes the files; their
+;; buffers without unsaved changes are reloaded.
+;;
+;; Questions about code
+;;
+;; The model's questions about code reach Emacs through the companion.  The
+;; package answers definitions and references through xref (eglot's server
+;; where it runs for the file, else the file tree's TAGS for definitions and
+;; a search of the project for references), and a file's or the workspace's
+;; symbols, callers and callees, supertypes and subtypes and renames through
+;; the language server eglot runs for the file (Emacs 28: the package
+;; elpa-eglot); without one it refuses, saying why.  A rename comes back as a
+;; change to review.  A file opened only to answer is closed again.
+;;
 ;; Commands: `companion4j-mode', `companion4j-start', `companion4j-run',
 ;; `companion4j-status', `companion4j-accept', `companion4j-reject',
-;; `companion4j-ediff' and the query `companion4j-proposals'.
+;; `companion4j-ediff', `companion4j-accept-change',
+;; `companion4j-reject-change' and the queries `companion4j-proposals' and
+;; `companion4j-changes'.
 
 ;;; Code:
 
@@ -97,6 +116,10 @@
 (require 'subr-x)
 (require 'diff-mode)
 (require 'flymake)
+(require 'xref)
+
+(defvar tags-file-name)
+(defvar tags-table-list)
 
 (declare-function ediff-buffers "ediff")
 (declare-function term-mode "term")
@@ -395,6 +418,7 @@ The answer has `result' or `error' ((code . C) (message . M))."
       (unless (member (plist-get proposal :id) ids)
         (companion4j--proposal-closed-by-cli `((id . ,(plist-get proposal :id)) (outcome . "stopped")))))
     (mapc #'companion4j--open-proposal pending)
+    (companion4j--sync-changes (alist-get 'pendingChanges state))
     (companion4j--forget-reports)
     (dolist (buffer (buffer-list))
       (with-current-buffer buffer
@@ -421,6 +445,9 @@ The answer has `result' or `error' ((code . C) (message . M))."
            (cl-remove (alist-get 'id params) companion4j--clients :key #'car :test #'equal))
      (companion4j--redisplay-mode-line))
     ("openFile" (companion4j--open-file params))
+    ("codeQuery" (companion4j--answer-code-query params))
+    ("changeOpened" (companion4j--open-change params))
+    ("changeClosed" (companion4j--change-closed params))
     ("error" (message "companion4j: %s" (alist-get 'message params)))))
 
 ;;;; Events to the companion
@@ -806,8 +833,7 @@ Only such an id goes into a request line or a buffer name."
               (let ((inhibit-read-only t)
                     (coding-system-for-read 'utf-8-unix))
                 (erase-buffer)
-                (call-process diff-command nil t nil "-u"
-                              "--label" (concat "a/" rel) "--label" (concat "b/" rel) old new)
+                (companion4j--insert-diff rel old new)
                 (when (= (buffer-size) 0)
                   (insert "The proposal is the same as the file.\n")))
               (unless (derived-mode-p 'diff-mode)
@@ -821,6 +847,12 @@ Only such an id goes into a request line or a buffer name."
                             (plist-get proposal :client) rel))))
         (delete-file old)
         (delete-file new)))))
+
+(defun companion4j--insert-diff (rel old new)
+  "Insert the unified diff of the files OLD and NEW, both labelled REL."
+  (let ((coding-system-for-read 'utf-8-unix))
+    (call-process diff-command nil t nil "-u"
+                  "--label" (concat "a/" rel) "--label" (concat "b/" rel) old new)))
 
 (defun companion4j--close-proposal (proposal)
   "Close PROPOSAL's buffers without answering it."
@@ -867,22 +899,31 @@ Return non-nil when the proposal closed."
                            `((content . ,(with-current-buffer buffer
                                            (save-restriction
                                              (widen)
-                                             (buffer-substring-no-properties (point-min) (point-max))))))))))
-         (failure (companion4j--failure answer)))
-    (cond
-     ;; Only these errors say that the proposal is over; after any other, an answer may still reach it.
-     ((and failure (not (member (alist-get 'code (alist-get 'error answer)) '("ended" "clientGone" "unknownDiff"))))
-      (message "companion4j: %s; the proposal stays open, try again" failure)
-      nil)
-     (t
-      (companion4j--close-proposal proposal)
-      (cond
-       (failure (message "companion4j: %s" failure))
-       (accept (companion4j--reload-later (plist-get proposal :file))
-               (message "companion4j: accepted; %s writes %s"
-                        (plist-get proposal :client) (plist-get proposal :rel)))
-       (t (message "companion4j: rejected the edit to %s" (plist-get proposal :rel))))
-      t))))
+                                             (buffer-substring-no-properties (point-min) (point-max)))))))))))
+    ;; Only these errors say that the proposal is over; after any other, an answer may still reach it.
+    (companion4j--settle
+     answer '("ended" "clientGone" "unknownDiff") "proposal"
+     (lambda () (companion4j--close-proposal proposal))
+     (lambda ()
+       (if (not accept)
+           (message "companion4j: rejected the edit to %s" (plist-get proposal :rel))
+         (companion4j--reload-later (plist-get proposal :file))
+         (message "companion4j: accepted; %s writes %s"
+                  (plist-get proposal :client) (plist-get proposal :rel)))))))
+
+(defun companion4j--settle (answer over what close done)
+  "Act on ANSWER, attach's answer to a decision about a WHAT.
+A failure whose code is not one of OVER (the codes that say it is over)
+leaves it open, to be tried again.  Otherwise CLOSE it, and say the
+failure or call DONE, which says what was decided.  Return non-nil when
+it closed."
+  (let ((failure (companion4j--failure answer)))
+    (if (and failure (not (member (alist-get 'code (alist-get 'error answer)) over)))
+        (progn (message "companion4j: %s; the %s stays open, try again" failure what)
+               nil)
+      (funcall close)
+      (if failure (message "companion4j: %s" failure) (funcall done))
+      t)))
 
 (defun companion4j--current-proposal ()
   "The proposal of the current buffer, or of the one open, or an error."
@@ -950,6 +991,481 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
                             :buffer (plist-get p :buffer)))
           companion4j--proposals))
 
+;;;; Reviewing a change of several files
+
+(defvar companion4j--changes nil
+  "The changes of several files under review, oldest first.
+Each is a plist (:id :buffer :files :proposer), :files their paths.")
+
+(defvar-local companion4j--change-id nil "The id of the change this buffer shows.")
+
+(defvar companion4j-change-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'companion4j-accept-change)
+    (define-key map (kbd "C-c C-k") #'companion4j-reject-change)
+    map)
+  "Keys of a change's buffer.")
+
+(define-derived-mode companion4j-change-mode diff-mode "C4J change"
+  "A change of several files proposed as one, e.g. a rename, with diffs.
+\\<companion4j-change-mode-map>\\[companion4j-accept-change] accepts every file, \\[companion4j-reject-change] rejects them all;
+killing the buffer rejects it too.  The companion writes the files once
+accepted, and this package reloads their buffers without unsaved changes."
+  (setq buffer-read-only t)
+  (add-hook 'kill-buffer-hook #'companion4j--change-killed nil t))
+
+(defun companion4j--change (id)
+  "The change under review with ID."
+  (cl-find id companion4j--changes :key (lambda (c) (plist-get c :id)) :test #'equal))
+
+(defun companion4j--insert-texts-diff (rel old new)
+  "Insert the unified diff of the texts OLD and NEW, both labelled REL."
+  (let ((old-file (make-temp-file "companion4j-old"))
+        (new-file (make-temp-file "companion4j-new"))
+        (coding-system-for-write 'utf-8-unix))
+    (unwind-protect
+        (progn
+          (write-region old nil old-file nil 'silent)
+          (write-region new nil new-file nil 'silent)
+          (companion4j--insert-diff rel old-file new-file))
+      (delete-file old-file)
+      (delete-file new-file))))
+
+(defun companion4j--open-change (change)
+  "Show CHANGE (a change object from the companion) for review as one unit."
+  (let ((id (alist-get 'id change))
+        (files (alist-get 'files change)))
+    (cond
+     ((not (companion4j--diff-id-p id))
+      (message "companion4j: refused a change whose id is not sixteen hex digits"))
+     ((not (and (consp files)
+                (cl-every (lambda (f) (and (companion4j--path-p (alist-get 'path f))
+                                           (stringp (alist-get 'newContent f))))
+                          files)))
+      (message "companion4j: refused a change whose files are not absolute paths with their text"))
+     ((not (companion4j--change id))
+      (let* ((proposer (or (alist-get 'proposerName change) "The companion"))
+             (count (format "%d file%s" (length files) (if (cdr files) "s" "")))
+             (buffer (generate-new-buffer (format "*companion4j change: %s*" proposer))))
+        (with-current-buffer buffer
+          (insert (format "%s proposes one change of %s:\n" proposer count))
+          (dolist (f files)
+            (insert (format "  %s (%s)\n" (companion4j--relative (alist-get 'path f))
+                            (or (alist-get 'change f) "modified"))))
+          (insert "C-c C-c accepts every file, C-c C-k rejects them all.\n\n")
+          (dolist (f files)
+            (companion4j--insert-texts-diff (companion4j--relative (alist-get 'path f))
+                                            (or (alist-get 'originalContent f) "")
+                                            (alist-get 'newContent f)))
+          (companion4j-change-mode)
+          (setq companion4j--change-id id)
+          (set-buffer-modified-p nil)
+          (goto-char (point-min)))
+        (setq companion4j--changes
+              (append companion4j--changes
+                      (list (list :id id :buffer buffer :proposer proposer :count count
+                                  :files (mapcar (lambda (f) (alist-get 'path f)) files)))))
+        (pop-to-buffer buffer)
+        (companion4j--redisplay-mode-line)
+        (message "companion4j: %s proposes a change of %s: C-c C-c accepts, C-c C-k rejects"
+                 proposer count))))))
+
+(defun companion4j--sync-changes (pending)
+  "Show the PENDING changes of a companion just attached; close the others."
+  (let ((ids (mapcar (lambda (c) (alist-get 'id c)) pending)))
+    (dolist (change (copy-sequence companion4j--changes))
+      (unless (member (plist-get change :id) ids)
+        (companion4j--change-closed `((id . ,(plist-get change :id)) (outcome . "stopped")))))
+    (mapc #'companion4j--open-change pending)))
+
+(defun companion4j--close-change (change)
+  "Close CHANGE's buffer without answering it."
+  (setq companion4j--changes (delq change companion4j--changes))
+  (let ((buffer (plist-get change :buffer)))
+    (when (buffer-live-p buffer)
+      (with-current-buffer buffer
+        (setq companion4j--change-id nil))
+      (kill-buffer buffer)))
+  (companion4j--redisplay-mode-line))
+
+(defun companion4j--answer-change (change accept)
+  "ACCEPT CHANGE (every file as proposed) or reject it.
+Return non-nil when the change closed."
+  (companion4j--settle
+   (companion4j--request-sync (if accept "acceptChange" "rejectChange")
+                              `((change . ,(plist-get change :id))))
+   ;; Only these errors say that the change is over; after any other, an answer may still reach it.
+   '("ended" "unknownChange" "changedOnDisk") "change"
+   (lambda () (companion4j--close-change change))
+   (lambda ()
+     (if (not accept)
+         (message "companion4j: rejected the change of %s" (plist-get change :count))
+       (mapc #'companion4j--reload-later (plist-get change :files))
+       (message "companion4j: accepted; the companion writes %s" (plist-get change :count))))))
+
+(defun companion4j--current-change ()
+  "The change of the current buffer, or the one under review, or an error."
+  (or (companion4j--change companion4j--change-id)
+      (and (= (length companion4j--changes) 1) (car companion4j--changes))
+      (user-error "companion4j: no change here")))
+
+;;;###autoload
+(defun companion4j-accept-change ()
+  "Accept the change in this buffer: every one of its files is written."
+  (interactive)
+  (companion4j--answer-change (companion4j--current-change) t))
+
+;;;###autoload
+(defun companion4j-reject-change ()
+  "Reject the change in this buffer: none of its files is written."
+  (interactive)
+  (companion4j--answer-change (companion4j--current-change) nil))
+
+(defun companion4j--change-killed ()
+  "Reject the change whose buffer is being killed, unless it closed."
+  (let ((change (companion4j--change companion4j--change-id)))
+    (when change
+      (setq companion4j--change-id nil)
+      (let ((failure (companion4j--failure
+                      (companion4j--request-sync "rejectChange" `((change . ,(plist-get change :id)))))))
+        (setq companion4j--changes (delq change companion4j--changes))
+        (companion4j--redisplay-mode-line)
+        (message "companion4j: %s"
+                 (or failure (format "rejected the change of %s" (plist-get change :count))))))))
+
+(defun companion4j--change-closed (event)
+  "Close the change of the changeClosed EVENT, saying why; reload accepted files."
+  (let ((change (companion4j--change (alist-get 'id event)))
+        (outcome (alist-get 'outcome event)))
+    (when change
+      (companion4j--close-change change)
+      (when (equal outcome "accepted")
+        (mapc #'companion4j--reload-later (plist-get change :files)))
+      (message "companion4j: the change of %s closed: %s" (plist-get change :count)
+               (if (equal outcome "changedOnDisk")
+                   "files changed on disk since it was proposed; nothing was written"
+                 (companion4j--why outcome))))))
+
+;;;###autoload
+(defun companion4j-changes ()
+  "The changes under review, oldest first.
+Each is a plist (:id ID :files PATHS :buffer BUFFER)."
+  (mapcar (lambda (c) (list :id (plist-get c :id) :files (plist-get c :files)
+                            :buffer (plist-get c :buffer)))
+          companion4j--changes))
+
+;;;; Questions about code
+
+(defconst companion4j--max-code-results 1000
+  "The most places one answer carries; the companion passes on fewer.")
+
+(defconst companion4j--max-line-text 2000
+  "The most characters of a line's text an answer carries.")
+
+(defun companion4j--answer-code-query (query)
+  "Answer the codeQuery QUERY from xref and eglot, or say why Emacs cannot.
+Every query with an id of its form gets an answer: one left unanswered
+keeps the model waiting until the companion gives up."
+  (let ((id (alist-get 'id query)))
+    (when (companion4j--diff-id-p id)
+      (let ((answer (condition-case err
+                        (companion4j--find-code query)
+                        (jsonrpc-error
+                         `((error . ,(format "The language server cannot answer this: %s"
+                                             (or (alist-get 'jsonrpc-error-message (cdr err))
+                                                 (error-message-string err))))))
+                        (error `((error . ,(error-message-string err)))))))
+        ;; A refusal of the answer means another editor answered first: no news for the user.
+        (companion4j--request "codeAnswer" `((id . ,id) ,@answer) #'ignore)))))
+
+(defvar companion4j--texts nil
+  "While a query is answered: the buffers made to read files, by path.")
+
+(defun companion4j--find-code (query)
+  "The answer to QUERY: ((results . VECTOR)), or ((files . VECTOR)) for a rename.
+Signal an error that says why when Emacs cannot answer it."
+  (let ((kind (alist-get 'kind query))
+        (path (alist-get 'path query))
+        (line (or (alist-get 'line query) 1))
+        (column (or (alist-get 'column query) 1))
+        (buffers (buffer-list))
+        (companion4j--texts nil)
+        (kill-buffer-hook nil))
+    (unless (member kind '("definition" "references" "documentSymbols" "workspaceSymbols"
+                           "callHierarchy" "typeHierarchy" "rename"))
+      (user-error "Emacs does not know the question %s" (if (stringp kind) kind "without a kind")))
+    (unless (or (equal kind "workspaceSymbols")
+                (and (companion4j--path-p path) (file-regular-p path)
+                     (natnump line) (natnump column) (> line 0) (> column 0)))
+      (user-error "A query names an absolute file and a 1-based line and column"))
+    (unwind-protect
+        (if (equal kind "workspaceSymbols")
+            `((results . ,(companion4j--lsp-workspace-symbols (alist-get 'query query))))
+          (with-current-buffer (find-file-noselect path)
+            (save-excursion
+              (save-restriction
+                (widen)
+                (goto-char (point-min))
+                (forward-line (1- line))
+                (forward-char (min (1- column) (- (line-end-position) (point))))
+                (if (member kind '("definition" "references"))
+                    `((results . ,(companion4j--xref kind path)))
+                  (companion4j--lsp kind query path))))))
+      (mapc #'kill-buffer (mapcar #'cdr companion4j--texts))
+      ;; The files opened only to answer close again, unknown to the companion.
+      (dolist (buffer (buffer-list))
+        (unless (or (memq buffer buffers) (buffer-modified-p buffer)
+                    (not (buffer-file-name buffer)))
+          (kill-buffer buffer))))))
+
+(defun companion4j--place-at-point ()
+  "The path, 1-based line and column (in characters) and line text of point."
+  (let ((text (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+    `((path . ,(or (buffer-file-name) (car (rassq (current-buffer) companion4j--texts))))
+      (line . ,(line-number-at-pos nil t))
+      (column . ,(1+ (- (point) (line-beginning-position))))
+      (text . ,(substring text 0 (min (length text) companion4j--max-line-text))))))
+
+(defun companion4j--xref (kind path)
+  "The places xref finds for KIND at point in PATH's buffer, as a vector."
+  (require 'etags)
+  (let* ((backend (xref-find-backend))
+         ;; The tags table of the file's tree, else the user's; bound here, so that visiting
+         ;; it leaves the user's list of tables as it was.
+         (tags (locate-dominating-file path "TAGS"))
+         (tags-file-name (if tags (expand-file-name "TAGS" tags) tags-file-name))
+         (tags-table-list (if tags (list tags-file-name) tags-table-list))
+         (root (cl-find-if (lambda (r) (companion4j--inside-p path r)) companion4j--workspace))
+         ;; Without a project, xref would ask where to search: the companion's workspace it is.
+         (project-find-functions
+          (append project-find-functions
+                  (list (lambda (_dir)
+                          (cons 'transient (file-name-as-directory
+                                            (or root (file-name-directory path))))))))
+         (identifier (and backend (xref-backend-identifier-at-point backend))))
+    (when (and (eq backend 'etags) (equal kind "definition") (null tags-file-name) (null tags-table-list))
+      (user-error "Emacs has no language server (eglot) for %s and no tags table (TAGS) to find definitions in"
+                  (file-name-nondirectory path)))
+    (unless identifier
+      (user-error "There is no symbol at this place in %s" (file-name-nondirectory path)))
+    (if (equal kind "definition")
+        (vconcat (mapcar (lambda (item) (companion4j--code-result item t))
+                         (seq-take (xref-backend-definitions backend identifier)
+                                   companion4j--max-code-results)))
+      (let ((declared
+             ;; The references the definitions name are marked, where a definition can be found.
+             (and (or tags-file-name tags-table-list (not (eq backend 'etags)))
+                  (mapcar (lambda (item) (companion4j--line-of (companion4j--code-result item t)))
+                          (ignore-errors (xref-backend-definitions backend identifier))))))
+        (vconcat (mapcar (lambda (item)
+                           (let ((result (companion4j--code-result item nil)))
+                             (if (member (companion4j--line-of result) declared)
+                                 (append result '((declaration . t)))
+                               result)))
+                         (seq-take (xref-backend-references backend identifier)
+                                   companion4j--max-code-results)))))))
+
+(defun companion4j--line-of (result)
+  "The file and line of RESULT, to compare places by."
+  (list (alist-get 'path result) (alist-get 'line result)))
+
+(defun companion4j--code-result (item declaration)
+  "The result alist for the xref ITEM; DECLARATION when it declares the symbol."
+  (let ((marker (xref-location-marker (xref-item-location item))))
+    (with-current-buffer (marker-buffer marker)
+      (save-excursion
+        (save-restriction
+          (widen)
+          (goto-char marker)
+          (append (companion4j--place-at-point) (and declaration '((declaration . t)))))))))
+
+;;;;; Through eglot's language server
+
+;; Eglot 1.9 (Debian's elpa-eglot for Emacs 28) has no public function for
+;; these requests: its own conversions are used, so that positions follow the
+;; server's encoding as its other commands do.
+(declare-function eglot-current-server "ext:eglot")
+(declare-function eglot--server-capable "ext:eglot")
+(declare-function eglot--TextDocumentIdentifier "ext:eglot")
+(declare-function eglot--TextDocumentPositionParams "ext:eglot")
+(declare-function eglot--lsp-position-to-point "ext:eglot")
+(declare-function eglot--uri-to-path "ext:eglot")
+(declare-function jsonrpc-request "ext:jsonrpc")
+
+(defconst companion4j--symbol-kinds
+  [nil "file" "module" "namespace" "package" "class" "method" "property" "field"
+       "constructor" "enum" "interface" "function" "variable" "constant" "string"
+       "number" "boolean" "array" "object" "key" "null" "enumMember" "struct"
+       "event" "operator" "typeParameter"]
+  "The names of the language server protocol's symbol kinds, by number.")
+
+(defun companion4j--server (what path)
+  "This buffer's eglot server, or an error: none answers WHAT for PATH."
+  (cond
+   ((not (require 'eglot nil t))
+    (user-error "Emacs answers %s through a language server that eglot runs, and eglot is not installed" what))
+   ((eglot-current-server))
+   (t (user-error "Emacs answers %s through a language server that eglot runs, and none runs for %s (M-x eglot starts one)"
+                  what (file-name-nondirectory path)))))
+
+(defun companion4j--text-of (path)
+  "A buffer holding PATH's text: its own, or one made to read it."
+  (or (find-buffer-visiting path)
+      (cdr (assoc path companion4j--texts))
+      (let ((buffer (generate-new-buffer " *companion4j text*"))
+            (coding-system-for-read 'utf-8-unix))
+        (with-current-buffer buffer (insert-file-contents path))
+        (push (cons path buffer) companion4j--texts)
+        buffer)))
+
+(defun companion4j--lsp-place (uri position &optional name kind)
+  "The result alist at the protocol's POSITION in URI's file, with NAME and KIND."
+  (let ((path (eglot--uri-to-path uri)))
+    (with-current-buffer (companion4j--text-of path)
+      (save-excursion
+        (save-restriction
+          (widen)
+          (goto-char (eglot--lsp-position-to-point position))
+          (append (and name `((name . ,name)))
+                  (and (natnump kind) (< kind (length companion4j--symbol-kinds))
+                       `((kind . ,(aref companion4j--symbol-kinds kind))))
+                  (companion4j--place-at-point)))))))
+
+(defun companion4j--lsp-symbol (symbol uri)
+  "The results for the document SYMBOL of URI and its children, outermost first."
+  (let ((location (plist-get symbol :location)))
+    (cons (companion4j--lsp-place
+           (if location (plist-get location :uri) uri)
+           (plist-get (plist-get (if location location symbol) (if location :range :selectionRange)) :start)
+           (plist-get symbol :name) (plist-get symbol :kind))
+          (mapcan (lambda (child) (companion4j--lsp-symbol child uri))
+                  (append (plist-get symbol :children) nil)))))
+
+(defun companion4j--lsp-item (item)
+  "The result for a call or type hierarchy ITEM: its name, where it is declared."
+  (companion4j--lsp-place (plist-get item :uri)
+                          (plist-get (plist-get item :selectionRange) :start)
+                          (plist-get item :name) (plist-get item :kind)))
+
+(defun companion4j--bounded (results)
+  "RESULTS as a vector of at most `companion4j--max-code-results'."
+  (vconcat (seq-take results companion4j--max-code-results)))
+
+(defun companion4j--lsp (kind query path)
+  "The answer to QUERY of KIND at point in PATH's buffer, from its eglot server."
+  (let* ((what (pcase kind
+                 ("documentSymbols" "the symbols of a file")
+                 ("callHierarchy" "call hierarchies")
+                 ("typeHierarchy" "type hierarchies")
+                 (_ "renames")))
+         (server (companion4j--server what path))
+         (uri (plist-get (eglot--TextDocumentIdentifier) :uri))
+         (direction (alist-get 'direction query)))
+    (pcase kind
+      ("documentSymbols"
+       (let ((symbols (jsonrpc-request server :textDocument/documentSymbol
+                                       `(:textDocument ,(eglot--TextDocumentIdentifier)))))
+         `((results . ,(companion4j--bounded
+                        (mapcan (lambda (s) (companion4j--lsp-symbol s uri)) (append symbols nil)))))))
+      ((or "callHierarchy" "typeHierarchy")
+       (let* ((calls (equal kind "callHierarchy"))
+              (items (progn
+                       (unless (eglot--server-capable (if calls :callHierarchyProvider :typeHierarchyProvider))
+                         (user-error "The language server for %s does not answer %s"
+                                     (file-name-nondirectory path) what))
+                       (jsonrpc-request server (if calls :textDocument/prepareCallHierarchy
+                                                 :textDocument/prepareTypeHierarchy)
+                                        (eglot--TextDocumentPositionParams))))
+              (item (and (> (length items) 0) (aref items 0))))
+         (unless item
+           (user-error "There is no %s at this place in %s" (if calls "function" "type")
+                       (file-name-nondirectory path)))
+         `((results
+            . ,(companion4j--bounded
+                (if (not calls)
+                    (mapcar #'companion4j--lsp-item
+                            (jsonrpc-request server (if (equal direction "subtypes") :typeHierarchy/subtypes
+                                                      :typeHierarchy/supertypes)
+                                             `(:item ,item)))
+                  (let ((incoming (not (equal direction "outgoing"))))
+                    ;; Each call where it is written: in the caller's file, or in this function.
+                    (mapcan (lambda (call)
+                              (let ((other (plist-get call (if incoming :from :to))))
+                                (mapcar (lambda (range)
+                                          (companion4j--lsp-place
+                                           (plist-get (if incoming other item) :uri) (plist-get range :start)
+                                           (plist-get other :name) (plist-get other :kind)))
+                                        (plist-get call :fromRanges))))
+                            (append (jsonrpc-request server (if incoming :callHierarchy/incomingCalls
+                                                              :callHierarchy/outgoingCalls)
+                                                     `(:item ,item))
+                                    nil)))))))))
+      (_
+       (let ((new-name (alist-get 'newName query)))
+         (unless (stringp new-name) (user-error "A rename names the new name"))
+         `((files . ,(companion4j--renamed-files
+                      (jsonrpc-request server :textDocument/rename
+                                       (append (eglot--TextDocumentPositionParams)
+                                               `(:newName ,new-name)))))))))))
+
+(defun companion4j--renamed-files (edit)
+  "The files the workspace EDIT changes, each with its whole new text, as a vector."
+  (let ((by-path nil))
+    (cl-loop for (uri edits) on (plist-get edit :changes) by #'cddr
+             do (push (cons (eglot--uri-to-path (substring (symbol-name uri) 1)) edits) by-path))
+    (seq-doseq (change (plist-get edit :documentChanges))
+      (when (plist-get change :kind)
+        (user-error "This rename also creates, renames or deletes files, which Emacs cannot propose as one change of texts"))
+      (push (cons (eglot--uri-to-path (plist-get (plist-get change :textDocument) :uri))
+                  (plist-get change :edits))
+            by-path))
+    (unless by-path
+      (user-error "The language server found nothing to rename here"))
+    (vconcat
+     (mapcar (lambda (file)
+               (let ((buffer (find-buffer-visiting (car file))))
+                 (when (and buffer (buffer-modified-p buffer))
+                   (user-error "%s has unsaved changes: save it, then ask for the rename again"
+                               (file-name-nondirectory (car file))))
+                 `((path . ,(car file)) (content . ,(companion4j--edited-text (car file) (cdr file))))))
+             (nreverse by-path)))))
+
+(defun companion4j--edited-text (path edits)
+  "PATH's text on disk with the protocol's text EDITS made, all at once."
+  (with-temp-buffer
+    (let ((coding-system-for-read 'utf-8-unix))
+      (insert-file-contents path))
+    ;; Every range is read against the text before any edit; the edits then go in from the end.
+    (let ((places (mapcar (lambda (e)
+                            (let ((range (plist-get e :range)))
+                              (list (eglot--lsp-position-to-point (plist-get range :start))
+                                    (eglot--lsp-position-to-point (plist-get range :end))
+                                    (plist-get e :newText))))
+                          (append edits nil))))
+      (dolist (place (sort places (lambda (a b) (> (car a) (car b)))))
+        (delete-region (nth 0 place) (nth 1 place))
+        (goto-char (nth 0 place))
+        (insert (nth 2 place))))
+    (buffer-substring-no-properties (point-min) (point-max))))
+
+(defun companion4j--lsp-workspace-symbols (query)
+  "The workspace's symbols matching QUERY, from an eglot server of its files."
+  (unless (and (stringp query) (not (string-empty-p query)))
+    (user-error "A workspace symbol query names part of the name of a symbol"))
+  (let ((server (and (require 'eglot nil t)
+                     (cl-some (lambda (b) (with-current-buffer b (eglot-current-server)))
+                              (buffer-list)))))
+    (unless server
+      (user-error "Emacs answers workspace symbols through a language server that eglot runs, and none runs (M-x eglot starts one)"))
+    (companion4j--bounded
+     (mapcar (lambda (s)
+               (let ((location (plist-get s :location)))
+                 (companion4j--lsp-place (plist-get location :uri)
+                                         (or (plist-get (plist-get location :range) :start)
+                                             '(:line 0 :character 0))
+                                         (plist-get s :name) (plist-get s :kind))))
+             (jsonrpc-request server :workspace/symbol `(:query ,query))))))
+
 ;;;; Mode line
 
 (defun companion4j-mode-line ()
@@ -957,7 +1473,7 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
   (if (not companion4j--attached)
       "C4J off"
     (let ((clients (length companion4j--clients))
-          (review (length companion4j--proposals)))
+          (review (+ (length companion4j--proposals) (length companion4j--changes))))
       (concat (format "C4J %d CLI%s" clients (if (= clients 1) "" "s"))
               (if (> review 0) (format " · %d to review" review) "")))))
 

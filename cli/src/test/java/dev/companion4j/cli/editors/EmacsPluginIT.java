@@ -12,6 +12,7 @@ import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -352,6 +353,185 @@ class EmacsPluginIT {
     await().atMost(WAIT).until(() -> locks(env).isEmpty());
   }
 
+  @Test
+  void withoutEglotDefinitionsAndReferencesComeFromXrefAndARenameIsRefusedInEmacsWords()
+      throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("code"));
+    Path main =
+        env.file(
+            "src/main.c",
+            "int helper(void) { return 1; }\n\nint main(void) { return helper(); }\n");
+    Path other =
+        env.file("src/other.c", "int helper(void);\nint twice(void) { return helper() * 2; }\n");
+    // The tags table a C project keeps with its sources, made by the etags Emacs ships.
+    Process etags =
+        new ProcessBuilder("etags", "-o", "TAGS", "main.c", "other.c")
+            .directory(main.getParent().toFile())
+            .start();
+    assertThat(etags.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(etags.exitValue()).isZero();
+    installPackage(env);
+    try (CompanionProcess served = CompanionProcess.start(env)) {
+      startEmacs(env);
+      await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 0 CLIs"));
+
+      HttpResponse<String> definition =
+          served.post(
+              "/ide/code/definition", Map.of("path", "src/main.c", "line", 3, "column", 27));
+      assertThat(definition.statusCode()).as(definition.body()).isEqualTo(200);
+      JsonNode declared = CompanionProcess.JSON.readTree(definition.body()).path("results").get(0);
+      assertThat(declared.path("path").asString()).isEqualTo(main.toString());
+      assertThat(declared.path("line").asInt()).isEqualTo(1);
+      assertThat(declared.path("text").asString()).isEqualTo("int helper(void) { return 1; }");
+
+      HttpResponse<String> references =
+          served.post(
+              "/ide/code/references", Map.of("path", other.toString(), "line", 2, "column", 27));
+      assertThat(references.statusCode()).as(references.body()).isEqualTo(200);
+      List<String> places = new java.util.ArrayList<>();
+      for (JsonNode r : CompanionProcess.JSON.readTree(references.body()).path("results")) {
+        places.add(
+            Path.of(r.path("path").asString()).getFileName()
+                + ":"
+                + r.path("line").asInt()
+                + ":"
+                + r.path("column").asInt());
+      }
+      assertThat(places).contains("main.c:1:5", "main.c:3:25", "other.c:2:26");
+
+      HttpResponse<String> rename =
+          served.post(
+              "/ide/code/rename",
+              Map.of("path", "src/main.c", "line", 1, "column", 5, "newName", "assist"));
+      assertThat(rename.statusCode()).as(rename.body()).isEqualTo(422);
+      assertThat(rename.body())
+          .contains(
+              "Emacs answers renames through a language server that eglot runs, and none runs for"
+                  + " main.c");
+      assertThat(main)
+          .as("nothing was renamed")
+          .hasContent("int helper(void) { return 1; }\n\nint main(void) { return helper(); }\n");
+      assertThat(emacsclient("(mapcar #'buffer-file-name (buffer-list))"))
+          .as("the files opened to answer are closed again")
+          .doesNotContain("other.c");
+    }
+  }
+
+  @Test
+  void withEglotTheLanguageServerAnswersAndARenameIsReviewedAndAcceptedInEmacs() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("eglot"));
+    String mainText = "int helper(void) { return 1; }\n\nint main(void) { return helper(); }\n";
+    String otherText = "int helper(void);\nint twice(void) { return helper() * 2; }\n";
+    Path main = env.file("src/main.c", mainText);
+    Path other = env.file("src/other.c", otherText);
+    // What a C project gives its language server, so that clangd indexes every file.
+    env.file(
+        "compile_commands.json",
+        CompanionProcess.JSON.writeValueAsString(
+            List.of(
+                Map.of(
+                    "directory",
+                    main.getParent().toString(),
+                    "file",
+                    "main.c",
+                    "arguments",
+                    List.of("cc", "-c", "main.c")),
+                Map.of(
+                    "directory",
+                    main.getParent().toString(),
+                    "file",
+                    "other.c",
+                    "arguments",
+                    List.of("cc", "-c", "other.c")))));
+    // As a user of eglot sets it up; Debian's clangd is the C language server it knows.
+    installPackage(env, "(add-hook 'c-mode-hook #'eglot-ensure)");
+    try (CompanionProcess served = CompanionProcess.start(env)) {
+      startEmacs(env);
+      await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 0 CLIs"));
+      emacs.press("C-x");
+      emacs.press("C-f");
+      emacs.type("src/main.c");
+      emacs.press("Enter");
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> inBufferOf(main, "(if (eglot-current-server) \"managed\" \"not yet\")"),
+              "\"managed\""::equals);
+
+      HttpResponse<String> symbols =
+          served.post("/ide/code/documentSymbols", Map.of("path", "src/main.c"));
+      assertThat(symbols.statusCode()).as(symbols.body()).isEqualTo(200);
+      JsonNode declared = CompanionProcess.JSON.readTree(symbols.body()).path("results");
+      assertThat(declared.get(0).path("name").asString()).isEqualTo("helper");
+      assertThat(declared.get(0).path("kind").asString()).isEqualTo("function");
+      assertThat(declared.get(1).path("name").asString()).isEqualTo("main");
+      assertThat(declared.get(1).path("line").asInt()).isEqualTo(3);
+
+      // clangd indexes the files it was not shown in the background: other.c's call comes then.
+      List<String> calls =
+          await()
+              .atMost(WAIT)
+              .until(
+                  () -> {
+                    HttpResponse<String> callers =
+                        served.post(
+                            "/ide/code/callHierarchy",
+                            Map.of(
+                                "path",
+                                "src/main.c",
+                                "line",
+                                1,
+                                "column",
+                                6,
+                                "direction",
+                                "incoming"));
+                    assertThat(callers.statusCode()).as(callers.body()).isEqualTo(200);
+                    List<String> found = new java.util.ArrayList<>();
+                    for (JsonNode r :
+                        CompanionProcess.JSON.readTree(callers.body()).path("results")) {
+                      found.add(
+                          r.path("name").asString()
+                              + "@"
+                              + Path.of(r.path("path").asString()).getFileName()
+                              + ":"
+                              + r.path("line").asInt()
+                              + ":"
+                              + r.path("column").asInt());
+                    }
+                    return found;
+                  },
+                  found -> found.size() == 2);
+      assertThat(calls).containsExactlyInAnyOrder("main@main.c:3:25", "twice@other.c:2:26");
+
+      HttpResponse<String> rename =
+          served.post(
+              "/ide/code/rename",
+              Map.of("path", "src/main.c", "line", 3, "column", 27, "newName", "assist"));
+      assertThat(rename.statusCode()).as(rename.body()).isEqualTo(202);
+      String change = CompanionProcess.JSON.readTree(rename.body()).path("change").asString();
+      // The change opens in Emacs, both files listed; the user accepts it there.
+      await().atMost(WAIT).until(() -> emacs.screen().contains("src/other.c (modified)"));
+      assertThat(emacsclient("(buffer-name (window-buffer (selected-window)))"))
+          .contains("*companion4j change:");
+      assertThat(main).as("nothing is written before the user decides").hasContent(mainText);
+      emacs.press("C-c");
+      emacs.press("C-c");
+
+      JsonNode end =
+          CompanionProcess.JSON.readTree(
+              served.get("/ide/code/changes/" + change + "?wait=20").body());
+      assertThat(end.path("state").asString()).as(end.toString()).isEqualTo("accepted");
+      assertThat(main).hasContent(mainText.replace("helper", "assist"));
+      assertThat(other).hasContent(otherText.replace("helper", "assist"));
+      // Emacs reloads the file it shows, which had no unsaved changes.
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> inBufferOf(main, "(buffer-substring-no-properties (point-min) (point-max))"),
+              text -> text.contains("return assist();"));
+    }
+  }
+
   /** The companions' lock files in {@code env}. */
   private static List<Path> locks(CliEnvironment env) throws IOException {
     Path dir = env.qwenHome().resolve("ide");
@@ -461,6 +641,12 @@ class EmacsPluginIT {
     assertThat(client.waitFor(20, TimeUnit.SECONDS)).isTrue();
     assertThat(client.exitValue()).as("emacsclient --eval %s: %s", expression, out).isZero();
     return out.strip();
+  }
+
+  /** Evaluates {@code expression} in the buffer that visits {@code file}. */
+  private String inBufferOf(Path file, String expression) throws IOException, InterruptedException {
+    return emacsclient(
+        "(with-current-buffer (find-buffer-visiting \"" + file + "\") " + expression + ")");
   }
 
   /** The files of the proposals open in Emacs, by the package's own query. */

@@ -25,6 +25,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -226,6 +227,127 @@ class ExtensionIT {
     } finally {
       companion.close();
     }
+  }
+
+  /**
+   * The code tools on the headless companion: it asks the editor that follows it, here one scripted
+   * as a plugin answers over the editor API, and the rename waits for the user's review there.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void theCodeToolsAreAnsweredByTheEditorFollowingTheCompanionAndARenameByTheUsersReview(Kind kind)
+      throws Exception {
+    HeadlessCli cli = installed(kind);
+    String greeterText = "class Greeter {\n  String greet() { return \"hi\"; }\n}\n";
+    String userText = "class User {\n  String go() { return new Greeter().greet(); }\n}\n";
+    Path greeter = cli.env.file("src/code/Greeter.java", greeterText);
+    Path user = cli.env.file("src/code/User.java", userText);
+    CompanionProcess companion = CompanionProcess.start(cli.env);
+    try (EventTap editor = EventTap.open(companion)) {
+      CompletableFuture<Void> editing =
+          CompletableFuture.runAsync(
+              () -> {
+                JsonNode definition = awaitEvent(editor, "codeQuery", q -> true);
+                assertThat(definition.path("kind").asString()).isEqualTo("definition");
+                assertThat(definition.path("path").asString()).isEqualTo(user.toString());
+                answer(
+                    companion,
+                    definition,
+                    Map.of(
+                        "results",
+                        List.of(
+                            Map.of(
+                                "name",
+                                "greet",
+                                "kind",
+                                "method",
+                                "path",
+                                greeter.toString(),
+                                "line",
+                                2,
+                                "column",
+                                10,
+                                "text",
+                                "  String greet() { return \"hi\"; }",
+                                "declaration",
+                                true))));
+                JsonNode rename =
+                    awaitEvent(
+                        editor, "codeQuery", q -> q.path("kind").asString().equals("rename"));
+                answer(
+                    companion,
+                    rename,
+                    Map.of(
+                        "files",
+                        List.of(
+                            Map.of(
+                                "path",
+                                greeter.toString(),
+                                "content",
+                                greeterText.replace("greet", "welcome")),
+                            Map.of(
+                                "path",
+                                user.toString(),
+                                "content",
+                                userText.replace("greet()", "welcome()")))));
+                // The user reviews both files and accepts the change.
+                JsonNode change = awaitEvent(editor, "changeOpened", c -> true);
+                assertThat(change.path("files")).hasSize(2);
+                assertThat(
+                        companion
+                            .post("/editor/changes/" + change.path("id").asString() + "/accept", "")
+                            .statusCode())
+                    .isEqualTo(204);
+              });
+      int before = cli.model.requests().size();
+
+      HeadlessCli.Result run =
+          cli.prompt(
+              "Rename greet. "
+                  + call(
+                      kind,
+                      "find_definition",
+                      "{\"path\":\"src/code/User.java\",\"line\":2,\"column\":38}")
+                  + call(
+                      kind,
+                      "rename_symbol",
+                      "{\"path\":\"src/code/Greeter.java\",\"line\":2,\"column\":10,"
+                          + "\"newName\":\"welcome\"}"),
+              Map.of());
+      assertThat(run.exitCode()).as(run.stderr()).isZero();
+      editing.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+      List<String> results = cli.toolResults(before);
+      assertThat(results).as(run.stdout() + run.stderr()).hasSize(2);
+      assertThat(results.get(0))
+          .contains(greeter + ":2:10: String greet() { return \"hi\"; }  [declaration]");
+      assertThat(results.get(1)).contains("The user accepted the rename to welcome");
+      assertThat(greeter).hasContent(greeterText.replace("greet", "welcome"));
+      assertThat(user).hasContent(userText.replace("greet()", "welcome()"));
+    } finally {
+      companion.close();
+    }
+  }
+
+  /** The first event {@code name} the editor heard whose data matches, awaited as long as a CLI. */
+  private static JsonNode awaitEvent(
+      EventTap editor, String name, java.util.function.Predicate<JsonNode> matching) {
+    return await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                editor.events().stream()
+                    .filter(e -> e.name().equals(name) && matching.test(e.data()))
+                    .findFirst(),
+            Optional::isPresent)
+        .orElseThrow()
+        .data();
+  }
+
+  /** Answers the {@code codeQuery} {@code query} as an editor plugin does. */
+  private static void answer(CompanionProcess companion, JsonNode query, Map<String, Object> body) {
+    var response = companion.post("/editor/code/" + query.path("id").asString(), body);
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(204);
   }
 
   /**
