@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -34,6 +35,7 @@ import javax.swing.text.Document;
 import junit.framework.Test;
 import org.netbeans.api.autoupdate.OperationContainer;
 import org.netbeans.api.autoupdate.OperationSupport;
+import org.netbeans.api.autoupdate.UpdateElement;
 import org.netbeans.api.autoupdate.UpdateManager;
 import org.netbeans.api.autoupdate.UpdateUnit;
 import org.netbeans.api.project.Project;
@@ -493,14 +495,18 @@ public class NetBeansCompanionIT extends NbTestCase {
             .orElseThrow(() -> new AssertionError("the module is installed"));
     int port = geminiDiscovery().orElseThrow().path("port").asInt();
 
-    // What Tools > Plugins > Installed > Deactivate does.
+    // What Tools > Plugins > Installed > Deactivate does: the modules that need this one (its Java
+    // support) go with it, and come back with it.
     OperationContainer<OperationSupport> disable = OperationContainer.createForDirectDisable();
-    disable.add(unit.getInstalled());
+    OperationContainer.OperationInfo<OperationSupport> companion = disable.add(unit.getInstalled());
+    Set<UpdateElement> dependents = companion.getRequiredElements();
+    disable.add(dependents);
     disable.getSupport().doOperation(null);
     Await.until(WAIT, () -> geminiFiles().isEmpty() && qwenLockFiles().isEmpty());
 
     OperationContainer<OperationSupport> enable = OperationContainer.createForEnable();
     enable.add(unit.getInstalled());
+    enable.add(dependents);
     enable.getSupport().doOperation(null);
     Json file = Await.until(WAIT, () -> geminiDiscovery().orElse(null), f -> f != null);
     assertTrue(file.path("port").asInt() != port);
