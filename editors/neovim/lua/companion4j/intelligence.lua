@@ -72,7 +72,8 @@ local function text_of(file)
   return text
 end
 
--- The client's character index of a byte offset in line, and back.
+-- The client's character index of a byte offset in line, and back. Neovim 0.7 negotiates no
+-- encoding: its clients speak UTF-16 (basedpyright); utf-8 and utf-32 clients are honoured too.
 local function lsp_character(line, byte, encoding)
   if encoding == 'utf-8' then
     return byte
@@ -324,6 +325,8 @@ local function item_spot(item, encoding)
   return spot(item.uri, item.selectionRange.start, encoding, { name = item.name, kind = kind_name(item.kind) })
 end
 
+-- Neovim 0.7 declares no call or type hierarchy in its client capabilities; servers that have them
+-- (basedpyright: call hierarchy) answer regardless, so the requests are sent as they are.
 -- Prepares a hierarchy at the place (of.capability, of.prepare), then asks of.method (formatted
 -- with the direction) for each item it names; each result becomes spots by of.spots.
 local function hierarchy(of, path, line, column, direction, limit)
@@ -417,6 +420,9 @@ local function edited(file, edits, encoding)
   end
   return text
 end
+
+-- vim.lsp.util.apply_workspace_edit would edit the buffers before the user accepted anything:
+-- the edits are applied here to each file's text in memory instead.
 
 --- What renaming the symbol at (line, column) to new_name would make of each file it touches:
 --- { files = { { path, text } } } sorted by path. Nothing is applied: no buffer and no file
