@@ -3,8 +3,10 @@
 # canonical source in extension/source. GeneratedFilesTest fails until they agree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mvn -B -q -ntp -pl extension -am install -DskipTests
-mvn -B -q -ntp -pl extension exec:java \
-  -Dexec.mainClass=dev.companion4j.extension.generate.ExtensionGenerator \
-  -Dexec.args="extension/source extension"
+# The reactor's own classes, not an installed copy: nothing is written to the local repository.
+classpath="$(mktemp)"
+trap 'rm -f "$classpath"' EXIT
+mvn -B -q -ntp -pl extension -am compile dependency:build-classpath -Dmdep.outputFile="$classpath"
+java -cp "extension/target/classes:$(cat "$classpath")" \
+  dev.companion4j.extension.generate.ExtensionGenerator extension/source extension
 echo "regenerated: $(ls -d extension/*/ | grep -v -e source -e src -e target | tr '\n' ' ')"

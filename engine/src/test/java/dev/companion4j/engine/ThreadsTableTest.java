@@ -11,6 +11,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,8 +53,10 @@ class ThreadsTableTest {
     Path file = Files.writeString(workspace.resolve("a.txt"), "a\n");
     EventStreams editors = new EventStreams();
     EventStreams chat = new EventStreams();
+    RecordingHost host = new RecordingHost(workspace);
+    host.features = Set.of(HostFeature.DOCUMENT_SYMBOLS);
     try (Companion companion =
-            CompanionFixture.builder(temp, new RecordingHost(workspace))
+            CompanionFixture.builder(temp, host)
                 .keepAliveInterval(Duration.ofMillis(300))
                 .route("/editors/*", subscribing(editors))
                 .route("/chat/*", subscribing(chat))
@@ -70,6 +76,21 @@ class ThreadsTableTest {
               + "{\"filePath\":\""
               + file
               + "\",\"newContent\":\"b\\n\"}}}");
+      // A question about code starts the code thread; this host cannot answer it.
+      assertThat(
+              HttpClient.newHttpClient()
+                  .send(
+                      HttpRequest.newBuilder(
+                              URI.create(
+                                  "http://127.0.0.1:"
+                                      + companion.port()
+                                      + "/ide/code/documentSymbols"))
+                          .header("Authorization", "Bearer " + companion.authToken())
+                          .POST(HttpRequest.BodyPublishers.ofString("{\"path\":\"" + file + "\"}"))
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(422);
       subscribe(editorStream, companion, "/editors/stream");
       subscribe(chatStream, companion, "/chat/stream");
       assertThat(readUntil(editorStream, ": connected")).contains(": connected");

@@ -13,6 +13,7 @@ import java.net.Proxy;
 import java.net.URI;
 import java.net.URL;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -82,7 +83,8 @@ public final class IdeLink {
   }
 
   private static CompanionStatus status(Reach companion) throws IOException {
-    Answer answer = send(companion, "GET", CompanionStatus.PATH, null);
+    Answer answer =
+        send(companion, "GET", CompanionStatus.PATH, null, Duration.ofMillis(2 * TIMEOUT_MILLIS));
     if (answer.status() != 200) {
       throw new IOException(
           "the companion on port " + companion.port() + " answered " + answer.status());
@@ -98,10 +100,22 @@ public final class IdeLink {
    * @return its answer, or empty when no companion serves the workspace or it stopped meanwhile
    */
   public Optional<Answer> ask(Path workspace, String method, String path, Object body) {
+    // Opening a file waits for the editor up to 5 s; the companion then answers.
+    return ask(workspace, method, path, body, Duration.ofMillis(2 * TIMEOUT_MILLIS));
+  }
+
+  /**
+   * {@link #ask(Path, String, String, Object)} for a route that holds its answer back, e.g. until
+   * the user decided.
+   *
+   * @param readTimeout how long the answer may take
+   */
+  public Optional<Answer> ask(
+      Path workspace, String method, String path, Object body, Duration readTimeout) {
     Optional<Reach> companion = finder.apply(workspace);
     try {
       return companion.isPresent()
-          ? Optional.of(send(companion.get(), method, path, body))
+          ? Optional.of(send(companion.get(), method, path, body, readTimeout))
           : Optional.empty();
     } catch (IOException e) {
       return Optional.empty();
@@ -112,13 +126,13 @@ public final class IdeLink {
    * One request. Plain {@link HttpURLConnection}: a hook asks once per process, and the JDK's newer
    * client costs a tenth of a second to set up.
    */
-  private static Answer send(Reach companion, String method, String path, Object body)
+  private static Answer send(
+      Reach companion, String method, String path, Object body, Duration readTimeout)
       throws IOException {
     URL url = URI.create("http://127.0.0.1:" + companion.port() + path).toURL();
     HttpURLConnection c = (HttpURLConnection) url.openConnection(Proxy.NO_PROXY);
     c.setConnectTimeout(TIMEOUT_MILLIS);
-    // Opening a file waits for the editor up to 5 s; the companion then answers.
-    c.setReadTimeout(2 * TIMEOUT_MILLIS);
+    c.setReadTimeout((int) readTimeout.toMillis());
     c.setRequestMethod(method);
     c.setRequestProperty("Authorization", "Bearer " + companion.token());
     try {

@@ -13,6 +13,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -36,7 +37,14 @@ public final class IdeToolsServer {
           "get_open_editors",
           "get_selection",
           "open_file",
-          "get_pending_diffs");
+          "get_pending_diffs",
+          "find_definition",
+          "find_references",
+          "document_symbols",
+          "workspace_symbols",
+          "call_hierarchy",
+          "type_hierarchy",
+          "rename_symbol");
 
   private static final Logger log = LoggerFactory.getLogger(IdeToolsServer.class);
   private static final JsonMapper JSON = JsonMapper.shared();
@@ -44,6 +52,7 @@ public final class IdeToolsServer {
       Map.of("type", "object", "properties", Map.of());
 
   private final IdeTools ide;
+  private final CodeTools code;
   private final String version;
 
   public IdeToolsServer(IdeLink link, Path workspace, String version) {
@@ -55,6 +64,7 @@ public final class IdeToolsServer {
    */
   IdeToolsServer(IdeLink link, Supplier<Path> workspace, String version) {
     this.ide = new IdeTools(link, workspace);
+    this.code = new CodeTools(link, workspace, Clock.systemUTC());
     this.version = version;
   }
 
@@ -98,8 +108,8 @@ public final class IdeToolsServer {
 
   /**
    * The tools, in {@link #TOOL_NAMES}' order, for the stdio server and for tests. Their handlers
-   * run on the SDK's thread that reads stdin, one call at a time; each asks the companion within a
-   * few seconds at most.
+   * run on the SDK's thread that reads stdin, one call at a time; each asks the companion within 35
+   * s at most, except {@code rename_symbol}, which waits for the user's decision.
    */
   public List<SyncToolSpecification> tools() {
     return definitions().stream()
@@ -185,7 +195,138 @@ public final class IdeToolsServer {
                 + "file, the proposing CLI and since when.",
             NO_ARGUMENTS,
             "{}",
-            args -> ide.pendingDiffs()));
+            args -> ide.pendingDiffs()),
+        tool(
+            "find_definition",
+            "Where the symbol at a place in a file is declared, as the user's editor resolves it (its compiler "
+                + "or language server, unsaved text included): file, line, column and that line's text.",
+            positionSchema(Map.of()),
+            POSITION_EXAMPLE,
+            args -> code.find("definition", position(args), "definitions")),
+        tool(
+            "find_references",
+            "Every place the symbol at a place in a file is used across the workspace, as the editor's "
+                + "find-usages sees it, the declaration marked; each with the line's text. Use it before "
+                + "changing or judging a change to a function, type or field.",
+            positionSchema(Map.of()),
+            POSITION_EXAMPLE,
+            args -> code.find("references", position(args), "references")),
+        tool(
+            "document_symbols",
+            "The classes, functions, fields and other symbols one file declares, with their lines, as the "
+                + "editor's outline shows them.",
+            schema(Map.of("path", property("string", PATH)), "path"),
+            "{\"path\": \"src/Main.java\"}",
+            args -> code.find("documentSymbols", CodeTools.query("path", path(args)), "symbols")),
+        tool(
+            "workspace_symbols",
+            "Finds classes, functions and other symbols in the workspace by their name or part of it, as the "
+                + "editor's go-to-symbol does.",
+            schema(
+                Map.of("query", property("string", "The name or part of it, e.g. \"Engine\"")),
+                "query"),
+            "{\"query\": \"Engine\"}",
+            args ->
+                code.find(
+                    "workspaceSymbols",
+                    CodeTools.query("query", required(args, "query", "part of a symbol's name")),
+                    "symbols")),
+        tool(
+            "call_hierarchy",
+            "The callers (incoming) of the function or method at a place, or what it calls (outgoing), each "
+                + "with the line where the call is written.",
+            positionSchema(
+                Map.of(
+                    "direction",
+                    choice(
+                        "incoming: who calls it; outgoing: what it calls",
+                        "incoming",
+                        "outgoing"))),
+            "{\"path\": \"src/Main.java\", \"line\": 12, \"column\": 10, \"direction\": \"incoming\"}",
+            args ->
+                code.find(
+                    "callHierarchy",
+                    direction(args, "incoming", "outgoing"),
+                    args.get("direction").equals("incoming") ? "callers" : "calls")),
+        tool(
+            "type_hierarchy",
+            "The direct supertypes (what it extends or implements) or subtypes (what extends or implements "
+                + "it) of the type at a place.",
+            positionSchema(
+                Map.of(
+                    "direction",
+                    choice(
+                        "supertypes: what it extends or implements; subtypes: what extends or implements it",
+                        "supertypes",
+                        "subtypes"))),
+            "{\"path\": \"src/Shape.java\", \"line\": 3, \"column\": 14, \"direction\": \"subtypes\"}",
+            args -> code.find("typeHierarchy", direction(args, "supertypes", "subtypes"), "types")),
+        tool(
+            "rename_symbol",
+            "Renames the symbol at a place everywhere it is used, with the editor's own refactoring: the user "
+                + "reviews every file it changes as one change in the editor and accepts or rejects it whole. "
+                + "Waits for their decision and says it. Prefer it to editing each use by hand.",
+            positionSchema(Map.of("newName", property("string", "The symbol's new name"))),
+            "{\"path\": \"src/Main.java\", \"line\": 12, \"column\": 10, \"newName\": \"total\"}",
+            args -> {
+              Map<String, Object> query = position(args);
+              query.put("newName", required(args, "newName", "the symbol's new name"));
+              return code.rename(query);
+            }));
+  }
+
+  private static final String PATH = "The file, absolute or relative to the workspace";
+  private static final String POSITION_EXAMPLE =
+      "{\"path\": \"src/Main.java\", \"line\": 12, \"column\": 10}";
+
+  /** A place in a file, with {@code more} properties, all required. */
+  private static Map<String, Object> positionSchema(Map<String, Object> more) {
+    Map<String, Object> properties = new java.util.LinkedHashMap<>();
+    properties.put("path", property("string", PATH));
+    properties.put("line", position("1-based line"));
+    properties.put("column", position("1-based column of a character in the symbol's name"));
+    properties.putAll(more);
+    return schema(properties, properties.keySet().toArray(String[]::new));
+  }
+
+  private static Map<String, Object> choice(String description, String... values) {
+    return Map.of("type", "string", "enum", List.of(values), "description", description);
+  }
+
+  private static String path(Map<String, Object> args) {
+    return required(args, "path", "the file, absolute or relative to the workspace");
+  }
+
+  private static Map<String, Object> position(Map<String, Object> args) {
+    Map<String, Object> query =
+        CodeTools.query(
+            "path", path(args), "line", number(args, "line"), "column", number(args, "column"));
+    if (!query.containsKey("line") || ((Integer) query.get("line")) == 0) {
+      throw new BadArgument("\"line\" is required: the 1-based line of the symbol.");
+    }
+    if (((Integer) query.get("column")) == 0) {
+      throw new BadArgument(
+          "\"column\" is required: the 1-based column of a character in the symbol's name.");
+    }
+    return query;
+  }
+
+  private static Map<String, Object> direction(Map<String, Object> args, String one, String other) {
+    Map<String, Object> query = position(args);
+    Object direction = args.get("direction");
+    if (!one.equals(direction) && !other.equals(direction)) {
+      throw new BadArgument("\"direction\" must be \"" + one + "\" or \"" + other + "\".");
+    }
+    query.put("direction", direction);
+    return query;
+  }
+
+  private static String required(Map<String, Object> args, String name, String what) {
+    String value = text(args, name, what);
+    if (value == null) {
+      throw new BadArgument("\"" + name + "\" is required: " + what + ".");
+    }
+    return value;
   }
 
   /**

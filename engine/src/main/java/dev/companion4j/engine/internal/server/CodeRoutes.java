@@ -346,7 +346,10 @@ public final class CodeRoutes extends HttpServlet {
       }
       shown.add(one);
     }
-    return Map.of("results", shown, "more", Math.max(0, results.size() - MAX_RESULTS));
+    Map<String, Object> answer = new LinkedHashMap<>();
+    answer.put("results", shown);
+    answer.put("more", Math.max(0, results.size() - MAX_RESULTS));
+    return answer;
   }
 
   private static Map<String, Object> ended(String id, Renames.End end) {
