@@ -87,9 +87,25 @@
 ;; closes and a message says why.  The previous window layout comes back
 ;; once no proposal is open.
 ;;
+;; A change of several files (a rename the companion proposes as one unit)
+;; opens in the buffer *companion4j change: <proposer>*, which lists its
+;; files and their diffs: C-c C-c accepts every file, C-c C-k (or killing
+;; the buffer) rejects them all.  The companion writes the files; their
+;; buffers without unsaved changes are reloaded.
+;;
+;; Questions about code
+;;
+;; The model's questions about code reach Emacs through the companion.  The
+;; package answers definitions and references through xref (eglot's server
+;; where it runs for the file, else the file tree's TAGS for definitions and
+;; a search of the project for references) and refuses the others, saying
+;; why.  A file opened only to answer is closed again.
+;;
 ;; Commands: `companion4j-mode', `companion4j-start', `companion4j-run',
 ;; `companion4j-status', `companion4j-accept', `companion4j-reject',
-;; `companion4j-ediff' and the query `companion4j-proposals'.
+;; `companion4j-ediff', `companion4j-accept-change',
+;; `companion4j-reject-change' and the queries `companion4j-proposals' and
+;; `companion4j-changes'.
 
 ;;; Code:
 
@@ -97,6 +113,10 @@
 (require 'subr-x)
 (require 'diff-mode)
 (require 'flymake)
+(require 'xref)
+
+(defvar tags-file-name)
+(defvar tags-table-list)
 
 (declare-function ediff-buffers "ediff")
 (declare-function term-mode "term")
@@ -395,6 +415,7 @@ The answer has `result' or `error' ((code . C) (message . M))."
       (unless (member (plist-get proposal :id) ids)
         (companion4j--proposal-closed-by-cli `((id . ,(plist-get proposal :id)) (outcome . "stopped")))))
     (mapc #'companion4j--open-proposal pending)
+    (companion4j--sync-changes (alist-get 'pendingChanges state))
     (companion4j--forget-reports)
     (dolist (buffer (buffer-list))
       (with-current-buffer buffer
@@ -421,6 +442,9 @@ The answer has `result' or `error' ((code . C) (message . M))."
            (cl-remove (alist-get 'id params) companion4j--clients :key #'car :test #'equal))
      (companion4j--redisplay-mode-line))
     ("openFile" (companion4j--open-file params))
+    ("codeQuery" (companion4j--answer-code-query params))
+    ("changeOpened" (companion4j--open-change params))
+    ("changeClosed" (companion4j--change-closed params))
     ("error" (message "companion4j: %s" (alist-get 'message params)))))
 
 ;;;; Events to the companion
@@ -806,8 +830,7 @@ Only such an id goes into a request line or a buffer name."
               (let ((inhibit-read-only t)
                     (coding-system-for-read 'utf-8-unix))
                 (erase-buffer)
-                (call-process diff-command nil t nil "-u"
-                              "--label" (concat "a/" rel) "--label" (concat "b/" rel) old new)
+                (companion4j--insert-diff rel old new)
                 (when (= (buffer-size) 0)
                   (insert "The proposal is the same as the file.\n")))
               (unless (derived-mode-p 'diff-mode)
@@ -821,6 +844,12 @@ Only such an id goes into a request line or a buffer name."
                             (plist-get proposal :client) rel))))
         (delete-file old)
         (delete-file new)))))
+
+(defun companion4j--insert-diff (rel old new)
+  "Insert the unified diff of the files OLD and NEW, both labelled REL."
+  (let ((coding-system-for-read 'utf-8-unix))
+    (call-process diff-command nil t nil "-u"
+                  "--label" (concat "a/" rel) "--label" (concat "b/" rel) old new)))
 
 (defun companion4j--close-proposal (proposal)
   "Close PROPOSAL's buffers without answering it."
@@ -950,6 +979,268 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
                             :buffer (plist-get p :buffer)))
           companion4j--proposals))
 
+;;;; Reviewing a change of several files
+
+(defvar companion4j--changes nil
+  "The changes of several files under review, oldest first.
+Each is a plist (:id :buffer :files :proposer), :files their paths.")
+
+(defvar-local companion4j--change-id nil "The id of the change this buffer shows.")
+
+(defvar companion4j-change-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'companion4j-accept-change)
+    (define-key map (kbd "C-c C-k") #'companion4j-reject-change)
+    map)
+  "Keys of a change's buffer.")
+
+(define-derived-mode companion4j-change-mode diff-mode "C4J change"
+  "A change of several files proposed as one, e.g. a rename, with diffs.
+\\<companion4j-change-mode-map>\\[companion4j-accept-change] accepts every file, \\[companion4j-reject-change] rejects them all;
+killing the buffer rejects it too.  The companion writes the files once
+accepted, and this package reloads their buffers without unsaved changes."
+  (setq buffer-read-only t)
+  (add-hook 'kill-buffer-hook #'companion4j--change-killed nil t))
+
+(defun companion4j--change (id)
+  "The change under review with ID."
+  (cl-find id companion4j--changes :key (lambda (c) (plist-get c :id)) :test #'equal))
+
+(defun companion4j--insert-texts-diff (rel old new)
+  "Insert the unified diff of the texts OLD and NEW, both labelled REL."
+  (let ((old-file (make-temp-file "companion4j-old"))
+        (new-file (make-temp-file "companion4j-new"))
+        (coding-system-for-write 'utf-8-unix))
+    (unwind-protect
+        (progn
+          (write-region old nil old-file nil 'silent)
+          (write-region new nil new-file nil 'silent)
+          (companion4j--insert-diff rel old-file new-file))
+      (delete-file old-file)
+      (delete-file new-file))))
+
+(defun companion4j--open-change (change)
+  "Show CHANGE (a change object from the companion) for review as one unit."
+  (let ((id (alist-get 'id change))
+        (files (alist-get 'files change)))
+    (cond
+     ((not (companion4j--diff-id-p id))
+      (message "companion4j: refused a change whose id is not sixteen hex digits"))
+     ((not (and (consp files)
+                (cl-every (lambda (f) (and (companion4j--path-p (alist-get 'path f))
+                                           (stringp (alist-get 'newContent f))))
+                          files)))
+      (message "companion4j: refused a change whose files are not absolute paths with their text"))
+     ((not (companion4j--change id))
+      (let* ((proposer (or (alist-get 'proposerName change) "The companion"))
+             (count (format "%d file%s" (length files) (if (cdr files) "s" "")))
+             (buffer (generate-new-buffer (format "*companion4j change: %s*" proposer))))
+        (with-current-buffer buffer
+          (insert (format "%s proposes one change of %s:\n" proposer count))
+          (dolist (f files)
+            (insert (format "  %s (%s)\n" (companion4j--relative (alist-get 'path f))
+                            (or (alist-get 'change f) "modified"))))
+          (insert "C-c C-c accepts every file, C-c C-k rejects them all.\n\n")
+          (dolist (f files)
+            (companion4j--insert-texts-diff (companion4j--relative (alist-get 'path f))
+                                            (or (alist-get 'originalContent f) "")
+                                            (alist-get 'newContent f)))
+          (companion4j-change-mode)
+          (setq companion4j--change-id id)
+          (set-buffer-modified-p nil)
+          (goto-char (point-min)))
+        (setq companion4j--changes
+              (append companion4j--changes
+                      (list (list :id id :buffer buffer :proposer proposer :count count
+                                  :files (mapcar (lambda (f) (alist-get 'path f)) files)))))
+        (pop-to-buffer buffer)
+        (companion4j--redisplay-mode-line)
+        (message "companion4j: %s proposes a change of %s: C-c C-c accepts, C-c C-k rejects"
+                 proposer count))))))
+
+(defun companion4j--sync-changes (pending)
+  "Show the PENDING changes of a companion just attached; close the others."
+  (let ((ids (mapcar (lambda (c) (alist-get 'id c)) pending)))
+    (dolist (change (copy-sequence companion4j--changes))
+      (unless (member (plist-get change :id) ids)
+        (companion4j--change-closed `((id . ,(plist-get change :id)) (outcome . "stopped")))))
+    (mapc #'companion4j--open-change pending)))
+
+(defun companion4j--close-change (change)
+  "Close CHANGE's buffer without answering it."
+  (setq companion4j--changes (delq change companion4j--changes))
+  (let ((buffer (plist-get change :buffer)))
+    (when (buffer-live-p buffer)
+      (with-current-buffer buffer
+        (setq companion4j--change-id nil))
+      (kill-buffer buffer)))
+  (companion4j--redisplay-mode-line))
+
+(defun companion4j--answer-change (change accept)
+  "ACCEPT CHANGE (every file as proposed) or reject it.
+Return non-nil when the change closed."
+  (let* ((answer (companion4j--request-sync (if accept "acceptChange" "rejectChange")
+                                            `((change . ,(plist-get change :id)))))
+         (failure (companion4j--failure answer)))
+    (cond
+     ;; Only these errors say that the change is over; after any other, an answer may still reach it.
+     ((and failure (not (member (alist-get 'code (alist-get 'error answer))
+                                '("ended" "unknownChange" "changedOnDisk"))))
+      (message "companion4j: %s; the change stays open, try again" failure)
+      nil)
+     (t
+      (companion4j--close-change change)
+      (cond
+       (failure (message "companion4j: %s" failure))
+       (accept (mapc #'companion4j--reload-later (plist-get change :files))
+               (message "companion4j: accepted; the companion writes %s" (plist-get change :count)))
+       (t (message "companion4j: rejected the change of %s" (plist-get change :count))))
+      t))))
+
+(defun companion4j--current-change ()
+  "The change of the current buffer, or the one under review, or an error."
+  (or (companion4j--change companion4j--change-id)
+      (and (= (length companion4j--changes) 1) (car companion4j--changes))
+      (user-error "companion4j: no change here")))
+
+;;;###autoload
+(defun companion4j-accept-change ()
+  "Accept the change in this buffer: every one of its files is written."
+  (interactive)
+  (companion4j--answer-change (companion4j--current-change) t))
+
+;;;###autoload
+(defun companion4j-reject-change ()
+  "Reject the change in this buffer: none of its files is written."
+  (interactive)
+  (companion4j--answer-change (companion4j--current-change) nil))
+
+(defun companion4j--change-killed ()
+  "Reject the change whose buffer is being killed, unless it closed."
+  (let ((change (companion4j--change companion4j--change-id)))
+    (when change
+      (setq companion4j--change-id nil)
+      (let ((failure (companion4j--failure
+                      (companion4j--request-sync "rejectChange" `((change . ,(plist-get change :id)))))))
+        (setq companion4j--changes (delq change companion4j--changes))
+        (companion4j--redisplay-mode-line)
+        (message "companion4j: %s"
+                 (or failure (format "rejected the change of %s" (plist-get change :count))))))))
+
+(defun companion4j--change-closed (event)
+  "Close the change of the changeClosed EVENT, saying why; reload accepted files."
+  (let ((change (companion4j--change (alist-get 'id event)))
+        (outcome (alist-get 'outcome event)))
+    (when change
+      (companion4j--close-change change)
+      (when (equal outcome "accepted")
+        (mapc #'companion4j--reload-later (plist-get change :files)))
+      (message "companion4j: the change of %s closed: %s" (plist-get change :count)
+               (if (equal outcome "changedOnDisk")
+                   "files changed on disk since it was proposed; nothing was written"
+                 (companion4j--why outcome))))))
+
+;;;###autoload
+(defun companion4j-changes ()
+  "The changes under review, oldest first.
+Each is a plist (:id ID :files PATHS :buffer BUFFER)."
+  (mapcar (lambda (c) (list :id (plist-get c :id) :files (plist-get c :files)
+                            :buffer (plist-get c :buffer)))
+          companion4j--changes))
+
+;;;; Questions about code
+
+(defconst companion4j--max-code-results 1000
+  "The most places one answer carries; the companion passes on fewer.")
+
+(defconst companion4j--max-line-text 2000
+  "The most characters of a line's text an answer carries.")
+
+(defun companion4j--answer-code-query (query)
+  "Answer the codeQuery QUERY from xref, or say why Emacs cannot.
+Every query with an id of its form gets an answer: one left unanswered
+keeps the model waiting until the companion gives up."
+  (let ((id (alist-get 'id query)))
+    (when (companion4j--diff-id-p id)
+      (let ((answer (condition-case err
+                        `((results . ,(companion4j--find-code query)))
+                      (error `((error . ,(error-message-string err)))))))
+        ;; A refusal of the answer means another editor answered first: no news for the user.
+        (companion4j--request "codeAnswer" `((id . ,id) ,@answer) #'ignore)))))
+
+(defun companion4j--find-code (query)
+  "The places xref finds for QUERY, as a vector of result alists.
+Signal an error that says why when Emacs cannot answer it."
+  (let ((kind (alist-get 'kind query))
+        (path (alist-get 'path query))
+        (line (alist-get 'line query))
+        (column (alist-get 'column query)))
+    (unless (member kind '("definition" "references"))
+      (user-error "Emacs answers definition and references through xref; it has no %s to give"
+                  (if (stringp kind) kind "such query")))
+    (unless (and (companion4j--path-p path) (file-regular-p path)
+                 (natnump line) (natnump column) (> line 0) (> column 0))
+      (user-error "A query names an absolute file and a 1-based line and column"))
+    (let ((buffers (buffer-list))
+          (kill-buffer-hook nil))
+      (unwind-protect
+          (with-current-buffer (find-file-noselect path)
+            (save-excursion
+              (save-restriction
+                (widen)
+                (goto-char (point-min))
+                (forward-line (1- line))
+                (forward-char (min (1- column) (- (line-end-position) (point))))
+                (companion4j--xref kind path))))
+        ;; The files opened only to answer close again, unknown to the companion.
+        (dolist (buffer (buffer-list))
+          (unless (or (memq buffer buffers) (buffer-modified-p buffer)
+                      (not (buffer-file-name buffer)))
+            (kill-buffer buffer)))))))
+
+(defun companion4j--xref (kind path)
+  "The places xref finds for KIND at point in PATH's buffer, as a vector."
+  (require 'etags)
+  (let* ((backend (xref-find-backend))
+         ;; The tags table of the file's tree, else the user's; bound here, so that visiting
+         ;; it leaves the user's list of tables as it was.
+         (tags (locate-dominating-file path "TAGS"))
+         (tags-file-name (if tags (expand-file-name "TAGS" tags) tags-file-name))
+         (tags-table-list (if tags (list tags-file-name) tags-table-list))
+         (root (cl-find-if (lambda (r) (companion4j--inside-p path r)) companion4j--workspace))
+         ;; Without a project, xref would ask where to search: the companion's workspace it is.
+         (project-find-functions
+          (append project-find-functions
+                  (list (lambda (_dir)
+                          (cons 'transient (file-name-as-directory
+                                            (or root (file-name-directory path))))))))
+         (identifier (and backend (xref-backend-identifier-at-point backend))))
+    (when (and (eq backend 'etags) (equal kind "definition") (null tags-file-name) (null tags-table-list))
+      (user-error "Emacs has no language server (eglot) for %s and no tags table (TAGS) to find definitions in"
+                  (file-name-nondirectory path)))
+    (unless identifier
+      (user-error "There is no symbol at this place in %s" (file-name-nondirectory path)))
+    (let ((items (if (equal kind "definition")
+                     (xref-backend-definitions backend identifier)
+                   (xref-backend-references backend identifier))))
+      (vconcat (mapcar (lambda (item) (companion4j--code-result item (equal kind "definition")))
+                       (seq-take items companion4j--max-code-results))))))
+
+(defun companion4j--code-result (item declaration)
+  "The result alist for the xref ITEM; DECLARATION when it declares the symbol."
+  (let ((marker (xref-location-marker (xref-item-location item))))
+    (with-current-buffer (marker-buffer marker)
+      (save-excursion
+        (save-restriction
+          (widen)
+          (goto-char marker)
+          (let ((text (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+            `((path . ,(buffer-file-name))
+              (line . ,(line-number-at-pos nil t))
+              (column . ,(1+ (- (point) (line-beginning-position))))
+              (text . ,(substring text 0 (min (length text) companion4j--max-line-text)))
+              ,@(and declaration '((declaration . t))))))))))
+
 ;;;; Mode line
 
 (defun companion4j-mode-line ()
@@ -957,7 +1248,7 @@ Edit the proposal there, then accept it with \\[companion4j-accept] in it."
   (if (not companion4j--attached)
       "C4J off"
     (let ((clients (length companion4j--clients))
-          (review (length companion4j--proposals)))
+          (review (+ (length companion4j--proposals) (length companion4j--changes))))
       (concat (format "C4J %d CLI%s" clients (if (= clients 1) "" "s"))
               (if (> review 0) (format " · %d to review" review) "")))))
 

@@ -63,6 +63,7 @@
          (companion4j--said nil)
          (companion4j--clients nil)
          (companion4j--proposals nil)
+         (companion4j--changes nil)
          (companion4j--saved-windows nil)
          (companion4j--start nil)
          (companion4j-directory companion4j-test--dir)
@@ -73,6 +74,7 @@
                   (when format (push (apply #'format-message format args) companion4j-test--messages)))))
        (unwind-protect (progn ,@body)
          (dolist (p companion4j--proposals) (companion4j--close-proposal p))
+         (dolist (c companion4j--changes) (companion4j--close-change c))
          (companion4j-test--settle)
          ;; The files' buffers go too: the next test writes its files anew.
          (dolist (b (buffer-list))
@@ -402,6 +404,126 @@
                 (should (companion4j-test--said
                          "no-such-companion4j is not on the PATH; put it there or set `companion4j-command'"))))
           (let ((companion4j-mode nil)) (companion4j--quit)))))))
+
+;;;; A change of several files
+
+(defun companion4j-test--change (id &rest files)
+  "A pending change as the companion describes it, of FILES (PATH OLD NEW) lists."
+  `((id . ,id) (proposerName . "Companion4J rename to assist") (openedAt . 1)
+    (files . ,(vconcat (mapcar (lambda (f) `((path . ,(nth 0 f)) (change . "modified")
+                                             (originalContent . ,(nth 1 f)) (newContent . ,(nth 2 f))))
+                               files)))))
+
+(ert-deftest companion4j-a-change-shows-every-file-and-one-accept-answers-for-all ()
+  (let ((a (companion4j-test--file "src/A.java" "class A { void helper() {} }\n"))
+        (b (companion4j-test--file "src/B.java" "class B { void go() { new A().helper(); } }\n")))
+    (companion4j-test--with-attach `(("acceptChange" . ,(lambda (_) '((result)))))
+      (companion4j-test--attached)
+      (companion4j-test--receive
+       "changeOpened"
+       (companion4j-test--change "00000000000000c1"
+                                 (list a "class A { void helper() {} }\n" "class A { void assist() {} }\n")
+                                 (list b "class B { void go() { new A().helper(); } }\n"
+                                       "class B { void go() { new A().assist(); } }\n")))
+      (should (equal (companion4j-mode-line) "C4J 2 CLIs · 1 to review"))
+      (let ((buffer (get-buffer "*companion4j change: Companion4J rename to assist*")))
+        (should buffer)
+        (with-current-buffer buffer
+          (should (derived-mode-p 'diff-mode))
+          (should (string-search "  src/A.java (modified)\n  src/B.java (modified)\n" (buffer-string)))
+          (should (string-search "+class B { void go() { new A().assist(); } }" (buffer-string)))
+          (should (string-search "-class A { void helper() {} }" (buffer-string)))
+          (should (eq (key-binding (kbd "C-c C-c")) #'companion4j-accept-change))
+          (should (eq (key-binding (kbd "C-c C-k")) #'companion4j-reject-change))
+          (companion4j-accept-change)))
+      (should (equal (companion4j-test--sent "acceptChange") '(((change . "00000000000000c1")))))
+      (should (null (companion4j-test--sent "rejectChange")))
+      (should (null (get-buffer "*companion4j change: Companion4J rename to assist*")))
+      (should (null (companion4j-changes)))
+      (should (companion4j-test--said "accepted; the companion writes 2 files")))))
+
+(ert-deftest companion4j-killing-a-change-rejects-it-and-a-change-closed-elsewhere-closes-saying-why ()
+  (let ((a (companion4j-test--file "src/A.java" "class A {}\n")))
+    (companion4j-test--with-attach `(("rejectChange" . ,(lambda (_) '((result)))))
+      (companion4j-test--attached)
+      (companion4j-test--receive "changeOpened" (companion4j-test--change "00000000000000c2" (list a "x\n" "y\n")))
+      (kill-buffer (plist-get (car (companion4j-changes)) :buffer))
+      (should (equal (companion4j-test--sent "rejectChange") '(((change . "00000000000000c2")))))
+      (should (companion4j-test--said "rejected the change of 1 file"))
+      (should (null (companion4j-changes)))
+
+      (companion4j-test--receive "changeOpened" (companion4j-test--change "00000000000000c3" (list a "x\n" "y\n")))
+      (companion4j-test--receive "changeClosed" '((id . "00000000000000c3") (outcome . "changedOnDisk")
+                                                  (changedOnDisk . ["/elsewhere"])))
+      (should (null (companion4j-changes)))
+      (should (companion4j-test--said "the change of 1 file closed: files changed on disk since it was proposed; nothing was written"))
+      (should (equal (length (companion4j-test--sent "rejectChange")) 1))
+
+      ;; Attached to a companion that does not hold it: the change ended with the old one.
+      (companion4j-test--receive "changeOpened" (companion4j-test--change "00000000000000c4" (list a "x\n" "y\n")))
+      (companion4j-test--attached)
+      (should (null (companion4j-changes)))
+      (should (companion4j-test--said "the change of 1 file closed: the companion stopped"))
+      (companion4j-test--receive "changeOpened" (companion4j-test--change "not-an-id" (list a "x\n" "y\n")))
+      (companion4j-test--receive "changeOpened" (companion4j-test--change "00000000000000c5" (list "relative" "x\n" "y\n")))
+      (should (null (companion4j-changes)))
+      (should (companion4j-test--said "refused a change whose id is not sixteen hex digits"))
+      (should (companion4j-test--said "refused a change whose files are not absolute paths with their text")))))
+
+;;;; Questions about code
+
+(defun companion4j-test--code-answer (id)
+  "The params of the codeAnswer sent for query ID, or nil."
+  (cl-find id (companion4j-test--sent "codeAnswer") :key (lambda (p) (alist-get 'id p)) :test #'equal))
+
+(defun companion4j-test--ask (id &rest query)
+  "Have the companion ask query ID with the alist QUERY; the answer sent."
+  (companion4j-test--receive "codeQuery" `((id . ,id) ,@query))
+  (companion4j-test--code-answer id))
+
+(ert-deftest companion4j-definitions-and-references-are-answered-from-xref ()
+  (let* ((main (companion4j-test--file "code/main.c" "int helper(void) { return 1; }\n\nint main(void) { return helper(); }\n"))
+         (other (companion4j-test--file "code/other.c" "int helper(void);\nint twice(void) { return helper() * 2; }\n"))
+         (default-directory (file-name-directory main)))
+    (should (zerop (call-process "etags" nil nil nil "-o" "TAGS" "main.c" "other.c")))
+    (companion4j-test--with-attach nil
+      (companion4j-test--attached)
+      (let* ((definition (companion4j-test--ask "00000000000000d1" '(kind . "definition") `(path . ,main)
+                                                '(line . 3) '(column . 27)))
+             (results (alist-get 'results definition)))
+        (should (vectorp results))
+        (should (cl-some (lambda (r) (and (equal (alist-get 'path r) main) (equal (alist-get 'line r) 1)
+                                          (equal (alist-get 'text r) "int helper(void) { return 1; }")
+                                          (eq (alist-get 'declaration r) t)))
+                         results)))
+      (let* ((references (companion4j-test--ask "00000000000000d2" '(kind . "references") `(path . ,other)
+                                                '(line . 2) '(column . 27)))
+             (places (mapcar (lambda (r) (list (file-name-nondirectory (alist-get 'path r))
+                                               (alist-get 'line r) (alist-get 'column r)))
+                             (alist-get 'results references))))
+        (should (member '("main.c" 1 5) places))
+        (should (member '("main.c" 3 25) places))
+        (should (member '("other.c" 2 26) places)))
+      (should (null (find-buffer-visiting other)))
+      (should (null (cl-remove-if-not (lambda (b) (equal (buffer-name b) "TAGS")) (buffer-list)))))))
+
+(ert-deftest companion4j-every-question-emacs-cannot-answer-is-refused-naming-why ()
+  (let ((main (companion4j-test--file "bare/Main.java" "class Main {\n  void run() {}\n}\n")))
+    (companion4j-test--with-attach nil
+      (companion4j-test--attached)
+      (dolist (kind '("documentSymbols" "workspaceSymbols" "callHierarchy" "typeHierarchy" "rename"))
+        (should (equal (alist-get 'error (companion4j-test--ask (format "%016x" (length (companion4j-test--sent "codeAnswer")))
+                                                                `(kind . ,kind) `(path . ,main)
+                                                                '(line . 2) '(column . 8)))
+                       (format "Emacs answers definition and references through xref; it has no %s to give" kind))))
+      (should (equal (alist-get 'error (companion4j-test--ask "00000000000000f1" '(kind . "definition")
+                                                              `(path . ,main) '(line . 2) '(column . 8)))
+                     "Emacs has no language server (eglot) for Main.java and no tags table (TAGS) to find definitions in"))
+      (should (equal (alist-get 'error (companion4j-test--ask "00000000000000f2" '(kind . "references")
+                                                              '(path . "relative/Main.java") '(line . 2) '(column . 8)))
+                     "A query names an absolute file and a 1-based line and column"))
+      (companion4j-test--receive "codeQuery" `((id . "0123") (kind . "definition") (path . ,main)))
+      (should (equal (length (companion4j-test--sent "codeAnswer")) 7)))))
 
 (provide 'companion4j-test)
 ;;; companion4j-test.el ends here

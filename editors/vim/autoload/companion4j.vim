@@ -129,6 +129,8 @@ function! s:Handle(method, params) abort
       call s:WhenNormal(function('s:ClosedByCompanion', [a:params]))
     elseif a:method ==# 'openFile'
       call s:WhenNormal(function('s:OpenFile', [a:params]))
+    elseif a:method ==# 'codeQuery'
+      call s:RefuseCodeQuery(a:params)
     elseif a:method ==# 'error' && (s:attached || get(a:params, 'method', '') !=# 'event')
       " An event refused while the companion goes away says nothing the detach does not.
       call s:Warn(get(a:params, 'message', 'companion4j attach reported an error'))
@@ -466,6 +468,20 @@ function! s:TerminalVariables(all) abort
     endif
   endfor
   return [env, sort(dropped)]
+endfunction
+
+" Vim has no language-server client of its own for the companion to ask, so
+" every question about code is answered at once with why: an unanswered one
+" would keep the model waiting until the companion gives up. Another editor
+" following the same companion may have answered first; that refusal is no news.
+function! s:RefuseCodeQuery(query) abort
+  if !s:IsDiffId(get(a:query, 'id', ''))
+    return
+  endif
+  call companion4j#attach#request('codeAnswer', {'id': a:query.id,
+        \ 'error': 'Vim has no language-server client the companion can ask, so it cannot answer '
+        \ . 'questions about code; an editor with one (Neovim, Emacs with eglot) can'},
+        \ {result, error -> 0})
 endfunction
 
 " Whether a value from the companion has the form of a diff id, sixteen hex

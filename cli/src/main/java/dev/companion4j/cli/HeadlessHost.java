@@ -2,6 +2,8 @@ package dev.companion4j.cli;
 
 import dev.companion4j.cli.editorapi.EditorApi;
 import dev.companion4j.engine.ChangeReview;
+import dev.companion4j.engine.CodeQuery;
+import dev.companion4j.engine.CodeResult;
 import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.DiffReview;
 import dev.companion4j.engine.HostActionException;
@@ -11,6 +13,7 @@ import dev.companion4j.engine.PendingChange;
 import dev.companion4j.engine.PendingDiff;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -18,7 +21,9 @@ import java.util.Set;
  * The host without an editor window: diffs wait in the editor API until a page or an editor plugin
  * answers them by id, or the user answers in the terminal. Diagnostics and unsaved state come from
  * the editors that post them; requests to open a file go to the editors that follow the event
- * stream and said they handle them.
+ * stream and said they handle them. Questions about code and a rename's edits go to those editors
+ * too, which answer from their language tools; an accepted rename is written to disk, and the
+ * editors reload the files when they hear the change closed.
  */
 final class HeadlessHost implements CompanionHost {
   private final IdeInfo ideInfo;
@@ -33,7 +38,25 @@ final class HeadlessHost implements CompanionHost {
 
   @Override
   public Set<HostFeature> features() {
-    return Set.of(HostFeature.OPEN_FILE);
+    return Set.of(
+        HostFeature.OPEN_FILE,
+        HostFeature.DEFINITION,
+        HostFeature.REFERENCES,
+        HostFeature.DOCUMENT_SYMBOLS,
+        HostFeature.WORKSPACE_SYMBOLS,
+        HostFeature.CALL_HIERARCHY,
+        HostFeature.TYPE_HIERARCHY,
+        HostFeature.RENAME);
+  }
+
+  @Override
+  public List<CodeResult> findCode(CodeQuery query) throws HostActionException {
+    return editorApi.findCode(query);
+  }
+
+  @Override
+  public Map<Path, String> renameEdits(CodeQuery.Rename rename) throws HostActionException {
+    return editorApi.renameEdits(rename);
   }
 
   @Override

@@ -6,6 +6,8 @@ import dev.companion4j.wire.LineSplitter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -128,6 +130,9 @@ final class Attach {
       case "diff" -> diff(params);
       case "accept" -> answerDiff(params, true);
       case "reject" -> answerDiff(params, false);
+      case "codeAnswer" -> codeAnswer(params);
+      case "acceptChange" -> answerChange(params, true);
+      case "rejectChange" -> answerChange(params, false);
       case "start" -> start();
       case "event" -> {
         event(params);
@@ -138,7 +143,8 @@ final class Attach {
               "unknownMethod",
               "no method "
                   + Out.shown(method)
-                  + "; the methods are event, state, diff, accept, reject, terminal and start");
+                  + "; the methods are event, state, diff, accept, reject, codeAnswer,"
+                  + " acceptChange, rejectChange, terminal and start");
     };
   }
 
@@ -187,6 +193,51 @@ final class Attach {
     };
   }
 
+  /**
+   * {@code {id, results|files|error}}: the editor's answer to a {@code codeQuery}, checked by the
+   * companion.
+   */
+  private JsonNode codeAnswer(JsonNode params) throws RequestFailure {
+    String id = id(params, "id", "a query's answer: {\"id\": id, and results, files or error}");
+    ObjectNode body = ((ObjectNode) params).deepCopy();
+    body.remove("id");
+    EditorClient.Reply reply = call(target -> client.post(target, "/code/" + id, body));
+    return switch (reply.status()) {
+      case 204, 200 -> JsonRpc.JSON.createObjectNode();
+      case 400, 413 -> throw new RequestFailure("invalidParams", reply.error());
+      case 404, 409 -> throw new RequestFailure("unknownQuery", reply.error());
+      default -> throw new RequestFailure("failed", "the companion refused: " + reply.error());
+    };
+  }
+
+  /** {@code {change, files?}}: one decision for every file of a change. */
+  private JsonNode answerChange(JsonNode params, boolean accept) throws RequestFailure {
+    String id = id(params, "change", "a change: {\"change\": id}");
+    ObjectNode body = JsonRpc.JSON.createObjectNode();
+    JsonNode files = params.path("files");
+    if (accept && !files.isMissingNode() && !files.isNull()) {
+      body.set("files", files);
+    }
+    String route = "/changes/" + id + (accept ? "/accept" : "/reject");
+    EditorClient.Reply reply = call(target -> client.post(target, route, body));
+    return switch (reply.status()) {
+      case 204, 200 -> JsonRpc.JSON.createObjectNode();
+      case 400, 413 -> throw new RequestFailure("invalidParams", reply.error());
+      case 404 -> throw new RequestFailure("unknownChange", reply.error());
+      case 409 -> {
+        String outcome = reply.body().path("outcome").asString("ended");
+        if (!outcome.equals("changedOnDisk")) {
+          throw new RequestFailure("ended", reply.error(), outcome);
+        }
+        List<String> changed = new ArrayList<>();
+        reply.body().path("changedOnDisk").forEach(f -> changed.add(f.asString()));
+        throw new RequestFailure(
+            "changedOnDisk", reply.error() + ": " + String.join(", ", changed), outcome);
+      }
+      default -> throw new RequestFailure("failed", "the companion refused: " + reply.error());
+    };
+  }
+
   private void event(JsonNode params) throws RequestFailure {
     if (!params.isObject()) {
       throw new RequestFailure(
@@ -231,11 +282,15 @@ final class Attach {
   }
 
   private static String diffId(JsonNode params) throws RequestFailure {
-    JsonNode id = params.path("diff");
-    if (!id.isString() || !DiffId.isValid(id.asString())) {
+    return id(params, "diff", "a diff: {\"diff\": id}");
+  }
+
+  /** The id in {@code params.field}: sixteen lowercase hex digits, as every id here. */
+  private static String id(JsonNode params, String field, String form) throws RequestFailure {
+    JsonNode id = params.path(field);
+    if (!params.isObject() || !id.isString() || !DiffId.isValid(id.asString())) {
       throw new RequestFailure(
-          "invalidParams",
-          "params must name a diff: {\"diff\": id}, a diff id is sixteen lowercase hex digits");
+          "invalidParams", "params must name " + form + ", an id is sixteen lowercase hex digits");
     }
     return id.asString();
   }

@@ -55,7 +55,10 @@ final class Link {
           "clientDisconnected",
           "context",
           "diagnostics",
-          "openFile");
+          "openFile",
+          "codeQuery",
+          "changeOpened",
+          "changeClosed");
   private static final Duration JOIN_BOUND = Duration.ofSeconds(5);
 
   /** The stream thread's join and a companion's own stop bounds, with room to spare. */

@@ -3,7 +3,10 @@ package dev.companion4j.cli.editorapi;
 import dev.companion4j.engine.AnswerResult;
 import dev.companion4j.engine.ChangeAnswer;
 import dev.companion4j.engine.ChangeOutcome;
+import dev.companion4j.engine.CodeQuery;
+import dev.companion4j.engine.CodeResult;
 import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.CompanionHost;
 import dev.companion4j.engine.CompanionListener;
 import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.ConnectedClient;
@@ -11,6 +14,7 @@ import dev.companion4j.engine.ContextUpdate;
 import dev.companion4j.engine.DiffId;
 import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.FileDiagnostics;
+import dev.companion4j.engine.HostActionException;
 import dev.companion4j.engine.IdeContext;
 import dev.companion4j.engine.PendingChange;
 import dev.companion4j.engine.PendingDiff;
@@ -23,18 +27,23 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The editor API at {@code /editor}: any editor (a Vim autocmd with curl, an Emacs hook, the review
- * page) feeds events, lists diffs and answers them by id, and follows an event stream. It sits
- * behind the companion's token and Host checks; see docs/editor-api.md.
+ * page) feeds events, lists diffs and answers them by id, follows an event stream and answers the
+ * questions about code asked on it. It sits behind the companion's token and Host checks; see
+ * docs/editor-api.md.
  */
 public final class EditorApi extends HttpServlet implements CompanionListener {
   private static final long serialVersionUID = 1L;
@@ -43,6 +52,15 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   public static final String PATH = "/editor";
 
   private static final int MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+  /** A rename's answer carries the whole new text of every file it changes. */
+  private static final int MAX_CODE_ANSWER_BYTES = 64 * 1024 * 1024;
+
+  /**
+   * How long a question about code waits for an editor: below the companion's own bound, so that
+   * the asker hears this companion's reason, not a bare time-out.
+   */
+  static final Duration CODE_ANSWER_WAIT = CompanionHost.CODE_ANSWER_BOUND.minusSeconds(5);
 
   /**
    * What the review page says it is with {@code ?client=}: it follows the stream but opens no
@@ -56,9 +74,11 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
   private static final Pattern ONE_DIFF = Pattern.compile("/diffs/([^/]+)");
   private static final Pattern ANSWER = Pattern.compile("/diffs/([^/]+)/(accept|reject)");
   private static final Pattern CHANGE_ANSWER = Pattern.compile("/changes/([^/]+)/(accept|reject)");
+  private static final Pattern CODE_ANSWER = Pattern.compile("/code/([^/]+)");
 
   private final AtomicReference<Companion> companion = new AtomicReference<>();
   private final transient EventStreams events = new EventStreams();
+  private final transient CodeQueries codeQueries = new CodeQueries();
 
   public static String pathSpec() {
     return PATH + "/*";
@@ -102,11 +122,18 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
 
   @Override
   protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-    byte[] bytes = HttpBodies.readFirst(req, resp, MAX_BODY_BYTES);
+    String route = HttpBodies.route(req);
+    Matcher codeAnswer = CODE_ANSWER.matcher(route);
+    byte[] bytes =
+        HttpBodies.readFirst(
+            req, resp, codeAnswer.matches() ? MAX_CODE_ANSWER_BYTES : MAX_BODY_BYTES);
     if (bytes == null) {
       return;
     }
-    String route = HttpBodies.route(req);
+    if (codeAnswer.matches()) {
+      answerCode(codeAnswer.group(1), bytes, resp);
+      return;
+    }
     Matcher answer = ANSWER.matcher(route);
     if (route.equals("/diffs/accept") || route.equals("/diffs/reject")) {
       HttpBodies.error(
@@ -176,6 +203,99 @@ public final class EditorApi extends HttpServlet implements CompanionListener {
     }
     events.publish("openFile", null, place);
     return events.subscribersExcept(REVIEW_PAGE);
+  }
+
+  /**
+   * Asks the editors following the event stream a question about code with a {@code codeQuery}
+   * event, and waits for the first answer, at most {@link #CODE_ANSWER_WAIT}. Call on the
+   * companion's code thread.
+   *
+   * @return the editor's results (for a rename: none, see {@link #renameEdits})
+   * @throws HostActionException when no editor follows the stream, none answered in time, or the
+   *     editor said it cannot answer (its words)
+   */
+  public List<CodeResult> findCode(CodeQuery query) throws HostActionException {
+    return ((CodeQueries.Answer.Results) ask(query)).results();
+  }
+
+  /** Asks the editors for a rename's edits, as {@link #findCode} asks. */
+  public Map<Path, String> renameEdits(CodeQuery.Rename rename) throws HostActionException {
+    return ((CodeQueries.Answer.Files) ask(rename)).files();
+  }
+
+  /** The answer is of the query's kind: {@link #answerCode} checked it. */
+  private CodeQueries.Answer ask(CodeQuery query) throws HostActionException {
+    if (events.subscribersExcept(REVIEW_PAGE) == 0) {
+      throw new HostActionException(
+          "No editor follows this companion (none reads GET "
+              + PATH
+              + "/events/stream), so none can answer questions about code; an editor plugin"
+              + " attached to it answers them from its language tools");
+    }
+    CodeQueries.Asked asked = codeQueries.open(query);
+    String why = "its asker stopped waiting";
+    try {
+      events.publish("codeQuery", null, CodeQueries.event(asked.id(), query));
+      CodeQueries.Answer answer =
+          asked.answer().get(CODE_ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      if (answer instanceof CodeQueries.Answer.Refused refused) {
+        throw new HostActionException("The editor cannot answer: " + refused.why());
+      }
+      return answer;
+    } catch (TimeoutException e) {
+      why = "no editor answered it within " + CODE_ANSWER_WAIT.toSeconds() + " s";
+      throw new HostActionException(
+          "No editor answered within "
+              + CODE_ANSWER_WAIT.toSeconds()
+              + " s; the editors following this companion may not answer questions about code");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new HostActionException("The companion is stopping");
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a query's answer is never exceptional", e);
+    } finally {
+      codeQueries.withdraw(asked.id(), why);
+    }
+  }
+
+  /** {@code POST /editor/code/{id}}: the first valid answer counts, later ones get 409. */
+  private void answerCode(String segment, byte[] bytes, HttpServletResponse resp)
+      throws IOException {
+    try {
+      DiffId id = EditorRequests.queryId(segment);
+      Optional<CodeQueries.Asked> asked = codeQueries.pending(id);
+      if (asked.isEmpty()) {
+        refuseCodeAnswer(id, resp);
+        return;
+      }
+      CodeQueries.Answer answer =
+          EditorRequests.codeAnswer(
+              JsonFields.parse(bytes), asked.get().rename(), companion.get().workspaceRoots());
+      if (codeQueries.answer(id, answer) == CodeQueries.Taken.ANSWERED) {
+        resp.setStatus(204);
+      } else {
+        refuseCodeAnswer(id, resp);
+      }
+    } catch (BadRequest e) {
+      HttpBodies.error(resp, 400, e.getMessage());
+    }
+  }
+
+  private void refuseCodeAnswer(DiffId id, HttpServletResponse resp) throws IOException {
+    Optional<String> ended = codeQueries.howEnded(id);
+    if (ended.isPresent()) {
+      HttpBodies.error(
+          resp,
+          409,
+          "query "
+              + id
+              + " is no longer pending: "
+              + ended.get()
+              + "; this answer changed nothing");
+    } else {
+      HttpBodies.error(
+          resp, 404, "no query " + id + " is known: it was never asked here, or it ended long ago");
+    }
   }
 
   private void getDiff(String segment, HttpServletResponse resp) throws IOException {

@@ -12,6 +12,7 @@ import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -350,6 +351,68 @@ class EmacsPluginIT {
       // Emacs may end before emacsclient hears back.
     }
     await().atMost(WAIT).until(() -> locks(env).isEmpty());
+  }
+
+  @Test
+  void questionsAboutCodeAreAnsweredThroughXrefAndTheOthersRefusedInEmacsWords() throws Exception {
+    CliEnvironment env = CliEnvironment.in(temp.resolve("code"));
+    Path main =
+        env.file(
+            "src/main.c",
+            "int helper(void) { return 1; }\n\nint main(void) { return helper(); }\n");
+    Path other =
+        env.file("src/other.c", "int helper(void);\nint twice(void) { return helper() * 2; }\n");
+    // The tags table a C project keeps with its sources, made by the etags Emacs ships.
+    Process etags =
+        new ProcessBuilder("etags", "-o", "TAGS", "main.c", "other.c")
+            .directory(main.getParent().toFile())
+            .start();
+    assertThat(etags.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(etags.exitValue()).isZero();
+    installPackage(env);
+    try (CompanionProcess served = CompanionProcess.start(env)) {
+      startEmacs(env);
+      await().atMost(WAIT).until(() -> emacs.screen().contains("C4J 0 CLIs"));
+
+      HttpResponse<String> definition =
+          served.post(
+              "/ide/code/definition", Map.of("path", "src/main.c", "line", 3, "column", 27));
+      assertThat(definition.statusCode()).as(definition.body()).isEqualTo(200);
+      JsonNode declared = CompanionProcess.JSON.readTree(definition.body()).path("results").get(0);
+      assertThat(declared.path("path").asString()).isEqualTo(main.toString());
+      assertThat(declared.path("line").asInt()).isEqualTo(1);
+      assertThat(declared.path("text").asString()).isEqualTo("int helper(void) { return 1; }");
+
+      HttpResponse<String> references =
+          served.post(
+              "/ide/code/references", Map.of("path", other.toString(), "line", 2, "column", 27));
+      assertThat(references.statusCode()).as(references.body()).isEqualTo(200);
+      List<String> places = new java.util.ArrayList<>();
+      for (JsonNode r : CompanionProcess.JSON.readTree(references.body()).path("results")) {
+        places.add(
+            Path.of(r.path("path").asString()).getFileName()
+                + ":"
+                + r.path("line").asInt()
+                + ":"
+                + r.path("column").asInt());
+      }
+      assertThat(places).contains("main.c:1:5", "main.c:3:25", "other.c:2:26");
+
+      HttpResponse<String> rename =
+          served.post(
+              "/ide/code/rename",
+              Map.of("path", "src/main.c", "line", 1, "column", 5, "newName", "assist"));
+      assertThat(rename.statusCode()).as(rename.body()).isEqualTo(422);
+      assertThat(rename.body())
+          .contains(
+              "Emacs answers definition and references through xref; it has no rename to give");
+      assertThat(main)
+          .as("nothing was renamed")
+          .hasContent("int helper(void) { return 1; }\n\nint main(void) { return helper(); }\n");
+      assertThat(emacsclient("(mapcar #'buffer-file-name (buffer-list))"))
+          .as("the files opened to answer are closed again")
+          .doesNotContain("other.c");
+    }
   }
 
   /** The companions' lock files in {@code env}. */

@@ -12,6 +12,7 @@ import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.TestPeers;
 import java.io.IOException;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -269,6 +270,22 @@ class VimPluginIT {
         c -> active(c).path("path").asString("").equals(notes.toString()) && cursor(c, 3, 2), WAIT);
     query("'at:' . expand('%:.') . ':' . line('.') . ':' . col('.')");
     awaitScreen("at:docs/notes.txt:3:2");
+  }
+
+  @Test
+  void aQuestionAboutCodeIsRefusedAtOnceInVimsWords() throws Exception {
+    long asked = System.nanoTime();
+    HttpResponse<String> answer =
+        companion.post(
+            "/ide/code/definition", Map.of("path", greeter.toString(), "line", 11, "column", 17));
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(422);
+    assertThat(CompanionProcess.JSON.readTree(answer.body()).path("error").asString())
+        .startsWith(
+            "The editor cannot answer: Vim has no language-server client the companion can ask");
+    assertThat(Duration.ofNanos(System.nanoTime() - asked))
+        .as("answered, not left to the companion's bound")
+        .isLessThan(Duration.ofSeconds(10));
   }
 
   @Test
