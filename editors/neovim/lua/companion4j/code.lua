@@ -10,8 +10,8 @@ local M = {}
 -- Attach gives up on an answer after 25 s; one within 20 s leaves it time to travel.
 M.BOUND_MS = 20000
 
--- Every place goes: the companion shows the first ones and counts the rest.
-local ALL = math.huge
+-- The companion shows the first places and counts the rest, of at most this many.
+local ALL = 10000
 
 local function notify(text, level)
   vim.notify('companion4j: ' .. text, level or vim.log.levels.INFO)
@@ -96,7 +96,8 @@ local function drain()
       params = { id = q.id, error = 'the question failed in Neovim: ' .. tostring(params) }
     end
     attach.request('codeAnswer', params, function(_, err)
-      if err then
+      -- unknownQuery: another editor answered first, or the asker stopped waiting.
+      if err and err.code ~= 'unknownQuery' then
         notify('the answer to a question about code did not arrive: ' .. tostring(err.message), vim.log.levels.WARN)
       end
     end)
@@ -106,8 +107,9 @@ end
 
 --- A codeQuery notification: answered once, in order, from the main loop.
 function M.query(q)
-  if type(q.id) ~= 'string' and type(q.id) ~= 'number' then
-    return notify('a question about code came without an id; not answered', vim.log.levels.WARN)
+  -- The id goes back in the answer: only the companion's form (sixteen hex digits) is taken.
+  if not review.is_diff_id(q.id) then
+    return notify('refused a question about code whose id is not sixteen hex digits', vim.log.levels.ERROR)
   end
   table.insert(queue, q)
   vim.schedule(drain)
