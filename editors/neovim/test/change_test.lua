@@ -45,7 +45,7 @@ T['a change opens a diff tab per file, the first in front, its proposer named'] 
   H.eq(true, vim.wo.diff, 'diff mode')
   vim.cmd('wincmd h')
   H.eq({ 'def old():', '    pass' }, vim.api.nvim_buf_get_lines(0, 0, -1, false), 'the text before')
-  H.truthy(H.said('Qwen Code proposes one change of 2 files: a.py, b.py; :Companion4jAccept accepts all, :Companion4jReject rejects all'), 'the message')
+  H.truthy(H.said('Qwen Code: one change of a.py, b.py to review; :Companion4jAccept, :Companion4jReject'), 'the message')
   H.eq('C4J 0 CLIs · 1 to review', require('companion4j').statusline(), 'statusline')
   H.eq({ { id = ID, proposer = 'Qwen Code', paths = { dir .. '/a.py', dir .. '/b.py' } } }, require('companion4j').changes(), 'changes')
 end
@@ -148,6 +148,20 @@ T['with open_diffs off a change is announced and :Companion4jReview opens it'] =
   end, 0)
   require('companion4j').review()
   H.eq(3, tabs(), 'tabs after :Companion4jReview')
+end
+
+
+T['a change of many files is counted in its messages, which stay one line'] = function()
+  local dir, fake = attached()
+  local files = {}
+  for i = 1, 5 do
+    table.insert(files, { path = dir .. '/module_with_a_long_name_' .. i .. '.py', change = 'new', originalContent = '', newContent = 'x = 1\n' })
+  end
+  fake.say({ method = 'changeOpened', params = { id = ID, proposerName = 'Companion4J rename to make_disc', files = files } })
+  H.truthy(H.said('Companion4J rename to make_disc: one change of 5 files to review; :Companion4jAccept, :Companion4jReject'), 'the message')
+  require('companion4j').reject()
+  fake.answer('rejectChange', { result = {} })
+  H.truthy(H.said('rejected the change of 5 files'), 'the answer')
 end
 
 return T

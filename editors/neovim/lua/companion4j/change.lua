@@ -27,10 +27,13 @@ local outcomes = {
 -- Error codes of an answer after which the change is over: the answer changed nothing.
 local over = { ended = true, unknownChange = true, changedOnDisk = true }
 
+-- The change's files for a message: their names while short, else their count. A message wider
+-- than the screen waits for Enter, which would hold up everything else Neovim does.
 local function names(c)
-  return table.concat(vim.tbl_map(function(f)
+  local list = table.concat(vim.tbl_map(function(f)
     return review.relative(f.path)
   end, c.files), ', ')
+  return #list <= 40 and list or (#c.files .. ' files')
 end
 
 --- Closes a change's tabs without answering it.
@@ -55,7 +58,8 @@ local function reload(c, texts)
   for _, f in ipairs(c.files) do
     local buf = vim.fn.bufnr(f.path)
     if buf > 0 and vim.api.nvim_buf_is_loaded(buf) and not vim.bo[buf].modified then
-      vim.cmd('checktime ' .. buf)
+      -- Silently: one line per file reloaded would make Neovim wait for Enter.
+      vim.cmd('silent! checktime ' .. buf)
       if texts then
         table.insert(stops, review.reload_when_written(f.path, texts[f.path]))
       end
@@ -182,8 +186,7 @@ function M.show(change)
     c.files[n] = show_file(c, f, n)
   end
   vim.api.nvim_set_current_tabpage(c.files[1].tab)
-  notify(c.proposer .. ' proposes one change of ' .. #c.files .. (#c.files == 1 and ' file: ' or ' files: ')
-    .. names(c) .. '; :Companion4jAccept accepts all, :Companion4jReject rejects all')
+  notify(c.proposer .. ': one change of ' .. names(c) .. ' to review; :Companion4jAccept, :Companion4jReject')
 end
 
 --- A changeClosed event: the change ended (answered here or elsewhere, or the companion stopped).

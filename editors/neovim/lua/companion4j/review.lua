@@ -75,7 +75,8 @@ function M.reload_when_written(path, accepted)
     if buf <= 0 or vim.bo[buf].modified then
       return cancel()
     end
-    vim.cmd('checktime ' .. buf)
+    -- Silently: with a change of several files, one line per file would make Neovim wait for Enter.
+    vim.cmd('silent! checktime ' .. buf)
     if M.buffer_text(buf) == accepted then
       cancel()
     end
