@@ -89,6 +89,19 @@ local function show_when_possible(show, p, what)
   end
 end
 
+-- A proposal (a diff, or a change of several files) as it arrives, with the module that shows
+-- it: refused, shown, or with open_diffs off announced by announcement() for :Companion4jReview.
+local function arrived(module, p, what, announcement)
+  local refused = module.refused(p)
+  if refused then
+    notify(refused, vim.log.levels.ERROR)
+  elseif config.values.open_diffs then
+    show_when_possible(module.show, p, what)
+  else
+    notify(announcement() .. ': :Companion4jReview')
+  end
+end
+
 local handlers = {
   attached = function(a)
     local s = type(a.state) == 'table' and a.state or {}
@@ -112,25 +125,15 @@ local handlers = {
     end
   end,
   diffOpened = function(d)
-    local refused = review.refused(d)
-    if refused then
-      notify(refused, vim.log.levels.ERROR)
-    elseif config.values.open_diffs then
-      show_when_possible(review.show, d, 'the edit to ' .. d.filePath)
-    else
-      notify((d.clientName or 'a CLI') .. ' proposes an edit to ' .. vim.fn.fnamemodify(d.filePath, ':~:.') .. ': :Companion4jReview')
-    end
+    arrived(review, d, 'the edit to ' .. tostring(d.filePath), function()
+      return (d.clientName or 'a CLI') .. ' proposes an edit to ' .. vim.fn.fnamemodify(d.filePath, ':~:.')
+    end)
   end,
   diffClosed = review.closed,
   changeOpened = function(c)
-    local refused = change.refused(c)
-    if refused then
-      notify(refused, vim.log.levels.ERROR)
-    elseif config.values.open_diffs then
-      show_when_possible(change.show, c, 'the change ' .. c.id)
-    else
-      notify((c.proposerName or 'a CLI') .. ' proposes one change of ' .. #c.files .. ' files: :Companion4jReview')
-    end
+    arrived(change, c, 'the change ' .. tostring(c.id), function()
+      return (c.proposerName or 'a CLI') .. ' proposes one change of ' .. #c.files .. ' files'
+    end)
   end,
   changeClosed = change.closed,
   codeQuery = code.query,

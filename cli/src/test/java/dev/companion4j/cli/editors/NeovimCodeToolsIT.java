@@ -103,21 +103,15 @@ class NeovimCodeToolsIT {
     String queries =
         cli.prompt(
                 "Look around. "
-                    + call(
-                        kind,
-                        "find_definition",
-                        "{\"path\":\"report.py\",\"line\":5,\"column\":26}")
-                    + call(
-                        kind,
-                        "find_references",
-                        "{\"path\":\"shapes.py\",\"line\":11,\"column\":5}")
-                    + call(kind, "workspace_symbols", "{\"query\":\"Circ\"}")
-                    + call(
-                        kind,
+                    + kind.ideToolCall(
+                        "find_definition", "{\"path\":\"report.py\",\"line\":5,\"column\":26}")
+                    + kind.ideToolCall(
+                        "find_references", "{\"path\":\"shapes.py\",\"line\":11,\"column\":5}")
+                    + kind.ideToolCall("workspace_symbols", "{\"query\":\"Circ\"}")
+                    + kind.ideToolCall(
                         "call_hierarchy",
                         "{\"path\":\"shapes.py\",\"line\":11,\"column\":5,\"direction\":\"incoming\"}")
-                    + call(
-                        kind,
+                    + kind.ideToolCall(
                         "type_hierarchy",
                         "{\"path\":\"shapes.py\",\"line\":6,\"column\":7,\"direction\":\"supertypes\"}"),
                 Map.of())
@@ -143,8 +137,7 @@ class NeovimCodeToolsIT {
     assertThat(results.get(4)).contains("typeHierarchyProvider");
 
     String rename =
-        call(
-            kind,
+        kind.ideToolCall(
             "rename_symbol",
             "{\"path\":\"shapes.py\",\"line\":11,\"column\":5,\"newName\":\"make_disc\"}");
     int before = model.requests().size();
@@ -264,16 +257,5 @@ class NeovimCodeToolsIT {
         "luaeval(\"(function() "
             + chunk.replace("\\", "\\\\").replace("\"", "\\\"")
             + " end)()\")");
-  }
-
-  /** The fake model's directive for calling one of the extension's code tools. */
-  private static String call(Kind kind, String tool, String arguments) {
-    return kind == Kind.QWEN
-        ? "[[call tool_call {\"name\":\"mcp__companion4j__"
-            + tool
-            + "\",\"arguments\":"
-            + arguments
-            + "}]]"
-        : "[[call mcp_companion4j_" + tool + " " + arguments + "]]";
   }
 }
