@@ -239,8 +239,9 @@ class NeovimCodeToolsIT {
         .until(
             () ->
                 lua(
-                    "local found = require('companion4j.intelligence').workspace_symbols(nil, 'Circle');"
-                        + " return found and #found.items or 0"),
+                    "local found = require('companion4j.intelligence').workspace_symbols('"
+                        + env.workspace().resolve(file)
+                        + "', 'Circle'); return found and #found.items or 0"),
             n -> !n.equals("0"));
   }
 
