@@ -32,9 +32,9 @@ function H.truthy(value, what)
   end
 end
 
---- Waits (at most 2 s, running the main loop meanwhile) until cond() holds.
-function H.wait_for(cond, what)
-  if not vim.wait(2000, cond, 5) then
+--- Waits (at most ms, by default 2 s, running the main loop meanwhile) until cond() holds.
+function H.wait_for(cond, what, ms)
+  if not vim.wait(ms or 2000, cond, 5) then
     error('waited in vain for ' .. what .. '; messages: ' .. vim.inspect(H.messages), 2)
   end
 end
@@ -93,11 +93,12 @@ function H.fake_attach()
       return m.method == 'event' and (type == nil or m.params.type == type)
     end, fake.sent))
   end
-  --- Waits for the request with this method and answers it: { result = … } or { error = … }.
-  function fake.answer(method, answer)
+  --- Waits (at most ms, by default 2 s) for the request with this method and answers it:
+  --- { result = … } or { error = … }.
+  function fake.answer(method, answer, ms)
     H.wait_for(function()
       return #fake.sent_with(method) > 0
-    end, 'a ' .. method .. ' request')
+    end, 'a ' .. method .. ' request', ms)
     local request = table.remove(fake.sent_with(method))
     for i, m in ipairs(fake.sent) do
       if m == request then

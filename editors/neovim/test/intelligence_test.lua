@@ -187,4 +187,119 @@ T['places outside the file, missing files and a feature the server lacks are ref
   H.truthy(why:find('^unsupported: ') and why:find('typeHierarchyProvider', 1, true), 'unsupported: ' .. tostring(why))
 end
 
+
+-- The companion's questions (codeQuery through attach), answered once each as codeAnswer.
+
+--- The plugin attached through a fake attach process, in the project, with name open.
+local function asked(name)
+  local dir = open(name)
+  local fake = H.fake_attach()
+  require('companion4j').setup()
+  H.attached()
+  return dir, fake
+end
+
+--- Sends a codeQuery and returns the params of its codeAnswer (waited for up to 15 s: a file's
+--- first analysis takes about 1.5 s).
+local function ask(fake, query)
+  fake.say({ method = 'codeQuery', params = query })
+  return fake.answer('codeAnswer', { result = {} }, 15000).params
+end
+
+T['codeQuery definition is answered with the place and its line, by the query id'] = function()
+  local dir, fake = asked('report.py')
+  H.eq({ id = '00000000000000a1', results = { { path = dir .. 'shapes.py', line = 11, column = 5, text = 'def make_circle() -> Circle:' } } },
+    ask(fake, { id = '00000000000000a1', kind = 'definition', path = dir .. 'report.py', line = 6, column = 28 }), 'the answer')
+end
+
+T['codeQuery references mark the declaration; workspace symbols need no path; incoming calls name callers'] = function()
+  local dir, fake = asked('geometry.py')
+  local refs = ask(fake, { id = '00000000000000b7', kind = 'references', path = dir .. 'shapes.py', line = 11, column = 5 })
+  H.eq('00000000000000b7', refs.id, 'the id')
+  local places = brief(refs.results)
+  table.sort(places)
+  H.eq({ 'geometry.py:1:20', 'geometry.py:5:12', 'geometry.py:5:35', 'report.py:1:20', 'report.py:6:28',
+    'shapes.py:11:5 decl' }, places, 'references')
+  local symbols = ask(fake, { id = '00000000000000b8', kind = 'workspaceSymbols', query = 'Circ' })
+  H.truthy(vim.tbl_contains(vim.tbl_map(function(r)
+    return r.name .. ' ' .. r.kind .. ' ' .. vim.fn.fnamemodify(r.path, ':t') .. ':' .. r.line .. ':' .. r.column .. ' ' .. r.text
+  end, symbols.results), 'Circle class shapes.py:6:7 class Circle(Shape):'), 'Circle among ' .. vim.inspect(symbols))
+  local calls = ask(fake, { id = '00000000000000b9', kind = 'callHierarchy', path = dir .. 'shapes.py', line = 11, column = 5, direction = 'incoming' })
+  local callers = vim.tbl_map(function(r)
+    return r.name .. '@' .. vim.fn.fnamemodify(r.path, ':t') .. ':' .. r.line .. ':' .. r.column
+  end, calls.results)
+  table.sort(callers)
+  H.eq({ 'report@report.py:6:28', 'total_area@geometry.py:5:12', 'total_area@geometry.py:5:35' }, callers, 'callers')
+end
+
+T['codeQuery rename answers every file new text and applies none'] = function()
+  local dir, fake = asked('report.py')
+  local answer = ask(fake, { id = '00000000000000c1', kind = 'rename', path = dir .. 'shapes.py', line = 11, column = 5, newName = 'make_disc' })
+  local function renamed(name)
+    return (FILES[name]:gsub('make_circle', 'make_disc'))
+  end
+  H.eq({ id = '00000000000000c1', files = {
+    { path = dir .. 'geometry.py', content = renamed('geometry.py') },
+    { path = dir .. 'report.py', content = renamed('report.py') },
+    { path = dir .. 'shapes.py', content = renamed('shapes.py') },
+  } }, answer, 'the answer')
+  for name, text in pairs(FILES) do
+    H.eq(text, disk(dir .. name), name .. ' on disk')
+  end
+  H.eq(false, vim.bo.modified, 'the buffer')
+end
+
+T['codeQuery that cannot be answered gets an error saying why, never an empty list'] = function()
+  local dir, fake = asked('shapes.py')
+  local function error_of(query)
+    local answer = ask(fake, query)
+    H.eq(nil, answer.results, 'results of ' .. vim.inspect(query))
+    return answer.error
+  end
+  H.eq('no language server of ' .. dir .. 'shapes.py offers typeHierarchyProvider',
+    error_of({ id = '00000000000000d1', kind = 'typeHierarchy', path = dir .. 'shapes.py', line = 6, column = 7, direction = 'supertypes' }),
+    'a feature the server lacks')
+  H.eq('line 99 is outside ' .. dir .. 'shapes.py (1..12)',
+    error_of({ id = '00000000000000d2', kind = 'definition', path = dir .. 'shapes.py', line = 99, column = 1 }), 'a line outside')
+  H.eq('the path is not an absolute path without control characters',
+    error_of({ id = '00000000000000d3', kind = 'documentSymbols', path = 'shapes.py' }), 'a relative path')
+  H.eq('unknown kind of question: implementations',
+    error_of({ id = '00000000000000d4', kind = 'implementations', path = dir .. 'shapes.py' }), 'an unknown kind')
+  fake.say({ method = 'codeQuery', params = { id = 'q"\n', kind = 'documentSymbols', path = dir .. 'shapes.py' } })
+  H.truthy(H.said('refused a question about code whose id is not sixteen hex digits'), 'an id not of its form')
+  vim.wait(100)
+  H.eq(0, #fake.sent_with('codeAnswer'), 'answers to it')
+end
+
+T['codeQuery questions arriving together are each answered once, in order'] = function()
+  local dir, fake = asked('shapes.py')
+  fake.chunk({ vim.json.encode({ method = 'codeQuery', params = { id = '00000000000000e1', kind = 'documentSymbols', path = dir .. 'shapes.py' } }),
+    vim.json.encode({ method = 'codeQuery', params = { id = '00000000000000e2', kind = 'definition', path = dir .. 'geometry.py', line = 5, column = 12 } }), '' })
+  H.wait_for(function()
+    return #fake.sent_with('codeAnswer') >= 2
+  end, 'two answers', 15000)
+  vim.wait(200)
+  local answers = fake.sent_with('codeAnswer')
+  H.eq({ '00000000000000e1', '00000000000000e2' }, vim.tbl_map(function(m)
+    return m.params.id
+  end, answers), 'answered once each, in order')
+  H.eq(5, #answers[1].params.results, 'symbols of shapes.py')
+  H.eq(dir .. 'shapes.py', answers[2].params.results[1].path, 'the definition')
+end
+
+
+T['codeAnswer another editor gave first goes unmentioned; one that did not arrive is said'] = function()
+  local dir, fake = asked('shapes.py')
+  fake.say({ method = 'codeQuery', params = { id = '00000000000000f1', kind = 'documentSymbols', path = dir .. 'shapes.py' } })
+  fake.answer('codeAnswer', { error = { code = 'unknownQuery', message = 'no query 00000000000000f1 is pending' } }, 15000)
+  fake.say({ method = 'codeQuery', params = { id = '00000000000000f2', kind = 'documentSymbols', path = dir .. 'shapes.py' } })
+  fake.answer('codeAnswer', { error = { code = 'failed', message = 'the companion could not be reached' } }, 15000)
+  H.eq({ 'companion4j: the answer to a question about code did not arrive: the companion could not be reached' },
+    vim.tbl_map(function(m)
+      return m.text
+    end, vim.tbl_filter(function(m)
+      return m.text:find('question about code', 1, true) ~= nil
+    end, H.messages)), 'the messages')
+end
+
 return T

@@ -3,6 +3,8 @@
 -- edits they propose as native diffs. It reaches the companion through one
 -- `companion4j attach` process (docs/attach.md). See :help companion4j.
 local attach = require('companion4j.attach')
+local change = require('companion4j.change')
+local code = require('companion4j.code')
 local config = require('companion4j.config')
 local context = require('companion4j.context')
 local review = require('companion4j.review')
@@ -39,19 +41,23 @@ local function count(t)
   return n
 end
 
+local function in_review_tab()
+  return review.in_review_tab() or change.in_change_tab()
+end
+
 --- Where an openFile event asks to go: a window outside the review tabs.
 local function open_file(place)
   if not review.is_path(place.path) then
     return notify('refused to open a file that is not an absolute path without control characters', vim.log.levels.ERROR)
   end
-  if review.in_review_tab() then
+  if in_review_tab() then
     for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
       vim.api.nvim_set_current_tabpage(tab)
-      if not review.in_review_tab() then
+      if not in_review_tab() then
         break
       end
     end
-    if review.in_review_tab() then
+    if in_review_tab() then
       vim.cmd('tabnew')
     end
   end
@@ -68,18 +74,31 @@ local function open_file(place)
   end
 end
 
--- Opens a proposal once the user is not typing a command or answering a
+-- Opens a proposal (show(p)) once the user is not typing a command or answering a
 -- prompt, where switching tabs would get in the way (or is not allowed).
-local function show_when_possible(d)
+local function show_when_possible(show, p, what)
   local mode = vim.api.nvim_get_mode()
   if mode.blocking or mode.mode:match('^[cr]') then
     return vim.defer_fn(function()
-      show_when_possible(d)
+      show_when_possible(show, p, what)
     end, 300)
   end
-  local ok, err = pcall(review.show, d)
+  local ok, err = pcall(show, p)
   if not ok then
-    notify('cannot show the edit to ' .. d.filePath .. ': ' .. tostring(err), vim.log.levels.ERROR)
+    notify('cannot show ' .. what .. ': ' .. tostring(err), vim.log.levels.ERROR)
+  end
+end
+
+-- A proposal (a diff, or a change of several files) as it arrives, with the module that shows
+-- it: refused, shown, or with open_diffs off announced by announcement() for :Companion4jReview.
+local function arrived(module, p, what, announcement)
+  local refused = module.refused(p)
+  if refused then
+    notify(refused, vim.log.levels.ERROR)
+  elseif config.values.open_diffs then
+    show_when_possible(module.show, p, what)
+  else
+    notify(announcement() .. ': :Companion4jReview')
   end
 end
 
@@ -93,6 +112,7 @@ local handlers = {
       state.clients[c.id] = c.label or c.name
     end
     review.sync(s.pendingDiffs or {}, config.values.open_diffs)
+    change.sync(s.pendingChanges or {}, config.values.open_diffs)
     context.report_current()
   end,
   detached = function(d)
@@ -105,16 +125,18 @@ local handlers = {
     end
   end,
   diffOpened = function(d)
-    local refused = review.refused(d)
-    if refused then
-      notify(refused, vim.log.levels.ERROR)
-    elseif config.values.open_diffs then
-      show_when_possible(d)
-    else
-      notify((d.clientName or 'a CLI') .. ' proposes an edit to ' .. vim.fn.fnamemodify(d.filePath, ':~:.') .. ': :Companion4jReview')
-    end
+    arrived(review, d, 'the edit to ' .. tostring(d.filePath), function()
+      return (d.clientName or 'a CLI') .. ' proposes an edit to ' .. vim.fn.fnamemodify(d.filePath, ':~:.')
+    end)
   end,
   diffClosed = review.closed,
+  changeOpened = function(c)
+    arrived(change, c, 'the change ' .. tostring(c.id), function()
+      return (c.proposerName or 'a CLI') .. ' proposes one change of ' .. #c.files .. ' files'
+    end)
+  end,
+  changeClosed = change.closed,
+  codeQuery = code.query,
   clientConnected = function(c)
     state.clients[c.id] = c.label or c.name
   end,
@@ -232,7 +254,7 @@ function M.statusline()
   end
   local clis = count(state.clients)
   local text = 'C4J ' .. clis .. (clis == 1 and ' CLI' or ' CLIs')
-  local pending = #review.list()
+  local pending = #review.list() + #change.list()
   if pending > 0 then
     text = text .. ' · ' .. pending .. ' to review'
   end
@@ -244,25 +266,35 @@ function M.proposals()
   return review.list()
 end
 
+--- The changes of several files on show: { { id, proposer, paths = { '/abs/file', … } }, … }.
+function M.changes()
+  return change.list()
+end
+
 function M.accept()
-  review.answer_current(true)
+  if not change.answer_current(true) then
+    review.answer_current(true)
+  end
 end
 
 function M.reject()
-  review.answer_current(false)
+  if not change.answer_current(false) then
+    review.answer_current(false)
+  end
 end
 
---- Opens every pending proposal that is not on show yet.
+--- Opens every pending proposal and change that is not on show yet.
 function M.review()
   local s, err = attach.request_sync('state', nil)
   if not s then
     return notify(tostring(err.message), vim.log.levels.WARN)
   end
-  local pending = s.pendingDiffs or {}
-  if #pending == 0 then
+  local pending, changes = s.pendingDiffs or {}, s.pendingChanges or {}
+  if #pending + #changes == 0 then
     return notify('no proposed edit is pending')
   end
   review.sync(pending, true)
+  change.sync(changes, true)
 end
 
 --- Whether a companion is attached, waited for while attach has not said yet: { port, started,
@@ -295,6 +327,9 @@ function M.status()
   end
   for _, p in ipairs(review.list()) do
     table.insert(lines, 'to review: ' .. vim.fn.fnamemodify(p.path, ':~:.') .. ' (' .. p.id .. ')')
+  end
+  for _, c in ipairs(change.list()) do
+    table.insert(lines, 'to review: one change of ' .. #c.paths .. ' files by ' .. c.proposer .. ' (' .. c.id .. ')')
   end
   return table.concat(lines, '\n')
 end

@@ -13,6 +13,27 @@ local M = {}
 M.TIMEOUT_MS = 10000
 M.LIMIT = 100
 
+-- When the question being answered must be done (vim.loop.now() ms), set by within(): a question
+-- of several requests (references, a hierarchy) is bounded as a whole, not only each request.
+local done_by
+
+-- How long the next wait may take: TIMEOUT_MS, or less when the question's end is nearer.
+local function budget()
+  return done_by and math.max(0, math.min(M.TIMEOUT_MS, done_by - vim.loop.now())) or M.TIMEOUT_MS
+end
+
+--- Runs fn(...) with every wait of this module ending by ms from now; returns what fn returns.
+function M.within(ms, fn, ...)
+  done_by = vim.loop.now() + ms
+  -- Counted, as the answer may hold nils (nil and why).
+  local answer = vim.F.pack_len(pcall(fn, ...))
+  done_by = nil
+  if not answer[1] then
+    error(answer[2], 0)
+  end
+  return unpack(answer, 2, answer.n)
+end
+
 local function absolute(path)
   return vim.fn.fnamemodify(path, ':p')
 end
@@ -51,7 +72,8 @@ local function text_of(file)
   return text
 end
 
--- The client's character index of a byte offset in line, and back.
+-- The client's character index of a byte offset in line, and back. Neovim 0.7 negotiates no
+-- encoding: its clients speak UTF-16 (basedpyright); utf-8 and utf-32 clients are honoured too.
 local function lsp_character(line, byte, encoding)
   if encoding == 'utf-8' then
     return byte
@@ -71,16 +93,17 @@ local function byte_of(line, character, encoding)
   return ok and byte or #line
 end
 
--- The clients attached to buf, those still starting too: vim.lsp.buf_get_clients lists only
--- initialised ones, so a question right after the server started would find none. Neovim numbers
--- clients from 1 as they start; ids of stopped clients stay unused, hence the run of misses.
+-- The clients attached to buf (every running client when buf is nil), those still starting too:
+-- vim.lsp.buf_get_clients lists only initialised ones, so a question right after the server
+-- started would find none. Neovim numbers clients from 1 as they start; ids of stopped clients
+-- stay unused, hence the run of misses.
 local function attached(buf)
   local found, misses, id = {}, 0, 0
   while misses < 32 do
     id = id + 1
     local client = vim.lsp.get_client_by_id(id)
     misses = client and 0 or misses + 1
-    if client and vim.lsp.buf_is_attached(buf, id) then
+    if client and (buf == nil and not client.is_stopped() or buf ~= nil and vim.lsp.buf_is_attached(buf, id)) then
       table.insert(found, client)
     end
   end
@@ -91,7 +114,7 @@ end
 local function clients_with(buf, capability)
   local found = {}
   for _, client in ipairs(attached(buf)) do
-    vim.wait(M.TIMEOUT_MS, function()
+    vim.wait(budget(), function()
       return client.initialized or client.is_stopped()
     end, 10)
     local caps = client.initialized and client.server_capabilities or {}
@@ -100,7 +123,8 @@ local function clients_with(buf, capability)
     end
   end
   if #found == 0 then
-    return nil, 'unsupported: no language server of ' .. vim.api.nvim_buf_get_name(buf) .. ' offers ' .. capability
+    local of = buf and ('of ' .. vim.api.nvim_buf_get_name(buf)) or 'running in this Neovim'
+    return nil, 'unsupported: no language server ' .. of .. ' offers ' .. capability
   end
   return found
 end
@@ -122,10 +146,11 @@ local function ask(clients, method, params, buf)
       pending = pending - 1
     end
   end
-  if not vim.wait(M.TIMEOUT_MS, function()
+  local bound = budget()
+  if not vim.wait(bound, function()
     return pending == 0
   end, 10) then
-    return nil, method .. ': no answer within ' .. M.TIMEOUT_MS .. ' ms'
+    return nil, method .. ': no answer within ' .. bound .. ' ms'
   end
   if failure and #answers == 0 then
     return nil, failure
@@ -261,14 +286,18 @@ local function symbols(list, uri, encoding, container, out)
   return out
 end
 
--- The symbols the servers of path's buffer offering capability answer to method, with params
--- (else the buffer's document).
+-- The symbols the servers of path's buffer (every server when params are given and path is nil)
+-- offering capability answer to method, with params (else the buffer's document).
 local function symbols_of(path, limit, capability, method, params)
-  local buf, why = buffer_of(path)
-  if not buf then
-    return nil, why
+  local buf, uri
+  if path ~= nil or not params then
+    local why
+    buf, why = buffer_of(path)
+    if not buf then
+      return nil, why
+    end
+    uri = vim.uri_from_bufnr(buf)
   end
-  local uri = vim.uri_from_bufnr(buf)
   local answers, failure = ask_buffer(buf, capability, method, params or { textDocument = { uri = uri } })
   if not answers then
     return nil, failure
@@ -286,7 +315,7 @@ function M.document_symbols(path, limit)
 end
 
 --- The symbols of the workspace whose names match query, asked of the language servers of path
---- (a file of the workspace: servers are per project).
+--- (a file of the workspace: servers are per project), or of every running server when path is nil.
 function M.workspace_symbols(path, query, limit)
   return symbols_of(path, limit, 'workspaceSymbolProvider', 'workspace/symbol', { query = query or '' })
 end
@@ -296,6 +325,8 @@ local function item_spot(item, encoding)
   return spot(item.uri, item.selectionRange.start, encoding, { name = item.name, kind = kind_name(item.kind) })
 end
 
+-- Neovim 0.7 declares no call or type hierarchy in its client capabilities; servers that have them
+-- (basedpyright: call hierarchy) answer regardless, so the requests are sent as they are.
 -- Prepares a hierarchy at the place (of.capability, of.prepare), then asks of.method (formatted
 -- with the direction) for each item it names; each result becomes spots by of.spots.
 local function hierarchy(of, path, line, column, direction, limit)
@@ -389,6 +420,9 @@ local function edited(file, edits, encoding)
   end
   return text
 end
+
+-- vim.lsp.util.apply_workspace_edit would edit the buffers before the user accepted anything:
+-- the edits are applied here to each file's text in memory instead.
 
 --- What renaming the symbol at (line, column) to new_name would make of each file it touches:
 --- { files = { { path, text } } } sorted by path. Nothing is applied: no buffer and no file

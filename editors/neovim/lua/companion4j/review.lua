@@ -16,7 +16,8 @@ local function notify(text, level)
   vim.notify('companion4j: ' .. text, level or vim.log.levels.INFO)
 end
 
-local function relative(path)
+--- path as the user reads it: relative to the working directory or home.
+function M.relative(path)
   return vim.fn.fnamemodify(path, ':~:.')
 end
 
@@ -42,7 +43,8 @@ local function dispose(p)
   end
 end
 
-local function buffer_text(buf)
+--- The text of buf as it would be written.
+function M.buffer_text(buf)
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
   if vim.bo[buf].eol and vim.api.nvim_buf_line_count(buf) > 0 and text ~= '' then
     text = text .. '\n'
@@ -56,7 +58,7 @@ end
 -- reloads a moment after each change, unless it has changes of its own, until
 -- it holds what was accepted or 30 s have passed.
 -- Returns a function that stops watching.
-local function reload_when_written(path, accepted)
+function M.reload_when_written(path, accepted)
   local uv = vim.uv or vim.loop
   local watcher, settle = uv.new_fs_event(), uv.new_timer()
   local deadline
@@ -73,8 +75,9 @@ local function reload_when_written(path, accepted)
     if buf <= 0 or vim.bo[buf].modified then
       return cancel()
     end
-    vim.cmd('checktime ' .. buf)
-    if buffer_text(buf) == accepted then
+    -- Silently: with a change of several files, one line per file would make Neovim wait for Enter.
+    vim.cmd('silent! checktime ' .. buf)
+    if M.buffer_text(buf) == accepted then
       cancel()
     end
   end
@@ -94,15 +97,15 @@ local function answer(p, accept)
     return
   end
   p.answering = true
-  local params = { diff = p.id, content = accept and buffer_text(p.buf) or nil }
+  local params = { diff = p.id, content = accept and M.buffer_text(p.buf) or nil }
   local stop_watching = function() end
   if accept and vim.fn.filereadable(p.path) == 1 then
-    stop_watching = reload_when_written(p.path, params.content)
+    stop_watching = M.reload_when_written(p.path, params.content)
   end
   attach.request(accept and 'accept' or 'reject', params, function(result, err)
     p.answering = false
     if result then
-      notify((accept and 'accepted' or 'rejected') .. ' the edit to ' .. relative(p.path)
+      notify((accept and 'accepted' or 'rejected') .. ' the edit to ' .. M.relative(p.path)
         .. (accept and '; the CLI writes it' or ''))
       return dispose(p)
     end
@@ -116,12 +119,13 @@ local function answer(p, accept)
       vim.bo[p.buf].modified = accept
       notify(tostring(err.message) .. '; the proposal stays open: answer again', vim.log.levels.WARN)
     else
-      notify(tostring(err.message) .. '; the edit to ' .. relative(p.path) .. ' still waits on the review page', vim.log.levels.WARN)
+      notify(tostring(err.message) .. '; the edit to ' .. M.relative(p.path) .. ' still waits on the review page', vim.log.levels.WARN)
     end
   end)
 end
 
-local function scratch(name, lines, filetype)
+--- Makes the current buffer a scratch buffer named name holding lines.
+function M.scratch(name, lines, filetype)
   local buf = vim.api.nvim_get_current_buf()
   vim.bo[buf].bufhidden = 'wipe'
   vim.bo[buf].swapfile = false
@@ -134,7 +138,7 @@ local function scratch(name, lines, filetype)
 end
 
 -- vim.filetype.match takes a table from Neovim 0.8 on, a name before.
-local function filetype_of(path)
+function M.filetype_of(path)
   if not vim.filetype then
     return ''
   end
@@ -147,7 +151,8 @@ local function filetype_of(path)
   return ''
 end
 
-local function split_lines(text)
+--- The lines of text, and whether it ends with a line end.
+function M.split_lines(text)
   local lines = vim.split(text, '\n', { plain = true })
   local eol = #lines > 1 and lines[#lines] == ''
   if eol then
@@ -187,21 +192,21 @@ function M.show(diff)
   if open[diff.id] or ended[diff.id] then
     return
   end
-  local rel = relative(diff.filePath)
+  local rel = M.relative(diff.filePath)
   local exists = vim.fn.filereadable(diff.filePath) == 1
   if exists then
     vim.cmd('tabedit ' .. vim.fn.fnameescape(diff.filePath))
   else
     vim.cmd('tabnew')
-    scratch('companion://' .. diff.id .. '/original/' .. rel, {}, nil)
+    M.scratch('companion://' .. diff.id .. '/original/' .. rel, {}, nil)
     vim.bo.buftype = 'nofile'
     vim.bo.modifiable = false
   end
-  local filetype = exists and vim.bo.filetype or filetype_of(diff.filePath)
+  local filetype = exists and vim.bo.filetype or M.filetype_of(diff.filePath)
   vim.cmd('diffthis')
   vim.cmd('rightbelow vertical new')
-  local lines, eol = split_lines(diff.newContent)
-  local buf = scratch('companion://' .. diff.id .. '/' .. rel, lines, filetype ~= '' and filetype or nil)
+  local lines, eol = M.split_lines(diff.newContent)
+  local buf = M.scratch('companion://' .. diff.id .. '/' .. rel, lines, filetype ~= '' and filetype or nil)
   vim.bo[buf].buftype = 'acwrite'
   vim.bo[buf].eol = eol
   vim.bo[buf].fixeol = false
@@ -254,7 +259,7 @@ function M.closed(event)
     if p.answering then
       return
     end
-    notify('the edit to ' .. relative(p.path) .. ' ' .. (outcomes[event.outcome] or ('ended: ' .. tostring(event.outcome))))
+    notify('the edit to ' .. M.relative(p.path) .. ' ' .. (outcomes[event.outcome] or ('ended: ' .. tostring(event.outcome))))
   end
 end
 
@@ -270,7 +275,7 @@ function M.sync(pending, show)
   for id, p in pairs(open) do
     if not ids[id] then
       dispose(p)
-      notify('the edit to ' .. relative(p.path) .. ' is no longer pending')
+      notify('the edit to ' .. M.relative(p.path) .. ' is no longer pending')
     end
   end
 end

@@ -40,6 +40,20 @@ public final class HeadlessCli {
     }
 
     /**
+     * The fake model's directive for calling {@code tool} of the extension's IDE tools server with
+     * {@code arguments} (a JSON object), as this CLI names the tool.
+     */
+    public String ideToolCall(String tool, String arguments) {
+      return this == QWEN
+          ? "[[call tool_call {\"name\":\"mcp__companion4j__"
+              + tool
+              + "\",\"arguments\":"
+              + arguments
+              + "}]]"
+          : "[[call mcp_companion4j_" + tool + " " + arguments + "]]";
+    }
+
+    /**
      * What {@code npm install -g} gives a user: the pinned CLI as the command {@code qwen} or
      * {@code gemini} in {@code dir}, to put on a PATH.
      */

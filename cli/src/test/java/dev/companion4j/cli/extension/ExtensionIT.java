@@ -752,13 +752,7 @@ class ExtensionIT {
 
   /** The fake model's directive for calling one of the extension's IDE tools. */
   private static String call(Kind kind, String tool, String arguments) {
-    return kind == Kind.QWEN
-        ? "[[call tool_call {\"name\":\"mcp__companion4j__"
-            + tool
-            + "\",\"arguments\":"
-            + arguments
-            + "}]]"
-        : "[[call mcp_companion4j_" + tool + " " + arguments + "]]";
+    return kind.ideToolCall(tool, arguments);
   }
 
   /**
