@@ -1,5 +1,8 @@
 package dev.companion4j.extension.mcp;
 
+import static dev.companion4j.extension.mcp.IdeTools.answer;
+import static dev.companion4j.extension.mcp.IdeTools.error;
+
 import dev.companion4j.extension.ide.IdeLink;
 import dev.companion4j.extension.ide.StatusText;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -12,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The code tools: what the editor knows of the code (definitions, references, symbols, call and
@@ -32,8 +34,6 @@ final class CodeTools {
    * model should hear the change is still open rather than a timeout.
    */
   static final Duration REVIEW_WAIT = Duration.ofMinutes(9);
-
-  private static final JsonMapper JSON = JsonMapper.shared();
 
   private final IdeLink link;
   private final Supplier<Path> workspace;
@@ -56,10 +56,7 @@ final class CodeTools {
       return error(asked.get().error());
     }
     JsonNode body = asked.get().body();
-    return CallToolResult.builder()
-        .addTextContent(text(body, what))
-        .structuredContent(JSON.convertValue(body, Map.class))
-        .build();
+    return answer(text(body, what), body);
   }
 
   /** The answer as lines the model reads without a second look at the files. */
@@ -182,17 +179,6 @@ final class CodeTools {
       default ->
           error("Not renamed: " + body.path("error").asString("the editor could not show it"));
     };
-  }
-
-  private static CallToolResult answer(String text, JsonNode structured) {
-    return CallToolResult.builder()
-        .addTextContent(text)
-        .structuredContent(JSON.convertValue(structured, Map.class))
-        .build();
-  }
-
-  private static CallToolResult error(String text) {
-    return CallToolResult.builder().addTextContent(text).isError(true).build();
   }
 
   /** The body of a query: the arguments the route takes, those given. */

@@ -326,14 +326,15 @@ final class IdeTools {
     return error(StatusText.none(workspace.get()));
   }
 
-  private static CallToolResult answer(String text, Object structured) {
+  /** An answer: {@code text} for the model, {@code structured} as the same data. */
+  static CallToolResult answer(String text, Object structured) {
     return CallToolResult.builder()
         .addTextContent(text)
         .structuredContent(JSON.convertValue(structured, Map.class))
         .build();
   }
 
-  private static CallToolResult error(String text) {
+  static CallToolResult error(String text) {
     return CallToolResult.builder().addTextContent(text).isError(true).build();
   }
 }
