@@ -112,7 +112,7 @@ class ReusedPidTest {
               .findFirst()
               .orElseThrow()
               .callHandler()
-              .apply(null, new McpSchema.CallToolRequest(tool, Map.of("path", "A.java")));
+              .apply(null, new McpSchema.CallToolRequest(tool, validArguments(tool)));
       String text = ((McpSchema.TextContent) result.content().get(0)).text();
       assertThat(text)
           .as(tool)
@@ -120,6 +120,23 @@ class ReusedPidTest {
           .doesNotContain(INJECTION);
     }
     assertThatTheSquatterHeardOnlyChallenges();
+  }
+
+  /** Arguments every tool takes, so that each goes on to look for the companion. */
+  private static Map<String, Object> validArguments(String tool) {
+    return Map.of(
+        "path",
+        "A.java",
+        "line",
+        1,
+        "column",
+        1,
+        "query",
+        "A",
+        "newName",
+        "B",
+        "direction",
+        tool.equals("type_hierarchy") ? "subtypes" : "incoming");
   }
 
   @Test
