@@ -17,16 +17,6 @@ import org.netbeans.junit.NbTestCase;
  * companion declares the code features its Java support answers.
  */
 public class NetBeansNbmInstallWithJavaIT extends NbTestCase {
-  private static final List<String> CODE_FEATURES =
-      List.of(
-          "definition",
-          "references",
-          "documentSymbols",
-          "workspaceSymbols",
-          "callHierarchy",
-          "typeHierarchy",
-          "rename");
-
   public NetBeansNbmInstallWithJavaIT(String name) {
     super(name);
   }
@@ -50,7 +40,10 @@ public class NetBeansNbmInstallWithJavaIT extends NbTestCase {
     NetBeansNbmInstallIT.install(offered.get(COMPANION), offered.get(JAVA));
 
     List<String> features =
-        Await.until(WAIT, NetBeansIdeToolsIT::companionFeatures, f -> f.containsAll(CODE_FEATURES));
+        Await.until(
+            WAIT,
+            NetBeansIdeToolsIT::companionFeatures,
+            f -> f.containsAll(NetBeansIdeToolsIT.CODE_FEATURES));
     assertTrue(features.toString(), features.contains("openFile"));
   }
 }
