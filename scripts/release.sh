@@ -3,11 +3,12 @@
 #   companion4j-VERSION-linux-x64.tar.gz   with a runtime made by jlink: needs nothing installed
 #   companion4j-VERSION-noarch.zip         needs a Java 17 or later on PATH
 # Each holds bin/companion4j, lib/ (the jar), install.sh, the editor plugins (editors/, with the
-# Emacs package tarball), the NetBeans module and its update-centre catalog (netbeans/), and the docs.
+# Emacs package tarball), the two NetBeans modules (the companion and its Java support) and their
+# update-centre catalog (netbeans/), and the docs.
 #
 # usage: scripts/release.sh [--skip-build] [--without-netbeans] [--out DIR]
-#   --skip-build        use the jar and .nbm an earlier `mvn package` left in target/
-#   --without-netbeans  leave out the NetBeans module (it is built after the cli module)
+#   --skip-build        use the jar and .nbm files an earlier `mvn package` left in target/
+#   --without-netbeans  leave out the NetBeans modules (they are built after the cli module)
 #   --out DIR           where the archives go (default target/release)
 # The runtime comes from the newest JDK installed: the java on PATH or one under /usr/lib/jvm
 # (COMPANION4J_JDKS, colon-separated), or COMPANION4J_JDK=/path/to/jdk.
@@ -28,17 +29,24 @@ say() { echo "release: $*" >&2; }
 # The project's version: the root pom's first <version>, which has no parent.
 version="$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$repo/pom.xml" | head -n1)"
 jar="$repo/cli/target/companion4j.jar"
-nbm="$repo/netbeans/module/target/companion4j-netbeans-$version.nbm"
-# The update-centre catalog, with the .nbm beside it (the catalog names it relatively). The goal
-# lists the .nbm files of every project in its reactor, and resolves the module's dependencies: so
-# it runs in the reactor that packages the module and what it needs, and nothing else.
+# The NetBeans modules the release carries, as code name base and .nbm: the companion, and its
+# Java support, which needs NetBeans' Java modules (a module of its own, so that the companion
+# still installs in a NetBeans without them).
+nbms=(
+  "dev.companion4j.netbeans companion4j-netbeans-$version.nbm"
+  "dev.companion4j.netbeans.java companion4j-netbeans-java-$version.nbm"
+)
+# The update-centre catalog, with the .nbm files beside it (the catalog names them relatively).
+# The goal lists the .nbm files of every project in its reactor, and resolves the modules'
+# dependencies: so it runs in the reactor that packages the modules and what they need, and
+# nothing else.
 site="$repo/target/netbeans_site"
 
 if $build; then
   if $netbeans; then
-    say "building cli and netbeans/module with Maven"
+    say "building cli, netbeans/module and netbeans/java with Maven"
     rm -rf "$site"
-    (cd "$repo" && mvn -B -ntp -q -DskipTests -pl cli,netbeans/module -am package nbm:autoupdate) >&2
+    (cd "$repo" && mvn -B -ntp -q -DskipTests -pl cli,netbeans/module,netbeans/java -am package nbm:autoupdate) >&2
   else
     say "building cli with Maven"
     (cd "$repo" && mvn -B -ntp -q -DskipTests -pl cli -am package) >&2
@@ -46,7 +54,9 @@ if $build; then
 fi
 [[ -f "$jar" ]] || { say "no $jar: run without --skip-build"; exit 1; }
 if $netbeans; then
-  [[ -f "$nbm" && -f "$site/updates.xml" ]] || { say "no $nbm or $site/updates.xml: run without --skip-build"; exit 1; }
+  for entry in "${nbms[@]}" "- updates.xml"; do
+    [[ -f "$site/${entry#* }" ]] || { say "no $site/${entry#* }: run without --skip-build"; exit 1; }
+  done
 fi
 
 # The newest JDK with jlink.
@@ -105,15 +115,20 @@ tar -C "$work/emacs" --owner=0 --group=0 -cf "$tree/editors/emacs/companion4j-$e
 
 if $netbeans; then
   mkdir -p "$tree/netbeans"
-  cp "$site/updates.xml" "$site/$(basename "$nbm")" "$tree/netbeans/"
-  # The catalog must offer exactly this module, by the .nbm beside it: an update centre that reads
-  # it installs nothing otherwise, and must not offer the test application's fixtures.
-  modules_listed="$(tr '\n' ' ' < "$tree/netbeans/updates.xml" | grep -o '<module [^>]*>' || true)"
-  if [[ "$(grep -c . <<< "$modules_listed")" != 1 ]] \
-      || ! grep -q 'codenamebase="dev.companion4j.netbeans"' <<< "$modules_listed" \
-      || ! grep -Eq "distribution=\"(\./)?$(basename "$nbm")\"" <<< "$modules_listed"; then
-    say "$site/updates.xml does not list the module alone by $(basename "$nbm"):"
-    say "$modules_listed"
+  cp "$site/updates.xml" "$tree/netbeans/"
+  for entry in "${nbms[@]}"; do cp "$site/${entry#* }" "$tree/netbeans/"; done
+  # The catalog must offer exactly these modules, each by the .nbm beside it: an update centre
+  # that reads it installs nothing otherwise, and must not offer the test application's fixtures.
+  # Each <module> element as "codenamebase distribution", the distribution without a leading ./.
+  listed="$(tr '\n' ' ' < "$tree/netbeans/updates.xml" | grep -o '<module [^>]*>' \
+    | sed -E 's:.*[[:space:]]codenamebase="([^"]*)".*:\1 &:; s:^([^ ]*) .*[[:space:]]distribution="(\./)?([^"]*)".*:\1 \3:' \
+    | sort || true)"
+  expected="$(printf '%s\n' "${nbms[@]}" | sort)"
+  if [[ "$listed" != "$expected" ]]; then
+    say "$site/updates.xml does not list exactly these modules by the .nbm files beside it:"
+    sed 's/^/release:   /' <<< "$expected" >&2
+    say "it lists:"
+    sed 's/^/release:   /' <<< "${listed:-nothing}" >&2
     exit 1
   fi
 fi

@@ -112,17 +112,7 @@ public class NetBeansCodeToolsIT extends NbTestCase {
         rows -> rows.toString().contains("shop.Greeter"));
 
     List<String> features = NetBeansIdeToolsIT.companionFeatures();
-    assertTrue(
-        features.toString(),
-        features.containsAll(
-            List.of(
-                "definition",
-                "references",
-                "documentSymbols",
-                "workspaceSymbols",
-                "callHierarchy",
-                "typeHierarchy",
-                "rename")));
+    assertTrue(features.toString(), features.containsAll(NetBeansIdeToolsIT.CODE_FEATURES));
 
     int callLine = 13;
     int callColumn = column(MAIN, callLine, "greet(");

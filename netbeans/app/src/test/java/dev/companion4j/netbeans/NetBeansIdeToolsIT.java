@@ -29,6 +29,17 @@ import org.openide.text.NbDocument;
  * from its tests) that meets this IDE's companion through the same HOME, QWEN_HOME and TMPDIR.
  */
 public class NetBeansIdeToolsIT extends NbTestCase {
+  /** The features the companion declares with NetBeans' Java support and its Java module. */
+  static final List<String> CODE_FEATURES =
+      List.of(
+          "definition",
+          "references",
+          "documentSymbols",
+          "workspaceSymbols",
+          "callHierarchy",
+          "typeHierarchy",
+          "rename");
+
   private static final Duration WAIT =
       Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 120));
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));

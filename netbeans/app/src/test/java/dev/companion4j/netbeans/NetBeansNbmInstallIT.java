@@ -5,10 +5,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import junit.framework.Test;
 import org.netbeans.api.autoupdate.InstallSupport;
 import org.netbeans.api.autoupdate.OperationContainer;
+import org.netbeans.api.autoupdate.OperationContainer.OperationInfo;
 import org.netbeans.api.autoupdate.OperationSupport;
 import org.netbeans.api.autoupdate.UpdateElement;
 import org.netbeans.api.autoupdate.UpdateManager;
@@ -21,26 +25,29 @@ import org.openide.modules.ModuleInfo;
 import org.openide.modules.Modules;
 
 /**
- * The release's NetBeans module as a user installs it, in a booted platform that never had it: its
- * {@code .nbm} (Tools > Plugins > Downloaded > Add Plugins) and its update-centre catalog ({@code
- * updates.xml}, Tools > Plugins > Settings) offer the same module and nothing else, and installing
- * it from the catalog through NetBeans' own autoupdate services, which fetches the {@code .nbm} the
- * catalog names, enables the module without a restart; its companion starts.
+ * The release's NetBeans modules as a user installs them, in a booted NetBeans without Java support
+ * that never had them: their {@code .nbm} files (Tools > Plugins > Downloaded > Add Plugins) and
+ * their update-centre catalog ({@code updates.xml}, Tools > Plugins > Settings) offer the companion
+ * module and its Java support and nothing else. Installing the companion from the catalog through
+ * NetBeans' own autoupdate services, which fetches the {@code .nbm} the catalog names, enables it
+ * without a restart and its companion starts; the Java support is refused for the Java modules it
+ * needs. {@link NetBeansNbmInstallWithJavaIT} installs both in a NetBeans with Java.
  */
 public class NetBeansNbmInstallIT extends NbTestCase {
-  private static final Duration WAIT =
-      Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
-  private static final String CODE_NAME = "dev.companion4j.netbeans";
+  static final Duration WAIT = Duration.ofSeconds(Long.getLong("companion4j.waitSeconds", 60));
+  static final String COMPANION = "dev.companion4j.netbeans";
+  static final String JAVA = "dev.companion4j.netbeans.java";
 
   /**
-   * The .nbm the module's build makes, which the release archive carries; or an unpacked release's.
-   */
-  private static final Path NBM = Path.of(System.getProperty("companion4j.nbm"));
-
-  /**
-   * That module's catalog, made by the plugin's goal as the release makes it; or an unpacked
+   * The .nbm files the modules' builds make, which the release archive carries; or an unpacked
    * release's.
    */
+  private static final Map<String, Path> NBMS =
+      Map.of(
+          COMPANION, Path.of(System.getProperty("companion4j.nbm")),
+          JAVA, Path.of(System.getProperty("companion4j.javaNbm")));
+
+  /** Their catalog, made by the plugin's goal as the release makes it; or an unpacked release's. */
   private static final Path CATALOG = Path.of(System.getProperty("companion4j.updateCatalog"));
 
   public NetBeansNbmInstallIT(String name) {
@@ -48,8 +55,9 @@ public class NetBeansNbmInstallIT extends NbTestCase {
   }
 
   public static Test suite() {
-    // The application's "extra" cluster holds the companion module (and the Java fixtures): left
-    // out, the platform and IDE clusters are a NetBeans that has never seen it.
+    // The application's "extra" cluster holds the companion modules, and its java cluster NetBeans'
+    // Java support: left out, the platform and IDE clusters are a NetBeans without Java that has
+    // never seen the companion.
     return NbModuleSuite.createConfiguration(NetBeansNbmInstallIT.class)
         .gui(true)
         .clusters("platform|ide")
@@ -59,62 +67,103 @@ public class NetBeansNbmInstallIT extends NbTestCase {
         .suite();
   }
 
-  public void
-      testTheCatalogAndTheNbmOfferTheModuleWhichInstallsWithoutARestartAndStartsTheCompanion()
-          throws Exception {
-    assertNull(
-        "no companion module before the install", Modules.getDefault().findCodeNameBase(CODE_NAME));
-    assertTrue("the module at " + NBM, Files.isRegularFile(NBM));
+  public void testTheCatalogOffersBothTheCompanionInstallsWithoutARestartTheJavaSupportIsRefused()
+      throws Exception {
+    Map<String, UpdateUnit> offered = catalog();
+
+    // What Available Plugins shows for the Java support: its missing Java modules, and no Install.
+    OperationContainer<InstallSupport> java = OperationContainer.createForInstall();
+    OperationInfo<InstallSupport> javaInfo =
+        java.add(offered.get(JAVA), offered.get(JAVA).getAvailableUpdates().get(0));
+    Set<String> missing = javaInfo.getBrokenDependencies();
+    assertTrue(
+        "refused for NetBeans' Java modules: " + missing,
+        missing.stream().anyMatch(d -> d.contains("org.netbeans.modules.java.source.base")));
+
+    install(offered.get(COMPANION));
+    assertNull("the Java support stays out", Modules.getDefault().findCodeNameBase(JAVA));
+
+    // Without NetBeans' Java support the companion declares none of the code features: the code
+    // tools then say the editor cannot answer, rather than answering nothing.
+    List<String> features = NetBeansIdeToolsIT.companionFeatures();
+    assertTrue(features.toString(), features.contains("openFile"));
+    assertTrue(
+        features.toString(),
+        features.stream().noneMatch(NetBeansIdeToolsIT.CODE_FEATURES::contains));
+  }
+
+  /**
+   * The modules the catalog offers, by code name base, after checking that they are the companion
+   * and its Java support alone (no test fixture), none installed, each at the version of its {@code
+   * .nbm}.
+   */
+  static Map<String, UpdateUnit> catalog() throws Exception {
+    for (Map.Entry<String, Path> nbm : NBMS.entrySet()) {
+      assertNull(
+          nbm.getKey() + " before the install",
+          Modules.getDefault().findCodeNameBase(nbm.getKey()));
+      assertTrue("the module at " + nbm.getValue(), Files.isRegularFile(nbm.getValue()));
+    }
     assertTrue("the catalog at " + CATALOG, Files.isRegularFile(CATALOG));
 
     UpdateUnitProviderFactory providers = UpdateUnitProviderFactory.getDefault();
-    UpdateUnitProvider added = providers.create("companion4j-nbm", NBM.toFile());
-    String inTheNbm = only(added).getAvailableUpdates().get(0).getSpecificationVersion();
-    // Units merge across providers: the install below must fetch what the catalog names.
-    providers.remove(added);
+    Map<String, String> inTheNbms = new TreeMap<>();
+    for (Map.Entry<String, Path> nbm : NBMS.entrySet()) {
+      UpdateUnitProvider added =
+          providers.create("companion4j-nbm-" + nbm.getKey(), nbm.getValue().toFile());
+      for (UpdateUnit unit : added.getUpdateUnits(UpdateManager.TYPE.MODULE)) {
+        inTheNbms.put(
+            unit.getCodeName(), unit.getAvailableUpdates().get(0).getSpecificationVersion());
+      }
+      // Units merge across providers: the install must fetch what the catalog names.
+      providers.remove(added);
+    }
     UpdateUnitProvider centre =
         providers.create("companion4j-catalog", "Companion4J", CATALOG.toUri().toURL());
     centre.refresh(null, true);
-    UpdateUnit unit = only(centre);
-    assertNull(unit.getInstalled());
-    assertEquals(1, unit.getAvailableUpdates().size());
-    UpdateElement offered = unit.getAvailableUpdates().get(0);
-    assertEquals(inTheNbm, offered.getSpecificationVersion());
+    Map<String, UpdateUnit> offered = new TreeMap<>();
+    Map<String, String> versions = new TreeMap<>();
+    for (UpdateUnit unit : centre.getUpdateUnits(UpdateManager.TYPE.MODULE)) {
+      assertNull(unit.getCodeName() + " installed", unit.getInstalled());
+      assertEquals(unit.getCodeName(), 1, unit.getAvailableUpdates().size());
+      offered.put(unit.getCodeName(), unit);
+      versions.put(unit.getCodeName(), unit.getAvailableUpdates().get(0).getSpecificationVersion());
+    }
+    assertEquals("the catalog offers the .nbm files' modules alone", inTheNbms, versions);
+    assertEquals(Set.of(COMPANION, JAVA), offered.keySet());
+    return offered;
+  }
 
-    // What Available Plugins > Install does, through the same services.
+  /**
+   * What Available Plugins > Install does with {@code units} ticked, through the same services:
+   * they install without a restart, are enabled and the companion starts.
+   */
+  static void install(UpdateUnit... units) throws Exception {
     OperationContainer<InstallSupport> install = OperationContainer.createForInstall();
-    install.add(unit, offered);
-    assertEquals("every module it needs is in the platform", List.of(), install.listInvalid());
+    for (UpdateUnit unit : units) {
+      OperationInfo<InstallSupport> info = install.add(unit, unit.getAvailableUpdates().get(0));
+      assertEquals(
+          "every module " + unit.getCodeName() + " needs is there",
+          Set.of(),
+          info.getBrokenDependencies());
+    }
+    assertEquals(List.of(), install.listInvalid());
     InstallSupport support = install.getSupport();
     InstallSupport.Validator downloaded = support.doDownload(null, false, true);
     InstallSupport.Installer validated = support.doValidate(downloaded, null);
     OperationSupport.Restarter restart = support.doInstall(validated, null);
     assertNull("installed without a restart", restart);
 
-    ModuleInfo module =
-        Await.until(
-            WAIT,
-            () -> Modules.getDefault().findCodeNameBase(CODE_NAME),
-            m -> m != null && m.isEnabled());
-    assertEquals(offered.getSpecificationVersion(), module.getSpecificationVersion().toString());
+    for (OperationInfo<InstallSupport> info : install.listAll()) {
+      UpdateElement offered = info.getUpdateElement();
+      ModuleInfo module =
+          Await.until(
+              WAIT,
+              () -> Modules.getDefault().findCodeNameBase(offered.getCodeName()),
+              m -> m != null && m.isEnabled());
+      assertEquals(offered.getSpecificationVersion(), module.getSpecificationVersion().toString());
+    }
     Await.until(WAIT, () -> !discoveryFiles().isEmpty());
-
-    // Without NetBeans' Java support the companion declares none of the code features: the code
-    // tools then say the editor cannot answer, rather than answering nothing.
-    List<String> features = NetBeansIdeToolsIT.companionFeatures();
-    assertTrue(features.toString(), features.contains("openFile"));
-    assertFalse(features.toString(), features.contains("definition"));
-    assertFalse(features.toString(), features.contains("rename"));
-  }
-
-  /** The one module {@code provider} offers: the companion, and no other (no test fixture). */
-  private static UpdateUnit only(UpdateUnitProvider provider) {
-    List<UpdateUnit> units = provider.getUpdateUnits(UpdateManager.TYPE.MODULE);
-    assertEquals(
-        provider.getName() + " offers the companion alone",
-        List.of(CODE_NAME),
-        units.stream().map(UpdateUnit::getCodeName).toList());
-    return units.get(0);
   }
 
   /**
