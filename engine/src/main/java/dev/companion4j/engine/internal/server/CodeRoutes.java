@@ -365,20 +365,15 @@ public final class CodeRoutes extends HttpServlet {
   }
 
   private static String route(HttpServletRequest req) {
-    return req.getPathInfo() == null ? "" : req.getPathInfo();
+    return IdeRoutes.route(req);
   }
 
   private static void refuseRoute(HttpServletRequest req, HttpServletResponse resp)
       throws IOException {
-    HttpBodies.error(
+    IdeRoutes.notFound(
+        req,
         resp,
-        404,
-        "no route "
-            + req.getMethod()
-            + " /ide/code"
-            + route(req)
-            + "; the companion serves POST /ide/code/{definition, references, documentSymbols,"
-            + " workspaceSymbols, callHierarchy, typeHierarchy, rename} and GET"
-            + " /ide/code/changes/{id}?wait=seconds");
+        "POST /ide/code/{definition, references, documentSymbols, workspaceSymbols, callHierarchy,"
+            + " typeHierarchy, rename} and GET /ide/code/changes/{id}?wait=seconds");
   }
 }

@@ -243,19 +243,28 @@ public final class IdeRoutes extends HttpServlet {
     return place.normal();
   }
 
-  private static String route(HttpServletRequest req) {
+  static String route(HttpServletRequest req) {
     return req.getPathInfo() == null ? "" : req.getPathInfo();
   }
 
   private static void notFound(HttpServletRequest req, HttpServletResponse resp)
+      throws IOException {
+    notFound(
+        req, resp, "GET /ide/status, /ide/editors, /ide/diagnostics[?path=] and POST /ide/open");
+  }
+
+  /** The 404 of a route under {@code /ide/}, naming what the companion serves there instead. */
+  static void notFound(HttpServletRequest req, HttpServletResponse resp, String served)
       throws IOException {
     HttpBodies.error(
         resp,
         404,
         "no route "
             + req.getMethod()
-            + " /ide"
+            + " "
+            + req.getServletPath()
             + route(req)
-            + "; the companion serves GET /ide/status, /ide/editors, /ide/diagnostics[?path=] and POST /ide/open");
+            + "; the companion serves "
+            + served);
   }
 }
