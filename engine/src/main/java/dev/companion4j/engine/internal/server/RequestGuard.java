@@ -33,6 +33,9 @@ public final class RequestGuard extends HttpFilter {
   /**
    * What the guard looks at in a request; the servlet adapter fills it, tests build it directly.
    */
+  /** The largest declared body of a refused request whose connection is closed with its answer. */
+  private static final long CLOSE_AFTER_REFUSAL_BYTES = 64 * 1024;
+
   public record Inbound(
       String method,
       String rawPath,
@@ -102,8 +105,14 @@ public final class RequestGuard extends HttpFilter {
       if (refuse.status() == 405) {
         response.setHeader("Allow", String.join(", ", METHODS));
       }
-      // The refused body stays unread; a client that reused this connection would race its close.
-      response.setHeader("Connection", "close");
+      // The refused body stays unread, and Jetty closes a connection whose body it could not
+      // read by the answer's end: a client that reused it would race that close. A small body
+      // (or none) is better told so; a large one is left to Jetty, which drains what has arrived
+      // before it closes, where closing at once would reset the answer the client still reads.
+      if (request.getHeader("Transfer-Encoding") == null
+          && inbound.contentLength() <= CLOSE_AFTER_REFUSAL_BYTES) {
+        response.setHeader("Connection", "close");
+      }
       HttpBodies.error(response, refuse.status(), refuse.message());
       return;
     }
