@@ -107,6 +107,10 @@ public class NetBeansIdeToolsIT extends NbTestCase {
         Duration.ofMillis(500),
         () -> companionGet("/ide/diagnostics?path=" + BROKEN),
         body -> body.contains("incompatible types"));
+    // The CLIs' tools find the companion by its discovery files, rewritten once the project's
+    // opening reached the companion: that may come after the errors.
+    Await.until(
+        WAIT, () -> newestLock().path("workspacePath").asString(), WORKSPACE.toString()::equals);
 
     for (String cli : List.of("qwen", "gemini")) {
       int line = cli.equals("qwen") ? 9 : 8;
@@ -230,6 +234,22 @@ public class NetBeansIdeToolsIT extends NbTestCase {
    */
   static java.net.http.HttpResponse<String> companionSend(String path, String json)
       throws Exception {
+    Json file = newestLock();
+    java.net.http.HttpRequest.Builder request =
+        java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + file.path("port").asInt() + path))
+            .header("Authorization", "Bearer " + file.path("authToken").asString());
+    if (json != null) {
+      request
+          .header("Content-Type", "application/json")
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json));
+    }
+    return java.net.http.HttpClient.newHttpClient()
+        .send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** This IDE's companion's newest Qwen Code lock file. */
+  private static Json newestLock() throws IOException {
     Path dir = Path.of(System.getenv("QWEN_HOME"), "ide");
     try (java.util.stream.Stream<Path> locks = Files.list(dir)) {
       Path lock =
@@ -237,18 +257,7 @@ public class NetBeansIdeToolsIT extends NbTestCase {
               .filter(f -> f.getFileName().toString().endsWith(".lock"))
               .max(java.util.Comparator.comparingLong(f -> f.toFile().lastModified()))
               .orElseThrow();
-      Json file = Json.parse(Files.readString(lock));
-      java.net.http.HttpRequest.Builder request =
-          java.net.http.HttpRequest.newBuilder(
-                  java.net.URI.create("http://127.0.0.1:" + file.path("port").asInt() + path))
-              .header("Authorization", "Bearer " + file.path("authToken").asString());
-      if (json != null) {
-        request
-            .header("Content-Type", "application/json")
-            .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json));
-      }
-      return java.net.http.HttpClient.newHttpClient()
-          .send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+      return Json.parse(Files.readString(lock));
     }
   }
 
