@@ -19,7 +19,8 @@ import org.osgi.framework.BundleContext;
 
 /**
  * The plugin's life: owns the one companion of this workbench, from early startup until the bundle
- * stops or the JVM exits (SIGTERM included), whichever comes first.
+ * stops. (When the JVM ends without stopping the bundles, on SIGTERM, the engine's own shutdown
+ * hook removes the discovery files.)
  */
 public final class Activator implements BundleActivator {
   /**
@@ -36,7 +37,6 @@ public final class Activator implements BundleActivator {
   // Guarded by lock.
   private Companion companion;
   private EditorTracker tracker;
-  private Thread shutdownHook;
 
   static Activator instance() {
     Activator a = instance;
@@ -88,10 +88,6 @@ public final class Activator implements BundleActivator {
       EditorTracker t = new EditorTracker(workbench, companion::editorEvent);
       tracker = t;
       workbench.getDisplay().asyncExec(t::attach);
-      // A SIGTERM ends the JVM without stopping the bundles: the discovery files must go all the
-      // same, or the CLIs would find a dead IDE.
-      shutdownHook = new Thread(this::stopCompanion, "companion4j-shutdown");
-      Runtime.getRuntime().addShutdownHook(shutdownHook);
       log.info("Companion for Qwen Code and Gemini CLI serves on port " + companion.port());
       if (Boolean.getBoolean(READY_LINE_PROPERTY)) {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -121,14 +117,6 @@ public final class Activator implements BundleActivator {
       if (display != null && !display.isDisposed()) {
         display.asyncExec(t::detach);
       }
-      if (Thread.currentThread() != shutdownHook) {
-        try {
-          Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException shuttingDown) {
-          // The hook runs, or has run, and finds no companion left to stop.
-        }
-      }
-      shutdownHook = null;
     }
     c.stop();
   }
