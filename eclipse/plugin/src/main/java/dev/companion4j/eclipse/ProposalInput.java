@@ -30,6 +30,9 @@ final class ProposalInput extends CompareEditorInput {
     String name = diff.path().getFileName().toString();
     this.proposal = new Side(name, diff.newContent(), true);
     CompareConfiguration config = getCompareConfiguration();
+    // Eclipse's compare preference swaps the sides by default (the proposal would show left):
+    // this editor keeps the disk left and the proposal right, as every editor of the project does.
+    config.setProperty(CompareConfiguration.MIRRORED, Boolean.FALSE);
     config.setLeftLabel(diff.isNewFile() ? name + " (new file)" : name + " (on disk)");
     config.setLeftEditable(false);
     config.setRightLabel(name + " (proposed by " + proposer() + ")");
