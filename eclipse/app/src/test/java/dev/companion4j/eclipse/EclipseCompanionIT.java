@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -104,7 +105,7 @@ class EclipseCompanionIT {
         assertThat(files).isEmpty();
       }
     } finally {
-      eclipse.destroyForcibly();
+      stop(eclipse);
     }
   }
 
@@ -140,6 +141,20 @@ class EclipseCompanionIT {
     private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
       return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
+  }
+
+  /**
+   * Ends a run a failed assertion left behind: SIGTERM first, which the script passes to Eclipse
+   * and answers by stopping its Xvfb; whatever outlives that is killed, the script's children
+   * included (killing the script alone would orphan them).
+   */
+  private static void stop(Process script) throws InterruptedException {
+    List<ProcessHandle> children = script.descendants().toList();
+    script.destroy();
+    if (!script.waitFor(30, TimeUnit.SECONDS)) {
+      script.destroyForcibly();
+    }
+    children.forEach(ProcessHandle::destroyForcibly);
   }
 
   /** The first line of standard output that is the ready event; the rest is read and dropped. */
