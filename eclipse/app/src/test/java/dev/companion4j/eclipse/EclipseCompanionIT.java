@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -29,13 +30,22 @@ import tools.jackson.databind.json.JsonMapper;
  * The Eclipse IDE as scripts/run-eclipse.sh starts it (the workbench from the central repository's
  * bundles, under its own Xvfb) with the plugin: the companion serves the opened project, the real
  * CLIs' IdeClients connect to it, an editor opened through {@code open_file}'s route reaches them
- * as context, a proposal goes to the compare editor and back, and SIGTERM ends it all with the
- * discovery files gone.
+ * as context, a proposal goes to the compare editor and is answered there by a user at the display
+ * (edited and accepted, rejected, closed), a proposal whose CLI leaves closes with a message, JDT's
+ * compile error is a diagnostic, and SIGTERM ends it all with the discovery files gone.
  */
 class EclipseCompanionIT {
   private static final Duration BOOT = Duration.ofMinutes(3);
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  /**
+   * A point in the compare editor's right side: the workbench window opens at the screen's top
+   * left, about 1020 by 740 pixels, its editor area right of the Project Explorer.
+   */
+  private static final String RIGHT_SIDE_X = "850";
+
+  private static final String RIGHT_SIDE_Y = "250";
 
   @TempDir Path root;
 
@@ -43,6 +53,21 @@ class EclipseCompanionIT {
   void theWorkbenchServesItsProjectToBothClisUntilSigterm() throws Exception {
     CliEnvironment env = CliEnvironment.in(root);
     env.file("Hello.txt", "hello\nworld\n");
+    // A Java project, as Eclipse writes one: JDT builds it on import and marks its errors.
+    env.file(
+        ".project",
+        "<projectDescription><name>demo</name><comment/><projects/><buildSpec><buildCommand>"
+            + "<name>org.eclipse.jdt.core.javabuilder</name><arguments/></buildCommand></buildSpec>"
+            + "<natures><nature>org.eclipse.jdt.core.javanature</nature></natures>"
+            + "</projectDescription>\n");
+    env.file(
+        ".classpath",
+        "<classpath><classpathentry kind=\"src\" path=\"src\"/>"
+            + "<classpathentry kind=\"con\" path=\"org.eclipse.jdt.launching.JRE_CONTAINER\"/>"
+            + "<classpathentry kind=\"output\" path=\"bin\"/></classpath>\n");
+    Path broken =
+        env.file(
+            "src/app/Broken.java", "package app;\n\nclass Broken {\n  int count = \"three\";\n}\n");
     Path script = Path.of(System.getProperty("companion4j.repoRoot"), "scripts/run-eclipse.sh");
     ProcessBuilder pb =
         new ProcessBuilder(
@@ -64,6 +89,7 @@ class EclipseCompanionIT {
       assertThat(Files.readString(lock)).contains(env.workspace().toString());
       Companion companion =
           new Companion(port, JSON.readTree(Files.readString(lock)).path("authToken").asString());
+      String display = displayOf(ready.get("pid").asLong());
 
       Path hello = env.workspace().resolve("Hello.txt");
       try (CliDriver qwen = CliDriver.start(CliDriver.Cli.QWEN, env.workspace(), env.variables());
@@ -95,6 +121,88 @@ class EclipseCompanionIT {
         JsonNode closed = qwen.call("closeDiff", Map.of("filePath", hello.toString()));
         assertThat(closed.path("content").asString()).isEqualTo("hello, Eclipse\n");
         assertThat(CliDriver.await(answer, WAIT).path("status").asString()).isEqualTo("rejected");
+
+        // The user edits the proposal (a click in its right side, the text typed at its start)
+        // and accepts with the key binding: the CLI gets the edited text.
+        JsonNode accepted =
+            proposeAndAct(
+                qwen,
+                companion,
+                hello,
+                display,
+                "keys",
+                "ctrl+HOME",
+                "type",
+                "reviewed ",
+                "keys",
+                "ctrl+alt+A");
+        assertThat(accepted.path("status").asString())
+            .as(accepted.toString())
+            .isEqualTo("accepted");
+        assertThat(accepted.path("content").asString()).isEqualTo("reviewed hello, Eclipse\n");
+
+        // Reject by its key binding, and closing the editor by hand (Ctrl+W): both reject.
+        for (String keys : List.of("ctrl+alt+R", "ctrl+W")) {
+          JsonNode rejected = proposeAndAct(gemini, companion, hello, display, "keys", keys);
+          assertThat(rejected.path("status").asString())
+              .as(keys + ": " + rejected)
+              .isEqualTo("rejected");
+        }
+
+        // Columns count code points: at the end of "😀ab" the caret is at character 4 (5 in UTF-16
+        // units); typing there leaves unsaved changes, which reach get_open_editors.
+        Path emoji = env.file("Emoji.txt", "😀ab\n");
+        assertThat(
+                companion
+                    .post("/ide/open", Map.of("path", emoji.toString(), "line", 1, "character", 1))
+                    .statusCode())
+            .isEqualTo(200);
+        qwen.awaitContext(c -> isActiveAt(c, emoji, 1, 1), WAIT);
+        ScreenUser.act(display, "keys", "END");
+        qwen.awaitContext(c -> isActiveAt(c, emoji, 1, 4), WAIT);
+        ScreenUser.act(display, "type", "c");
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> JSON.readTree(companion.get("/ide/editors").body()).path("editors"),
+                editors -> isDirty(editors, emoji));
+
+        // A proposal whose CLI leaves: its editor closes and the user is told why.
+        CliDriver leaving = CliDriver.start(CliDriver.Cli.QWEN, env.workspace(), env.variables());
+        try {
+          leaving.connect();
+          leaving.send("openDiff", Map.of("filePath", hello.toString(), "newContent", "gone\n"));
+          await().atMost(WAIT).until(() -> companion.status().path("pendingDiffs").size() == 1);
+        } finally {
+          leaving.kill();
+        }
+        Path log = root.resolve("eclipse-data/.metadata/.log");
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    Files.exists(log)
+                        && Files.readString(log)
+                            .contains("The CLI that proposed the edit to Hello.txt has left"));
+        assertThat(companion.status().path("pendingDiffs").size()).isZero();
+
+        // JDT's compile error, as the extension's get_diagnostics asks for it, with its range.
+        assertThat(companion.post("/ide/open", Map.of("path", broken.toString())).statusCode())
+            .isEqualTo(200);
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> companion.get("/ide/diagnostics?path=" + broken).body(),
+                body -> body.contains("Type mismatch: cannot convert from String to int"));
+        JsonNode diagnostic =
+            JSON.readTree(companion.get("/ide/diagnostics?path=" + broken).body())
+                .path("files")
+                .path(0)
+                .path("diagnostics")
+                .path(0);
+        assertThat(diagnostic.path("severity").asString()).isEqualTo("error");
+        assertThat(diagnostic.path("range").path("startLine").asInt()).isEqualTo(4);
+        assertThat(diagnostic.path("range").path("startCharacter").asInt()).isEqualTo(15);
       }
 
       eclipse.destroy();
@@ -107,6 +215,43 @@ class EclipseCompanionIT {
     } finally {
       stop(eclipse);
     }
+  }
+
+  /**
+   * Sends a proposal for {@code file}, clicks into the compare editor's right side once it shows,
+   * does {@code steps} there as a user, and returns the CLI's answer.
+   */
+  private JsonNode proposeAndAct(
+      CliDriver cli, Companion companion, Path file, String display, String... steps)
+      throws Exception {
+    CompletableFuture<JsonNode> answer =
+        cli.send("openDiff", Map.of("filePath", file.toString(), "newContent", "hello, Eclipse\n"));
+    await().atMost(WAIT).until(() -> companion.status().path("pendingDiffs").size() == 1);
+    // What the screen showed, kept in the build's folder for whoever reads a failure.
+    ScreenUser.act(display, "shot", Path.of("target", "EclipseCompanionIT-diff.png").toString());
+    List<String> all = new ArrayList<>(List.of("click", RIGHT_SIDE_X, RIGHT_SIDE_Y));
+    all.addAll(List.of(steps));
+    ScreenUser.act(display, all.toArray(String[]::new));
+    return CliDriver.await(answer, WAIT);
+  }
+
+  /** The X display the script started Eclipse on, from the Eclipse process's environment. */
+  private static String displayOf(long pid) throws IOException {
+    for (String variable : Files.readString(Path.of("/proc/" + pid + "/environ")).split("\0")) {
+      if (variable.startsWith("DISPLAY=")) {
+        return variable.substring("DISPLAY=".length());
+      }
+    }
+    throw new AssertionError("Eclipse runs without DISPLAY");
+  }
+
+  private static boolean isDirty(JsonNode editors, Path file) {
+    for (JsonNode e : editors) {
+      if (e.path("path").asString("").equals(file.toString())) {
+        return e.path("dirty").asBoolean();
+      }
+    }
+    return false;
   }
 
   private static boolean isActiveAt(JsonNode context, Path file, int line, int character) {
@@ -126,6 +271,10 @@ class EclipseCompanionIT {
           request(path)
               .header("Content-Type", "application/json")
               .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))));
+    }
+
+    HttpResponse<String> get(String path) throws Exception {
+      return send(request(path).GET());
     }
 
     JsonNode status() throws Exception {

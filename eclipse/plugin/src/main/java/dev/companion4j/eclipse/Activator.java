@@ -74,7 +74,9 @@ public final class Activator implements BundleActivator {
       current.setContextClassLoader(Activator.class.getClassLoader());
       IWorkbench workbench = PlatformUI.getWorkbench();
       try {
-        Companion c = Companion.builder(new EclipseHost(workbench)).build();
+        EclipseHost host = new EclipseHost(workbench);
+        Companion c = Companion.builder(host).build();
+        c.addListener(host.diffEditors());
         c.start();
         companion = c;
       } catch (IOException | RuntimeException e) {

@@ -45,6 +45,11 @@ final class EclipseHost implements CompanionHost {
     this.diffs = new DiffEditors(workbench);
   }
 
+  /** The companion's listener that tells the user when a proposal's CLI left. */
+  DiffEditors diffEditors() {
+    return diffs;
+  }
+
   @Override
   public IdeInfo ideInfo() {
     return IDE_INFO;
@@ -65,7 +70,7 @@ final class EclipseHost implements CompanionHost {
 
   @Override
   public void showDiff(PendingDiff diff, DiffReview review) throws DiffViewException {
-    diffs.show(diff);
+    diffs.show(diff, review);
   }
 
   @Override
@@ -143,11 +148,7 @@ final class EclipseHost implements CompanionHost {
       throw new HostActionException(name + " has no line " + line);
     }
     try {
-      int start = document.getLineOffset(line - 1);
-      String delimiter = document.getLineDelimiter(line - 1);
-      int length = document.getLineLength(line - 1) - (delimiter == null ? 0 : delimiter.length());
-      int column = Math.min(Math.max(character - 1, 0), length);
-      text.selectAndReveal(start + column, 0);
+      text.selectAndReveal(Columns.offset(document, line, character), 0);
     } catch (BadLocationException e) {
       throw new HostActionException(name + " has no line " + line);
     }
