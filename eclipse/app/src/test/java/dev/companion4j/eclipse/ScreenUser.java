@@ -31,7 +31,6 @@ final class ScreenUser {
       Map.of(
           "ctrl", KeyEvent.VK_CONTROL,
           "alt", KeyEvent.VK_ALT,
-          "shift", KeyEvent.VK_SHIFT,
           "HOME", KeyEvent.VK_HOME,
           "END", KeyEvent.VK_END,
           "W", KeyEvent.VK_W,
