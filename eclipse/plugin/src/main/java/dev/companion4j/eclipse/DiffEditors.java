@@ -9,10 +9,8 @@ import dev.companion4j.engine.PendingDiff;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.compare.CompareUI;
 import org.eclipse.jface.action.IStatusLineManager;
@@ -30,10 +28,7 @@ import org.eclipse.ui.PlatformUI;
  * the message when a proposal's CLI left.
  */
 final class DiffEditors implements CompanionListener {
-  /**
-   * How long the engine thread waits for the UI thread to close one; a UI thread that is itself
-   * waiting for the companion (stopping it) must not hold the engine up for good.
-   */
+  /** How long the engine thread waits for the UI thread to close one. */
   private static final Duration CLOSE_BOUND = Duration.ofSeconds(2);
 
   /** How long the engine thread waits for the UI thread to open one, as for open_file. */
@@ -57,21 +52,15 @@ final class DiffEditors implements CompanionListener {
   void show(PendingDiff diff, DiffReview review) throws DiffViewException {
     ProposalInput input = new ProposalInput(diff, review, () -> open.remove(diff.id()));
     open.put(diff.id(), input);
-    CompletableFuture<Void> shown = new CompletableFuture<>();
-    workbench
-        .getDisplay()
-        .asyncExec(
-            () -> {
-              try {
-                CompareUI.openCompareEditor(input, false);
-                shown.complete(null);
-              } catch (RuntimeException e) {
-                shown.completeExceptionally(e);
-              }
-            });
     String name = diff.path().getFileName().toString();
     try {
-      shown.get(SHOW_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+      UiThread.call(
+          workbench.getDisplay(),
+          SHOW_BOUND,
+          () -> {
+            CompareUI.openCompareEditor(input, false);
+            return null;
+          });
     } catch (ExecutionException e) {
       open.remove(diff.id());
       throw new DiffViewException(
@@ -96,17 +85,16 @@ final class DiffEditors implements CompanionListener {
     if (input == null) {
       return Optional.empty();
     }
-    CompletableFuture<String> closed = new CompletableFuture<>();
-    workbench
-        .getDisplay()
-        .asyncExec(
-            () -> {
-              String text = input.proposedText();
-              input.closeWithoutAnswer();
-              closed.complete(text);
-            });
     try {
-      return Optional.of(closed.get(CLOSE_BOUND.toMillis(), TimeUnit.MILLISECONDS));
+      return Optional.of(
+          UiThread.call(
+              workbench.getDisplay(),
+              CLOSE_BOUND,
+              () -> {
+                String text = input.proposedText();
+                input.closeWithoutAnswer();
+                return text;
+              }));
     } catch (ExecutionException | TimeoutException e) {
       return Optional.empty();
     } catch (InterruptedException e) {

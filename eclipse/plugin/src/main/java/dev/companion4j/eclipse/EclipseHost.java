@@ -13,9 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.core.filesystem.EFS;
 import org.eclipse.core.resources.IProject;
@@ -85,19 +83,9 @@ final class EclipseHost implements CompanionHost {
 
   @Override
   public String openFile(Path path, int line, int character) throws HostActionException {
-    CompletableFuture<String> opened = new CompletableFuture<>();
-    workbench
-        .getDisplay()
-        .asyncExec(
-            () -> {
-              try {
-                opened.complete(openNow(path, line, character));
-              } catch (HostActionException | RuntimeException e) {
-                opened.completeExceptionally(e);
-              }
-            });
     try {
-      return opened.get(OPEN_BOUND.toSeconds(), TimeUnit.SECONDS);
+      return UiThread.call(
+          workbench.getDisplay(), OPEN_BOUND, () -> openNow(path, line, character));
     } catch (ExecutionException e) {
       if (e.getCause() instanceof HostActionException refused) {
         throw refused;
