@@ -217,6 +217,10 @@ public final class AcpIdeConnection implements AutoCloseable {
 
   // Guarded by this; conversation changes are made under it too, so they see these as they are.
   private String runningTurn;
+  // Set once session/new or session/load was answered: what comes outside a turn after that is
+  // complete as it arrives (Gemini CLI replays a loaded history after its answer, a message a
+  // chunk).
+  private boolean sessionAnswered;
   // The answer to each pending permission request: the response the agent gets.
   private final Map<String, CompletableFuture<Object>> pending = new LinkedHashMap<>();
 
@@ -329,7 +333,11 @@ public final class AcpIdeConnection implements AutoCloseable {
               "session/load");
       offered(loaded.modes(), loaded.models());
       // ACP answers session/load once the whole history was replayed: its last answer is complete.
-      change(c -> Conversations.apply(c, new DaemonEvent.TurnComplete(meta(null), "end_turn")));
+      change(
+          c -> {
+            sessionAnswered = true;
+            return Conversations.apply(c, new DaemonEvent.TurnComplete(meta(null), "end_turn"));
+          });
     } else {
       AcpSchema.NewSessionResponse created =
           authenticated(
@@ -338,6 +346,9 @@ public final class AcpIdeConnection implements AutoCloseable {
               "session/new");
       sessionId = created.sessionId();
       offered(created.modes(), created.models());
+      synchronized (this) {
+        sessionAnswered = true;
+      }
     }
     // A loaded session too: the agent reopens it in its own default, which may edit unasked.
     String mode = setup.modeId();
@@ -724,17 +735,38 @@ public final class AcpIdeConnection implements AutoCloseable {
                       c,
                       new DaemonEvent.ApprovalModeChanged(
                           meta(null), c.approvalMode(), u.path("currentModeId").asString(""))));
-      default ->
-          change(
-              c -> {
-                Conversation next =
-                    Conversations.applySessionUpdate(
-                        c, sessionId, runningTurn == null ? "replay" : runningTurn, u.toString());
-                // A replayed history (session/load) is no running turn, whenever it arrives.
-                return runningTurn == null ? settled(next) : next;
-              });
+      case "user_message_chunk" -> {
+        if (runningTurn == null && isSetupContext(u.path("content").path("text").asString(""))) {
+          // Gemini CLI replays the context it gave the model at the session's start as a user
+          // message; the user never wrote it, and it would prefix their first prompt.
+          return Mono.empty();
+        }
+        replayOrTurn(u);
+      }
+      default -> replayOrTurn(u);
     }
     return Mono.empty();
+  }
+
+  private static boolean isSetupContext(String text) {
+    String t = text.strip();
+    return t.startsWith("<session_context>") && t.endsWith("</session_context>");
+  }
+
+  private void replayOrTurn(JsonNode u) {
+    change(
+        c -> {
+          Conversation next =
+              Conversations.applySessionUpdate(
+                  c, sessionId, runningTurn == null ? "replay" : runningTurn, u.toString());
+          if (runningTurn != null) {
+            return next;
+          }
+          // A replayed history (session/load) is no running turn, whenever it arrives.
+          return sessionAnswered
+              ? Conversations.apply(next, new DaemonEvent.TurnComplete(meta(null), "end_turn"))
+              : settled(next);
+        });
   }
 
   /** On the reader thread: the request waits, without blocking the reader, for {@link #answer}. */

@@ -5,6 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -169,6 +171,20 @@ public final class HeadlessCli {
         Files.exists(file) ? (ObjectNode) JSON.readTree(file.toFile()) : JSON.createObjectNode();
     trusted.put(env.workspace().toString(), "TRUST_FOLDER");
     Files.writeString(file, JSON.writeValueAsString(trusted));
+  }
+
+  /**
+   * Returns once the clock is past the minute of {@code begun}. Gemini CLI 0.61 names a session's
+   * record after the minute the session began, and loading it opens a record under that name again:
+   * in the same minute that empties the loaded session ("No previous sessions found").
+   */
+  public static void awaitTheMinuteAfter(Instant begun) throws InterruptedException {
+    Duration left =
+        Duration.between(Instant.now(), begun.truncatedTo(ChronoUnit.MINUTES).plusSeconds(61));
+    if (!left.isNegative()) {
+      // The clock is the event awaited; nothing else announces the minute's end.
+      Thread.sleep(left.toMillis());
+    }
   }
 
   /**
