@@ -81,8 +81,8 @@ final class EclipseRun implements AutoCloseable {
 
   /**
    * SIGTERM first, which the script passes to Eclipse and answers by stopping its Xvfb; whatever
-   * outlives that is killed, the script's children included (killing the script alone would
-   * orphan them).
+   * outlives that is killed, the script's children included (killing the script alone would orphan
+   * them).
    */
   @Override
   public void close() throws InterruptedException {

@@ -26,10 +26,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The companion's status line item, its view and its preference page in the booted workbench, read
- * and pressed through the widget probe: the status line names the real Qwen Code IdeClient while
- * it is connected and says "no CLI" once it left; a click opens the CLI Companion view, which
- * lists the CLI, the port, the workspace and the pending proposal, whose row brings its compare
- * editor forward; Gemini CLI switched off in the preference page takes its discovery file away.
+ * and pressed through the widget probe: the status line names the real Qwen Code IdeClient while it
+ * is connected and says "no CLI" once it left; a click opens the CLI Companion view, which lists
+ * the CLI, the port, the workspace and the pending proposal, whose row brings its compare editor
+ * forward; Gemini CLI switched off in the preference page takes its discovery file away.
  */
 class EclipseStatusIT {
   private static final Duration BOOT = Duration.ofMinutes(3);
@@ -86,10 +86,13 @@ class EclipseStatusIT {
                 env.qwenHome().resolve("ide/" + port + ".lock").toString());
         String row = workbench.find(PROPOSALS).orElseThrow().state();
         assertThat(row).startsWith("Hello.txt").contains("(from " + program + ")");
-        // For the docs: the view (maximized, as a double-click on its tab does) and the status line.
+        // For the docs: the view (maximized, as a double-click on its tab does) and the status
+        // line.
         int height = report.height();
         workbench.exec("org.eclipse.ui.window.maximizePart");
-        await().atMost(WAIT).until(() -> workbench.find(REPORT).orElseThrow().height() > height * 2);
+        await()
+            .atMost(WAIT)
+            .until(() -> workbench.find(REPORT).orElseThrow().height() > height * 2);
         ScreenUser.act(
             eclipse.display(), "shot", Path.of("target", "EclipseStatusIT-status.png").toString());
         workbench.exec("org.eclipse.ui.window.maximizePart");
@@ -130,7 +133,9 @@ class EclipseStatusIT {
               .atMost(WAIT)
               .until(
                   () -> workbench.find(STATUS).orElseThrow().text(),
-                  t -> t.matches("CLI companion :\\d+ \u00b7 no CLI") && !t.contains(":" + port + " "));
+                  t ->
+                      t.matches("CLI companion :\\d+ \u00b7 no CLI")
+                          && !t.contains(":" + port + " "));
       String newPort = restarted.replaceAll("\\D", "");
       assertThat(env.qwenHome().resolve("ide/" + newPort + ".lock")).exists();
 
@@ -147,7 +152,9 @@ class EclipseStatusIT {
           .atMost(WAIT)
           .until(
               () -> workbench.widgets().stream().map(Widget::tooltip).toList(),
-              tips -> tips.contains("The daemon token was not saved: No secure storage modules found."));
+              tips ->
+                  tips.contains(
+                      "The daemon token was not saved: No secure storage modules found."));
       workbench.press("Cancel");
       await().atMost(WAIT).until(() -> workbench.find(TOKEN).isEmpty());
       for (Path dir : List.of(env.home(), root.resolve("eclipse-data"))) {

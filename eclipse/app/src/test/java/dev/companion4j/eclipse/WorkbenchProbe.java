@@ -68,8 +68,8 @@ final class WorkbenchProbe {
   }
 
   /**
-   * The environment for scripts/run-eclipse.sh that adds the probe, built into {@code dir}, and
-   * has it write its address to {@code file}.
+   * The environment for scripts/run-eclipse.sh that adds the probe, built into {@code dir}, and has
+   * it write its address to {@code file}.
    */
   static Map<String, String> variables(Path dir, Path file)
       throws IOException, InterruptedException {
@@ -137,7 +137,8 @@ final class WorkbenchProbe {
     try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
       s.setSoTimeout((int) BOUND.toMillis());
       OutputStream out = s.getOutputStream();
-      out.write((token + "\t" + String.join("\t", request) + "\n").getBytes(StandardCharsets.UTF_8));
+      out.write(
+          (token + "\t" + String.join("\t", request) + "\n").getBytes(StandardCharsets.UTF_8));
       out.flush();
       BufferedReader in =
           new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
@@ -175,7 +176,8 @@ final class WorkbenchProbe {
     Path repo = Path.of(System.getProperty("companion4j.repoRoot"));
     Path sources = repo.resolve("eclipse/app/src/test/probe");
     Path classes = Files.createDirectories(dir.resolve("classes"));
-    String jdk = System.getenv().getOrDefault("ECLIPSE_JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64");
+    String jdk =
+        System.getenv().getOrDefault("ECLIPSE_JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64");
     List<String> classpath;
     try (Stream<Path> jars = Files.list(repo.resolve("eclipse/app/target/eclipse/plugins"))) {
       classpath = jars.map(Path::toString).filter(p -> p.endsWith(".jar")).toList();
@@ -205,7 +207,8 @@ final class WorkbenchProbe {
     main.putValue("Bundle-Version", "0.1.0");
     main.putValue("Bundle-Activator", PROBE.replace('/', '.'));
     main.putValue("Bundle-RequiredExecutionEnvironment", "JavaSE-17");
-    main.putValue("Require-Bundle", "org.eclipse.ui,org.eclipse.core.runtime,org.eclipse.core.commands");
+    main.putValue(
+        "Require-Bundle", "org.eclipse.ui,org.eclipse.core.runtime,org.eclipse.core.commands");
     Path jar = dir.resolve("companion4j-probe.jar");
     try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest);
         Stream<Path> files = Files.walk(classes)) {

@@ -58,13 +58,14 @@ import org.osgi.framework.BundleContext;
  * is {@code ok} or {@code error: why}, then the command's lines. Commands:
  *
  * <ul>
- *   <li>{@code widgets}: one line per visible control (and tool bar item) of every shell, tab-separated: name
- *       (its {@code "name"} data), class, text, tooltip, bounds on the screen {@code x,y,w,h}, and
- *       for a table its rows, for a check box its state ({@code checked}/{@code unchecked});
- *   <li>{@code press NAME-OR-TEXT}: presses the first visible control (tool bar item, table row) so named or
- *       with that text, as a click does: a button is selected (a check box toggles), a table row is
- *       opened, anything else gets a mouse down and up. Answered before the press runs, so a press
- *       that opens a modal dialog does not hold the answer;
+ *   <li>{@code widgets}: one line per visible control (and tool bar item) of every shell,
+ *       tab-separated: name (its {@code "name"} data), class, text, tooltip, bounds on the screen
+ *       {@code x,y,w,h}, and for a table its rows, for a check box its state ({@code
+ *       checked}/{@code unchecked});
+ *   <li>{@code press NAME-OR-TEXT}: presses the first visible control (tool bar item, table row)
+ *       so named or with that text, as a click does: a button is selected (a check box toggles), a
+ *       table row is opened, anything else gets a mouse down and up. Answered before the press
+ *       runs, so a press that opens a modal dialog does not hold the answer;
  *   <li>{@code text NAME-OR-TEXT VALUE}: sets a text field's text, as typing does;
  *   <li>{@code exec COMMAND-ID [KEY=VALUE...]}: runs a workbench command with parameters, after
  *       the answer, e.g. {@code exec org.eclipse.ui.window.preferences
@@ -110,7 +111,8 @@ public final class Probe implements BundleActivator {
           BufferedReader in =
               new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
           PrintWriter out =
-              new PrintWriter(new OutputStreamWriter(s.getOutputStream(), StandardCharsets.UTF_8))) {
+              new PrintWriter(
+                  new OutputStreamWriter(s.getOutputStream(), StandardCharsets.UTF_8))) {
         s.setSoTimeout((int) TimeUnit.SECONDS.toMillis(BOUND_SECONDS));
         String line = in.readLine();
         String[] request = line == null ? new String[0] : line.split("\t", -1);

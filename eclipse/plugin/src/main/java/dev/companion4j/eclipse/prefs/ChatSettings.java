@@ -47,7 +47,8 @@ public record ChatSettings(Mode mode, String agent, String daemonUrl, String qwe
   /** The settings as saved now; on any thread. */
   public static ChatSettings read() {
     var node = CompanionPreferences.node();
-    Mode mode = Mode.ACP;
+    // Unset: the daemon path, as in NetBeans (its address then from the environment).
+    Mode mode = Mode.ATTACH;
     for (Mode m : Mode.values()) {
       if (m.key().equals(node.get(MODE, ""))) {
         mode = m;

@@ -134,7 +134,8 @@ public final class CompanionPreferencePage extends FieldEditorPreferencePage
     ISecurePreferences root = SecurePreferencesFactory.getDefault();
     return root != null
         && root.nodeExists(ChatSettings.TOKEN_NODE)
-        && Arrays.asList(root.node(ChatSettings.TOKEN_NODE).keys()).contains(ChatSettings.TOKEN_KEY);
+        && Arrays.asList(root.node(ChatSettings.TOKEN_NODE).keys())
+            .contains(ChatSettings.TOKEN_KEY);
   }
 
   private static void heading(Composite parent, String text) {

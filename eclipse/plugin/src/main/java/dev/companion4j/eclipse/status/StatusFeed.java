@@ -34,7 +34,9 @@ public final class StatusFeed implements CompanionListener {
     return current;
   }
 
-  /** On any thread: makes {@code snapshot} the current one and shows it, later, on the UI thread. */
+  /**
+   * On any thread: makes {@code snapshot} the current one and shows it, later, on the UI thread.
+   */
   public static void publish(StatusSnapshot snapshot) {
     current = snapshot;
     if (!PlatformUI.isWorkbenchRunning()) {

@@ -23,7 +23,8 @@ public final class StatusLineControl extends WorkbenchWindowControlContribution 
   static final String NAME = "companion4j.status";
 
   /** The longest usual text. */
-  private static final String WIDEST = "CLI companion :65535 \u00b7 Gemini CLI 0.61.0 \u00b7 99 diffs";
+  private static final String WIDEST =
+      "CLI companion :65535 \u00b7 Gemini CLI 0.61.0 \u00b7 99 diffs";
 
   @Override
   protected Control createControl(Composite parent) {
@@ -66,7 +67,8 @@ public final class StatusLineControl extends WorkbenchWindowControlContribution 
     try {
       page.showView(CompanionView.ID);
     } catch (PartInitException e) {
-      Platform.getLog(StatusLineControl.class).error("The CLI Companion view could not open: " + e.getMessage(), e);
+      Platform.getLog(StatusLineControl.class)
+          .error("The CLI Companion view could not open: " + e.getMessage(), e);
     }
   }
 }
