@@ -84,7 +84,12 @@ final class StatusText {
               .findFirst()
               .orElse("a CLI");
     }
-    return d.path().getFileName() + " \u2014 " + d.path().getParent() + " (from " + from + ")";
+    Path folder = d.path().getParent();
+    return d.path().getFileName()
+        + (folder == null ? "" : " \u2014 " + folder)
+        + " (from "
+        + from
+        + ")";
   }
 
   private static String program(ConnectedClient c) {
