@@ -49,6 +49,13 @@ for jar in "$plugins"/*.jar; do
   esac
   bundles+=${bundles:+,}reference:file:$jar$start
 done
+# Tests only: COMPANION4J_ECLIPSE_EXTRA_BUNDLES, a ':'-separated list of bundle jars started with
+# the rest (e.g. the widget probe of eclipse/app/src/test/probe).
+IFS=: read -r -a extra <<<"${COMPANION4J_ECLIPSE_EXTRA_BUNDLES:-}"
+for jar in "${extra[@]}"; do
+  [ -f "$jar" ] || { echo "run-eclipse.sh: extra bundle $jar is no file" >&2; exit 2; }
+  bundles+=,reference:file:$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")@4:start
+done
 cat >"$work/configuration/config.ini" <<INI
 osgi.bundles=$bundles
 osgi.bundles.defaultStartLevel=4

@@ -1,6 +1,10 @@
 package dev.companion4j.eclipse;
 
+import dev.companion4j.eclipse.prefs.CompanionPreferences;
+import dev.companion4j.eclipse.status.StatusFeed;
+import dev.companion4j.eclipse.status.StatusSnapshot;
 import dev.companion4j.engine.Companion;
+import dev.companion4j.engine.DiffId;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +15,7 @@ import org.eclipse.core.resources.IResourceDelta;
 import org.eclipse.core.resources.ResourcesPlugin;
 import org.eclipse.core.runtime.ILog;
 import org.eclipse.core.runtime.Platform;
+import org.eclipse.core.runtime.jobs.Job;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.ui.IWorkbench;
 import org.eclipse.ui.PlatformUI;
@@ -33,10 +38,23 @@ public final class Activator implements BundleActivator {
 
   private final Object lock = new Object();
   private final IResourceChangeListener projectListener = this::projectsChanged;
+
+  /** Restarts the companion off the UI thread; scheduling it again while it waits runs it once. */
+  private final Job restart =
+      Job.createSystem(
+          "Restarting the CLI companion",
+          monitor -> {
+            stopCompanion();
+            startCompanion();
+          });
+
   private ILog log;
   // Guarded by lock.
   private Companion companion;
   private EditorTracker tracker;
+  // Written under lock; read without it on the UI thread, which must not wait for a start.
+  private volatile EclipseHost host;
+  private boolean announced;
 
   static Activator instance() {
     Activator a = instance;
@@ -54,10 +72,13 @@ public final class Activator implements BundleActivator {
   public void start(BundleContext context) {
     log = Platform.getLog(context.getBundle());
     instance = this;
+    // Settings the engine takes when it is built (discovery targets, cap) apply by a new one.
+    CompanionPreferences.onChange(Activator::restartCompanion);
   }
 
   @Override
   public void stop(BundleContext context) {
+    restart.cancel();
     stopCompanion();
     instance = null;
   }
@@ -74,13 +95,20 @@ public final class Activator implements BundleActivator {
       current.setContextClassLoader(Activator.class.getClassLoader());
       IWorkbench workbench = PlatformUI.getWorkbench();
       try {
-        EclipseHost host = new EclipseHost(workbench);
-        Companion c = Companion.builder(host).build();
-        c.addListener(host.diffEditors());
+        EclipseHost h = new EclipseHost(workbench);
+        Companion c =
+            Companion.builder(h)
+                .discoveryTargets(CompanionPreferences.targets())
+                .maxClients(CompanionPreferences.maxClients())
+                .build();
+        c.addListener(h.diffEditors());
+        c.addListener(new StatusFeed(c));
         c.start();
         companion = c;
+        host = h;
       } catch (IOException | RuntimeException e) {
         log.error("The Qwen Code / Gemini CLI companion could not start: " + e.getMessage(), e);
+        StatusFeed.publish(StatusSnapshot.off(e.getMessage()));
         return;
       } finally {
         current.setContextClassLoader(previous);
@@ -91,7 +119,10 @@ public final class Activator implements BundleActivator {
       tracker = t;
       workbench.getDisplay().asyncExec(t::attach);
       log.info("Companion for Qwen Code and Gemini CLI serves on port " + companion.port());
-      if (Boolean.getBoolean(READY_LINE_PROPERTY)) {
+      StatusFeed.publish(StatusSnapshot.of(companion));
+      // Once: the script's caller waits for one line; a restart is seen in the status line.
+      if (Boolean.getBoolean(READY_LINE_PROPERTY) && !announced) {
+        announced = true;
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         out.println(
             "{\"event\":\"ready\",\"port\":"
@@ -108,6 +139,7 @@ public final class Activator implements BundleActivator {
     synchronized (lock) {
       c = companion;
       companion = null;
+      host = null;
       if (c == null) {
         return;
       }
@@ -121,6 +153,24 @@ public final class Activator implements BundleActivator {
       }
     }
     c.stop();
+    StatusFeed.publish(StatusSnapshot.off(null));
+  }
+
+  /** On any thread: stops the companion and starts a new one with the current settings. */
+  public static void restartCompanion() {
+    Activator a = instance;
+    if (a != null) {
+      a.restart.schedule(200);
+    }
+  }
+
+  /** On the UI thread: brings the compare editor of a pending proposal to the front. */
+  public static void revealProposal(DiffId id) {
+    Activator a = instance;
+    EclipseHost h = a == null ? null : a.host;
+    if (h != null) {
+      h.diffEditors().reveal(id);
+    }
   }
 
   /** Tells the companion when a project was added, removed, opened or closed. */

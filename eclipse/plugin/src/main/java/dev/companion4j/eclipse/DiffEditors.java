@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.compare.CompareUI;
 import org.eclipse.jface.action.IStatusLineManager;
+import org.eclipse.ui.IEditorPart;
 import org.eclipse.ui.IEditorSite;
 import org.eclipse.ui.IViewSite;
 import org.eclipse.ui.IWorkbench;
@@ -73,6 +74,25 @@ final class DiffEditors implements CompanionListener {
       Thread.currentThread().interrupt();
       open.remove(diff.id());
       throw new DiffViewException("Interrupted while Eclipse opened the diff for " + name);
+    }
+  }
+
+  /** On the UI thread: brings the proposal's compare editor to the front, if it is still open. */
+  void reveal(DiffId id) {
+    ProposalInput input = open.get(id);
+    if (input == null) {
+      return;
+    }
+    // Not CompareUI.openCompareEditor: it would prepare the input again, under the user's edits.
+    for (IWorkbenchWindow window : workbench.getWorkbenchWindows()) {
+      for (IWorkbenchPage page : window.getPages()) {
+        IEditorPart editor = page.findEditor(input);
+        if (editor != null) {
+          window.getShell().setActive();
+          page.activate(editor);
+          return;
+        }
+      }
     }
   }
 
