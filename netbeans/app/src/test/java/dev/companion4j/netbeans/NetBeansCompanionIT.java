@@ -29,7 +29,9 @@ import javax.swing.JComponent;
 import javax.swing.JDialog;
 import javax.swing.JEditorPane;
 import javax.swing.JLabel;
+import javax.swing.JRadioButton;
 import javax.swing.JTextArea;
+import javax.swing.JTextField;
 import javax.swing.SwingUtilities;
 import javax.swing.text.Document;
 import junit.framework.Test;
@@ -458,6 +460,14 @@ public class NetBeansCompanionIT extends NbTestCase {
     JCheckBox geminiBox = Edt.call(() -> Ui.find(panel, JCheckBox.class, "companion4j.gemini"));
     assertTrue(Edt.call(geminiBox::isSelected));
     assertTrue(Edt.call(() -> Ui.find(panel, JCheckBox.class, "companion4j.qwen").isSelected()));
+    assertTrue(
+        "unchosen, the chat's path is the ACP agent qwen",
+        Edt.call(
+            () ->
+                Ui.find(panel, JRadioButton.class, "companion4j.chatAcp").isSelected()
+                    && "qwen"
+                        .equals(
+                            Ui.find(panel, JTextField.class, "companion4j.acpAgent").getText())));
     Edt.call(
         () -> {
           geminiBox.doClick();

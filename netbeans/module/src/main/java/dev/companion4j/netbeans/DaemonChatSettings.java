@@ -43,7 +43,9 @@ final class DaemonChatSettings {
     return switch (prefs().get(MODE, "")) {
       case "acp" -> Mode.ACP;
       case "spawn" -> Mode.SPAWN;
-      default -> Mode.ATTACH;
+      case "attach" -> Mode.ATTACH;
+      // Unchosen: the ACP path, the default, unless the environment names a daemon to attach to.
+      default -> System.getenv().getOrDefault(URL_VARIABLE, "").isBlank() ? Mode.ACP : Mode.ATTACH;
     };
   }
 

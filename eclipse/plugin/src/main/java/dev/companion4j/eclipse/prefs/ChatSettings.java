@@ -47,8 +47,7 @@ public record ChatSettings(Mode mode, String agent, String daemonUrl, String qwe
   /** The settings as saved now; on any thread. */
   public static ChatSettings read() {
     var node = CompanionPreferences.node();
-    // Unset: the daemon path, as in NetBeans (its address then from the environment).
-    Mode mode = Mode.ATTACH;
+    Mode mode = defaultMode();
     for (Mode m : Mode.values()) {
       if (m.key().equals(node.get(MODE, ""))) {
         mode = m;
@@ -59,6 +58,13 @@ public record ChatSettings(Mode mode, String agent, String daemonUrl, String qwe
         orDefault(node.get(AGENT, ""), DEFAULT_AGENT),
         node.get(URL, "").strip(),
         orDefault(node.get(QWEN_COMMAND, ""), DEFAULT_QWEN_COMMAND));
+  }
+
+  /** Unchosen: the ACP path, the default, unless the environment names a daemon to attach to. */
+  static Mode defaultMode() {
+    return System.getenv().getOrDefault("QWEN_IDE_DAEMON_URL", "").isBlank()
+        ? Mode.ACP
+        : Mode.ATTACH;
   }
 
   /**

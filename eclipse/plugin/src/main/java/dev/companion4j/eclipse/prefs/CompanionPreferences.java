@@ -70,7 +70,7 @@ public final class CompanionPreferences {
     store.setDefault(QWEN, true);
     store.setDefault(GEMINI, true);
     store.setDefault(MAX_CLIENTS, DEFAULT_MAX_CLIENTS);
-    store.setDefault(ChatSettings.MODE, ChatSettings.Mode.ATTACH.key());
+    store.setDefault(ChatSettings.MODE, ChatSettings.defaultMode().key());
     store.setDefault(ChatSettings.AGENT, ChatSettings.DEFAULT_AGENT);
     store.setDefault(ChatSettings.QWEN_COMMAND, ChatSettings.DEFAULT_QWEN_COMMAND);
     return store;
