@@ -270,7 +270,10 @@ class EclipseCompanionIT {
             .atMost(WAIT)
             .until(
                 () ->
-                    companion.status().path("workspaceRoots").valueStream()
+                    companion
+                        .status()
+                        .path("workspaceRoots")
+                        .valueStream()
                         .map(JsonNode::asString)
                         .toList(),
                 List.of(env.workspace().toString())::equals);
@@ -362,9 +365,12 @@ class EclipseCompanionIT {
   }
 
   /** The files in a CLI's context, in its order. */
-  private static List<String> openFiles(JsonNode context) {
+  static List<String> openFiles(JsonNode context) {
     List<String> paths = new ArrayList<>();
-    context.path("workspaceState").path("openFiles").forEach(f -> paths.add(f.path("path").asString("")));
+    context
+        .path("workspaceState")
+        .path("openFiles")
+        .forEach(f -> paths.add(f.path("path").asString("")));
     return paths;
   }
 

@@ -22,8 +22,8 @@ import javax.imageio.ImageIO;
  * extension, as a real one would press them. It runs in a JVM of its own, started for each batch of
  * steps, since a JVM's AWT talks to the display named when it started.
  *
- * <p>Steps: {@code click X Y}, {@code move X Y} (no click), {@code keys ctrl+alt+A} (modifiers and one key), {@code type
- * lowercase words}, {@code shot FILE.png}.
+ * <p>Steps: {@code click X Y}, {@code move X Y} (no click), {@code keys ctrl+alt+A} (modifiers and
+ * one key), {@code type lowercase words}, {@code shot FILE.png}.
  */
 final class ScreenUser {
   private static final Duration BOUND = Duration.ofSeconds(30);
@@ -36,6 +36,7 @@ final class ScreenUser {
           Map.entry("END", KeyEvent.VK_END),
           Map.entry("RIGHT", KeyEvent.VK_RIGHT),
           Map.entry("ENTER", KeyEvent.VK_ENTER),
+          Map.entry("F", KeyEvent.VK_F),
           Map.entry("P", KeyEvent.VK_P),
           Map.entry("W", KeyEvent.VK_W),
           Map.entry("A", KeyEvent.VK_A),

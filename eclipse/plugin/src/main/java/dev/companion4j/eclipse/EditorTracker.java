@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import org.eclipse.core.resources.IWorkspaceRoot;
 import org.eclipse.core.resources.IFile;
 import org.eclipse.core.resources.IMarker;
 import org.eclipse.core.resources.IMarkerDelta;
@@ -20,6 +19,7 @@ import org.eclipse.core.resources.IResource;
 import org.eclipse.core.resources.IResourceChangeEvent;
 import org.eclipse.core.resources.IResourceChangeListener;
 import org.eclipse.core.resources.IResourceDelta;
+import org.eclipse.core.resources.IWorkspaceRoot;
 import org.eclipse.core.resources.ResourcesPlugin;
 import org.eclipse.core.runtime.CoreException;
 import org.eclipse.core.runtime.IPath;
@@ -181,21 +181,21 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
     try {
       if (workspace != null) {
         workspace.accept(
-              delta -> {
-                IPath from = delta.getResource().getLocation();
-                if (delta.getResource() instanceof IFile
-                    && delta.getKind() == IResourceDelta.REMOVED
-                    && from != null) {
-                  IPath to =
-                      (delta.getFlags() & IResourceDelta.MOVED_TO) != 0
-                          ? root.getFile(delta.getMovedToPath()).getLocation()
-                          : null;
-                  removed.put(
-                      from.toPath().toAbsolutePath().normalize(),
-                      to == null ? null : to.toPath().toAbsolutePath().normalize());
-                }
-                return true;
-              });
+            delta -> {
+              IPath from = delta.getResource().getLocation();
+              if (delta.getResource() instanceof IFile
+                  && delta.getKind() == IResourceDelta.REMOVED
+                  && from != null) {
+                IPath to =
+                    (delta.getFlags() & IResourceDelta.MOVED_TO) != 0
+                        ? root.getFile(delta.getMovedToPath()).getLocation()
+                        : null;
+                removed.put(
+                    from.toPath().toAbsolutePath().normalize(),
+                    to == null ? null : to.toPath().toAbsolutePath().normalize());
+              }
+              return true;
+            });
       }
     } catch (CoreException e) {
       // The delta visitor throws nothing itself; a file moved is then only a file closed.
