@@ -59,6 +59,9 @@ class EclipseRestoredEditorsIT {
               () ->
                   Files.exists(saved)
                       && Files.readString(saved).strip().endsWith("</application:Application>"));
+      // The companion ends with the workbench: the CLIs find no IDE that is gone.
+      Path lock = env.qwenHome().resolve("ide/" + ready.get("port").asInt() + ".lock");
+      await().atMost(WAIT).until(() -> !Files.exists(lock));
     } finally {
       EclipseCompanionIT.stop(eclipse);
     }

@@ -13,6 +13,7 @@ import org.eclipse.core.runtime.ILog;
 import org.eclipse.core.runtime.Platform;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.ui.IWorkbench;
+import org.eclipse.ui.IWorkbenchListener;
 import org.eclipse.ui.PlatformUI;
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
@@ -33,6 +34,24 @@ public final class Activator implements BundleActivator {
 
   private final Object lock = new Object();
   private final IResourceChangeListener projectListener = this::projectsChanged;
+
+  /**
+   * On the UI thread, once the workbench has closed (File > Exit): the companion has no IDE left to
+   * serve, and the JVM may outlive the workbench (EclipseStarter's main keeps the framework).
+   */
+  private final IWorkbenchListener shutdownListener =
+      new IWorkbenchListener() {
+        @Override
+        public boolean preShutdown(IWorkbench workbench, boolean forced) {
+          return true;
+        }
+
+        @Override
+        public void postShutdown(IWorkbench workbench) {
+          stopCompanion();
+        }
+      };
+
   private ILog log;
   // Guarded by lock.
   private Companion companion;
@@ -90,6 +109,7 @@ public final class Activator implements BundleActivator {
       EditorTracker t = new EditorTracker(workbench, companion::editorEvent);
       tracker = t;
       workbench.getDisplay().asyncExec(t::attach);
+      workbench.addWorkbenchListener(shutdownListener);
       log.info("Companion for Qwen Code and Gemini CLI serves on port " + companion.port());
       if (Boolean.getBoolean(READY_LINE_PROPERTY)) {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
