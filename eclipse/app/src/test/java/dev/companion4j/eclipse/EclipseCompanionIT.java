@@ -35,17 +35,17 @@ import tools.jackson.databind.json.JsonMapper;
  * compile error is a diagnostic, and SIGTERM ends it all with the discovery files gone.
  */
 class EclipseCompanionIT {
-  private static final Duration BOOT = Duration.ofMinutes(3);
-  private static final Duration WAIT = Duration.ofSeconds(60);
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  static final Duration BOOT = Duration.ofMinutes(3);
+  static final Duration WAIT = Duration.ofSeconds(60);
+  static final JsonMapper JSON = JsonMapper.builder().build();
 
   /**
    * A point in the compare editor's right side: the workbench window opens at the screen's top
    * left, about 1020 by 740 pixels, its editor area right of the Project Explorer.
    */
-  private static final String RIGHT_SIDE_X = "850";
+  static final String RIGHT_SIDE_X = "850";
 
-  private static final String RIGHT_SIDE_Y = "250";
+  static final String RIGHT_SIDE_Y = "250";
 
   /** The second project's row in the Project Explorer (the first is "demo"). */
   private static final String EXPLORER_OTHER_X = "60";
@@ -71,8 +71,7 @@ class EclipseCompanionIT {
       assertThat(ready.get("pid").asLong()).isPositive();
       Path lock = env.qwenHome().resolve("ide/" + port + ".lock");
       assertThat(Files.readString(lock)).contains(env.workspace().toString());
-      Companion companion =
-          new Companion(port, JSON.readTree(Files.readString(lock)).path("authToken").asString());
+      Companion companion = Companion.at(port, env.qwenHome());
       String display = displayOf(ready.get("pid").asLong());
 
       Path hello = env.workspace().resolve("Hello.txt");
@@ -205,13 +204,8 @@ class EclipseCompanionIT {
         assertThat(companion.status().path("pendingDiffs").size()).isZero();
 
         // JDT's compile error, as the extension's get_diagnostics asks for it, with its range.
-        assertThat(companion.post("/ide/open", Map.of("path", broken.toString())).statusCode())
-            .isEqualTo(200);
-        await()
-            .atMost(WAIT)
-            .until(
-                () -> companion.get("/ide/diagnostics?path=" + broken).body(),
-                body -> body.contains("Type mismatch: cannot convert from String to int"));
+        companion.openAwaitingDiagnostic(
+            broken, "Type mismatch: cannot convert from String to int");
         JsonNode diagnostic =
             JSON.readTree(companion.get("/ide/diagnostics?path=" + broken).body())
                 .path("files")
@@ -396,6 +390,21 @@ class EclipseCompanionIT {
 
   /** The companion's IDE routes, with the token from its lock file, as the extension calls them. */
   record Companion(int port, String token) {
+    /** The companion serving on {@code port}, with the token from its Qwen Code lock file. */
+    static Companion at(int port, Path qwenHome) throws IOException {
+      Path lock = qwenHome.resolve("ide/" + port + ".lock");
+      return new Companion(
+          port, JSON.readTree(Files.readString(lock)).path("authToken").asString());
+    }
+
+    /** Opens {@code file} in an editor and waits until its diagnostics hold {@code message}. */
+    void openAwaitingDiagnostic(Path file, String message) throws Exception {
+      assertThat(post("/ide/open", Map.of("path", file.toString())).statusCode()).isEqualTo(200);
+      await()
+          .atMost(WAIT)
+          .until(() -> get("/ide/diagnostics?path=" + file).body(), body -> body.contains(message));
+    }
+
     HttpResponse<String> post(String path, Map<String, Object> body) throws Exception {
       return send(
           request(path)

@@ -7,16 +7,13 @@ import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli;
 import dev.companion4j.testkit.TestPeers;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The extension's IDE tools answered by the Eclipse IDE as scripts/run-eclipse.sh starts it: the
@@ -26,10 +23,6 @@ import tools.jackson.databind.json.JsonMapper;
  * column asked).
  */
 class EclipseIdeToolsIT {
-  private static final Duration BOOT = Duration.ofMinutes(3);
-  private static final Duration WAIT = Duration.ofSeconds(60);
-  private static final JsonMapper JSON = JsonMapper.builder().build();
-
   /** One JDT error, line 4, column 15: a String assigned to an int. */
   private static final String BROKEN_TEXT =
       String.join(
@@ -71,21 +64,12 @@ class EclipseIdeToolsIT {
       Process eclipse = EclipseCompanionIT.launch(env.variables(), root, env.workspace());
       try {
         JsonNode ready =
-            EclipseCompanionIT.readyLine(eclipse).get(BOOT.toSeconds(), TimeUnit.SECONDS);
-        int port = ready.get("port").asInt();
-        Path lock = env.qwenHome().resolve("ide/" + port + ".lock");
+            EclipseCompanionIT.readyLine(eclipse)
+                .get(EclipseCompanionIT.BOOT.toSeconds(), TimeUnit.SECONDS);
         EclipseCompanionIT.Companion companion =
-            new EclipseCompanionIT.Companion(
-                port, JSON.readTree(Files.readString(lock)).path("authToken").asString());
-
+            EclipseCompanionIT.Companion.at(ready.get("port").asInt(), env.qwenHome());
         // The user has the file open; JDT has built the project and marked its error.
-        assertThat(companion.post("/ide/open", Map.of("path", broken.toString())).statusCode())
-            .isEqualTo(200);
-        await()
-            .atMost(WAIT)
-            .until(
-                () -> companion.get("/ide/diagnostics?path=" + broken).body(),
-                body -> body.contains("Type mismatch"));
+        companion.openAwaitingDiagnostic(broken, "Type mismatch");
 
         for (HeadlessCli cli : clis) {
           int line = cli.kind == HeadlessCli.Kind.QWEN ? 7 : 6;
@@ -113,7 +97,7 @@ class EclipseIdeToolsIT {
                   "line 4, column 15: error: Type mismatch: cannot convert from String to int");
           assertThat(results.get(1)).as(cli.kind.runtime).contains("Opened Broken.java");
           await()
-              .atMost(WAIT)
+              .atMost(EclipseCompanionIT.WAIT)
               .until(
                   () -> companion.status().path("activeFile"),
                   active ->

@@ -14,21 +14,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The editors a user left open reach the CLIs when Eclipse starts again: the workbench restores
  * them before the companion starts, and only the active one as an editor, the other as its tab.
  */
 class EclipseRestoredEditorsIT {
-  private static final Duration BOOT = Duration.ofMinutes(3);
-  private static final Duration WAIT = Duration.ofSeconds(60);
-  private static final JsonMapper JSON = JsonMapper.builder().build();
-
-  /** A point in the editor area of the workbench window (at the screen's top left). */
-  private static final String EDITOR_X = "850";
-
-  private static final String EDITOR_Y = "250";
+  private static final Duration BOOT = EclipseCompanionIT.BOOT;
+  private static final Duration WAIT = EclipseCompanionIT.WAIT;
 
   @TempDir Path root;
 
@@ -42,15 +35,25 @@ class EclipseRestoredEditorsIT {
     try {
       JsonNode ready =
           EclipseCompanionIT.readyLine(eclipse).get(BOOT.toSeconds(), TimeUnit.SECONDS);
-      EclipseCompanionIT.Companion companion = companion(ready, env);
+      EclipseCompanionIT.Companion companion =
+          EclipseCompanionIT.Companion.at(ready.get("port").asInt(), env.qwenHome());
       for (Path file : List.of(second, first)) {
         assertThat(companion.post("/ide/open", Map.of("path", file.toString())).statusCode())
             .isEqualTo(200);
       }
       String display = EclipseCompanionIT.displayOf(ready.get("pid").asLong());
-      // File > Exit (Alt+F, X): the workbench saves its editors and closes. (The JVM the script
+      // File > Exit (Alt+F, X, the pointer over the editor area since keys go to the window under
+      // it): the workbench saves its editors and closes. (The JVM the script
       // started stays, since EclipseStarter's main keeps the framework running; SIGTERM ends it.)
-      ScreenUser.act(display, "move", EDITOR_X, EDITOR_Y, "keys", "alt+F", "type", "x");
+      ScreenUser.act(
+          display,
+          "move",
+          EclipseCompanionIT.RIGHT_SIDE_X,
+          EclipseCompanionIT.RIGHT_SIDE_Y,
+          "keys",
+          "alt+F",
+          "type",
+          "x");
       Path saved =
           root.resolve("eclipse-data/.metadata/.plugins/org.eclipse.e4.workbench/workbench.xmi");
       await()
@@ -87,13 +90,5 @@ class EclipseRestoredEditorsIT {
     } finally {
       EclipseCompanionIT.stop(again);
     }
-  }
-
-  private static EclipseCompanionIT.Companion companion(JsonNode ready, CliEnvironment env)
-      throws Exception {
-    int port = ready.get("port").asInt();
-    Path lock = env.qwenHome().resolve("ide/" + port + ".lock");
-    return new EclipseCompanionIT.Companion(
-        port, JSON.readTree(Files.readString(lock)).path("authToken").asString());
   }
 }
