@@ -35,17 +35,22 @@ import tools.jackson.databind.json.JsonMapper;
  * compile error is a diagnostic, and SIGTERM ends it all with the discovery files gone.
  */
 class EclipseCompanionIT {
-  private static final Duration BOOT = Duration.ofMinutes(3);
-  private static final Duration WAIT = Duration.ofSeconds(60);
-  private static final JsonMapper JSON = JsonMapper.builder().build();
+  static final Duration BOOT = Duration.ofMinutes(3);
+  static final Duration WAIT = Duration.ofSeconds(60);
+  static final JsonMapper JSON = JsonMapper.builder().build();
 
   /**
    * A point in the compare editor's right side: the workbench window opens at the screen's top
    * left, about 1020 by 740 pixels, its editor area right of the Project Explorer.
    */
-  private static final String RIGHT_SIDE_X = "850";
+  static final String RIGHT_SIDE_X = "850";
 
-  private static final String RIGHT_SIDE_Y = "250";
+  static final String RIGHT_SIDE_Y = "250";
+
+  /** The second project's row in the Project Explorer (the first is "demo"). */
+  private static final String EXPLORER_OTHER_X = "60";
+
+  private static final String EXPLORER_OTHER_Y = "162";
 
   @TempDir Path root;
 
@@ -53,42 +58,20 @@ class EclipseCompanionIT {
   void theWorkbenchServesItsProjectToBothClisUntilSigterm() throws Exception {
     CliEnvironment env = CliEnvironment.in(root);
     env.file("Hello.txt", "hello\nworld\n");
-    // A Java project, as Eclipse writes one: JDT builds it on import and marks its errors.
-    env.file(
-        ".project",
-        "<projectDescription><name>demo</name><comment/><projects/><buildSpec><buildCommand>"
-            + "<name>org.eclipse.jdt.core.javabuilder</name><arguments/></buildCommand></buildSpec>"
-            + "<natures><nature>org.eclipse.jdt.core.javanature</nature></natures>"
-            + "</projectDescription>\n");
-    env.file(
-        ".classpath",
-        "<classpath><classpathentry kind=\"src\" path=\"src\"/>"
-            + "<classpathentry kind=\"con\" path=\"org.eclipse.jdt.launching.JRE_CONTAINER\"/>"
-            + "<classpathentry kind=\"output\" path=\"bin\"/></classpath>\n");
+    javaProject(env);
+    Path tidy = env.file("src/app/Tidy.java", "package app;\n\nclass Tidy {}\n");
     Path broken =
         env.file(
             "src/app/Broken.java", "package app;\n\nclass Broken {\n  int count = \"three\";\n}\n");
-    Path script = Path.of(System.getProperty("companion4j.repoRoot"), "scripts/run-eclipse.sh");
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            "bash",
-            script.toString(),
-            "--data",
-            root.resolve("eclipse-data").toString(),
-            env.workspace().toString());
-    // Exactly the test's HOME, QWEN_HOME and TMPDIR, and no DISPLAY: the script's own Xvfb.
-    pb.environment().clear();
-    pb.environment().putAll(env.variables());
-    pb.redirectError(ProcessBuilder.Redirect.appendTo(root.resolve("eclipse.err").toFile()));
-    Process eclipse = pb.start();
+    Path other = Files.createDirectories(root.resolve("other"));
+    Process eclipse = launch(env.variables(), root, env.workspace(), other);
     try {
       JsonNode ready = readyLine(eclipse).get(BOOT.toSeconds(), TimeUnit.SECONDS);
       int port = ready.get("port").asInt();
       assertThat(ready.get("pid").asLong()).isPositive();
       Path lock = env.qwenHome().resolve("ide/" + port + ".lock");
       assertThat(Files.readString(lock)).contains(env.workspace().toString());
-      Companion companion =
-          new Companion(port, JSON.readTree(Files.readString(lock)).path("authToken").asString());
+      Companion companion = Companion.at(port, env.qwenHome());
       String display = displayOf(ready.get("pid").asLong());
 
       Path hello = env.workspace().resolve("Hello.txt");
@@ -111,6 +94,31 @@ class EclipseCompanionIT {
         assertThat(opened.statusCode()).as(opened.body()).isEqualTo(200);
         for (CliDriver cli : new CliDriver[] {qwen, gemini}) {
           cli.awaitContext(c -> isActiveAt(c, hello, 2, 3), WAIT);
+        }
+        // Both projects' folders are the workspace roots.
+        assertThat(companion.status().path("workspaceRoots").valueStream().map(JsonNode::asString))
+            .containsExactlyInAnyOrder(env.workspace().toString(), other.toString());
+
+        // A selection made at the keyboard (Ctrl+Home, then Shift+Right three times) reaches both
+        // CLIs with its text, and the cursor where the caret is: at the selection's end.
+        ScreenUser.act(
+            display,
+            "click",
+            RIGHT_SIDE_X,
+            RIGHT_SIDE_Y,
+            "keys",
+            "ctrl+HOME",
+            "keys",
+            "shift+RIGHT",
+            "keys",
+            "shift+RIGHT",
+            "keys",
+            "shift+RIGHT",
+            "shot",
+            Path.of("target", "EclipseCompanionIT-selection.png").toString());
+        for (CliDriver cli : new CliDriver[] {qwen, gemini}) {
+          cli.awaitContext(
+              c -> isActiveAt(c, hello, 1, 4) && "hel".equals(activeSelection(c)), WAIT);
         }
 
         // A proposal opens in the compare editor; the CLI closing it gets the proposed side back.
@@ -167,6 +175,15 @@ class EclipseCompanionIT {
                 () -> JSON.readTree(companion.get("/ide/editors").body()).path("editors"),
                 editors -> isDirty(editors, emoji));
 
+        // Open editors reach the CLIs most recent first: Hello.txt focused again goes before
+        // Emoji.txt.
+        assertThat(companion.post("/ide/open", Map.of("path", hello.toString())).statusCode())
+            .isEqualTo(200);
+        for (CliDriver cli : new CliDriver[] {qwen, gemini}) {
+          cli.awaitContext(
+              c -> openFiles(c).equals(List.of(hello.toString(), emoji.toString())), WAIT);
+        }
+
         // A proposal whose CLI leaves: its editor closes and the user is told why.
         CliDriver leaving = CliDriver.start(CliDriver.Cli.QWEN, env.workspace(), env.variables());
         try {
@@ -187,13 +204,8 @@ class EclipseCompanionIT {
         assertThat(companion.status().path("pendingDiffs").size()).isZero();
 
         // JDT's compile error, as the extension's get_diagnostics asks for it, with its range.
-        assertThat(companion.post("/ide/open", Map.of("path", broken.toString())).statusCode())
-            .isEqualTo(200);
-        await()
-            .atMost(WAIT)
-            .until(
-                () -> companion.get("/ide/diagnostics?path=" + broken).body(),
-                body -> body.contains("Type mismatch: cannot convert from String to int"));
+        companion.openAwaitingDiagnostic(
+            broken, "Type mismatch: cannot convert from String to int");
         JsonNode diagnostic =
             JSON.readTree(companion.get("/ide/diagnostics?path=" + broken).body())
                 .path("files")
@@ -203,6 +215,63 @@ class EclipseCompanionIT {
         assertThat(diagnostic.path("severity").asString()).isEqualTo("error");
         assertThat(diagnostic.path("range").path("startLine").asInt()).isEqualTo(4);
         assertThat(diagnostic.path("range").path("startCharacter").asInt()).isEqualTo(15);
+
+        // JDT's rename of a class (Alt+Shift+R after its name, "er" typed, Enter) renames its
+        // file: the CLIs know it by its new name only, in its place.
+        assertThat(
+                companion
+                    .post("/ide/open", Map.of("path", tidy.toString(), "line", 3, "character", 11))
+                    .statusCode())
+            .isEqualTo(200);
+        qwen.awaitContext(c -> isActiveAt(c, tidy, 3, 11), WAIT);
+        ScreenUser.act(
+            display,
+            "move",
+            RIGHT_SIDE_X,
+            RIGHT_SIDE_Y,
+            "keys",
+            "alt+shift+R",
+            "type",
+            "er",
+            "keys",
+            "ENTER",
+            "shot",
+            Path.of("target", "EclipseCompanionIT-rename.png").toString());
+        Path tidyer = tidy.resolveSibling("Tidyer.java");
+        for (CliDriver cli : new CliDriver[] {qwen, gemini}) {
+          cli.awaitContext(
+              c ->
+                  openFiles(c).contains(tidyer.toString())
+                      && !openFiles(c).contains(tidy.toString()),
+              WAIT);
+        }
+
+        // The project "other" closed (selected in the Project Explorer, then Alt+P for the
+        // Project menu, S for its "Close Project"): its folder is no workspace root any more, for
+        // the status and the CLIs' discovery files.
+        ScreenUser.act(
+            display,
+            "click",
+            EXPLORER_OTHER_X,
+            EXPLORER_OTHER_Y,
+            "keys",
+            "alt+P",
+            "shot",
+            Path.of("target", "EclipseCompanionIT-close.png").toString(),
+            "type",
+            "s");
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    companion
+                        .status()
+                        .path("workspaceRoots")
+                        .valueStream()
+                        .map(JsonNode::asString)
+                        .toList(),
+                List.of(env.workspace().toString())::equals);
+        assertThat(Files.readString(lock)).doesNotContain(other.toString());
       }
 
       eclipse.destroy();
@@ -215,6 +284,41 @@ class EclipseCompanionIT {
     } finally {
       stop(eclipse);
     }
+  }
+
+  /** Makes the workspace a Java project, as Eclipse writes one: JDT builds it on import. */
+  static void javaProject(CliEnvironment env) {
+    env.file(
+        ".project",
+        "<projectDescription><name>demo</name><comment/><projects/><buildSpec><buildCommand>"
+            + "<name>org.eclipse.jdt.core.javabuilder</name><arguments/></buildCommand></buildSpec>"
+            + "<natures><nature>org.eclipse.jdt.core.javanature</nature></natures>"
+            + "</projectDescription>\n");
+    env.file(
+        ".classpath",
+        "<classpath><classpathentry kind=\"src\" path=\"src\"/>"
+            + "<classpathentry kind=\"con\" path=\"org.eclipse.jdt.launching.JRE_CONTAINER\"/>"
+            + "<classpathentry kind=\"output\" path=\"bin\"/></classpath>\n");
+  }
+
+  /**
+   * Starts scripts/run-eclipse.sh with {@code root/eclipse-data} as its workspace, importing the
+   * {@code projects}, in exactly {@code variables}: no DISPLAY, so under the script's own Xvfb.
+   */
+  static Process launch(Map<String, String> variables, Path root, Path... projects)
+      throws IOException {
+    Path script = Path.of(System.getProperty("companion4j.repoRoot"), "scripts/run-eclipse.sh");
+    List<String> command =
+        new ArrayList<>(
+            List.of("bash", script.toString(), "--data", root.resolve("eclipse-data").toString()));
+    for (Path project : projects) {
+      command.add(project.toString());
+    }
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().clear();
+    pb.environment().putAll(variables);
+    pb.redirectError(ProcessBuilder.Redirect.appendTo(root.resolve("eclipse.err").toFile()));
+    return pb.start();
   }
 
   /**
@@ -236,7 +340,7 @@ class EclipseCompanionIT {
   }
 
   /** The X display the script started Eclipse on, from the Eclipse process's environment. */
-  private static String displayOf(long pid) throws IOException {
+  static String displayOf(long pid) throws IOException {
     for (String variable : Files.readString(Path.of("/proc/" + pid + "/environ")).split("\0")) {
       if (variable.startsWith("DISPLAY=")) {
         return variable.substring("DISPLAY=".length());
@@ -254,7 +358,27 @@ class EclipseCompanionIT {
     return false;
   }
 
-  private static boolean isActiveAt(JsonNode context, Path file, int line, int character) {
+  /** The files in a CLI's context, in its order. */
+  static List<String> openFiles(JsonNode context) {
+    List<String> paths = new ArrayList<>();
+    context
+        .path("workspaceState")
+        .path("openFiles")
+        .forEach(f -> paths.add(f.path("path").asString("")));
+    return paths;
+  }
+
+  /** The active file's selected text in a CLI's context, or null. */
+  private static String activeSelection(JsonNode context) {
+    for (JsonNode f : context.path("workspaceState").path("openFiles")) {
+      if (f.path("isActive").asBoolean()) {
+        return f.path("selectedText").asString(null);
+      }
+    }
+    return null;
+  }
+
+  static boolean isActiveAt(JsonNode context, Path file, int line, int character) {
     for (JsonNode f : context.path("workspaceState").path("openFiles")) {
       if (f.path("isActive").asBoolean() && f.path("path").asString("").equals(file.toString())) {
         JsonNode cursor = f.path("cursor");
@@ -265,7 +389,22 @@ class EclipseCompanionIT {
   }
 
   /** The companion's IDE routes, with the token from its lock file, as the extension calls them. */
-  private record Companion(int port, String token) {
+  record Companion(int port, String token) {
+    /** The companion serving on {@code port}, with the token from its Qwen Code lock file. */
+    static Companion at(int port, Path qwenHome) throws IOException {
+      Path lock = qwenHome.resolve("ide/" + port + ".lock");
+      return new Companion(
+          port, JSON.readTree(Files.readString(lock)).path("authToken").asString());
+    }
+
+    /** Opens {@code file} in an editor and waits until its diagnostics hold {@code message}. */
+    void openAwaitingDiagnostic(Path file, String message) throws Exception {
+      assertThat(post("/ide/open", Map.of("path", file.toString())).statusCode()).isEqualTo(200);
+      await()
+          .atMost(WAIT)
+          .until(() -> get("/ide/diagnostics?path=" + file).body(), body -> body.contains(message));
+    }
+
     HttpResponse<String> post(String path, Map<String, Object> body) throws Exception {
       return send(
           request(path)
@@ -297,7 +436,7 @@ class EclipseCompanionIT {
    * and answers by stopping its Xvfb; whatever outlives that is killed, the script's children
    * included (killing the script alone would orphan them).
    */
-  private static void stop(Process script) throws InterruptedException {
+  static void stop(Process script) throws InterruptedException {
     List<ProcessHandle> children = script.descendants().toList();
     script.destroy();
     if (!script.waitFor(30, TimeUnit.SECONDS)) {
@@ -307,7 +446,7 @@ class EclipseCompanionIT {
   }
 
   /** The first line of standard output that is the ready event; the rest is read and dropped. */
-  private static CompletableFuture<JsonNode> readyLine(Process process) {
+  static CompletableFuture<JsonNode> readyLine(Process process) {
     CompletableFuture<JsonNode> ready = new CompletableFuture<>();
     Thread reader =
         new Thread(

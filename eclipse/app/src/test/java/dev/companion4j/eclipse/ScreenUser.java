@@ -22,20 +22,25 @@ import javax.imageio.ImageIO;
  * extension, as a real one would press them. It runs in a JVM of its own, started for each batch of
  * steps, since a JVM's AWT talks to the display named when it started.
  *
- * <p>Steps: {@code click X Y}, {@code keys ctrl+alt+A} (modifiers and one key), {@code type
- * lowercase words}, {@code shot FILE.png}.
+ * <p>Steps: {@code click X Y}, {@code move X Y} (no click), {@code keys ctrl+alt+A} (modifiers and
+ * one key), {@code type lowercase words}, {@code shot FILE.png}.
  */
 final class ScreenUser {
   private static final Duration BOUND = Duration.ofSeconds(30);
   private static final Map<String, Integer> KEYS =
-      Map.of(
-          "ctrl", KeyEvent.VK_CONTROL,
-          "alt", KeyEvent.VK_ALT,
-          "HOME", KeyEvent.VK_HOME,
-          "END", KeyEvent.VK_END,
-          "W", KeyEvent.VK_W,
-          "A", KeyEvent.VK_A,
-          "R", KeyEvent.VK_R);
+      Map.ofEntries(
+          Map.entry("ctrl", KeyEvent.VK_CONTROL),
+          Map.entry("alt", KeyEvent.VK_ALT),
+          Map.entry("shift", KeyEvent.VK_SHIFT),
+          Map.entry("HOME", KeyEvent.VK_HOME),
+          Map.entry("END", KeyEvent.VK_END),
+          Map.entry("RIGHT", KeyEvent.VK_RIGHT),
+          Map.entry("ENTER", KeyEvent.VK_ENTER),
+          Map.entry("F", KeyEvent.VK_F),
+          Map.entry("P", KeyEvent.VK_P),
+          Map.entry("W", KeyEvent.VK_W),
+          Map.entry("A", KeyEvent.VK_A),
+          Map.entry("R", KeyEvent.VK_R));
 
   private ScreenUser() {}
 
@@ -75,6 +80,7 @@ final class ScreenUser {
           robot.mousePress(InputEvent.BUTTON1_DOWN_MASK);
           robot.mouseRelease(InputEvent.BUTTON1_DOWN_MASK);
         }
+        case "move" -> robot.mouseMove(Integer.parseInt(args[++i]), Integer.parseInt(args[++i]));
         case "keys" -> {
           List<Integer> codes = new ArrayList<>();
           for (String k : args[++i].split("\\+")) {

@@ -18,6 +18,7 @@ import org.eclipse.core.runtime.Platform;
 import org.eclipse.core.runtime.jobs.Job;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.ui.IWorkbench;
+import org.eclipse.ui.IWorkbenchListener;
 import org.eclipse.ui.PlatformUI;
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
@@ -47,6 +48,23 @@ public final class Activator implements BundleActivator {
             stopCompanion();
             startCompanion();
           });
+
+  /**
+   * On the UI thread, once the workbench has closed (File > Exit): the companion has no IDE left to
+   * serve, and the JVM may outlive the workbench (EclipseStarter's main keeps the framework).
+   */
+  private final IWorkbenchListener shutdownListener =
+      new IWorkbenchListener() {
+        @Override
+        public boolean preShutdown(IWorkbench workbench, boolean forced) {
+          return true;
+        }
+
+        @Override
+        public void postShutdown(IWorkbench workbench) {
+          stopCompanion();
+        }
+      };
 
   private ILog log;
   // Guarded by lock.
@@ -118,6 +136,7 @@ public final class Activator implements BundleActivator {
       EditorTracker t = new EditorTracker(workbench, companion::editorEvent);
       tracker = t;
       workbench.getDisplay().asyncExec(t::attach);
+      workbench.addWorkbenchListener(shutdownListener);
       log.info("Companion for Qwen Code and Gemini CLI serves on port " + companion.port());
       StatusFeed.publish(StatusSnapshot.of(companion));
       // Once: the script's caller waits for one line; a restart is seen in the status line.

@@ -18,14 +18,19 @@ import org.eclipse.core.resources.IMarkerDelta;
 import org.eclipse.core.resources.IResource;
 import org.eclipse.core.resources.IResourceChangeEvent;
 import org.eclipse.core.resources.IResourceChangeListener;
+import org.eclipse.core.resources.IResourceDelta;
+import org.eclipse.core.resources.IWorkspaceRoot;
 import org.eclipse.core.resources.ResourcesPlugin;
 import org.eclipse.core.runtime.CoreException;
 import org.eclipse.core.runtime.IPath;
 import org.eclipse.jface.text.BadLocationException;
 import org.eclipse.jface.text.IDocument;
+import org.eclipse.jface.text.ITextOperationTarget;
 import org.eclipse.jface.text.ITextSelection;
+import org.eclipse.jface.text.ITextViewer;
 import org.eclipse.jface.viewers.ISelectionChangedListener;
 import org.eclipse.jface.viewers.ISelectionProvider;
+import org.eclipse.swt.custom.StyledText;
 import org.eclipse.swt.widgets.Display;
 import org.eclipse.ui.IEditorInput;
 import org.eclipse.ui.IEditorPart;
@@ -38,14 +43,16 @@ import org.eclipse.ui.IWorkbench;
 import org.eclipse.ui.IWorkbenchPage;
 import org.eclipse.ui.IWorkbenchPartReference;
 import org.eclipse.ui.IWorkbenchWindow;
+import org.eclipse.ui.PartInitException;
 import org.eclipse.ui.texteditor.ITextEditor;
 
 /**
  * Tells the companion what the user's file editors show: which is active, where its caret and
  * selection are, whether it has unsaved changes, and the problem markers (JDT's among them) of each
- * open file. Lives on the UI thread: attached, called and detached there, except the resource
- * listener, which hands marker changes over to it. Only editors of files on the local disk count; a
- * compare editor or a file inside an archive is no file to the CLIs.
+ * open file, and which open files were renamed, moved or deleted. Lives on the UI thread: attached,
+ * called and detached there, except the resource listener, which hands what it found over to it.
+ * Only editors of files on the local disk count; a compare editor or a file inside an archive is no
+ * file to the CLIs.
  */
 final class EditorTracker implements IPartListener2, IWindowListener, IResourceChangeListener {
   /** The CLIs keep 16 KB of a selection; copying more per caret move would only stall typing. */
@@ -56,6 +63,9 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
 
   /** The file editors watched, each with what removes its listeners. */
   private final Map<IEditorPart, Runnable> watched = new HashMap<>();
+
+  /** The files the CLIs were told of, by the path they were told under. */
+  private final Set<Path> told = new HashSet<>();
 
   EditorTracker(IWorkbench workbench, Consumer<EditorEvent> sink) {
     this.workbench = workbench;
@@ -81,6 +91,11 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
     watched.clear();
   }
 
+  /**
+   * Tells the editors open before the tracker, the active one last so that it is the newest: the
+   * workbench restores only the active editor of a page and the others' inputs, and keeps their
+   * order of use to itself, so the others go in their tabs' order.
+   */
   @Override
   public void windowOpened(IWorkbenchWindow window) {
     window.getPartService().addPartListener(this);
@@ -89,6 +104,10 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
         IEditorPart editor = ref.getEditor(false);
         if (editor != null) {
           watch(editor);
+        }
+        Path path = restoredPath(ref);
+        if (path != null && told.add(path)) {
+          sink.accept(new EditorEvent.FileFocused(path));
         }
       }
     }
@@ -135,6 +154,7 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
       if (path != null) {
         sink.accept(new EditorEvent.FileClosed(path));
         if (watched.keySet().stream().noneMatch(e -> path.equals(pathOf(e.getEditorInput())))) {
+          told.remove(path);
           // Diagnostics are told for open files only: a closed one's would go stale.
           sink.accept(new EditorEvent.DiagnosticsChanged(path, List.of()));
         }
@@ -142,7 +162,10 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
     }
   }
 
-  /** On the resource listener's thread: the files whose problem markers changed. */
+  /**
+   * On the resource listener's thread: the files whose problem markers changed, and the files
+   * removed, each with where it went when it was moved or renamed (null when deleted).
+   */
   @Override
   public void resourceChanged(IResourceChangeEvent event) {
     Set<Path> changed = new HashSet<>();
@@ -152,10 +175,54 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
         changed.add(location.toPath().toAbsolutePath().normalize());
       }
     }
-    Display display = workbench.getDisplay();
-    if (!changed.isEmpty() && !display.isDisposed()) {
-      display.asyncExec(() -> markersChanged(changed));
+    Map<Path, Path> removed = new HashMap<>();
+    IWorkspaceRoot root = ResourcesPlugin.getWorkspace().getRoot();
+    IResourceDelta workspace = event.getDelta();
+    try {
+      if (workspace != null) {
+        workspace.accept(
+            delta -> {
+              IPath from = delta.getResource().getLocation();
+              if (delta.getResource() instanceof IFile
+                  && delta.getKind() == IResourceDelta.REMOVED
+                  && from != null) {
+                IPath to =
+                    (delta.getFlags() & IResourceDelta.MOVED_TO) != 0
+                        ? root.getFile(delta.getMovedToPath()).getLocation()
+                        : null;
+                removed.put(
+                    from.toPath().toAbsolutePath().normalize(),
+                    to == null ? null : to.toPath().toAbsolutePath().normalize());
+              }
+              return true;
+            });
+      }
+    } catch (CoreException e) {
+      // The delta visitor throws nothing itself; a file moved is then only a file closed.
     }
+    Display display = workbench.getDisplay();
+    if ((!changed.isEmpty() || !removed.isEmpty()) && !display.isDisposed()) {
+      display.asyncExec(
+          () -> {
+            markersChanged(changed);
+            filesRemoved(removed);
+          });
+    }
+  }
+
+  /** Tells the CLIs of the files they know that were renamed, moved or deleted. */
+  private void filesRemoved(Map<Path, Path> removed) {
+    removed.forEach(
+        (from, to) -> {
+          if (told.remove(from)) {
+            if (to == null) {
+              sink.accept(new EditorEvent.FileDeleted(from));
+            } else {
+              told.add(to);
+              sink.accept(new EditorEvent.FileRenamed(from, to));
+            }
+          }
+        });
   }
 
   private void markersChanged(Set<Path> changed) {
@@ -210,6 +277,7 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
       return;
     }
     watch(editor);
+    told.add(path);
     sink.accept(new EditorEvent.FileFocused(path));
     if (editor instanceof ITextEditor text
         && text.getSelectionProvider().getSelection() instanceof ITextSelection selection) {
@@ -225,7 +293,9 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
     try {
       int[] start = Columns.position(document, selection.getOffset());
       int[] end = Columns.position(document, selection.getOffset() + selection.getLength());
-      sink.accept(new EditorEvent.CursorMoved(path, start[0], start[1]));
+      int[] caret = caretAtStart(editor) ? start : end;
+      told.add(path);
+      sink.accept(new EditorEvent.CursorMoved(path, caret[0], caret[1]));
       int length = Math.min(selection.getLength(), MAX_SELECTION_CHARS);
       sink.accept(
           new EditorEvent.SelectionChanged(
@@ -235,6 +305,21 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
     } catch (BadLocationException stale) {
       // The selection event came after the text changed under it; the next one will be right.
     }
+  }
+
+  /**
+   * Whether the caret is at the start of the selection (one made leftwards or upwards) rather than
+   * at its end: the selection itself does not say, the editor's text widget does.
+   */
+  private static boolean caretAtStart(ITextEditor editor) {
+    if (editor.getAdapter(ITextOperationTarget.class) instanceof ITextViewer viewer) {
+      StyledText widget = viewer.getTextWidget();
+      return widget != null
+          && !widget.isDisposed()
+          && widget.getSelectionCount() > 0
+          && widget.getCaretOffset() == widget.getSelection().x;
+    }
+    return false;
   }
 
   /** Tells the editor's unsaved state, with its text when it has changes and is not too long. */
@@ -314,6 +399,15 @@ final class EditorTracker implements IPartListener2, IWindowListener, IResourceC
     return editor.getDocumentProvider() == null
         ? null
         : editor.getDocumentProvider().getDocument(editor.getEditorInput());
+  }
+
+  /** The file an editor shows, without restoring the editor itself; null when it has none. */
+  private static Path restoredPath(IEditorReference ref) {
+    try {
+      return pathOf(ref.getEditorInput());
+    } catch (PartInitException e) {
+      return null;
+    }
   }
 
   /** The file on the local disk an editor shows, or null for anything else. */
