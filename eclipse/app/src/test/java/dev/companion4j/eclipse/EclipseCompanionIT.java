@@ -5,14 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.companion4j.testkit.CliDriver;
 import dev.companion4j.testkit.CliEnvironment;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,15 +61,14 @@ class EclipseCompanionIT {
         env.file(
             "src/app/Broken.java", "package app;\n\nclass Broken {\n  int count = \"three\";\n}\n");
     Path other = Files.createDirectories(root.resolve("other"));
-    Process eclipse = launch(env.variables(), root, env.workspace(), other);
-    try {
-      JsonNode ready = readyLine(eclipse).get(BOOT.toSeconds(), TimeUnit.SECONDS);
-      int port = ready.get("port").asInt();
-      assertThat(ready.get("pid").asLong()).isPositive();
+    try (EclipseRun run = EclipseRun.start(root, env.variables(), BOOT, env.workspace(), other)) {
+      Process eclipse = run.script();
+      int port = run.port();
+      assertThat(run.pid()).isPositive();
       Path lock = env.qwenHome().resolve("ide/" + port + ".lock");
       assertThat(Files.readString(lock)).contains(env.workspace().toString());
       Companion companion = Companion.at(port, env.qwenHome());
-      String display = displayOf(ready.get("pid").asLong());
+      String display = run.display();
 
       Path hello = env.workspace().resolve("Hello.txt");
       try (CliDriver qwen = CliDriver.start(CliDriver.Cli.QWEN, env.workspace(), env.variables());
@@ -281,8 +277,6 @@ class EclipseCompanionIT {
       try (var files = Files.list(env.tmpDir().resolve("gemini/ide"))) {
         assertThat(files).isEmpty();
       }
-    } finally {
-      stop(eclipse);
     }
   }
 
@@ -302,26 +296,6 @@ class EclipseCompanionIT {
   }
 
   /**
-   * Starts scripts/run-eclipse.sh with {@code root/eclipse-data} as its workspace, importing the
-   * {@code projects}, in exactly {@code variables}: no DISPLAY, so under the script's own Xvfb.
-   */
-  static Process launch(Map<String, String> variables, Path root, Path... projects)
-      throws IOException {
-    Path script = Path.of(System.getProperty("companion4j.repoRoot"), "scripts/run-eclipse.sh");
-    List<String> command =
-        new ArrayList<>(
-            List.of("bash", script.toString(), "--data", root.resolve("eclipse-data").toString()));
-    for (Path project : projects) {
-      command.add(project.toString());
-    }
-    ProcessBuilder pb = new ProcessBuilder(command);
-    pb.environment().clear();
-    pb.environment().putAll(variables);
-    pb.redirectError(ProcessBuilder.Redirect.appendTo(root.resolve("eclipse.err").toFile()));
-    return pb.start();
-  }
-
-  /**
    * Sends a proposal for {@code file}, clicks into the compare editor's right side once it shows,
    * does {@code steps} there as a user, and returns the CLI's answer.
    */
@@ -337,16 +311,6 @@ class EclipseCompanionIT {
     all.addAll(List.of(steps));
     ScreenUser.act(display, all.toArray(String[]::new));
     return CliDriver.await(answer, WAIT);
-  }
-
-  /** The X display the script started Eclipse on, from the Eclipse process's environment. */
-  static String displayOf(long pid) throws IOException {
-    for (String variable : Files.readString(Path.of("/proc/" + pid + "/environ")).split("\0")) {
-      if (variable.startsWith("DISPLAY=")) {
-        return variable.substring("DISPLAY=".length());
-      }
-    }
-    throw new AssertionError("Eclipse runs without DISPLAY");
   }
 
   private static boolean isDirty(JsonNode editors, Path file) {
@@ -429,46 +393,5 @@ class EclipseCompanionIT {
     private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
       return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
-  }
-
-  /**
-   * Ends a run a failed assertion left behind: SIGTERM first, which the script passes to Eclipse
-   * and answers by stopping its Xvfb; whatever outlives that is killed, the script's children
-   * included (killing the script alone would orphan them).
-   */
-  static void stop(Process script) throws InterruptedException {
-    List<ProcessHandle> children = script.descendants().toList();
-    script.destroy();
-    if (!script.waitFor(30, TimeUnit.SECONDS)) {
-      script.destroyForcibly();
-    }
-    children.forEach(ProcessHandle::destroyForcibly);
-  }
-
-  /** The first line of standard output that is the ready event; the rest is read and dropped. */
-  static CompletableFuture<JsonNode> readyLine(Process process) {
-    CompletableFuture<JsonNode> ready = new CompletableFuture<>();
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader out =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                  if (!ready.isDone() && line.startsWith("{\"event\":\"ready\"")) {
-                    ready.complete(JSON.readTree(line));
-                  }
-                }
-                ready.completeExceptionally(
-                    new IOException("Eclipse ended without the ready line"));
-              } catch (IOException | RuntimeException e) {
-                ready.completeExceptionally(e);
-              }
-            },
-            "eclipse-stdout");
-    reader.setDaemon(true);
-    reader.start();
-    return ready;
   }
 }

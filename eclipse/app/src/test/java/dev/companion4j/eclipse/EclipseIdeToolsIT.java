@@ -10,10 +10,8 @@ import dev.companion4j.testkit.TestPeers;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The extension's IDE tools answered by the Eclipse IDE as scripts/run-eclipse.sh starts it: the
@@ -61,13 +59,10 @@ class EclipseIdeToolsIT {
         assertThat(install.exitCode()).as(install.stdout() + install.stderr()).isZero();
       }
 
-      Process eclipse = EclipseCompanionIT.launch(env.variables(), root, env.workspace());
-      try {
-        JsonNode ready =
-            EclipseCompanionIT.readyLine(eclipse)
-                .get(EclipseCompanionIT.BOOT.toSeconds(), TimeUnit.SECONDS);
+      try (EclipseRun eclipse =
+          EclipseRun.start(root, env.variables(), EclipseCompanionIT.BOOT, env.workspace())) {
         EclipseCompanionIT.Companion companion =
-            EclipseCompanionIT.Companion.at(ready.get("port").asInt(), env.qwenHome());
+            EclipseCompanionIT.Companion.at(eclipse.port(), env.qwenHome());
         // The user has the file open; JDT has built the project and marked its error.
         companion.openAwaitingDiagnostic(broken, "Type mismatch");
 
@@ -105,8 +100,6 @@ class EclipseIdeToolsIT {
                           && active.path("line").asInt() == line
                           && active.path("character").asInt() == column);
         }
-      } finally {
-        EclipseCompanionIT.stop(eclipse);
       }
     }
   }

@@ -10,10 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The editors a user left open reach the CLIs when Eclipse starts again: the workbench restores
@@ -31,17 +29,14 @@ class EclipseRestoredEditorsIT {
     Path first = env.file("First.txt", "one\n");
     Path second = env.file("Second.txt", "two\n");
 
-    Process eclipse = EclipseCompanionIT.launch(env.variables(), root, env.workspace());
-    try {
-      JsonNode ready =
-          EclipseCompanionIT.readyLine(eclipse).get(BOOT.toSeconds(), TimeUnit.SECONDS);
+    try (EclipseRun eclipse = EclipseRun.start(root, env.variables(), BOOT, env.workspace())) {
       EclipseCompanionIT.Companion companion =
-          EclipseCompanionIT.Companion.at(ready.get("port").asInt(), env.qwenHome());
+          EclipseCompanionIT.Companion.at(eclipse.port(), env.qwenHome());
       for (Path file : List.of(second, first)) {
         assertThat(companion.post("/ide/open", Map.of("path", file.toString())).statusCode())
             .isEqualTo(200);
       }
-      String display = EclipseCompanionIT.displayOf(ready.get("pid").asLong());
+      String display = eclipse.display();
       // File > Exit (Alt+F, X, the pointer over the editor area since keys go to the window under
       // it): the workbench saves its editors and closes. (The JVM the script
       // started stays, since EclipseStarter's main keeps the framework running; SIGTERM ends it.)
@@ -63,15 +58,11 @@ class EclipseRestoredEditorsIT {
                   Files.exists(saved)
                       && Files.readString(saved).strip().endsWith("</application:Application>"));
       // The companion ends with the workbench: the CLIs find no IDE that is gone.
-      Path lock = env.qwenHome().resolve("ide/" + ready.get("port").asInt() + ".lock");
+      Path lock = env.qwenHome().resolve("ide/" + eclipse.port() + ".lock");
       await().atMost(WAIT).until(() -> !Files.exists(lock));
-    } finally {
-      EclipseCompanionIT.stop(eclipse);
     }
 
-    Process again = EclipseCompanionIT.launch(env.variables(), root, env.workspace());
-    try {
-      EclipseCompanionIT.readyLine(again).get(BOOT.toSeconds(), TimeUnit.SECONDS);
+    try (EclipseRun again = EclipseRun.start(root, env.variables(), BOOT, env.workspace())) {
       for (CliDriver.Cli kind : CliDriver.Cli.values()) {
         try (CliDriver cli = CliDriver.start(kind, env.workspace(), env.variables())) {
           assertThat(cli.connect().path("status").asString()).isEqualTo("connected");
@@ -87,8 +78,6 @@ class EclipseRestoredEditorsIT {
               WAIT);
         }
       }
-    } finally {
-      EclipseCompanionIT.stop(again);
     }
   }
 }

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -38,17 +40,27 @@ final class EclipseRun implements AutoCloseable {
   /** Starts it on {@code env}'s workspace, its data and standard error under {@code root}. */
   static EclipseRun start(Path root, CliEnvironment env, Map<String, String> extra, Duration boot)
       throws IOException, InterruptedException, ExecutionException, TimeoutException {
+    Map<String, String> variables = new HashMap<>(env.variables());
+    variables.putAll(extra);
+    return start(root, variables, boot, env.workspace());
+  }
+
+  /**
+   * Starts it in exactly {@code variables}, importing the {@code projects}, its data and standard
+   * error under {@code root}; returns once the ready line came.
+   */
+  static EclipseRun start(Path root, Map<String, String> variables, Duration boot, Path... projects)
+      throws IOException, InterruptedException, ExecutionException, TimeoutException {
     Path script = Path.of(System.getProperty("companion4j.repoRoot"), "scripts/run-eclipse.sh");
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            "bash",
-            script.toString(),
-            "--data",
-            root.resolve("eclipse-data").toString(),
-            env.workspace().toString());
+    List<String> command =
+        new ArrayList<>(
+            List.of("bash", script.toString(), "--data", root.resolve("eclipse-data").toString()));
+    for (Path project : projects) {
+      command.add(project.toString());
+    }
+    ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().clear();
-    pb.environment().putAll(env.variables());
-    pb.environment().putAll(extra);
+    pb.environment().putAll(variables);
     pb.redirectError(ProcessBuilder.Redirect.appendTo(root.resolve("eclipse.err").toFile()));
     Process process = pb.start();
     try {
@@ -58,6 +70,11 @@ final class EclipseRun implements AutoCloseable {
       stop(process);
       throw e;
     }
+  }
+
+  /** The Eclipse JVM's process id, from the ready line. */
+  long pid() {
+    return pid;
   }
 
   /** The companion's port when it first served. */
