@@ -297,7 +297,7 @@ class EclipseCompanionIT {
    * and answers by stopping its Xvfb; whatever outlives that is killed, the script's children
    * included (killing the script alone would orphan them).
    */
-  private static void stop(Process script) throws InterruptedException {
+  static void stop(Process script) throws InterruptedException {
     List<ProcessHandle> children = script.descendants().toList();
     script.destroy();
     if (!script.waitFor(30, TimeUnit.SECONDS)) {

@@ -69,7 +69,7 @@ class EclipseInstallIT {
           .atMost(Duration.ofSeconds(30))
           .until(() -> locks(discovery).isEmpty());
     } finally {
-      stop(before);
+      EclipseCompanionIT.stop(before);
     }
 
     run(
@@ -96,7 +96,7 @@ class EclipseInstallIT {
           .isEqualTo("Eclipse IDE");
       assertThat(lock).contains(env.workspace().toString());
     } finally {
-      stop(after);
+      EclipseCompanionIT.stop(after);
     }
   }
 
@@ -139,15 +139,5 @@ class EclipseInstallIT {
     try (Stream<Path> files = Files.list(discovery)) {
       return files.filter(f -> f.toString().endsWith(".lock")).toList();
     }
-  }
-
-  /** SIGTERM, which the script passes to Eclipse; whatever outlives it is killed. */
-  private static void stop(Process script) throws InterruptedException {
-    List<ProcessHandle> children = script.descendants().toList();
-    script.destroy();
-    if (!script.waitFor(30, TimeUnit.SECONDS)) {
-      script.destroyForcibly();
-    }
-    children.forEach(ProcessHandle::destroyForcibly);
   }
 }
