@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Debian packages the tests drive: Node for the real CLIs, ps (the CLIs walk the
-# process tree), tmux (terminal chat), Xvfb (NetBeans GUI tests), Chromium (review
+# process tree), tmux (terminal chat), Xvfb (NetBeans and Eclipse GUI tests), Chromium (review
 # page), Neovim, Vim and Emacs (editor plugins), unshare and mount (the version matrix gives old
 # CLIs a hosts file of their own), ip and nsenter (the remote test's network namespace), zip and
 # unzip (the release archive's test).
@@ -41,5 +41,17 @@ for release in qwen-0.1.3 gemini-0.8.2; do
   (cd "test-peers/versions/$release" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error)
 done
 
-# NetBeans tests open real windows: give them a virtual display.
-xvfb-run -a -s "-screen 0 1600x1000x24" mvn -B -ntp verify "$@"
+# The Eclipse IDE's bundles need Java 21 or newer: the eclipse profile compiles the plugin with that
+# JDK's javac and runs Eclipse and p2 on it (docs/notes-eclipse.md). No such JDK fails the run.
+eclipse_java_home=${ECLIPSE_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+eclipse_java_version=$("$eclipse_java_home/bin/java" -XshowSettings:properties -version 2>&1 \
+  | sed -n 's/^ *java.specification.version = //p' || true)
+if [[ -z $eclipse_java_version ]] || ((${eclipse_java_version%%.*} < 21)); then
+  echo "test.sh: the Eclipse tests need a JDK 21 or newer (Temurin 25) at $eclipse_java_home;" \
+    "install it (apt-get install temurin-25-jdk) or set ECLIPSE_JAVA_HOME" >&2
+  exit 1
+fi
+export ECLIPSE_JAVA_HOME=$eclipse_java_home
+
+# NetBeans and Eclipse tests open real windows: give them a virtual display.
+xvfb-run -a -s "-screen 0 1600x1000x24" mvn -B -ntp -P eclipse -Declipse.java.home="$eclipse_java_home" verify "$@"

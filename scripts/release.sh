@@ -4,21 +4,25 @@
 #   companion4j-VERSION-noarch.zip         needs a Java 17 or later on PATH
 # Each holds bin/companion4j, lib/ (the jar), install.sh, the editor plugins (editors/, with the
 # Emacs package tarball), the two NetBeans modules (the companion and its Java support) and their
-# update-centre catalog (netbeans/), and the docs.
+# update-centre catalog (netbeans/), the Eclipse plugin as a p2 repository zip (eclipse/), and the
+# docs.
 #
-# usage: scripts/release.sh [--skip-build] [--without-netbeans] [--out DIR]
-#   --skip-build        use the jar and .nbm files an earlier `mvn package` left in target/
+# usage: scripts/release.sh [--skip-build] [--without-netbeans] [--without-eclipse] [--out DIR]
+#   --skip-build        use the jar, .nbm and zip files an earlier `mvn package` left in target/
 #   --without-netbeans  leave out the NetBeans modules (they are built after the cli module)
+#   --without-eclipse   leave out the Eclipse plugin (built with -P eclipse, on a JDK 21 or newer:
+#                       ECLIPSE_JAVA_HOME, default Temurin 25)
 #   --out DIR           where the archives go (default target/release)
 # The runtime comes from the newest JDK installed: the java on PATH or one under /usr/lib/jvm
 # (COMPANION4J_JDKS, colon-separated), or COMPANION4J_JDK=/path/to/jdk.
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
-build=true netbeans=true out="$repo/target/release"
+build=true netbeans=true eclipse=true out="$repo/target/release"
 while (($#)); do
   case $1 in
     --skip-build) build=false; shift ;;
     --without-netbeans) netbeans=false; shift ;;
+    --without-eclipse) eclipse=false; shift ;;
     --out) out="$(mkdir -p "$2" && cd "$2" && pwd)"; shift 2 ;;
     -h|--help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "release: unknown option $1 (--help lists them)" >&2; exit 2 ;;
@@ -41,6 +45,8 @@ nbms=(
 # dependencies: so it runs in the reactor that packages the modules and what they need, and
 # nothing else.
 site="$repo/target/netbeans_site"
+# The Eclipse plugin: the p2 repository zip its build makes (Help > Install New Software > Archive).
+eclipse_zip="$repo/eclipse/repository/target/companion4j-eclipse-$version.zip"
 
 if $build; then
   if $netbeans; then
@@ -51,8 +57,14 @@ if $build; then
     say "building cli with Maven"
     (cd "$repo" && mvn -B -ntp -q -DskipTests -pl cli -am package) >&2
   fi
+  if $eclipse; then
+    say "building the Eclipse plugin's p2 repository with Maven"
+    eclipse_java=(); [[ -n "${ECLIPSE_JAVA_HOME:-}" ]] && eclipse_java=("-Declipse.java.home=$ECLIPSE_JAVA_HOME")
+    (cd "$repo" && mvn -B -ntp -q -DskipTests -P eclipse "${eclipse_java[@]}" -pl eclipse/repository -am package) >&2
+  fi
 fi
 [[ -f "$jar" ]] || { say "no $jar: run without --skip-build"; exit 1; }
+if $eclipse && [[ ! -f "$eclipse_zip" ]]; then say "no $eclipse_zip: run without --skip-build"; exit 1; fi
 if $netbeans; then
   for entry in "${nbms[@]}" "- updates.xml"; do
     [[ -f "$site/${entry#* }" ]] || { say "no $site/${entry#* }: run without --skip-build"; exit 1; }
@@ -131,6 +143,11 @@ if $netbeans; then
     sed 's/^/release:   /' <<< "${listed:-nothing}" >&2
     exit 1
   fi
+fi
+
+if $eclipse; then
+  mkdir -p "$tree/eclipse"
+  cp "$eclipse_zip" "$tree/eclipse/"
 fi
 
 mkdir -p "$out"

@@ -6,18 +6,22 @@
 # gets one line {"event":"ready","port":N,"pid":P}; then it runs until SIGTERM (or the window is
 # closed), and exits with the companion's discovery files removed. Runs under its own Xvfb when
 # there is no DISPLAY. HOME, QWEN_HOME and TMPDIR are honoured, by Eclipse too.
+# --eclipse DIR starts the Eclipse installed in DIR by p2 (its own configuration and bundles)
+# instead of the build's bundles: how the install test starts the Eclipse it installed into.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 plugins=$root/eclipse/app/target/eclipse/plugins
 # The bundles need Java 21 or newer (docs/notes-eclipse.md).
 java=${ECLIPSE_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 
-usage() { echo "usage: scripts/run-eclipse.sh [--data WORKSPACE_DIR] PROJECT_DIR..." >&2; exit 2; }
+usage() { echo "usage: scripts/run-eclipse.sh [--data WORKSPACE_DIR] [--eclipse DIR] PROJECT_DIR..." >&2; exit 2; }
 data=
+installed=
 projects=()
 while [ $# -gt 0 ]; do
   case $1 in
     --data) [ $# -ge 2 ] || usage; data=$2; shift 2 ;;
+    --eclipse) [ $# -ge 2 ] && [ -d "$2/configuration" ] || usage; installed=$(cd "$2" && pwd); shift 2 ;;
     -h|--help) usage ;;
     -*) echo "run-eclipse.sh: unknown option $1" >&2; usage ;;
     *) [ -d "$1" ] || { echo "run-eclipse.sh: $1 is no folder" >&2; exit 2; }
@@ -25,6 +29,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 framework=$(ls "$plugins"/org.eclipse.osgi-[0-9]*.jar 2>/dev/null | head -1) || true
+[ -n "$installed" ] && framework=$(ls "$installed"/plugins/org.eclipse.osgi_[0-9]*.jar 2>/dev/null | head -1)
 [ -n "$framework" ] && [ -x "$java" ] || {
   echo "run-eclipse.sh: needs $java and the bundles in $plugins:" \
     "mvn -B -q -P eclipse -pl eclipse/app -am package -DskipTests" >&2
@@ -35,6 +40,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/companion4j-eclipse.XXXXXX")
 data=${data:-$work/workspace}
 mkdir -p "$work/configuration" "$data"
 data=$(cd "$data" && pwd)
+configuration=$work/configuration
+install=()
+# An installed Eclipse: its bundles.info names the bundles relative to the install area.
+[ -n "$installed" ] && configuration=$installed/configuration && install=(-Dosgi.install.area="file:$installed/")
 
 # The framework's configuration: every bundle by reference (nothing copied); the few that Eclipse
 # starts itself (its product does this in bundles.info) started here. The rest start lazily.
@@ -80,10 +89,10 @@ fi
 projects_property=$(IFS=:; echo "${projects[*]-}")
 # Eclipse's own files (~/.eclipse, temporary files) follow HOME and TMPDIR as the CLIs' do.
 "$java" \
-  -Duser.home="$HOME" -Djava.io.tmpdir="${TMPDIR:-/tmp}" \
+  -Duser.home="$HOME" -Djava.io.tmpdir="${TMPDIR:-/tmp}" "${install[@]}" \
   -Dcompanion4j.eclipse.readyLine=true -Dcompanion4j.eclipse.projects="$projects_property" \
   -cp "$framework" org.eclipse.core.runtime.adaptor.EclipseStarter \
-  -configuration "file:$work/configuration/" -data "$data" -nosplash &
+  -configuration "file:$configuration/" -data "$data" -nosplash &
 eclipse=$!
 echo "run-eclipse.sh: Eclipse pid $eclipse, log $data/.metadata/.log" >&2
 trap 'kill -TERM "$eclipse" 2>/dev/null' TERM INT

@@ -46,7 +46,8 @@ import tools.jackson.databind.JsonNode;
  * removes it all.
  *
  * <p>The archive is built from the jar {@code mvn package} made, without the NetBeans module, which
- * the reactor builds after this module.
+ * the reactor builds after this module, and without the Eclipse plugin (built with {@code -P
+ * eclipse}; EclipseInstallIT installs its zip).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -73,6 +74,7 @@ class ReleaseArchiveIT {
                 TestPeers.repoRoot().resolve("scripts/release.sh").toString(),
                 "--skip-build",
                 "--without-netbeans",
+                "--without-eclipse",
                 "--out",
                 dist.toString()),
             Map.of(

@@ -106,7 +106,7 @@ final class EclipseRun implements AutoCloseable {
     stop(script);
   }
 
-  private static void stop(Process script) throws InterruptedException {
+  static void stop(Process script) throws InterruptedException {
     List<ProcessHandle> children = script.descendants().toList();
     script.destroy();
     if (!script.waitFor(30, TimeUnit.SECONDS)) {
