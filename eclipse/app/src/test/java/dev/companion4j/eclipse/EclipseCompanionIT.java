@@ -236,7 +236,7 @@ class EclipseCompanionIT {
   }
 
   /** The X display the script started Eclipse on, from the Eclipse process's environment. */
-  private static String displayOf(long pid) throws IOException {
+  static String displayOf(long pid) throws IOException {
     for (String variable : Files.readString(Path.of("/proc/" + pid + "/environ")).split("\0")) {
       if (variable.startsWith("DISPLAY=")) {
         return variable.substring("DISPLAY=".length());
@@ -265,7 +265,7 @@ class EclipseCompanionIT {
   }
 
   /** The companion's IDE routes, with the token from its lock file, as the extension calls them. */
-  private record Companion(int port, String token) {
+  record Companion(int port, String token) {
     HttpResponse<String> post(String path, Map<String, Object> body) throws Exception {
       return send(
           request(path)
@@ -297,7 +297,7 @@ class EclipseCompanionIT {
    * and answers by stopping its Xvfb; whatever outlives that is killed, the script's children
    * included (killing the script alone would orphan them).
    */
-  private static void stop(Process script) throws InterruptedException {
+  static void stop(Process script) throws InterruptedException {
     List<ProcessHandle> children = script.descendants().toList();
     script.destroy();
     if (!script.waitFor(30, TimeUnit.SECONDS)) {
@@ -307,7 +307,7 @@ class EclipseCompanionIT {
   }
 
   /** The first line of standard output that is the ready event; the rest is read and dropped. */
-  private static CompletableFuture<JsonNode> readyLine(Process process) {
+  static CompletableFuture<JsonNode> readyLine(Process process) {
     CompletableFuture<JsonNode> ready = new CompletableFuture<>();
     Thread reader =
         new Thread(

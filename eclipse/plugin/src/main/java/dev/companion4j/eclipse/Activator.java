@@ -1,6 +1,8 @@
 package dev.companion4j.eclipse;
 
+import dev.companion4j.eclipse.chat.ChatService;
 import dev.companion4j.engine.Companion;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +52,17 @@ public final class Activator implements BundleActivator {
     return instance().log;
   }
 
+  /** The running companion, for the chat's reviews and IDE tools; null while none runs. */
+  public static Companion companion() {
+    Activator a = instance;
+    if (a == null) {
+      return null;
+    }
+    synchronized (a.lock) {
+      return a.companion;
+    }
+  }
+
   @Override
   public void start(BundleContext context) {
     log = Platform.getLog(context.getBundle());
@@ -58,6 +71,7 @@ public final class Activator implements BundleActivator {
 
   @Override
   public void stop(BundleContext context) {
+    ChatService.getDefault().shutdown();
     stopCompanion();
     instance = null;
   }
@@ -75,7 +89,11 @@ public final class Activator implements BundleActivator {
       IWorkbench workbench = PlatformUI.getWorkbench();
       try {
         EclipseHost host = new EclipseHost(workbench);
-        Companion c = Companion.builder(host).build();
+        Companion c =
+            Companion.builder(host)
+                // The IDE tools for the chat's ACP agent (chat.AgentChat).
+                .mcpRoute(IdeToolsRoute.PATH, IdeToolsRoute.servlet(Activator::companion))
+                .build();
         c.addListener(host.diffEditors());
         c.start();
         companion = c;
