@@ -4,6 +4,7 @@ import java.awt.AWTException;
 import java.awt.Rectangle;
 import java.awt.Robot;
 import java.awt.Toolkit;
+import java.awt.datatransfer.Clipboard;
 import java.awt.datatransfer.DataFlavor;
 import java.awt.datatransfer.UnsupportedFlavorException;
 import java.awt.event.InputEvent;
@@ -25,7 +26,7 @@ import javax.imageio.ImageIO;
  * steps, since a JVM's AWT talks to the display named when it started.
  *
  * <p>Steps: {@code click X Y}, {@code keys ctrl+alt+A} (modifiers and one key), {@code type
- * lowercase words}, {@code clipboard} (prints the clipboard's text), {@code shot FILE.png}.
+ * lowercase words}, {@code clipboard} (prints the clipboard's text, if any), {@code shot FILE.png}.
  */
 final class ScreenUser {
   private static final Duration BOUND = Duration.ofSeconds(30);
@@ -102,13 +103,14 @@ final class ScreenUser {
           }
         }
         case "clipboard" -> {
-          try {
-            System.out.print(
-                Toolkit.getDefaultToolkit()
-                    .getSystemClipboard()
-                    .getData(DataFlavor.stringFlavor));
-          } catch (UnsupportedFlavorException e) {
-            throw new IOException("no text on the clipboard", e);
+          Clipboard clipboard = Toolkit.getDefaultToolkit().getSystemClipboard();
+          // Nothing copied yet (an empty selection) is no text.
+          if (clipboard.isDataFlavorAvailable(DataFlavor.stringFlavor)) {
+            try {
+              System.out.print(clipboard.getData(DataFlavor.stringFlavor));
+            } catch (UnsupportedFlavorException e) {
+              throw new IOException(e);
+            }
           }
         }
         case "shot" -> {

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.eclipse.jface.action.Action;
 import org.eclipse.jface.resource.JFaceResources;
 import org.eclipse.swt.SWT;
 import org.eclipse.swt.custom.StyleRange;
@@ -37,6 +38,8 @@ import org.eclipse.swt.widgets.Label;
 import org.eclipse.swt.widgets.Menu;
 import org.eclipse.swt.widgets.MenuItem;
 import org.eclipse.swt.widgets.Text;
+import org.eclipse.ui.IActionBars;
+import org.eclipse.ui.actions.ActionFactory;
 import org.eclipse.ui.part.ViewPart;
 
 /**
@@ -96,6 +99,7 @@ public final class ChatPart extends ViewPart {
 
     Composite choices = new Composite(parent, SWT.NONE);
     choices.setLayout(new RowLayout(SWT.HORIZONTAL));
+    choices.setLayoutData(wrapping());
     fresh = button(choices, "New session");
     fresh.addListener(SWT.Selection, e -> ChatService.getDefault().newSession());
     sessions = button(choices, "Sessions\u2026");
@@ -112,13 +116,18 @@ public final class ChatPart extends ViewPart {
     mode.addListener(SWT.Selection, e -> modeChosen());
 
     where = new Label(parent, SWT.WRAP);
-    GridData whereData = new GridData(SWT.FILL, SWT.CENTER, true, false);
-    whereData.widthHint = 200;
-    where.setLayoutData(whereData);
+    where.setLayoutData(wrapping());
 
     log = new StyledText(parent, SWT.BORDER | SWT.MULTI | SWT.WRAP | SWT.V_SCROLL | SWT.READ_ONLY);
-    log.setLayoutData(new GridData(SWT.FILL, SWT.FILL, true, true));
+    GridData logData = new GridData(SWT.FILL, SWT.FILL, true, true);
+    // A few lines at least, however much the header and the cards take.
+    logData.minimumHeight = log.getLineHeight() * 4;
+    log.setLayoutData(logData);
     log.setMargins(6, 4, 6, 4);
+    // Edit > Copy and Select All (and their keys) act on the log when the view is active.
+    IActionBars bars = getViewSite().getActionBars();
+    bars.setGlobalActionHandler(ActionFactory.COPY.getId(), action(log::copy));
+    bars.setGlobalActionHandler(ActionFactory.SELECT_ALL.getId(), action(log::selectAll));
 
     permissions = new Composite(parent, SWT.NONE);
     GridLayout cardsLayout = new GridLayout(1, false);
@@ -176,6 +185,25 @@ public final class ChatPart extends ViewPart {
     ChatService.getDefault().removeListener(listener, failure);
     ChatService.getDefault().viewClosed();
     super.dispose();
+  }
+
+  /**
+   * A row as wide as the view, never wider: its own width would widen the view's grid past the
+   * view, cutting off what is right of it; so it wraps.
+   */
+  private static GridData wrapping() {
+    GridData data = new GridData(SWT.FILL, SWT.CENTER, true, false);
+    data.widthHint = 1;
+    return data;
+  }
+
+  private static Action action(Runnable run) {
+    return new Action() {
+      @Override
+      public void run() {
+        run.run();
+      }
+    };
   }
 
   private static Button button(Composite parent, String text) {
@@ -572,10 +600,12 @@ public final class ChatPart extends ViewPart {
     }
     if (!touched.isEmpty()) {
       Label what = new Label(card, SWT.WRAP);
+      what.setLayoutData(wrapping());
       what.setText(plain(String.join("\n", touched)));
     }
     Composite answers = new Composite(card, SWT.NONE);
     answers.setLayout(new RowLayout(SWT.HORIZONTAL));
+    answers.setLayoutData(wrapping());
     for (PermissionOption option : p.options()) {
       Button answer = button(answers, plain(option.name()));
       answer.setData("kind", option.kind());
@@ -602,6 +632,7 @@ public final class ChatPart extends ViewPart {
     List<Supplier<String>> answers = new ArrayList<>();
     for (Question q : p.questions()) {
       Label asked = new Label(card, SWT.WRAP);
+      asked.setLayoutData(wrapping());
       asked.setText(plain(q.header() + ": " + q.question()));
       List<Button> choices = new ArrayList<>();
       Composite group = new Composite(card, SWT.NONE);
@@ -639,6 +670,7 @@ public final class ChatPart extends ViewPart {
     }
     Composite buttons = new Composite(card, SWT.NONE);
     buttons.setLayout(new RowLayout(SWT.HORIZONTAL));
+    buttons.setLayoutData(wrapping());
     Label missing = new Label(card, SWT.NONE);
     missing.setText("Answer each question first.");
     missing.setVisible(false);
