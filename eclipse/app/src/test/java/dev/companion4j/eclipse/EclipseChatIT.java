@@ -36,15 +36,17 @@ class EclipseChatIT {
   /**
    * Points in the view, which opens right of the editors in the workbench window at the screen's
    * top left (about 1020 by 740 pixels): the log, the input and Cancel, each a point that is in the
-   * view maximized and also once the compare editor took the left half; Allow (the second of Qwen
-   * Code's three options) of a permission card in the view maximized.
+   * view maximized and also once the compare editor took the left half; Allow (the second of the
+   * agent's three options, after Qwen Code's "Allow All Edits" or Gemini CLI's "Allow for this
+   * session") of a permission card in the view maximized.
    */
   private static final String LOG_X = "800";
 
   private static final String LOG_Y = "450";
   private static final String INPUT_X = "800";
   private static final String INPUT_Y = "628";
-  private static final String ALLOW_X = "179";
+  private static final String QWEN_ALLOW_X = "179";
+  private static final String GEMINI_ALLOW_X = "225";
   private static final String ALLOW_Y = "547";
   private static final String CANCEL_X = "900";
   private static final String CANCEL_Y = "679";
@@ -54,6 +56,11 @@ class EclipseChatIT {
   @Test
   void qwenChatsInTheView() throws Exception {
     chat(HeadlessCli.Kind.QWEN);
+  }
+
+  @Test
+  void geminiChatsInTheView() throws Exception {
+    chat(HeadlessCli.Kind.GEMINI);
   }
 
   private void chat(HeadlessCli.Kind kind) throws Exception {
@@ -109,7 +116,7 @@ class EclipseChatIT {
                         .anyMatch(
                             p -> p.info().commandLine().orElse("").contains(" --acp")));
         ScreenUser.act(display, "keys", "ctrl+M", "type", "say hello", "keys", "ctrl+ENTER");
-        awaitLog(display, t -> t.contains("You: say hello") && t.contains("Hello from fake-model"));
+        awaitLog(display, t -> t.contains("You: say hello") && t.contains("Hello from "));
 
         prompt(display, "[[count 40]]");
         awaitLog(display, t -> t.contains("c0039") && t.contains("You: say hello"));
@@ -123,10 +130,18 @@ class EclipseChatIT {
         String before = Files.exists(file) ? Files.readString(file) : null;
         assertThat(file.toString()).as("typed by the keyboard: no capitals").isLowerCase();
         prompt(display, "[[write " + file + "]]");
-        awaitLog(display, t -> t.contains("You: [[write") && t.contains("\u2699"));
-        shot(display, "EclipseChatIT-" + name + "-permission.png");
-        ScreenUser.act(display, "click", ALLOW_X, ALLOW_Y);
-        await().atMost(WAIT).until(() -> companion.status().path("pendingDiffs").size() == 1);
+        awaitLog(display, t -> t.contains("You: [[write"));
+        // Allow in the card, once it shows (a click there before hits nothing that acts).
+        String allowX = kind == HeadlessCli.Kind.QWEN ? QWEN_ALLOW_X : GEMINI_ALLOW_X;
+        await()
+            .atMost(WAIT)
+            .pollInterval(Duration.ofSeconds(2))
+            .until(
+                () -> {
+                  shot(display, "EclipseChatIT-" + name + "-permission.png");
+                  ScreenUser.act(display, "click", allowX, ALLOW_Y);
+                  return companion.status().path("pendingDiffs").size() == 1;
+                });
         shot(display, "EclipseChatIT-" + name + "-review.png");
         assertThat(Files.exists(file) ? Files.readString(file) : null)
             .as("nothing written before the answer")
