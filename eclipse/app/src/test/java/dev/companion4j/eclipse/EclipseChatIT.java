@@ -113,8 +113,7 @@ class EclipseChatIT {
                 () ->
                     workbench
                         .descendants()
-                        .anyMatch(
-                            p -> p.info().commandLine().orElse("").contains(" --acp")));
+                        .anyMatch(p -> p.info().commandLine().orElse("").contains(" --acp")));
         ScreenUser.act(display, "keys", "ctrl+M", "type", "say hello", "keys", "ctrl+ENTER");
         awaitLog(display, t -> t.contains("You: say hello") && t.contains("Hello from "));
 
@@ -149,7 +148,10 @@ class EclipseChatIT {
         ScreenUser.act(display, "keys", "ctrl+alt+A");
         await()
             .atMost(WAIT)
-            .until(() -> Files.exists(file) && Files.readString(file).equals(FakeModelServer.FILE_CONTENT));
+            .until(
+                () ->
+                    Files.exists(file)
+                        && Files.readString(file).equals(FakeModelServer.FILE_CONTENT));
 
         // A held answer: Cancel ends the turn, and the log says so.
         prompt(display, "[[hold]]");
@@ -183,8 +185,7 @@ class EclipseChatIT {
           .pollInterval(Duration.ofSeconds(2))
           .until(
               () -> {
-                ScreenUser.act(
-                    display, "click", LOG_X, LOG_Y, "keys", "ctrl+A", "keys", "ctrl+C");
+                ScreenUser.act(display, "click", LOG_X, LOG_Y, "keys", "ctrl+A", "keys", "ctrl+C");
                 // Read by a later screen user: Eclipse takes the copy after the keys are sent.
                 last.set(ScreenUser.act(display, "clipboard"));
                 return condition.test(last.get());

@@ -146,7 +146,8 @@ public final class ChatPart extends ViewPart {
     input.addListener(
         SWT.KeyDown,
         e -> {
-          if ((e.keyCode == SWT.CR || e.keyCode == SWT.KEYPAD_CR) && (e.stateMask & SWT.MOD1) != 0) {
+          if ((e.keyCode == SWT.CR || e.keyCode == SWT.KEYPAD_CR)
+              && (e.stateMask & SWT.MOD1) != 0) {
             e.doit = false;
             send();
           }
@@ -474,14 +475,8 @@ public final class ChatPart extends ViewPart {
         styles.add(style(start + s.start(), s.length(), s.style()));
       }
       text.append(m.streaming() ? " \u2026\n\n" : "\n\n");
-    } else if (e instanceof Entry.Thought) {
-      Entry.Thought t = (Entry.Thought) e;
-      styled(
-          text,
-          styles,
-          base,
-          "Thought" + (t.streaming() ? " \u2026" : "") + ": " + t.text(),
-          SWT.ITALIC);
+    } else if (e instanceof Entry.Thought || e instanceof Entry.Notice) {
+      styled(text, styles, base, aside(e), SWT.ITALIC);
       text.append("\n\n");
     } else if (e instanceof Entry.ToolCall) {
       Entry.ToolCall t = (Entry.ToolCall) e;
@@ -493,18 +488,19 @@ public final class ChatPart extends ViewPart {
       text.append(" \u2014 ");
       styled(text, styles, base, t.status().replace('_', ' '), SWT.ITALIC);
       text.append("\n\n");
-    } else if (e instanceof Entry.Notice) {
-      Entry.Notice n = (Entry.Notice) e;
-      styled(
-          text,
-          styles,
-          base,
-          n.level().name().toLowerCase(Locale.ROOT) + ": " + n.text(),
-          SWT.ITALIC);
-      text.append("\n\n");
     } else {
       throw new IllegalArgumentException("an entry this view cannot show: " + e);
     }
+  }
+
+  /** A thought or a notice: one italic line, a thought still coming marked so. */
+  private static String aside(Entry e) {
+    if (e instanceof Entry.Thought) {
+      Entry.Thought t = (Entry.Thought) e;
+      return "Thought" + (t.streaming() ? " \u2026" : "") + ": " + t.text();
+    }
+    Entry.Notice n = (Entry.Notice) e;
+    return n.level().name().toLowerCase(Locale.ROOT) + ": " + n.text();
   }
 
   private void appendPlan(
@@ -641,9 +637,7 @@ public final class ChatPart extends ViewPart {
         Button choice = new Button(group, q.multiSelect() ? SWT.CHECK : SWT.RADIO);
         choice.setText(
             plain(
-                o.description().isEmpty()
-                    ? o.label()
-                    : o.label() + " \u2014 " + o.description()));
+                o.description().isEmpty() ? o.label() : o.label() + " \u2014 " + o.description()));
         choice.setData("label", o.label());
         choices.add(choice);
       }

@@ -134,8 +134,7 @@ public final class ChatService {
                             ? agentChat.sessions()
                             : chat == null ? List.of() : chat.sessions();
                   } catch (IOException e) {
-                    throw new IllegalStateException(
-                        "cannot list sessions: " + e.getMessage(), e);
+                    throw new IllegalStateException("cannot list sessions: " + e.getMessage(), e);
                   }
                   ui(() -> answer.accept(sessions));
                 }));
@@ -241,7 +240,8 @@ public final class ChatService {
     if (settings.kind() == ChatSettings.Kind.ACP) {
       try {
         agentChat =
-            new AgentChat(AcpAgent.named(settings.agent(), projects.get(0)), projects, this::publish);
+            new AgentChat(
+                AcpAgent.named(settings.agent(), projects.get(0)), projects, this::publish);
       } catch (IllegalArgumentException e) {
         publish(ChatView.idle(e.getMessage()));
         return;

@@ -57,8 +57,8 @@ record ChatSettings(Kind kind, String agent, String daemonUrl, String qwenComman
   }
 
   /**
-   * The daemon these settings name for a chat in {@code project}: the address set here, else
-   * {@code QWEN_IDE_DAEMON_URL}, else a {@code qwen serve} the chat starts there.
+   * The daemon these settings name for a chat in {@code project}: the address set here, else {@code
+   * QWEN_IDE_DAEMON_URL}, else a {@code qwen serve} the chat starts there.
    *
    * @throws IOException saying why the address is not usable
    */

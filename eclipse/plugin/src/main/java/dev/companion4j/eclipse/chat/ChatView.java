@@ -28,7 +28,8 @@ record ChatView(
 
   /** Not started, or stopped; {@code problem} says why when it could not start. */
   static ChatView idle(String problem) {
-    return daemon(new DaemonChat.Status("", "", "", problem, List.of(), java.util.Optional.empty()));
+    return daemon(
+        new DaemonChat.Status("", "", "", problem, List.of(), java.util.Optional.empty()));
   }
 
   boolean acp() {

@@ -24,11 +24,11 @@ import org.eclipse.swt.widgets.Display;
 import org.eclipse.ui.PlatformUI;
 
 /**
- * Where the ACP agent's file calls meet Eclipse: a read gets the text of the file's open buffer
- * (an editor's, unsaved edits included), else the disk's; a write goes into that buffer (unsaved,
- * as a user's edit would be), else to disk, after which the workspace is refreshed so that Eclipse
- * does not call the file out of sync. {@link dev.companion4j.acp.ReviewedFiles} puts the review in
- * the compare editor in front of the writes; the connection has confined the path to the roots.
+ * Where the ACP agent's file calls meet Eclipse: a read gets the text of the file's open buffer (an
+ * editor's, unsaved edits included), else the disk's; a write goes into that buffer (unsaved, as a
+ * user's edit would be), else to disk, after which the workspace is refreshed so that Eclipse does
+ * not call the file out of sync. {@link dev.companion4j.acp.ReviewedFiles} puts the review in the
+ * compare editor in front of the writes; the connection has confined the path to the roots.
  *
  * <p>Called on the agent's threads, or on the UI thread when the user's Accept stores the text.
  */
@@ -64,8 +64,7 @@ final class EditorFiles implements WorkspaceFiles {
 
   /** The document of the file's connected buffer (an open editor's), or null; on the UI thread. */
   private static IDocument openDocument(Path file) {
-    for (IFile f :
-        ResourcesPlugin.getWorkspace().getRoot().findFilesForLocationURI(file.toUri())) {
+    for (IFile f : ResourcesPlugin.getWorkspace().getRoot().findFilesForLocationURI(file.toUri())) {
       ITextFileBuffer buffer =
           FileBuffers.getTextFileBufferManager()
               .getTextFileBuffer(f.getFullPath(), LocationKind.IFILE);
