@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
@@ -116,6 +117,21 @@ class EclipseChatIT {
                         .anyMatch(p -> p.info().commandLine().orElse("").contains(" --acp")));
         ScreenUser.act(display, "keys", "ctrl+M", "type", "say hello", "keys", "ctrl+ENTER");
         awaitLog(display, t -> t.contains("You: say hello") && t.contains("Hello from "));
+
+        // The model's Markdown is styled text: its marks gone, its HTML shown as text, a link's
+        // address after its text.
+        model.script(
+            r ->
+                r.lastText().contains("markdown please")
+                    ? Optional.of(
+                        FakeModelServer.Reply.text(
+                            "**Bold** and <b>tag</b> kept, `code` and [link](https://example.invalid/)"))
+                    : Optional.empty());
+        prompt(display, "markdown please");
+        awaitLog(
+            display,
+            t -> t.contains("Bold and <b>tag</b> kept, code and link <https://example.invalid/>"));
+        model.clearScripts();
 
         prompt(display, "[[count 40]]");
         awaitLog(display, t -> t.contains("c0039") && t.contains("You: say hello"));
