@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -49,6 +50,11 @@ class EclipseChatIT {
   private static final String QWEN_ALLOW_X = "179";
   private static final String GEMINI_ALLOW_X = "225";
   private static final String ALLOW_Y = "547";
+
+  /** A point in the text editor, which shares the window with the view once an editor opened. */
+  private static final String EDITOR_X = "300";
+
+  private static final String EDITOR_Y = "300";
   private static final String CANCEL_X = "900";
   private static final String CANCEL_Y = "679";
 
@@ -168,6 +174,35 @@ class EclipseChatIT {
                 () ->
                     Files.exists(file)
                         && Files.readString(file).equals(FakeModelServer.FILE_CONTENT));
+
+        // The agent reads what the editor holds, unsaved text included: the file opened through
+        // open_file's route, "unsaved " typed at its start, then a read the model asks for. (Gemini
+        // CLI's read_file reads the disk, never the client: no such step for it.)
+        if (kind == HeadlessCli.Kind.QWEN) {
+          Path hello = env.workspace().resolve("hello.txt");
+          assertThat(
+                  companion
+                      .post(
+                          "/ide/open", Map.of("path", hello.toString(), "line", 1, "character", 1))
+                      .statusCode())
+              .isEqualTo(200);
+          ScreenUser.act(
+              display, "click", EDITOR_X, EDITOR_Y, "keys", "ctrl+HOME", "type", "unsaved ");
+          model.script(
+              r ->
+                  r.lastText().contains("read it please")
+                      ? Optional.of(
+                          FakeModelServer.Reply.call(
+                              "read_file",
+                              JSON.writeValueAsString(Map.of("file_path", hello.toString()))))
+                      : Optional.empty());
+          prompt(display, "read it please");
+          awaitLog(display, t -> t.contains("Tool said:") && t.contains("unsaved "));
+          model.clearScripts();
+          assertThat(Files.readString(hello))
+              .as("the disk keeps its text")
+              .doesNotContain("unsaved");
+        }
 
         // A held answer: Cancel ends the turn, and the log says so.
         prompt(display, "[[hold]]");
