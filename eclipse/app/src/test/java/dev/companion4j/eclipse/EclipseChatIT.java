@@ -82,7 +82,7 @@ class EclipseChatIT {
               "eclipse-data/.metadata/.plugins/org.eclipse.core.runtime/.settings/"
                   + "dev.companion4j.eclipse.prefs");
       Files.createDirectories(prefs.getParent());
-      Files.writeString(prefs, "eclipse.preferences.version=1\nchat.agent=" + agent + "\n");
+      Files.writeString(prefs, "eclipse.preferences.version=1\nchat.acpAgent=" + agent + "\n");
 
       Path script = Path.of(System.getProperty("companion4j.repoRoot"), "scripts/run-eclipse.sh");
       ProcessBuilder pb =

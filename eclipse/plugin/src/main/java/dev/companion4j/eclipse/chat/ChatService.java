@@ -230,13 +230,7 @@ public final class ChatService {
       publish(ChatView.idle("open a project first: the chat works in an open project's folder"));
       return;
     }
-    ChatSettings settings;
-    try {
-      settings = ChatSettings.read();
-    } catch (IllegalArgumentException e) {
-      publish(ChatView.idle(e.getMessage()));
-      return;
-    }
+    ChatSettings settings = ChatSettings.read();
     if (settings.kind() == ChatSettings.Kind.ACP) {
       try {
         agentChat =
