@@ -1,10 +1,12 @@
 package dev.companion4j.eclipse;
 
+import dev.companion4j.eclipse.chat.ChatService;
 import dev.companion4j.eclipse.prefs.CompanionPreferences;
 import dev.companion4j.eclipse.status.StatusFeed;
 import dev.companion4j.eclipse.status.StatusSnapshot;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.DiffId;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -86,6 +88,17 @@ public final class Activator implements BundleActivator {
     return instance().log;
   }
 
+  /** The running companion, for the chat's reviews and IDE tools; null while none runs. */
+  public static Companion companion() {
+    Activator a = instance;
+    if (a == null) {
+      return null;
+    }
+    synchronized (a.lock) {
+      return a.companion;
+    }
+  }
+
   @Override
   public void start(BundleContext context) {
     log = Platform.getLog(context.getBundle());
@@ -97,6 +110,7 @@ public final class Activator implements BundleActivator {
   @Override
   public void stop(BundleContext context) {
     restart.cancel();
+    ChatService.getDefault().shutdown();
     stopCompanion();
     instance = null;
   }
@@ -118,6 +132,8 @@ public final class Activator implements BundleActivator {
             Companion.builder(h)
                 .discoveryTargets(CompanionPreferences.targets())
                 .maxClients(CompanionPreferences.maxClients())
+                // The IDE tools for the chat's ACP agent (chat.AgentChat).
+                .mcpRoute(IdeToolsRoute.PATH, IdeToolsRoute.servlet(Activator::companion))
                 .build();
         c.addListener(h.diffEditors());
         c.addListener(new StatusFeed(c));

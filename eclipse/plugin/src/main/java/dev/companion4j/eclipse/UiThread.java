@@ -12,7 +12,7 @@ import org.eclipse.swt.widgets.Display;
  * Work the engine's threads hand to the UI thread and wait for, never longer than a bound: a UI
  * thread that is itself waiting for the companion must not hold the engine up for good.
  */
-final class UiThread {
+public final class UiThread {
   private UiThread() {}
 
   /**
@@ -21,7 +21,7 @@ final class UiThread {
    * @throws ExecutionException with what the work threw as its cause
    * @throws TimeoutException when the UI thread did not get it done within {@code bound}
    */
-  static <T> T call(Display display, Duration bound, Callable<T> work)
+  public static <T> T call(Display display, Duration bound, Callable<T> work)
       throws ExecutionException, TimeoutException, InterruptedException {
     CompletableFuture<T> done = new CompletableFuture<>();
     display.asyncExec(
