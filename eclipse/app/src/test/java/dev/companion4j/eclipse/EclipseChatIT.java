@@ -3,6 +3,7 @@ package dev.companion4j.eclipse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.companion4j.eclipse.WorkbenchProbe.Widget;
 import dev.companion4j.testkit.CliEnvironment;
 import dev.companion4j.testkit.FakeModelServer;
 import dev.companion4j.testkit.HeadlessCli;
@@ -25,37 +26,25 @@ import tools.jackson.databind.json.JsonMapper;
  * The Agent Chat view in the Eclipse IDE as scripts/run-eclipse.sh starts it, on the ACP path with
  * the real {@code qwen --acp} of Qwen Code 0.24.4 and {@code gemini --acp} of Gemini CLI 0.61.0,
  * their model a scripted fake: a user at the display opens the view (Alt+Shift+Q A), types a
- * prompt, and reads the streamed answer by copying the log; a write the agent asks for is allowed
- * in the view, reviewed in the compare editor and, accepted, lands on disk; a held answer is
- * cancelled.
+ * prompt, and reads the streamed answer in the log (found and read through the widget probe); a
+ * write the agent asks for is allowed in the view, reviewed in the compare editor and, accepted,
+ * lands on disk; a held answer is cancelled.
  */
 class EclipseChatIT {
   private static final Duration BOOT = Duration.ofMinutes(3);
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
-  /**
-   * Points in the view, which opens right of the editors in the workbench window at the screen's
-   * top left (about 1020 by 740 pixels): the log, the input and Cancel, each a point that is in the
-   * view maximized and also once the compare editor took the left half; Allow (the second of the
-   * agent's three options, after Qwen Code's "Allow All Edits" or Gemini CLI's "Allow for this
-   * session") of a permission card in the view maximized.
-   */
-  private static final String LOG_X = "800";
-
-  private static final String LOG_Y = "450";
-  private static final String INPUT_X = "800";
-  private static final String INPUT_Y = "628";
-  private static final String QWEN_ALLOW_X = "179";
-  private static final String GEMINI_ALLOW_X = "225";
-  private static final String ALLOW_Y = "547";
-
   /** A point in the text editor, which shares the window with the view once an editor opened. */
   private static final String EDITOR_X = "300";
 
   private static final String EDITOR_Y = "300";
-  private static final String CANCEL_X = "900";
-  private static final String CANCEL_Y = "679";
+
+  /** The view's widgets, by the names the plugin gives them. */
+  private static final String LOG = "companion4j.chat.log";
+
+  private static final String INPUT = "companion4j.chat.input";
+  private static final String CANCEL = "companion4j.chat.cancel";
 
   @TempDir Path root;
 
@@ -83,17 +72,18 @@ class EclipseChatIT {
       Files.createDirectories(prefs.getParent());
       Files.writeString(prefs, "eclipse.preferences.version=1\nchat.acpAgent=" + agent + "\n");
 
-      try (EclipseRun run = EclipseRun.start(root, env.variables(), BOOT, env.workspace())) {
+      Path probeFile = root.resolve("probe.address");
+      Map<String, String> probe = WorkbenchProbe.variables(root.resolve("probe"), probeFile);
+      try (EclipseRun run = EclipseRun.start(root, env, probe, BOOT)) {
         Process eclipse = run.script();
         EclipseCompanionIT.Companion companion =
             EclipseCompanionIT.Companion.at(run.port(), env.qwenHome());
         String display = run.display();
+        User user = new User(display, WorkbenchProbe.await(probeFile, BOOT));
         String name = kind.name().toLowerCase(Locale.ROOT);
 
-        // Alt+Shift+Q A opens the view (right of the editors); it starts the agent and takes the
-        // keyboard into its input. A prompt sent while the session opens waits for it.
-        // Opened, the view has started the agent (its script execs node with --acp); Ctrl+M then
-        // gives the view the whole window.
+        // Alt+Shift+Q A opens the view (right of the editors); it starts the agent (its script
+        // execs node with --acp). A prompt sent while the session opens waits for it.
         ScreenUser.act(display, "click", "500", "300", "keys", "shift+alt+Q", "keys", "A");
         ProcessHandle workbench = ProcessHandle.of(run.pid()).orElseThrow();
         await()
@@ -103,8 +93,14 @@ class EclipseChatIT {
                     workbench
                         .descendants()
                         .anyMatch(p -> p.info().commandLine().orElse("").contains(" --acp")));
-        ScreenUser.act(display, "keys", "ctrl+M", "type", "say hello", "keys", "ctrl+ENTER");
-        awaitLog(display, t -> t.contains("You: say hello") && t.contains("Hello from "));
+        // Ctrl+M in the view's input gives the view the whole window: its input as wide as that.
+        user.click(INPUT);
+        ScreenUser.act(display, "keys", "ctrl+M");
+        await()
+            .atMost(WAIT)
+            .until(() -> user.workbench().find(INPUT).map(w -> w.width() > 600).orElse(false));
+        user.prompt("say hello");
+        user.awaitLog(t -> t.contains("You: say hello") && t.contains("Hello from "));
 
         // The model's Markdown is styled text: its marks gone, its HTML shown as text, a link's
         // address after its text.
@@ -115,16 +111,14 @@ class EclipseChatIT {
                         FakeModelServer.Reply.text(
                             "**Bold** and <b>tag</b> kept, `code` and [link](https://example.invalid/)"))
                     : Optional.empty());
-        prompt(display, "markdown please");
-        awaitLog(
-            display,
+        user.prompt("markdown please");
+        user.awaitLog(
             t -> t.contains("Bold and <b>tag</b> kept, code and link <https://example.invalid/>"));
         model.clearScripts();
 
-        prompt(display, "[[count 40]]");
-        awaitLog(display, t -> t.contains("c0039") && t.contains("You: say hello"));
-        // The view with its answers, for the docs: a click in the log ends the copy's selection.
-        ScreenUser.act(display, "click", LOG_X, LOG_Y);
+        user.prompt("[[count 40]]");
+        user.awaitLog(t -> t.contains("c0039") && t.contains("You: say hello"));
+        // The view with its answers, for the docs.
         shot(display, "EclipseChatIT-" + name + "-answer.png");
 
         // The agent asks before it writes (its own options, in a card), then writes through the
@@ -132,17 +126,16 @@ class EclipseChatIT {
         Path file = fileToWrite(kind, env);
         String before = Files.exists(file) ? Files.readString(file) : null;
         assertThat(file.toString()).as("typed by the keyboard: no capitals").isLowerCase();
-        prompt(display, "[[write " + file + "]]");
-        awaitLog(display, t -> t.contains("You: [[write"));
+        user.prompt("[[write " + file + "]]");
+        user.awaitLog(t -> t.contains("You: [[write"));
         // Allow in the card, once it shows (a click there before hits nothing that acts).
-        String allowX = kind == HeadlessCli.Kind.QWEN ? QWEN_ALLOW_X : GEMINI_ALLOW_X;
         await()
             .atMost(WAIT)
             .pollInterval(Duration.ofSeconds(2))
             .until(
                 () -> {
                   shot(display, "EclipseChatIT-" + name + "-permission.png");
-                  ScreenUser.act(display, "click", allowX, ALLOW_Y);
+                  user.click("Allow");
                   return companion.status().path("pendingDiffs").size() == 1;
                 });
         shot(display, "EclipseChatIT-" + name + "-review.png");
@@ -178,8 +171,8 @@ class EclipseChatIT {
                               "read_file",
                               JSON.writeValueAsString(Map.of("file_path", hello.toString()))))
                       : Optional.empty());
-          prompt(display, "read it please");
-          awaitLog(display, t -> t.contains("Tool said:") && t.contains("unsaved "));
+          user.prompt("read it please");
+          user.awaitLog(t -> t.contains("Tool said:") && t.contains("unsaved "));
           model.clearScripts();
           assertThat(Files.readString(hello))
               .as("the disk keeps its text")
@@ -187,10 +180,10 @@ class EclipseChatIT {
         }
 
         // A held answer: Cancel ends the turn, and the log says so.
-        prompt(display, "[[hold]]");
-        awaitLog(display, t -> t.contains("You: [[hold]]"));
-        ScreenUser.act(display, "click", CANCEL_X, CANCEL_Y);
-        awaitLog(display, t -> t.contains("Cancelled"));
+        user.prompt("[[hold]]");
+        user.awaitLog(t -> t.contains("You: [[hold]]"));
+        user.click(CANCEL);
+        user.awaitLog(t -> t.contains("Cancelled"));
         shot(display, "EclipseChatIT-" + name + "-cancelled.png");
 
         eclipse.destroy();
@@ -199,35 +192,50 @@ class EclipseChatIT {
     }
   }
 
-  /** Clicks into the input, types {@code text} and sends it with Ctrl+Enter. */
-  private static void prompt(String display, String text) throws Exception {
-    ScreenUser.act(display, "click", INPUT_X, INPUT_Y, "type", text, "keys", "ctrl+ENTER");
-  }
-
   /**
-   * Waits until the log, as a user copies it (a click into it, Ctrl+A, Ctrl+C), meets {@code
-   * condition}; a failure shows the last copy.
+   * A user at the display, who finds the view's widgets where the workbench put them (through the
+   * widget probe) and reads the log as it shows.
    */
-  private static void awaitLog(String display, Predicate<String> condition) {
-    AtomicReference<String> last = new AtomicReference<>("");
-    try {
-      await()
-          .atMost(WAIT)
-          .pollInterval(Duration.ofSeconds(2))
-          .until(
-              () -> {
-                ScreenUser.act(display, "click", LOG_X, LOG_Y, "keys", "ctrl+A", "keys", "ctrl+C");
-                // Read by a later screen user: Eclipse takes the copy after the keys are sent.
-                last.set(ScreenUser.act(display, "clipboard"));
-                return condition.test(last.get());
-              });
-    } catch (ConditionTimeoutException e) {
+  private record User(String display, WorkbenchProbe workbench) {
+    /** Clicks into the input, types {@code text} and sends it with Ctrl+Enter. */
+    void prompt(String text) throws Exception {
+      click(INPUT);
+      ScreenUser.act(display, "type", text, "keys", "ctrl+ENTER");
+    }
+
+    /** Clicks the middle of the visible widget named {@code nameOrText}. */
+    void click(String nameOrText) throws Exception {
+      Widget w =
+          workbench
+              .find(nameOrText)
+              .orElseThrow(() -> new AssertionError("no widget " + nameOrText + " shows"));
+      ScreenUser.act(
+          display,
+          "click",
+          String.valueOf(w.x() + w.width() / 2),
+          String.valueOf(w.y() + w.height() / 2));
+    }
+
+    /** Waits until the log's text meets {@code condition}; a failure shows the last one. */
+    void awaitLog(Predicate<String> condition) {
+      AtomicReference<String> last = new AtomicReference<>("");
       try {
-        shot(display, "EclipseChatIT-failed.png");
-      } catch (Exception shotFailed) {
-        e.addSuppressed(shotFailed);
+        await()
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () -> {
+                  last.set(workbench.find(LOG).map(Widget::text).orElse(""));
+                  return condition.test(last.get());
+                });
+      } catch (ConditionTimeoutException e) {
+        try {
+          shot(display, "EclipseChatIT-failed.png");
+        } catch (Exception shotFailed) {
+          e.addSuppressed(shotFailed);
+        }
+        throw new AssertionError("the chat log never matched; last: " + last.get(), e);
       }
-      throw new AssertionError("the chat log never matched; last copied: " + last.get(), e);
     }
   }
 

@@ -4,9 +4,6 @@ import java.awt.AWTException;
 import java.awt.Rectangle;
 import java.awt.Robot;
 import java.awt.Toolkit;
-import java.awt.datatransfer.Clipboard;
-import java.awt.datatransfer.DataFlavor;
-import java.awt.datatransfer.UnsupportedFlavorException;
 import java.awt.event.InputEvent;
 import java.awt.event.KeyEvent;
 import java.io.IOException;
@@ -26,8 +23,7 @@ import javax.imageio.ImageIO;
  * steps, since a JVM's AWT talks to the display named when it started.
  *
  * <p>Steps: {@code click X Y}, {@code move X Y} (no click), {@code keys ctrl+alt+A} (modifiers and
- * one key), {@code type lowercase words}, {@code clipboard} (prints the clipboard's text, if any),
- * {@code shot FILE.png}.
+ * one key), {@code type lowercase words}, {@code shot FILE.png}.
  */
 final class ScreenUser {
   private static final Duration BOUND = Duration.ofSeconds(30);
@@ -48,12 +44,8 @@ final class ScreenUser {
 
   private ScreenUser() {}
 
-  /**
-   * Runs the steps on {@code display} (e.g. {@code :3}) and waits for them to be done.
-   *
-   * @return what the steps printed: the clipboard's text for each {@code clipboard}
-   */
-  static String act(String display, String... steps) throws IOException, InterruptedException {
+  /** Runs the steps on {@code display} (e.g. {@code :3}) and waits for them to be done. */
+  static void act(String display, String... steps) throws IOException, InterruptedException {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     Path classes;
     try {
@@ -72,11 +64,11 @@ final class ScreenUser {
       p.destroyForcibly();
       throw new AssertionError("the screen user did not finish within " + BOUND);
     }
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (p.exitValue() != 0) {
-      throw new AssertionError("the screen user failed: " + out);
+      throw new AssertionError(
+          "the screen user failed: "
+              + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     }
-    return out;
   }
 
   public static void main(String[] args) throws AWTException, IOException {
@@ -105,17 +97,6 @@ final class ScreenUser {
             int code = KeyEvent.getExtendedKeyCodeForChar(c);
             robot.keyPress(code);
             robot.keyRelease(code);
-          }
-        }
-        case "clipboard" -> {
-          Clipboard clipboard = Toolkit.getDefaultToolkit().getSystemClipboard();
-          // Nothing copied yet (an empty selection) is no text.
-          if (clipboard.isDataFlavorAvailable(DataFlavor.stringFlavor)) {
-            try {
-              System.out.print(clipboard.getData(DataFlavor.stringFlavor));
-            } catch (UnsupportedFlavorException e) {
-              throw new IOException(e);
-            }
           }
         }
         case "shot" -> {

@@ -56,6 +56,12 @@ import org.eclipse.ui.part.ViewPart;
 public final class ChatPart extends ViewPart {
   public static final String ID = "dev.companion4j.eclipse.chat.ChatPart";
 
+  /** The widgets' names (their {@code name} data), for accessibility tools and the tests. */
+  static final String LOG = "companion4j.chat.log";
+
+  static final String INPUT = "companion4j.chat.input";
+  static final String CANCEL = "companion4j.chat.cancel";
+
   /** How many of the agent's slash commands the hint under the input lists. */
   private static final int COMMANDS_SHOWN = 6;
 
@@ -124,6 +130,7 @@ public final class ChatPart extends ViewPart {
     logData.minimumHeight = log.getLineHeight() * 4;
     log.setLayoutData(logData);
     log.setMargins(6, 4, 6, 4);
+    log.setData("name", LOG);
     // Edit > Copy and Select All (and their keys) act on the log when the view is active.
     IActionBars bars = getViewSite().getActionBars();
     bars.setGlobalActionHandler(ActionFactory.COPY.getId(), action(log::copy));
@@ -142,6 +149,7 @@ public final class ChatPart extends ViewPart {
     GridData inputData = new GridData(SWT.FILL, SWT.CENTER, true, false);
     inputData.heightHint = input.getLineHeight() * 3;
     input.setLayoutData(inputData);
+    input.setData("name", INPUT);
     input.setToolTipText("Ctrl+Enter sends; Tab completes a slash command");
     input.addListener(
         SWT.KeyDown,
@@ -167,6 +175,7 @@ public final class ChatPart extends ViewPart {
     buttons.setLayout(new RowLayout(SWT.HORIZONTAL));
     buttons.setLayoutData(new GridData(SWT.END, SWT.CENTER, true, false));
     cancel = button(buttons, "Cancel");
+    cancel.setData("name", CANCEL);
     cancel.setEnabled(false);
     cancel.addListener(SWT.Selection, e -> ChatService.getDefault().cancel());
     send = button(buttons, "Send");
