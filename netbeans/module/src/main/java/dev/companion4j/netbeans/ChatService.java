@@ -3,11 +3,15 @@ package dev.companion4j.netbeans;
 import dev.companion4j.acp.AcpAgent;
 import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
+import dev.companion4j.acp.AgentChat;
+import dev.companion4j.acp.ChatView;
 import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.daemon.conversation.DaemonIdeConnection;
 import dev.companion4j.daemon.conversation.DaemonSource;
+import dev.companion4j.engine.Companion;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.awt.EventQueue;
 import java.io.File;
 import java.io.IOException;
@@ -274,8 +278,15 @@ final class ChatService {
       // The main project first: the agent's session works there; the others are roots too.
       List<Path> roots = new ArrayList<>(List.of(main));
       projects.stream().filter(p -> !p.equals(main)).forEach(roots::add);
+      CompanionService companions = CompanionService.getDefault();
       agentChat =
-          new AgentChat(AcpAgent.named(DaemonChatSettings.agent(), main), roots, this::publish);
+          new AgentChat(
+              AcpAgent.named(DaemonChatSettings.agent(), main),
+              roots,
+              new EditorFiles(),
+              companions::companion,
+              () -> ideTools(companions.companion()),
+              this::publish);
       agentChat.connect();
       return;
     }
@@ -294,6 +305,20 @@ final class ChatService {
             projects.stream().map(Path::toString).toList(),
             status -> publish(ChatView.daemon(status)));
     chat.connect();
+  }
+
+  /**
+   * The companion's IDE tools (diagnostics, open editors, selection …) for the agent's {@code
+   * session/new}, as a CLI in IDE mode has them through the extension; none while it is stopped.
+   */
+  private static List<AcpIdeConnection.HttpMcpServer> ideTools(Companion companion) {
+    return companion == null || !companion.isRunning()
+        ? List.of()
+        : List.of(
+            new AcpIdeConnection.HttpMcpServer(
+                IdeToolsRoute.NAME,
+                IdeToolsRoute.url(companion.port()),
+                IdeToolsRoute.headers(companion.authToken())));
   }
 
   /** The main project's folder when it is among {@code projects}, else the first of them. */

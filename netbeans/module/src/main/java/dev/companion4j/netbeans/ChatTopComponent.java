@@ -1,6 +1,7 @@
 package dev.companion4j.netbeans;
 
 import dev.companion4j.acp.AcpIdeConnection;
+import dev.companion4j.acp.ChatView;
 import dev.companion4j.daemon.DaemonEvent.FileDiff;
 import dev.companion4j.daemon.DaemonEvent.PermissionOption;
 import dev.companion4j.daemon.DaemonEvent.PlanEntry;

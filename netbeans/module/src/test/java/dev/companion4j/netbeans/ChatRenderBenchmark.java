@@ -1,5 +1,6 @@
 package dev.companion4j.netbeans;
 
+import dev.companion4j.acp.ChatView;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.daemon.conversation.Entry;

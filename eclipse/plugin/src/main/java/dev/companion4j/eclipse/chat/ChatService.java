@@ -3,13 +3,18 @@ package dev.companion4j.eclipse.chat;
 import dev.companion4j.acp.AcpAgent;
 import dev.companion4j.acp.AcpException;
 import dev.companion4j.acp.AcpIdeConnection;
+import dev.companion4j.acp.AgentChat;
+import dev.companion4j.acp.ChatView;
 import dev.companion4j.daemon.DaemonException;
 import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.daemon.conversation.DaemonIdeConnection;
 import dev.companion4j.daemon.conversation.DaemonSource;
 import dev.companion4j.daemon.conversation.SpawnedDaemon;
+import dev.companion4j.eclipse.Activator;
 import dev.companion4j.eclipse.prefs.ChatSettings;
+import dev.companion4j.engine.Companion;
+import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -239,7 +244,12 @@ public final class ChatService {
       try {
         agentChat =
             new AgentChat(
-                AcpAgent.named(settings.agent(), projects.get(0)), projects, this::publish);
+                AcpAgent.named(settings.agent(), projects.get(0)),
+                projects,
+                new EditorFiles(),
+                Activator::companion,
+                () -> ideTools(Activator.companion()),
+                this::publish);
       } catch (IllegalArgumentException e) {
         publish(ChatView.idle(e.getMessage()));
         return;
@@ -260,6 +270,20 @@ public final class ChatService {
             projects.stream().map(Path::toString).toList(),
             status -> publish(ChatView.daemon(status)));
     chat.connect();
+  }
+
+  /**
+   * The companion's IDE tools (diagnostics, open editors, selection …) for the agent's {@code
+   * session/new}, as a CLI in IDE mode has them through the extension; none while it is stopped.
+   */
+  private static List<AcpIdeConnection.HttpMcpServer> ideTools(Companion companion) {
+    return companion == null || !companion.isRunning()
+        ? List.of()
+        : List.of(
+            new AcpIdeConnection.HttpMcpServer(
+                IdeToolsRoute.NAME,
+                IdeToolsRoute.url(companion.port()),
+                IdeToolsRoute.headers(companion.authToken())));
   }
 
   /**

@@ -1,28 +1,29 @@
-package dev.companion4j.netbeans;
+package dev.companion4j.acp;
 
-import dev.companion4j.acp.AcpAgent;
-import dev.companion4j.acp.AcpException;
-import dev.companion4j.acp.AcpIdeConnection;
-import dev.companion4j.acp.ReviewedFiles;
 import dev.companion4j.daemon.SessionSummary;
 import dev.companion4j.daemon.conversation.Conversation;
 import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.engine.Companion;
-import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
- * The chat with an ACP agent the IDE starts itself in the main project: its reads and writes go
- * through the editor ({@link EditorFiles}), its writes to NetBeans' diff view for review. Opened
- * and closed on {@link ChatService}'s request processor; the agent's own threads publish.
+ * An IDE's chat with an ACP agent it starts itself: the agent's reads and writes go through the
+ * editor's files, its writes to the editor's review as the companion's proposals (as a CLI's), and
+ * it gets the companion's IDE tools. What it shows goes to {@code publish} as a {@link ChatView}.
+ * Opened and closed on the IDE's chat thread (never its UI thread: an agent's start is slow); the
+ * agent's own threads publish.
  */
-final class AgentChat implements AutoCloseable {
+public final class AgentChat implements AutoCloseable {
   private final AcpAgent agent;
   private final List<Path> roots;
+  private final WorkspaceFiles editor;
+  private final Supplier<Companion> companion;
+  private final Supplier<List<AcpIdeConnection.HttpMcpServer>> ideTools;
   private final Consumer<ChatView> publish;
   private final String name;
 
@@ -34,16 +35,30 @@ final class AgentChat implements AutoCloseable {
 
   /**
    * @param roots the folders the agent's file calls may touch; the first is its session's folder
+   * @param editor the editor's files: open buffers first, unsaved text included
+   * @param companion the companion whose review the agent's writes go to; {@code null} while none
+   *     runs
+   * @param ideTools the companion's IDE tools for {@code session/new}; empty while none runs
+   * @param publish takes what the chat shows, on the thread that changed it
    */
-  AgentChat(AcpAgent agent, List<Path> roots, Consumer<ChatView> publish) {
+  public AgentChat(
+      AcpAgent agent,
+      List<Path> roots,
+      WorkspaceFiles editor,
+      Supplier<Companion> companion,
+      Supplier<List<AcpIdeConnection.HttpMcpServer>> ideTools,
+      Consumer<ChatView> publish) {
     this.agent = agent;
     this.roots = List.copyOf(roots);
+    this.editor = editor;
+    this.companion = companion;
+    this.ideTools = ideTools;
     this.publish = publish;
     this.name = Path.of(agent.command().get(0)).getFileName().toString();
   }
 
   /** Starts the agent and a new session, closing one open before; slow (the agent's start). */
-  void connect() {
+  public void connect() {
     close();
     closed = false;
     problem = "";
@@ -62,7 +77,7 @@ final class AgentChat implements AutoCloseable {
    *
    * @throws AcpException when the agent cannot load it
    */
-  void attach(String sessionId) {
+  public void attach(String sessionId) {
     AcpIdeConnection opened = open(sessionId);
     AcpIdeConnection old = connection;
     connection = opened;
@@ -74,11 +89,11 @@ final class AgentChat implements AutoCloseable {
   }
 
   /**
-   * The agent's earlier sessions in the main project, most recent first.
+   * The agent's earlier sessions in its session's folder, most recent first.
    *
    * @throws IllegalStateException saying why when there is no session or the agent lists none
    */
-  List<SessionSummary> sessions() {
+  public List<SessionSummary> sessions() {
     return connection().sessions();
   }
 
@@ -87,17 +102,14 @@ final class AgentChat implements AutoCloseable {
     AcpIdeConnection.Setup setup =
         new AcpIdeConnection.Setup(
             roots,
-            new ReviewedFiles(
-                new EditorFiles(),
-                CompanionService.getDefault()::companion,
-                name + " chat",
-                this::mode),
-            ideTools(),
+            new ReviewedFiles(editor, companion, name + " chat", this::mode),
+            ideTools.get(),
             null,
             null,
             "default");
     // Libraries of the connection may look up services through the context class loader; on its
-    // threads, which inherit it from here, that must be this module's loader.
+    // threads, which inherit it from here, that must be the loader of these classes (the IDE
+    // module's or bundle's).
     Thread current = Thread.currentThread();
     ClassLoader previous = current.getContextClassLoader();
     current.setContextClassLoader(AgentChat.class.getClassLoader());
@@ -109,21 +121,6 @@ final class AgentChat implements AutoCloseable {
     } finally {
       current.setContextClassLoader(previous);
     }
-  }
-
-  /**
-   * The companion's IDE tools (diagnostics, open editors, selection …), as a CLI in IDE mode has
-   * them through the extension; none while the companion is stopped.
-   */
-  private static List<AcpIdeConnection.HttpMcpServer> ideTools() {
-    Companion companion = CompanionService.getDefault().companion();
-    return companion == null || !companion.isRunning()
-        ? List.of()
-        : List.of(
-            new AcpIdeConnection.HttpMcpServer(
-                IdeToolsRoute.NAME,
-                IdeToolsRoute.url(companion.port()),
-                IdeToolsRoute.headers(companion.authToken())));
   }
 
   private void shown() {
@@ -143,7 +140,7 @@ final class AgentChat implements AutoCloseable {
    *
    * @throws IllegalStateException saying why there is none
    */
-  AcpIdeConnection connection() {
+  public AcpIdeConnection connection() {
     AcpIdeConnection c = connection;
     if (c == null) {
       throw new IllegalStateException(
@@ -152,15 +149,16 @@ final class AgentChat implements AutoCloseable {
     return c;
   }
 
-  /** Switches to one of the agent's modes, which the window's selector lists. */
-  void setMode(String modeId) {
+  /** Switches to one of the agent's modes, which the chat's selector lists. */
+  public void setMode(String modeId) {
     connection().setMode(modeId);
     publish.accept(view());
   }
 
-  ChatView view() {
+  /** What the chat shows now. */
+  public ChatView view() {
     AcpIdeConnection c = connection;
-    // Shown once the session is ready for prompts: while it opens, the window says it connects.
+    // Shown once the session is ready for prompts: while it opens, the chat says it connects.
     Conversation conversation = c == null ? null : c.conversation();
     DaemonChat.Status status =
         new DaemonChat.Status(
