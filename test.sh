@@ -42,7 +42,7 @@ for release in qwen-0.1.3 gemini-0.8.2; do
 done
 
 # The Eclipse IDE's bundles need Java 21 or newer: the eclipse profile compiles the plugin with that
-# JDK's javac and runs Eclipse and p2 on it (docs/notes-eclipse.md). No such JDK fails the run.
+# JDK's javac and runs Eclipse and p2 on it (docs/eclipse-internals.md). No such JDK fails the run.
 eclipse_java_home=${ECLIPSE_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 eclipse_java_version=$("$eclipse_java_home/bin/java" -XshowSettings:properties -version 2>&1 \
   | sed -n 's/^ *java.specification.version = //p' || true)

@@ -6,7 +6,7 @@
 #        -repository jar:file:/path/companion4j-eclipse.zip!/ -installIU dev.companion4j.eclipse.feature.feature.group \
 #        -destination ECLIPSE_DIR -profile PROFILE
 # Exits with the application's status. Runs on ECLIPSE_JAVA_HOME (default Temurin 25): the bundles
-# need Java 21 or newer (docs/notes-eclipse.md).
+# need Java 21 or newer (docs/eclipse-internals.md).
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: scripts/eclipse-p2.sh BUNDLES_DIR APPLICATION [ARGUMENT...]" >&2; exit 2; }
 plugins=$(cd "$1" && pwd)

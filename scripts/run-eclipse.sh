@@ -11,7 +11,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 plugins=$root/eclipse/app/target/eclipse/plugins
-# The bundles need Java 21 or newer (docs/notes-eclipse.md).
+# The bundles need Java 21 or newer (docs/eclipse-internals.md).
 java=${ECLIPSE_JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 
 usage() { echo "usage: scripts/run-eclipse.sh [--data WORKSPACE_DIR] [--eclipse DIR] PROJECT_DIR..." >&2; exit 2; }
