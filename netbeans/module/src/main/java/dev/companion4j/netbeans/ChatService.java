@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -53,16 +52,12 @@ final class ChatService {
   private AgentChat agentChat;
 
   /** The last view, written on the EDT; what a listener added later sees first. */
-  private ChatView last = ChatView.daemon(notStarted());
+  private ChatView last = ChatView.idle("");
 
   private ChatService() {}
 
   static ChatService getDefault() {
     return INSTANCE;
-  }
-
-  private static DaemonChat.Status notStarted() {
-    return new DaemonChat.Status("", "", "", "", List.of(), Optional.empty());
   }
 
   /** Called on the EDT with each view, and at once with the last one; call it on the EDT. */
@@ -100,7 +95,7 @@ final class ChatService {
         () -> {
           if (agentChat != null) {
             closeChat();
-            publish(ChatView.daemon(notStarted()));
+            publish(ChatView.idle(""));
           }
         });
   }
@@ -263,14 +258,7 @@ final class ChatService {
     List<Path> projects = NetBeansHost.openProjectDirectories();
     if (projects.isEmpty()) {
       publish(
-          ChatView.daemon(
-              new DaemonChat.Status(
-                  "",
-                  "",
-                  "",
-                  "open a project first: the chat works in the folder of an open project",
-                  List.of(),
-                  Optional.empty())));
+          ChatView.idle("open a project first: the chat works in the folder of an open project"));
       return;
     }
     Path main = mainProject(projects);
@@ -294,9 +282,7 @@ final class ChatService {
     try {
       source = DaemonChatSettings.source(main);
     } catch (IOException e) {
-      publish(
-          ChatView.daemon(
-              new DaemonChat.Status("", "", "", e.getMessage(), List.of(), Optional.empty())));
+      publish(ChatView.idle(e.getMessage()));
       return;
     }
     chat =
