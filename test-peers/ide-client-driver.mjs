@@ -25,7 +25,11 @@
 //   connect | status | disconnect -> {status,details,ideName,ideDisplayName,diffingEnabled}
 //   context                      -> {context}
 //   openDiff {filePath,newContent} -> answered when the diff resolves:
-//                                   {status:"accepted",content} | {status:"rejected"}
+//                                   {status:"accepted",content} | {status:"rejected"},
+//                                   both with calledAt and resolvedAt: wall-clock
+//                                   epoch milliseconds (fractional) of the call to
+//                                   IdeClient.openDiff and of its promise resolving,
+//                                   for benchmarks that time the editor's side
 //   closeDiff {filePath,suppressNotification?} -> {content: string|null}
 //   resolveDiffFromCli {filePath,outcome:"accepted"|"rejected"} -> {}
 //                                   (what the CLI does when the user answers in
@@ -147,6 +151,11 @@ function statusOf(client) {
   };
 }
 
+// Sub-millisecond wall-clock time, comparable with an editor's own clock on the same machine.
+function wallClock() {
+  return performance.timeOrigin + performance.now();
+}
+
 function requireString(cmd, key) {
   if (typeof cmd[key] !== 'string') {
     throw new Error(`"${key}" must be a string`);
@@ -185,12 +194,14 @@ const ops = {
     const filePath = requireString(cmd, 'filePath');
     const newContent = requireString(cmd, 'newContent');
     const client = await getClient();
+    const calledAt = wallClock();
     const result = await client.openDiff(filePath, newContent);
+    const resolvedAt = wallClock();
     if (result?.status === 'accepted') {
-      return { status: 'accepted', content: result.content ?? null };
+      return { status: 'accepted', content: result.content ?? null, calledAt, resolvedAt };
     }
     if (result?.status === 'rejected') {
-      return { status: 'rejected' };
+      return { status: 'rejected', calledAt, resolvedAt };
     }
     throw new Error(`unexpected openDiff result ${JSON.stringify(result)}`);
   },
