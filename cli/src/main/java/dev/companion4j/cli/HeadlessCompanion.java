@@ -8,6 +8,7 @@ import dev.companion4j.daemon.conversation.DaemonChat;
 import dev.companion4j.daemon.conversation.DaemonSource;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.engine.http.OnFirstRequest;
 import dev.companion4j.extension.mcp.IdeToolsRoute;
 import java.nio.file.Path;
 import java.util.List;
@@ -86,9 +87,11 @@ public final class HeadlessCompanion implements AutoCloseable {
     builder.route(chatApi.pathSpec(), chatApi);
     ChatApi acpApi = ChatApi.acpPath();
     builder.route(acpApi.pathSpec(), acpApi);
-    // The IDE tools for an ACP agent: this one's, or one the user runs in another ACP client.
+    // The IDE tools for an ACP agent: this one's, or one the user runs in another ACP client. Set
+    // up on their first call: the MCP server behind them costs tens of milliseconds of a start.
     AtomicReference<Companion> built = new AtomicReference<>();
-    builder.mcpRoute(IdeToolsRoute.PATH, IdeToolsRoute.servlet(built::get));
+    builder.mcpRoute(
+        IdeToolsRoute.PATH, new OnFirstRequest(() -> IdeToolsRoute.servlet(built::get)));
     Optional<DaemonChat> chat =
         daemon.map(
             source ->

@@ -1,5 +1,6 @@
 package dev.companion4j.cli.review;
 
+import dev.companion4j.engine.http.OnFirstRequest;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -66,7 +67,17 @@ public final class ReviewPage {
     }
     String url = index.toString();
     try {
-      return new OnFirstRequest(new URL(url.substring(0, url.length() - "index.html".length())));
+      URL base = new URL(url.substring(0, url.length() - "index.html".length()));
+      // Jetty opens the whole jar as a file system to serve the assets, some 20 ms that most
+      // starts never need.
+      return new OnFirstRequest(
+          () -> {
+            try {
+              return new Assets(base);
+            } catch (IOException e) {
+              throw new ServletException("cannot read the review page from the jar", e);
+            }
+          });
     } catch (MalformedURLException e) {
       throw new IllegalStateException(e);
     }
@@ -94,48 +105,6 @@ public final class ReviewPage {
       return MessageDigest.getInstance("SHA-256").digest(bytes);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java has SHA-256", e);
-    }
-  }
-
-  /**
-   * Sets the assets up on the page's first request rather than when the companion starts: Jetty
-   * opens the whole jar as a file system to serve them, some 20 ms that most starts never need.
-   */
-  private static final class OnFirstRequest extends HttpServlet {
-    private static final long serialVersionUID = 1L;
-    private final URL base;
-    // Guarded by this.
-    private transient Assets assets;
-
-    OnFirstRequest(URL base) {
-      this.base = base;
-    }
-
-    @Override
-    protected void service(HttpServletRequest req, HttpServletResponse resp)
-        throws ServletException, IOException {
-      assets().service(req, resp);
-    }
-
-    private synchronized Assets assets() throws ServletException {
-      if (assets == null) {
-        Assets started;
-        try {
-          started = new Assets(base);
-        } catch (IOException e) {
-          throw new ServletException("cannot read the review page from the jar", e);
-        }
-        started.init(getServletConfig());
-        assets = started;
-      }
-      return assets;
-    }
-
-    @Override
-    public synchronized void destroy() {
-      if (assets != null) {
-        assets.destroy();
-      }
     }
   }
 
