@@ -18,7 +18,7 @@ class RunRemoteOptionsTest {
   private final StringWriter err = new StringWriter();
 
   private int run(String... args) {
-    CommandLine cl = new CommandLine(new Main());
+    CommandLine cl = Main.commandLine(args);
     cl.setErr(new PrintWriter(err, true));
     return cl.execute(args);
   }
