@@ -62,6 +62,7 @@ public final class Main {
       HookMain.main(Arrays.copyOfRange(args, 1, args.length));
       return;
     }
+    StartupMarks.mark("main");
     // A connection refused on a companion's port is never tried again: by then the port may have
     // been bound by whoever came next, and the request carries the companion's token. (The JDK's
     // HTTP client retries a refused connection once unless told not to.)

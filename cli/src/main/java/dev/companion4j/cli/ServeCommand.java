@@ -62,6 +62,7 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    StartupMarks.mark("parsed");
     if (lingerSeconds < 0) {
       throw new ParameterException(
           spec.commandLine(), "--linger must be 0 or more seconds, not " + lingerSeconds);
@@ -70,6 +71,7 @@ final class ServeCommand implements Callable<Integer> {
     HeadlessCompanion headless =
         options.build(spec, roots -> daemon.source(spec, System.getenv(), roots.get(0)));
     Companion companion = headless.companion();
+    StartupMarks.mark("built");
     if (agent != null) {
       headless.chatWith(agent);
     }
@@ -84,6 +86,7 @@ final class ServeCommand implements Callable<Integer> {
                 "companion4j-stop"));
     companion.start();
     headless.startChat();
+    StartupMarks.mark("ready");
     System.out.println(readyLine(companion));
     System.out.flush();
     ReviewPages.announce(companion, options.open);
