@@ -22,9 +22,10 @@
 #                                   generated project of about 10,000 lines in the booted platform,
 #                                   [runs] times after 3 warm-ups (default 30); needs a display
 #                                   (xvfb-run)
-#   scripts/benchmark.sh side-by-side [rounds]
+#   scripts/benchmark.sh side-by-side [rounds] [--regime cold|steady|both]
 #                                   Companion4J against a companion on the official stack, with the
-#                                   CLIs' own MCP client library
+#                                   CLIs' own MCP client library: the first minute after a start and
+#                                   steady state (both by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -105,5 +106,5 @@ if [[ "$which" == all || "$which" == side-by-side ]]; then
   for dir in test-peers/reference-companion test-peers/side-by-side; do
     (cd "$dir" && [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error)
   done
-  node test-peers/side-by-side/bench.mjs ${2:+"$2"}
+  node test-peers/side-by-side/bench.mjs "${@:2}"
 fi
