@@ -262,8 +262,8 @@ function withTimeout(promise, what) {
 
 // ---- Neovim ------------------------------------------------------------------------------------
 
-// Sourced after the user's init.lua: stamps with vim.loop.gettimeofday() the proposal reaching the
-// plugin (review.show), the end of the first redraw that drew its window (a decoration provider's
+// Sourced after the user's init.lua: stamps with vim.loop.gettimeofday() the proposal's line from
+// `companion4j attach` reaching the plugin (before it is decoded), the proposal reaching review.show, the end of the first redraw that drew its window (a decoration provider's
 // on_end), and the plugin sending the Accept (attach.request 'accept'), as JSON lines in $C4J_PROBE.
 const NVIM_PROBE = `
 local out = assert(io.open(os.getenv('C4J_PROBE'), 'a'))
@@ -286,6 +286,13 @@ attach.request = function(method, params, on_done)
     write({ ev = 'accept', id = params.diff, t = now() })
   end
   return request(method, params, on_done)
+end
+local decode = vim.json.decode
+vim.json.decode = function(text, ...)
+  if type(text) == 'string' and text:find('"diffOpened"', 1, true) then
+    write({ ev = 'line', t = now() })
+  end
+  return decode(text, ...)
 end
 local drawn, seen = nil, {}
 vim.api.nvim_set_decoration_provider(vim.api.nvim_create_namespace('c4j_bench'), {
@@ -354,6 +361,7 @@ async function openNeovim(env, workspace, root) {
       const from = events.length;
       const answer = driver.call('openDiff', { filePath: file, newContent: content });
       const shown = await until('Neovim to show the proposal', () => probe().slice(from).find((e) => e.ev === 'show'));
+      const line = probe().slice(from).find((e) => e.ev === 'line');
       const drawn = await until('Neovim to draw the proposal', () => find('drawn', shown.id));
       // What the probe timed is what the terminal shows.
       await until('the proposal on the terminal', () => tmux('capture-pane', '-p', '-t', 'bench').includes(marker));
@@ -364,6 +372,7 @@ async function openNeovim(env, workspace, root) {
       return {
         calledAt: resolved.calledAt,
         openedAt: epochMs(shown.openedAt),
+        lineAt: line.t,
         receivedAt: shown.t,
         paintedAt: drawn.t,
         acceptAt,
@@ -381,6 +390,8 @@ const MEASURES = [
   ['proposal to pixels', 'calledAt', 'paintedAt'],
   ['  CLI to companion', 'calledAt', 'openedAt'],
   ['  companion to editor', 'openedAt', 'receivedAt'],
+  ['    to the plugin', 'openedAt', 'lineAt'],
+  ['    decoded and dispatched', 'lineAt', 'receivedAt'],
   ['  editor render', 'receivedAt', 'paintedAt'],
   ['accept to CLI', 'acceptAt', 'resolvedAt'],
   ['  input to answer sent', 'acceptAt', 'answerSentAt'],
@@ -406,6 +417,7 @@ async function measure(editor, driver, workspace) {
       await sleep(PAUSE_MS);
     }
     for (const [label, from, to] of MEASURES) {
+      if (samples[0][from] === undefined || samples[0][to] === undefined) continue;
       const values = samples.map((s) => s[to] - s[from]).sort((a, b) => a - b);
       console.log(`${editor.name} | ${name} (${lines} lines) | ${label} | ${quantile(values, 0.5).toFixed(1)} | ${quantile(values, 0.99).toFixed(1)}`);
     }
