@@ -23,6 +23,10 @@ const peers = path.join(repo, 'test-peers');
 const RUNS = Number(process.argv[2] ?? 30);
 const CLIS = (process.argv[3] ?? 'qwen,gemini').split(',');
 const EDITORS = (process.argv[4] ?? 'page,neovim').split(',');
+if (!Number.isInteger(RUNS) || RUNS < 1 || !CLIS.every((c) => ['qwen', 'gemini'].includes(c)) || !EDITORS.every((e) => ['page', 'neovim'].includes(e))) {
+  console.error('usage: node bench/proposal-to-pixels.mjs [runs >= 1] [qwen,gemini] [page,neovim]');
+  process.exit(64);
+}
 const WARMUPS = 3;
 const WAIT_MS = 30000;
 // Between two proposals: a CLI does not propose the next edit the moment the last one is accepted,
@@ -36,13 +40,14 @@ const FILES = [
 const wallClock = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what, probe, ms = WAIT_MS) {
-  const deadline = Date.now() + ms;
+/** Polls probe every `every` ms until it gives a value; fails after WAIT_MS. */
+async function until(what, probe, every = 2) {
+  const deadline = Date.now() + WAIT_MS;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(2);
+    if (Date.now() > deadline) throw new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`);
+    await sleep(every);
   }
 }
 
@@ -344,7 +349,7 @@ async function openNeovim(env, workspace, root) {
   };
   tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'bench', '-x', '160', '-y', '50', line);
   onExit(() => spawnSync('/usr/bin/tmux', ['-S', socket, 'kill-server']));
-  await until('Neovim to see the CLI', () => tmux('capture-pane', '-p', '-t', 'bench').includes('C4J 1 CLI'));
+  await until('Neovim to see the CLI', () => tmux('capture-pane', '-p', '-t', 'bench').includes('C4J 1 CLI'), 100);
   let read = 0;
   const events = [];
   const probe = () => {
@@ -364,7 +369,7 @@ async function openNeovim(env, workspace, root) {
       const line = probe().slice(from).find((e) => e.ev === 'line');
       const drawn = await until('Neovim to draw the proposal', () => find('drawn', shown.id));
       // What the probe timed is what the terminal shows.
-      await until('the proposal on the terminal', () => tmux('capture-pane', '-p', '-t', 'bench').includes(marker));
+      await until('the proposal on the terminal', () => tmux('capture-pane', '-p', '-t', 'bench').includes(marker), 20);
       const acceptAt = wallClock();
       tmux('send-keys', '-t', 'bench', ':w', 'Enter');
       const resolved = await withTimeout(answer, 'the CLI to hear the Accept');
