@@ -22,6 +22,11 @@
 #                                   generated project of about 10,000 lines in the booted platform,
 #                                   [runs] times after 3 warm-ups (default 30); needs a display
 #                                   (xvfb-run)
+#   scripts/benchmark.sh pixels [runs] [clis]
+#                                   proposal to pixels and accept to CLI: the real CLIs' IdeClient
+#                                   against the review page (headless Chromium) and Neovim (a TUI in
+#                                   tmux), a 20- and a 5,000-line file, [runs] proposals each after 3
+#                                   warm-ups (default 30), [clis] qwen,gemini (default both)
 #   scripts/benchmark.sh side-by-side [rounds] [--regime cold|steady|both]
 #                                   Companion4J against a companion on the official stack, with the
 #                                   CLIs' own MCP client library: the first minute after a start and
@@ -74,6 +79,11 @@ elif [[ "$which" == code-tools ]]; then
     -Dit.test=NetBeansCodeToolsBenchmark -Dcompanion4j.benchRuns="${2:-30}" >"$log" 2>&1 \
     || { tail -n 60 "$log"; exit 1; }
   cat netbeans/app/target/code-tools-benchmark.txt
+  exit 0
+elif [[ "$which" == pixels ]]; then
+  # The companion and Neovim's attach run through the launcher, which runs the packaged jar.
+  mvn -B -q -ntp -DskipTests package -pl cli -am
+  node cli/src/main/frontend/bench/proposal-to-pixels.mjs "${2:-30}" "${3:-qwen,gemini}"
   exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.
