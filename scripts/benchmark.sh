@@ -25,9 +25,15 @@
 #   scripts/benchmark.sh startup [starts]
 #                                   companion4j serve's cold start step by step (its start-up marks),
 #                                   beside the reference companion's, [starts] of each (default 20)
-#   scripts/benchmark.sh side-by-side [rounds]
+#   scripts/benchmark.sh pixels [runs] [clis]
+#                                   proposal to pixels and accept to CLI: the real CLIs' IdeClient
+#                                   against the review page (headless Chromium) and Neovim (a TUI in
+#                                   tmux), a 20- and a 5,000-line file, [runs] proposals each after 3
+#                                   warm-ups (default 30), [clis] qwen,gemini (default both)
+#   scripts/benchmark.sh side-by-side [rounds] [--regime cold|steady|both]
 #                                   Companion4J against a companion on the official stack, with the
-#                                   CLIs' own MCP client library
+#                                   CLIs' own MCP client library: the first minute after a start and
+#                                   steady state (both by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -85,6 +91,11 @@ elif [[ "$which" == startup ]]; then
   done
   node scripts/startup-steps.mjs ${2:+"$2"}
   exit 0
+elif [[ "$which" == pixels ]]; then
+  # The companion and Neovim's attach run through the launcher, which runs the packaged jar.
+  mvn -B -q -ntp -DskipTests package -pl cli -am
+  node cli/src/main/frontend/bench/proposal-to-pixels.mjs "${2:-30}" "${3:-qwen,gemini}"
+  exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.
   mvn -B -q -ntp -DskipTests package -pl cli -am
@@ -116,5 +127,5 @@ if [[ "$which" == all || "$which" == side-by-side ]]; then
   for dir in test-peers/reference-companion test-peers/side-by-side; do
     (cd "$dir" && [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error)
   done
-  node test-peers/side-by-side/bench.mjs ${2:+"$2"}
+  node test-peers/side-by-side/bench.mjs "${@:2}"
 fi
