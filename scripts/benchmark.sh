@@ -22,6 +22,11 @@
 #                                   generated project of about 10,000 lines in the booted platform,
 #                                   [runs] times after 3 warm-ups (default 30); needs a display
 #                                   (xvfb-run)
+#   scripts/benchmark.sh pixels-netbeans [runs]
+#                                   proposal to pixels and Accept to CLI in the booted platform: the
+#                                   real IdeClients of qwen and gemini propose edits to a 20-line and
+#                                   a 5,000-line file, [runs] each after 3 warm-ups (default 30);
+#                                   needs a display (xvfb-run)
 #   scripts/benchmark.sh side-by-side [rounds]
 #                                   Companion4J against a companion on the official stack, with the
 #                                   CLIs' own MCP client library
@@ -73,6 +78,16 @@ elif [[ "$which" == code-tools ]]; then
     -Dit.test=NetBeansCodeToolsBenchmark -Dcompanion4j.benchRuns="${2:-30}" >"$log" 2>&1 \
     || { tail -n 60 "$log"; exit 1; }
   cat netbeans/app/target/code-tools-benchmark.txt
+  exit 0
+elif [[ "$which" == pixels-netbeans ]]; then
+  # Run as the one test of the application module, as code-tools is.
+  log=$(mktemp)
+  trap 'rm -f "$log"' EXIT
+  xvfb-run -a -s "-screen 0 1600x1000x24" mvn -B -q -ntp -pl netbeans/app -am verify \
+    -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
+    -Dit.test=NetBeansPixelsBenchmark -Dcompanion4j.benchRuns="${2:-30}" >"$log" 2>&1 \
+    || { tail -n 60 "$log"; exit 1; }
+  cat netbeans/app/target/pixels-benchmark.txt
   exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.
