@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.swing.AbstractButton;
 import javax.swing.JComponent;
+import javax.swing.JEditorPane;
 import javax.swing.RepaintManager;
 import javax.swing.SwingUtilities;
 import junit.framework.Test;
@@ -35,23 +36,24 @@ import org.openide.windows.WindowManager;
 /**
  * Proposal to pixels, and back, in the booted platform: a real CLI's {@code IdeClient} proposes an
  * edit ({@code openDiff}) to a file open in the editor, and the time is taken from the CLI's call
- * to the diff window's first paint on the EDT; the user's Accept is then performed on the EDT as
- * the window's button performs it, and the time is taken to the CLI's {@code openDiff} promise
- * resolving (it has {@code ide/diffAccepted}). The CLI's wall-clock times ({@code calledAt}, {@code
- * resolvedAt}) are compared with the EDT's {@link Instant#now()}.
+ * to the end of the diff window's first paint on the EDT with both sides' text in it; the user's
+ * Accept is then performed on the EDT as the window's button performs it, and the time is taken to
+ * the CLI's {@code openDiff} promise resolving (it has {@code ide/diffAccepted}). The CLI's
+ * wall-clock times ({@code calledAt}, {@code resolvedAt}) are compared with the EDT's {@link
+ * Instant#now()}.
  *
  * <p>The EDT's side is split into steps by watching it, not by changing the module: the event queue
  * on top notes when each event begins, hierarchy events show when the diff window appears and when
- * it becomes showing, and the repaint manager notes the end of the first paint pass that covered
- * it. The event that builds the window is the companion's {@code invokeLater}, whose {@link
- * InvocationEvent#getWhen()} is when it was posted.
+ * it becomes showing, and the repaint manager notes the end of the first paint pass that covered it
+ * once both sides hold their text. The event that builds the window is the companion's {@code
+ * invokeLater}, whose {@link InvocationEvent#getWhen()} is when it was posted.
  *
  * <p>A benchmark, not a test: it asserts only that each proposal is shown and accepted, and prints
  * a table (also written to {@code target/pixels-benchmark.txt}). Run by {@code scripts/benchmark.sh
  * pixels-netbeans}.
  */
 public class NetBeansPixelsBenchmark extends NbTestCase {
-  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final Duration WAIT = Duration.ofSeconds(180);
   private static final Path BUILD = Path.of(System.getProperty("companion4j.buildDir"));
   private static final Path WORKSPACE = BUILD.resolve("workspace").resolve("pixels-bench");
   private static final int WARM_UP = 3;
@@ -64,7 +66,7 @@ public class NetBeansPixelsBenchmark extends NbTestCase {
     "CLI call -> companion posts the window to the EDT",
     "posted -> the EDT begins it",
     "EDT: diff view built, window shown",
-    "shown -> the paint pass over it begins",
+    "shown -> a paint pass begins with both sides' text",
     "the paint pass",
     "PROPOSAL TO PIXELS (CLI call -> painted)",
     "ACCEPT TO CLI (Accept -> CLI's openDiff resolves)",
@@ -243,7 +245,8 @@ public class NetBeansPixelsBenchmark extends NbTestCase {
 
   /**
    * What the EDT does with one expected diff window: when the event that builds it was posted and
-   * began, when the window became showing, and when the first paint pass covering it ended.
+   * began, when the window became showing, and when the first paint pass covering it with both
+   * sides' text ended.
    */
   private static final class PaintClock extends RepaintManager implements AWTEventListener {
     /** The EDT's times for one window; {@code painted} is null until painted. */
@@ -339,11 +342,24 @@ public class NetBeansPixelsBenchmark extends NbTestCase {
       Instant begins = Instant.now();
       super.paintDirtyRegions();
       Shown s = current;
-      if (painting && s != null && s.painted() == null && s.window().isShowing()) {
+      if (painting && s != null && s.painted() == null && holdsText(s.window())) {
         current = new Shown(s.window(), s.posted(), s.begun(), s.shown(), begins, Instant.now());
         longEvents.addAll(queue.longEvents);
         queue.longEvents = null;
       }
+    }
+
+    /**
+     * Whether both sides of the showing window hold their text: the diff view fills its panes in a
+     * later event, and a pass before that paints empty panes.
+     */
+    private static boolean holdsText(TopComponent window) {
+      if (!window.isShowing()) {
+        return false;
+      }
+      List<JEditorPane> panes = Ui.panes(window);
+      return panes.size() >= 2
+          && panes.stream().filter(p -> p.getDocument().getLength() > 0).count() >= 2;
     }
 
     private static TopComponent diffWindow(java.awt.Component c) {
