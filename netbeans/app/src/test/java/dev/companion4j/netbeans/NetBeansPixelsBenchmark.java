@@ -73,7 +73,10 @@ public class NetBeansPixelsBenchmark extends NbTestCase {
     "EDT: the Accept action (answer sent, window closed)",
   };
 
-  /** EDT events at least this long between a window shown and its paint are listed. */
+  /**
+   * EDT events at least this long, from a window's showing to its paint, are listed; the event that
+   * opened the window among them.
+   */
   private static final Duration LONG_EVENT = Duration.ofMillis(10);
 
   public NetBeansPixelsBenchmark(String name) {
