@@ -22,14 +22,20 @@
 #                                   generated project of about 10,000 lines in the booted platform,
 #                                   [runs] times after 3 warm-ups (default 30); needs a display
 #                                   (xvfb-run)
+#   scripts/benchmark.sh pixels [runs] [clis]
+#                                   proposal to pixels and accept to CLI: the real CLIs' IdeClient
+#                                   against the review page (headless Chromium) and Neovim (a TUI in
+#                                   tmux), a 20- and a 5,000-line file, [runs] proposals each after 3
+#                                   warm-ups (default 30), [clis] qwen,gemini (default both)
 #   scripts/benchmark.sh pixels-netbeans [runs]
 #                                   proposal to pixels and Accept to CLI in the booted platform: the
 #                                   real IdeClients of qwen and gemini propose edits to a 20-line and
 #                                   a 5,000-line file, [runs] each after 3 warm-ups (default 30);
 #                                   needs a display (xvfb-run)
-#   scripts/benchmark.sh side-by-side [rounds]
+#   scripts/benchmark.sh side-by-side [rounds] [--regime cold|steady|both]
 #                                   Companion4J against a companion on the official stack, with the
-#                                   CLIs' own MCP client library
+#                                   CLIs' own MCP client library: the first minute after a start and
+#                                   steady state (both by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
@@ -87,6 +93,11 @@ elif [[ "$which" == code-tools ]]; then
 elif [[ "$which" == pixels-netbeans ]]; then
   platform_benchmark NetBeansPixelsBenchmark pixels-benchmark.txt "${2:-30}"
   exit 0
+elif [[ "$which" == pixels ]]; then
+  # The companion and Neovim's attach run through the launcher, which runs the packaged jar.
+  mvn -B -q -ntp -DskipTests package -pl cli -am
+  node cli/src/main/frontend/bench/proposal-to-pixels.mjs "${2:-30}" "${3:-qwen,gemini}"
+  exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.
   mvn -B -q -ntp -DskipTests package -pl cli -am
@@ -118,5 +129,5 @@ if [[ "$which" == all || "$which" == side-by-side ]]; then
   for dir in test-peers/reference-companion test-peers/side-by-side; do
     (cd "$dir" && [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error)
   done
-  node test-peers/side-by-side/bench.mjs ${2:+"$2"}
+  node test-peers/side-by-side/bench.mjs "${@:2}"
 fi
