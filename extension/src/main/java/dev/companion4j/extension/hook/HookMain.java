@@ -27,14 +27,18 @@ import java.util.Optional;
 public final class HookMain {
   private static final String AUTOSTART = "COMPANION4J_AUTOSTART";
   private static final String LINGER = "COMPANION4J_LINGER_SECONDS";
-  private static final Duration DEFAULT_LINGER = Duration.ofMinutes(30);
   private static final String STATUS_HEADER = "IDE status (Companion4J):\n";
 
+  /** The linger when none is set, in seconds. */
+  private static final long DEFAULT_LINGER_SECONDS = 30 * 60;
+
   /**
-   * How long the shell policy may take before it refuses: well within the 10 s the CLIs give the
-   * hook (source/hooks.json), so that the refusal, not their timeout, decides.
+   * How long the shell policy may take before it refuses, in milliseconds: well within the 10 s the
+   * CLIs give the hook (source/hooks.json), so that the refusal, not their timeout, decides. Not a
+   * {@link Duration}: on JDK 17 its static initialiser sets up {@code BigInteger}, which costs
+   * every shell call milliseconds.
    */
-  static final Duration GUARD_LIMIT = Duration.ofSeconds(5);
+  static final long GUARD_LIMIT_MILLIS = 5_000;
 
   /**
    * The largest input a hook reads: far above any real tool call, below what would exhaust its
@@ -81,7 +85,7 @@ public final class HookMain {
             System.in,
             out,
             System.err,
-            GUARD_LIMIT);
+            GUARD_LIMIT_MILLIS);
     if (code != 0) {
       // Only then: on recent JDKs System.exit sets up logging, which costs every shell call 20 ms.
       System.exit(code);
@@ -91,7 +95,7 @@ public final class HookMain {
   /**
    * Runs {@code handler} on {@code stdin} and writes its answer; the exit code for the CLI. A guard
    * ({@code shell-policy}) that cannot decide (unreadable input, any failure, or no answer within
-   * {@code guardLimit}) refuses with exit 2 and its reason on stderr, the one form both CLIs block
+   * {@code guardMillis}) refuses with exit 2 and its reason on stderr, the one form both CLIs block
    * on: they read exit 1 and a hook's timeout as "go on". Other hooks fail with exit 1, which must
    * not end the CLI's session.
    */
@@ -101,18 +105,18 @@ public final class HookMain {
       InputStream stdin,
       PrintStream out,
       PrintStream err,
-      Duration guardLimit) {
+      long guardMillis) {
     boolean guard = handler.equals("shell-policy");
     Run run = new Run(hooks, handler, stdin);
     run.start();
     try {
-      run.join(guard ? guardLimit.toMillis() : 0);
+      run.join(guard ? guardMillis : 0);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     String failure =
         run.isAlive()
-            ? "it did not decide within " + guardLimit.toMillis() + " ms"
+            ? "it did not decide within " + guardMillis + " ms"
             : run.failure != null ? String.valueOf(run.failure) : null;
     if (failure == null) {
       if (!run.answer.isEmpty()) {
@@ -200,7 +204,7 @@ public final class HookMain {
               new ByteArrayInputStream(input),
               new PrintStream(OutputStream.nullOutputStream()),
               System.err,
-              GUARD_LIMIT);
+              GUARD_LIMIT_MILLIS);
         }
       }
       return;
@@ -215,6 +219,16 @@ public final class HookMain {
         }
       }
     }
+  }
+
+  /**
+   * Where the CLI of {@code runtime} ({@code qwen} or {@code gemini}) keeps its copy of this
+   * extension.
+   */
+  public static Path installedCopy(String runtime, Map<String, String> env) {
+    return HookDialect.of(runtime)
+        .linkedSettings(env, DiscoveryLocations.home(env).toString())
+        .getParent();
   }
 
   /**
@@ -398,7 +412,7 @@ public final class HookMain {
       value = setting(LINGER);
     }
     if (value.isBlank()) {
-      return DEFAULT_LINGER;
+      return Duration.ofSeconds(DEFAULT_LINGER_SECONDS);
     }
     try {
       long seconds = Long.parseLong(value.trim());
