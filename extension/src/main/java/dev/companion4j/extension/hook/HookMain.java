@@ -210,11 +210,23 @@ public final class HookMain {
       return;
     }
     try (TrainingCompanion companion = TrainingCompanion.start()) {
+      // As the launcher runs the hook: through the same entry and with the extension named, so
+      // that the cache holds all the hook loads.
+      Map<String, String> env = new java.util.HashMap<>(companion.environment());
+      String extension = System.getenv("COMPANION4J_EXTENSION");
+      if (extension != null) {
+        env.put("COMPANION4J_EXTENSION", extension);
+      }
       for (String runtime : new String[] {"qwen", "gemini"}) {
-        String answer =
-            new HookMain(HookDialect.of(runtime), companion.environment())
-                .run("session-start", companion.sessionStart());
-        if (!answer.contains("Workspace roots")) {
+        java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
+        answer(
+            new HookMain(HookDialect.of(runtime), env),
+            "session-start",
+            new ByteArrayInputStream(companion.sessionStart()),
+            new PrintStream(answer, true, StandardCharsets.UTF_8),
+            System.err,
+            GUARD_LIMIT_MILLIS);
+        if (!answer.toString(StandardCharsets.UTF_8).contains("Workspace roots")) {
           throw new IllegalStateException("training found no companion: " + answer);
         }
       }
