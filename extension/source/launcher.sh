@@ -45,6 +45,9 @@ if [ "${1:-}" = hook ]; then
       set -- -XX:SharedArchiveFile="$cache.jsa" "$@"
     fi
   fi
+  # No logging in a hook (it has nothing to log at its level, and its stderr is for the CLI): SLF4J
+  # is told its provider, so it does not open the jar to look for one.
+  set -- -Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider -Dslf4j.internal.verbosity=WARN "$@"
   # Start small: a hook's work is a few milliseconds, too little to pay for compiling it.
   set -- -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=20 -XX:-UsePerfData -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
   if [ -z "$guard" ]; then exec "$java" "$@"; fi

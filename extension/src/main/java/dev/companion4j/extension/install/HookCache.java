@@ -107,8 +107,15 @@ public final class HookCache {
 
   private static boolean train(Path java, Path jar, boolean aot, Path cache, String kind)
       throws IOException, InterruptedException {
+    // As the launcher runs hooks, so that the cache holds what they load.
     List<String> command =
-        new ArrayList<>(List.of(java.toString(), "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"));
+        new ArrayList<>(
+            List.of(
+                java.toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:-UsePerfData",
+                "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider",
+                "-Dslf4j.internal.verbosity=WARN"));
     Path classes = cache.resolveSibling(cache.getFileName() + ".classlist");
     // JDK 25 records a cache from a run; JDK 17 dumps a static archive of the classes a run
     // listed: it starts quicker than one recorded at a run's exit, which sits on top of the JDK's.
