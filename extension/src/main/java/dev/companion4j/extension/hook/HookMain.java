@@ -5,6 +5,7 @@ import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.extension.ide.IdeLink;
 import dev.companion4j.extension.ide.StatusText;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -173,7 +175,7 @@ public final class HookMain {
    */
   private static void train(String kind) throws IOException, InterruptedException {
     if (kind.equals("shell-policy")) {
-      Map<String, String> env = new java.util.HashMap<>();
+      Map<String, String> env = new HashMap<>();
       String extension = System.getenv("COMPANION4J_EXTENSION");
       if (extension != null) {
         env.put("COMPANION4J_EXTENSION", extension);
@@ -212,13 +214,13 @@ public final class HookMain {
     try (TrainingCompanion companion = TrainingCompanion.start()) {
       // As the launcher runs the hook: through the same entry and with the extension named, so
       // that the cache holds all the hook loads.
-      Map<String, String> env = new java.util.HashMap<>(companion.environment());
+      Map<String, String> env = new HashMap<>(companion.environment());
       String extension = System.getenv("COMPANION4J_EXTENSION");
       if (extension != null) {
         env.put("COMPANION4J_EXTENSION", extension);
       }
       for (String runtime : new String[] {"qwen", "gemini"}) {
-        java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream answer = new ByteArrayOutputStream();
         answer(
             new HookMain(HookDialect.of(runtime), env),
             "session-start",

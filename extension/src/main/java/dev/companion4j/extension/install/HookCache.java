@@ -116,6 +116,10 @@ public final class HookCache {
                 "-XX:-UsePerfData",
                 "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider",
                 "-Dslf4j.internal.verbosity=WARN"));
+    if (aot) {
+      // JDK 17 maps an archive's objects only with G1, its default; JDK 25 with any collector.
+      command.add("-XX:+UseSerialGC");
+    }
     Path classes = cache.resolveSibling(cache.getFileName() + ".classlist");
     // JDK 25 records a cache from a run; JDK 17 dumps a static archive of the classes a run
     // listed: it starts quicker than one recorded at a run's exit, which sits on top of the JDK's.
