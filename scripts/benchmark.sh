@@ -5,7 +5,8 @@
 #   scripts/benchmark.sh companion  the engine and the companion4j command
 #   scripts/benchmark.sh frozen     context delivery to 20 CLIs, one of them frozen and none
 #   scripts/benchmark.sh daemon     the daemon client against the official TypeScript client
-#   scripts/benchmark.sh hooks      the extension's hook round trip against the same hooks in Node
+#   scripts/benchmark.sh hooks      the extension's hook round trip on JDK 25 and JDK 17 against the
+#                                   same hooks in Node, alternating
 #   scripts/benchmark.sh peers      naming a connected CLI by its process (/proc)
 #   scripts/benchmark.sh chat-render [runs]
 #                                   one streamed chunk at 10 to 5,000 entries in the review page's
@@ -108,6 +109,15 @@ elif [[ "$which" == pixels ]]; then
   # The companion and Neovim's attach run through the launcher, which runs the packaged jar.
   mvn -B -q -ntp -DskipTests package -pl cli -am
   node cli/src/main/frontend/bench/proposal-to-pixels.mjs "${2:-30}" "${3:-qwen,gemini}"
+  exit 0
+elif [[ "$which" == hooks ]]; then
+  # Built in the reactor, the sibling modules from their build folders; run on the default Java
+  # (JDK 17), which the benchmark stages the extension with beside the newest JDK.
+  mvn -B -q -ntp -DskipTests -pl cli -am package dependency:build-classpath \
+    -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
+  java -Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD" \
+    -cp "cli/target/test-classes:cli/target/classes:$(cat cli/target/bench.classpath)" \
+    dev.companion4j.cli.bench.HookBenchmark
   exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.

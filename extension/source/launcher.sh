@@ -34,12 +34,22 @@ if [ "${1:-}" = hook ]; then
   if [ ! -f "$cache.aot" ] && [ ! -f "$cache.jsa" ]; then cache=$lib/hook; fi
   set -- -cp "$lib/companion4j.jar" dev.companion4j.extension.hook.HookMain "$@"
   if [ -f "$cache.aot" ]; then
-    set -- -XX:AOTCache="$cache.aot" -Xlog:aot=off "$@"
-  elif [ -f "$cache.jsa" ]; then
-    set -- -XX:SharedArchiveFile="$cache.jsa" "$@"
+    # JDK 25: the serial collector starts quickest and still maps the cache's objects.
+    set -- -XX:AOTCache="$cache.aot" -Xlog:aot=off -XX:+UseSerialGC "$@"
+  elif [ -f "$cache.jsa" ] && [ -f "$lib/hook.classpath" ]; then
+    # JDK 17: a static archive serves only the class path it was dumped with (a CLI that copies
+    # the extension moves it), and maps its objects only with the default collector, G1.
+    trained=
+    read -r trained < "$lib/hook.classpath" || true
+    if [ "$trained" = "$lib/companion4j.jar" ]; then
+      set -- -XX:SharedArchiveFile="$cache.jsa" "$@"
+    fi
   fi
-  # Start small: a hook's work is a few milliseconds.
-  set -- -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
+  # No logging in a hook (it has nothing to log at its level, and its stderr is for the CLI): SLF4J
+  # is told its provider, so it does not open the jar to look for one.
+  set -- -Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider -Dslf4j.internal.verbosity=WARN "$@"
+  # Start small: a hook's work is a few milliseconds, too little to pay for compiling it.
+  set -- -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=20 -XX:-UsePerfData -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
   if [ -z "$guard" ]; then exec "$java" "$@"; fi
   # No exec for the guard: a Java that is missing, cannot start or dies still ends in a refusal,
   # and one that has not answered after 8 s (the CLIs wait 10) is stopped and refused.

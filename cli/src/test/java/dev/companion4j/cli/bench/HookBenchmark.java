@@ -16,14 +16,18 @@ import java.util.Map;
 
 /**
  * A hook's round trip, process start to answer, as the CLIs pay it on every tool call: the
- * extension's Java hook runner (through its launcher, with the class cache trained at install)
- * against Node scripts doing the same work, side by side in one run.
+ * extension's Java hook runner (through its launcher, with the class cache trained at install) on
+ * the newest JDK and on JDK 17, against Node scripts doing the same work, side by side in one run
+ * and alternating, so that a change in the machine's load reaches every variant alike.
  *
  * <p>Run with {@code scripts/benchmark.sh hooks}.
  */
 public final class HookBenchmark {
   private static final int WARMUP = 5;
-  private static final int RUNS = 40;
+  private static final int RUNS = 60;
+
+  /** One way of answering a hook: its name and command. */
+  private record Variant(String name, List<String> command) {}
 
   public static void main(String[] args) throws Exception {
     Path work = Files.createTempDirectory("hook-bench");
@@ -63,66 +67,68 @@ public final class HookBenchmark {
             + env.workspace()
             + "\",\"source\":\"startup\"}";
 
-    System.out.printf(
-        "%n%-70s %10s %10s%n", "PreToolUse shell policy (rm -rf build: deny)", "p50", "p90");
+    List<Variant> policy = new ArrayList<>();
     for (Map.Entry<String, Path> l : launchers.entrySet()) {
-      report(
-          l.getKey(),
-          List.of(l.getValue().toString(), "hook", "qwen", "shell-policy"),
-          policyInput,
-          vars,
-          "deny");
+      policy.add(
+          new Variant(
+              l.getKey(), List.of(l.getValue().toString(), "hook", "qwen", "shell-policy")));
     }
     // The Node script matches the rules' regular expressions, not the shell grammar the Java policy
     // reads: a floor, not a twin.
-    report(
-        "Node script (the rules' patterns, same answer)",
-        List.of("node", nodePolicy.toString(), rules.toString()),
-        policyInput,
-        vars,
-        "deny");
+    policy.add(
+        new Variant(
+            "Node script (the rules' patterns, same answer)",
+            List.of("node", nodePolicy.toString(), rules.toString())));
+    report("PreToolUse shell policy (rm -rf build: deny)", policy, policyInput, vars, "deny");
 
     try (CompanionProcess companion = CompanionProcess.start(env)) {
-      System.out.printf(
-          "%n%-70s %10s %10s%n",
-          "SessionStart status (companion on port " + companion.port() + ")", "p50", "p90");
+      List<Variant> start = new ArrayList<>();
       for (Map.Entry<String, Path> l : launchers.entrySet()) {
-        report(
-            l.getKey(),
-            List.of(l.getValue().toString(), "hook", "qwen", "session-start"),
-            startInput,
-            vars,
-            "Workspace roots");
+        start.add(
+            new Variant(
+                l.getKey(), List.of(l.getValue().toString(), "hook", "qwen", "session-start")));
       }
+      start.add(
+          new Variant(
+              "Node script (same discovery, same request)", List.of("node", nodeStart.toString())));
       report(
-          "Node script (same discovery, same request)",
-          List.of("node", nodeStart.toString()),
+          "SessionStart status (companion on port " + companion.port() + ")",
+          start,
           startInput,
           vars,
           "Workspace roots");
     }
   }
 
+  /** Runs the variants in turn, round after round, and prints each one's p50 and p90. */
   private static void report(
-      String name, List<String> command, String input, Map<String, String> env, String expected)
+      String title, List<Variant> variants, String input, Map<String, String> env, String expected)
       throws Exception {
-    long[] samples = new long[RUNS];
+    long[][] samples = new long[variants.size()][RUNS];
     for (int i = -WARMUP; i < RUNS; i++) {
-      long start = System.nanoTime();
-      String out = once(command, input, env);
-      long took = System.nanoTime() - start;
-      if (!out.contains(expected)) {
-        throw new IllegalStateException(name + " answered: " + out);
-      }
-      if (i >= 0) {
-        samples[i] = took;
+      for (int v = 0; v < variants.size(); v++) {
+        Variant variant = variants.get(v);
+        long start = System.nanoTime();
+        String out = once(variant.command(), input, env);
+        long took = System.nanoTime() - start;
+        if (!out.contains(expected)) {
+          throw new IllegalStateException(variant.name() + " answered: " + out);
+        }
+        if (i >= 0) {
+          samples[v][i] = took;
+        }
       }
     }
     System.out.printf(
-        "%-70s %10s %10s%n",
-        name,
-        BenchSupport.millis(BenchSupport.percentile(samples, 50)),
-        BenchSupport.millis(BenchSupport.percentile(samples, 90)));
+        "%n%-70s %10s %10s   (load average %s)%n",
+        title, "p50", "p90", Files.readString(Path.of("/proc/loadavg")).trim());
+    for (int v = 0; v < variants.size(); v++) {
+      System.out.printf(
+          "%-70s %10s %10s%n",
+          variants.get(v).name(),
+          BenchSupport.millis(BenchSupport.percentile(samples[v], 50)),
+          BenchSupport.millis(BenchSupport.percentile(samples[v], 90)));
+    }
   }
 
   private static String once(List<String> command, String input, Map<String, String> env)

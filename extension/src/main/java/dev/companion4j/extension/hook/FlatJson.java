@@ -1,39 +1,34 @@
 package dev.companion4j.extension.hook;
 
-import java.io.ByteArrayOutputStream;
+import com.google.gson.Strictness;
+import com.google.gson.stream.JsonReader;
+import com.google.gson.stream.JsonToken;
+import com.google.gson.stream.JsonWriter;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import tools.jackson.core.JsonGenerator;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
-import tools.jackson.core.ObjectReadContext;
-import tools.jackson.core.ObjectWriteContext;
-import tools.jackson.core.StreamReadConstraints;
-import tools.jackson.core.json.JsonFactory;
-import tools.jackson.core.util.JsonRecyclerPools;
 
 /**
  * A hook's JSON as dotted paths to scalar text ({@code tool_input.command}, {@code rules.0.name}),
- * read and written with Jackson's streaming parser alone: a hook starts a JVM on every tool call,
- * and setting up a data-binding mapper would cost more than all the rest of the hook.
+ * read and written with Gson's streaming reader and writer alone: a hook starts a JVM on every tool
+ * call, and a data-binding mapper, or Jackson's parser (whose base class initialises {@code
+ * BigInteger}), would cost more than all the rest of the hook.
  */
 final class FlatJson {
   /**
    * Nesting a hook's input may have: a model may put deep values in a tool call's extra arguments,
-   * and Jackson's default (500) would make the hook fail on them.
+   * and a parser's usual default (a few hundred) would make the hook fail on them.
    */
   static final int MAX_NESTING = 10_000;
 
   /** Scalars deeper than this are skipped, not collected: no handler reads them. */
   private static final int KEPT_DEPTH = 16;
-
-  /** A hook parses a document or two and exits: buffer recycling would only cost its set-up. */
-  private static final JsonFactory FACTORY =
-      JsonFactory.builder()
-          .recyclerPool(JsonRecyclerPools.nonRecyclingPool())
-          .streamReadConstraints(
-              StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
-          .build();
 
   private FlatJson() {}
 
@@ -44,33 +39,56 @@ final class FlatJson {
    */
   static Map<String, String> read(byte[] json) {
     Map<String, String> flat = new LinkedHashMap<>();
-    try (JsonParser p = FACTORY.createParser(ObjectReadContext.empty(), json)) {
-      if (p.nextToken() != null) {
-        value(p, "", 0, flat);
+    try {
+      String text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(json))
+              .toString();
+      if (text.isBlank()) {
+        return flat;
       }
+      JsonReader p = new JsonReader(new StringReader(text));
+      p.setStrictness(Strictness.STRICT);
+      p.setNestingLimit(MAX_NESTING);
+      value(p, "", 0, flat);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     return flat;
   }
 
-  private static void value(JsonParser p, String path, int depth, Map<String, String> flat) {
-    JsonToken t = p.currentToken();
-    if (depth >= KEPT_DEPTH && (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY)) {
+  private static void value(JsonReader p, String path, int depth, Map<String, String> flat)
+      throws IOException {
+    JsonToken t = p.peek();
+    if (depth >= KEPT_DEPTH && (t == JsonToken.BEGIN_OBJECT || t == JsonToken.BEGIN_ARRAY)) {
       // Iterative: a deep value costs no stack.
-      p.skipChildren();
-    } else if (t == JsonToken.START_OBJECT) {
-      while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-        String name = p.currentName();
-        p.nextToken();
+      p.skipValue();
+    } else if (t == JsonToken.BEGIN_OBJECT) {
+      p.beginObject();
+      while (p.hasNext()) {
+        String name = p.nextName();
         value(p, path.isEmpty() ? name : path + "." + name, depth + 1, flat);
       }
-    } else if (t == JsonToken.START_ARRAY) {
+      p.endObject();
+    } else if (t == JsonToken.BEGIN_ARRAY) {
+      p.beginArray();
       int i = 0;
-      while (p.nextToken() != JsonToken.END_ARRAY) {
+      while (p.hasNext()) {
         value(p, path.isEmpty() ? Integer.toString(i) : path + "." + i, depth + 1, flat);
         i++;
       }
+      p.endArray();
+    } else if (t == JsonToken.NULL) {
+      p.nextNull();
+      flat.put(path, null);
+    } else if (t == JsonToken.BOOLEAN) {
+      flat.put(path, p.nextBoolean() ? "true" : "false");
     } else {
-      flat.put(path, t == JsonToken.VALUE_NULL ? null : p.getString());
+      // A number as its literal text, as for a string.
+      flat.put(path, p.nextString());
     }
   }
 
@@ -79,22 +97,24 @@ final class FlatJson {
    * nestedName}.
    */
   static String object(Map<String, String> members, String nestedName, Map<String, String> nested) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (JsonGenerator g = FACTORY.createGenerator(ObjectWriteContext.empty(), out)) {
-      g.writeStartObject();
+    StringWriter out = new StringWriter();
+    try (JsonWriter g = new JsonWriter(out)) {
+      g.beginObject();
       for (Map.Entry<String, String> m : members.entrySet()) {
-        g.writeStringProperty(m.getKey(), m.getValue());
+        g.name(m.getKey()).value(m.getValue());
       }
       if (!nested.isEmpty()) {
-        g.writeName(nestedName);
-        g.writeStartObject();
+        g.name(nestedName);
+        g.beginObject();
         for (Map.Entry<String, String> m : nested.entrySet()) {
-          g.writeStringProperty(m.getKey(), m.getValue());
+          g.name(m.getKey()).value(m.getValue());
         }
-        g.writeEndObject();
+        g.endObject();
       }
-      g.writeEndObject();
+      g.endObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
-    return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    return out.toString();
   }
 }

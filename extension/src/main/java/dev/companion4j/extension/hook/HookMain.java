@@ -5,6 +5,7 @@ import dev.companion4j.engine.discovery.DiscoveryLocations;
 import dev.companion4j.extension.ide.IdeLink;
 import dev.companion4j.extension.ide.StatusText;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,14 +29,18 @@ import java.util.Optional;
 public final class HookMain {
   private static final String AUTOSTART = "COMPANION4J_AUTOSTART";
   private static final String LINGER = "COMPANION4J_LINGER_SECONDS";
-  private static final Duration DEFAULT_LINGER = Duration.ofMinutes(30);
   private static final String STATUS_HEADER = "IDE status (Companion4J):\n";
 
+  /** The linger when none is set, in seconds. */
+  private static final long DEFAULT_LINGER_SECONDS = 30 * 60;
+
   /**
-   * How long the shell policy may take before it refuses: well within the 10 s the CLIs give the
-   * hook (source/hooks.json), so that the refusal, not their timeout, decides.
+   * How long the shell policy may take before it refuses, in milliseconds: well within the 10 s the
+   * CLIs give the hook (source/hooks.json), so that the refusal, not their timeout, decides. Not a
+   * {@link Duration}: on JDK 17 its static initialiser sets up {@code BigInteger}, which costs
+   * every shell call milliseconds.
    */
-  static final Duration GUARD_LIMIT = Duration.ofSeconds(5);
+  static final long GUARD_LIMIT_MILLIS = 5_000;
 
   /**
    * The largest input a hook reads: far above any real tool call, below what would exhaust its
@@ -81,7 +87,7 @@ public final class HookMain {
             System.in,
             out,
             System.err,
-            GUARD_LIMIT);
+            GUARD_LIMIT_MILLIS);
     if (code != 0) {
       // Only then: on recent JDKs System.exit sets up logging, which costs every shell call 20 ms.
       System.exit(code);
@@ -91,7 +97,7 @@ public final class HookMain {
   /**
    * Runs {@code handler} on {@code stdin} and writes its answer; the exit code for the CLI. A guard
    * ({@code shell-policy}) that cannot decide (unreadable input, any failure, or no answer within
-   * {@code guardLimit}) refuses with exit 2 and its reason on stderr, the one form both CLIs block
+   * {@code guardMillis}) refuses with exit 2 and its reason on stderr, the one form both CLIs block
    * on: they read exit 1 and a hook's timeout as "go on". Other hooks fail with exit 1, which must
    * not end the CLI's session.
    */
@@ -101,18 +107,18 @@ public final class HookMain {
       InputStream stdin,
       PrintStream out,
       PrintStream err,
-      Duration guardLimit) {
+      long guardMillis) {
     boolean guard = handler.equals("shell-policy");
     Run run = new Run(hooks, handler, stdin);
     run.start();
     try {
-      run.join(guard ? guardLimit.toMillis() : 0);
+      run.join(guard ? guardMillis : 0);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     String failure =
         run.isAlive()
-            ? "it did not decide within " + guardLimit.toMillis() + " ms"
+            ? "it did not decide within " + guardMillis + " ms"
             : run.failure != null ? String.valueOf(run.failure) : null;
     if (failure == null) {
       if (!run.answer.isEmpty()) {
@@ -169,7 +175,7 @@ public final class HookMain {
    */
   private static void train(String kind) throws IOException, InterruptedException {
     if (kind.equals("shell-policy")) {
-      Map<String, String> env = new java.util.HashMap<>();
+      Map<String, String> env = new HashMap<>();
       String extension = System.getenv("COMPANION4J_EXTENSION");
       if (extension != null) {
         env.put("COMPANION4J_EXTENSION", extension);
@@ -200,21 +206,43 @@ public final class HookMain {
               new ByteArrayInputStream(input),
               new PrintStream(OutputStream.nullOutputStream()),
               System.err,
-              GUARD_LIMIT);
+              GUARD_LIMIT_MILLIS);
         }
       }
       return;
     }
     try (TrainingCompanion companion = TrainingCompanion.start()) {
+      // As the launcher runs the hook: through the same entry and with the extension named, so
+      // that the cache holds all the hook loads.
+      Map<String, String> env = new HashMap<>(companion.environment());
+      String extension = System.getenv("COMPANION4J_EXTENSION");
+      if (extension != null) {
+        env.put("COMPANION4J_EXTENSION", extension);
+      }
       for (String runtime : new String[] {"qwen", "gemini"}) {
-        String answer =
-            new HookMain(HookDialect.of(runtime), companion.environment())
-                .run("session-start", companion.sessionStart());
-        if (!answer.contains("Workspace roots")) {
+        ByteArrayOutputStream answer = new ByteArrayOutputStream();
+        answer(
+            new HookMain(HookDialect.of(runtime), env),
+            "session-start",
+            new ByteArrayInputStream(companion.sessionStart()),
+            new PrintStream(answer, true, StandardCharsets.UTF_8),
+            System.err,
+            GUARD_LIMIT_MILLIS);
+        if (!answer.toString(StandardCharsets.UTF_8).contains("Workspace roots")) {
           throw new IllegalStateException("training found no companion: " + answer);
         }
       }
     }
+  }
+
+  /**
+   * Where the CLI of {@code runtime} ({@code qwen} or {@code gemini}) keeps its copy of this
+   * extension.
+   */
+  public static Path installedCopy(String runtime, Map<String, String> env) {
+    return HookDialect.of(runtime)
+        .linkedSettings(env, DiscoveryLocations.home(env).toString())
+        .getParent();
   }
 
   /**
@@ -398,7 +426,7 @@ public final class HookMain {
       value = setting(LINGER);
     }
     if (value.isBlank()) {
-      return DEFAULT_LINGER;
+      return Duration.ofSeconds(DEFAULT_LINGER_SECONDS);
     }
     try {
       long seconds = Long.parseLong(value.trim());

@@ -1,5 +1,6 @@
 package dev.companion4j.extension.hook;
 
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -85,10 +86,26 @@ public final class ShellPolicy {
     if (extensionDir != null) {
       Path staged = Path.of(extensionDir, STAGED);
       if (Files.isRegularFile(staged, LinkOption.NOFOLLOW_LINKS)) {
-        return parse(FlatJson.read(Files.readAllBytes(staged)));
+        // A stream, not Files.readAllBytes: its channels' classes would cost every shell call.
+        try (InputStream in = new FileInputStream(staged.toFile())) {
+          return parse(FlatJson.read(in.readAllBytes()));
+        }
       }
     }
     return bundled();
+  }
+
+  /**
+   * The decision named {@code name}, in any case. Not {@code Decision.valueOf}: it finds the
+   * constants by reflection, which sets up method handles on every shell call.
+   */
+  private static Decision decision(String name) {
+    for (Decision d : Decision.values()) {
+      if (d.name().equalsIgnoreCase(name)) {
+        return d;
+      }
+    }
+    throw new IllegalArgumentException("a shell policy rule has no decision \"" + name + "\"");
   }
 
   static ShellPolicy parse(Map<String, String> policy) {
@@ -98,10 +115,7 @@ public final class ShellPolicy {
       String name = policy.get(rule + "name");
       rules.put(
           name,
-          new Rule(
-              name,
-              Decision.valueOf(policy.get(rule + "decision").toUpperCase(Locale.ROOT)),
-              policy.get(rule + "message")));
+          new Rule(name, decision(policy.get(rule + "decision")), policy.get(rule + "message")));
     }
     if (rules.isEmpty()) {
       throw new IllegalStateException("the shell policy has no rules");

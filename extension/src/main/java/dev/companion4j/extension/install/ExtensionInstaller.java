@@ -1,6 +1,7 @@
 package dev.companion4j.extension.install;
 
 import dev.companion4j.extension.generate.ExtensionGenerator;
+import dev.companion4j.extension.hook.HookMain;
 import dev.companion4j.extension.hook.ShellPolicy;
 import dev.companion4j.extension.io.Directories;
 import java.io.IOException;
@@ -99,6 +100,12 @@ public final class ExtensionInstaller {
     } else {
       status =
           new CliRun(out, request.cli().displayName, command, stage, prompts(request, stage)).run();
+    }
+    if (status == 0 && !request.link()) {
+      Path copy = HookMain.installedCopy(request.cli().runtime, System.getenv());
+      if (Files.isDirectory(copy)) {
+        HookCache.trainCopy(stage, copy, out);
+      }
     }
     if (status == 0) {
       out.println(

@@ -24,6 +24,9 @@ public final class HookCache {
 
   private static final String MAIN = "dev.companion4j.extension.hook.HookMain";
 
+  /** The file in {@code lib} naming the class path the class-data archives were dumped with. */
+  static final String CLASS_PATH = "hook.classpath";
+
   /** The system property through which a release's launcher names its Java. */
   static final String LAUNCHER_JAVA = "companion4j.java";
 
@@ -75,6 +78,10 @@ public final class HookCache {
     boolean trained =
         train(java, jar, aot, lib.resolve("hook-shell-policy" + suffix), "shell-policy")
             & train(java, jar, aot, lib.resolve("hook" + suffix), "status");
+    if (trained && !aot) {
+      // The launcher uses a class-data archive only from where it was dumped.
+      Files.writeString(lib.resolve(CLASS_PATH), jar + "\n", StandardCharsets.UTF_8);
+    }
     out.println(
         trained
             ? "Trained the hooks' " + (aot ? "AOT caches" : "class-data archives") + " with " + java
@@ -83,18 +90,68 @@ public final class HookCache {
                 + "; hooks run without them, only slower.");
   }
 
+  /**
+   * Trains the caches again where a CLI copied the extension staged at {@code stage}, when they
+   * serve only the place they were trained in (class-data archives; an AOT cache moves along).
+   */
+  static void trainCopy(Path stage, Path copy, PrintStream out)
+      throws IOException, InterruptedException {
+    Path lib = copy.resolve("lib");
+    if (Files.exists(stage.resolve("lib").resolve(CLASS_PATH))
+        && !copy.toRealPath().equals(stage.toRealPath())
+        && Files.exists(lib.resolve("companion4j.jar"))) {
+      Files.deleteIfExists(lib.resolve(CLASS_PATH));
+      train(lib, out);
+    }
+  }
+
   private static boolean train(Path java, Path jar, boolean aot, Path cache, String kind)
       throws IOException, InterruptedException {
+    // As the launcher runs hooks, so that the cache holds what they load.
     List<String> command =
         new ArrayList<>(
             List.of(
                 java.toString(),
                 "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC",
-                "-XX:-UsePerfData"));
-    command.add(aot ? "-XX:AOTCacheOutput=" + cache : "-XX:ArchiveClassesAtExit=" + cache);
+                "-XX:-UsePerfData",
+                "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider",
+                "-Dslf4j.internal.verbosity=WARN"));
+    if (aot) {
+      // JDK 17 maps an archive's objects only with G1, its default; JDK 25 with any collector.
+      command.add("-XX:+UseSerialGC");
+    }
+    Path classes = cache.resolveSibling(cache.getFileName() + ".classlist");
+    // JDK 25 records a cache from a run; JDK 17 dumps a static archive of the classes a run
+    // listed: it starts quicker than one recorded at a run's exit, which sits on top of the JDK's.
+    command.add(aot ? "-XX:AOTCacheOutput=" + cache : "-XX:DumpLoadedClassList=" + classes);
     command.addAll(quiet(aot));
     command.addAll(List.of("-cp", jar.toString(), MAIN, "train", kind));
+    try {
+      boolean done = run(command, jar);
+      if (done && !aot) {
+        done =
+            run(
+                List.of(
+                    java.toString(),
+                    "-Xshare:dump",
+                    "-XX:SharedClassListFile=" + classes,
+                    "-XX:SharedArchiveFile=" + cache,
+                    "-cp",
+                    jar.toString()),
+                jar);
+      }
+      if (!done || !Files.exists(cache)) {
+        Files.deleteIfExists(cache);
+        return false;
+      }
+      return true;
+    } finally {
+      Files.deleteIfExists(classes);
+    }
+  }
+
+  private static boolean run(List<String> command, Path jar)
+      throws IOException, InterruptedException {
     ProcessBuilder pb =
         new ProcessBuilder(command)
             .redirectErrorStream(true)
@@ -102,9 +159,8 @@ public final class HookCache {
     // As the launcher runs it: the rules come from the extension's copy.
     pb.environment().put("COMPANION4J_EXTENSION", jar.getParent().getParent().toString());
     Process p = pb.start();
-    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0 || !Files.exists(cache)) {
+    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
       p.destroyForcibly();
-      Files.deleteIfExists(cache);
       return false;
     }
     return true;

@@ -99,6 +99,25 @@ class LauncherTest {
     assertThat(hung.err()).contains("it could not check it (no answer within 8 s)");
   }
 
+  /**
+   * A class-data archive (JDK 17) serves only the class path it was dumped with, and one that does
+   * not match turns class sharing off altogether: the launcher passes it only where it was dumped.
+   */
+  @Test
+  void aClassDataArchiveIsPassedOnlyWhereItWasDumped() throws Exception {
+    java("cat > /dev/null; echo \"$*\"");
+    Path lib = extension.resolve("lib");
+    Files.writeString(lib.resolve("hook-shell-policy.jsa"), "");
+    Files.writeString(lib.resolve("hook.classpath"), "/elsewhere/lib/companion4j.jar\n");
+    Run copied = hook("shell-policy");
+    assertThat(copied.exitCode()).isZero();
+    assertThat(copied.out()).contains("HookMain qwen shell-policy").doesNotContain("SharedArchive");
+
+    Files.writeString(lib.resolve("hook.classpath"), lib.resolve("companion4j.jar") + "\n");
+    assertThat(hook("shell-policy").out())
+        .contains("-XX:SharedArchiveFile=" + lib.resolve("hook-shell-policy.jsa"));
+  }
+
   @Test
   void theDecisionOfAWorkingHookPassesThrough() throws Exception {
     java("cat > /dev/null; echo '{\"decision\":\"deny\",\"reason\":\"r\"}'; exit 0");

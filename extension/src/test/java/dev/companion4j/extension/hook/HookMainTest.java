@@ -199,7 +199,7 @@ class HookMainTest {
             stdin,
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
-            limit);
+            limit.toMillis());
     return new Outcome(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
