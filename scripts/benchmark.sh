@@ -22,6 +22,10 @@
 #                                   generated project of about 10,000 lines in the booted platform,
 #                                   [runs] times after 3 warm-ups (default 30); needs a display
 #                                   (xvfb-run)
+#   scripts/benchmark.sh first-minute [rounds]
+#                                   the first minute after a start under the JVM's start-up choices
+#                                   (C1 only or tiered, AOT cache or none, compile thresholds) beside
+#                                   the reference companion on both official stacks
 #   scripts/benchmark.sh side-by-side [rounds]
 #                                   Companion4J against a companion on the official stack, with the
 #                                   CLIs' own MCP client library
@@ -73,6 +77,13 @@ elif [[ "$which" == code-tools ]]; then
     -Dit.test=NetBeansCodeToolsBenchmark -Dcompanion4j.benchRuns="${2:-30}" >"$log" 2>&1 \
     || { tail -n 60 "$log"; exit 1; }
   cat netbeans/app/target/code-tools-benchmark.txt
+  exit 0
+elif [[ "$which" == first-minute ]]; then
+  mvn -B -q -ntp -DskipTests package -pl cli -am
+  for dir in test-peers/reference-companion test-peers/side-by-side; do
+    (cd "$dir" && [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error)
+  done
+  node test-peers/side-by-side/first-minute.mjs ${2:+"$2"}
   exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.
