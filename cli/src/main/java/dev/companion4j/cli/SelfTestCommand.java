@@ -15,14 +15,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -121,6 +127,16 @@ final class SelfTestCommand implements Callable<Integer> {
     private final List<Cli> clis = new ArrayList<>();
     private final Http editor;
 
+    /** A thread per CLI, so that they connect and propose at the same time, as real ones do. */
+    private final ExecutorService together =
+        Executors.newFixedThreadPool(
+            CLIENTS,
+            r -> {
+              Thread t = new Thread(r, "companion4j-selftest-cli");
+              t.setDaemon(true);
+              return t;
+            });
+
     Session(int port, String token, Path workspace) throws IOException {
       this.port = port;
       this.token = token;
@@ -134,10 +150,10 @@ final class SelfTestCommand implements Callable<Integer> {
       clis.add(Cli.connect(port, token));
       List<CompletableFuture<Cli>> more = new ArrayList<>();
       for (int i = 1; i < CLIENTS; i++) {
-        more.add(CompletableFuture.supplyAsync(() -> Cli.connectUnchecked(port, token)));
+        more.add(CompletableFuture.supplyAsync(() -> Cli.connectUnchecked(port, token), together));
       }
       for (CompletableFuture<Cli> cli : more) {
-        clis.add(awaitConnected(cli));
+        clis.add(done(cli));
       }
       for (Cli cli : clis) {
         cli.await("ide/contextUpdate");
@@ -171,10 +187,10 @@ final class SelfTestCommand implements Callable<Integer> {
       for (int c = 0; c < clis.size(); c++) {
         Cli cli = clis.get(c);
         Path own = Files.writeString(workspace.resolve("File" + c + ".java"), "class File {\n}\n");
-        proposing.add(CompletableFuture.runAsync(() -> cli.proposeUnchecked(own)));
+        proposing.add(CompletableFuture.runAsync(() -> cli.proposeUnchecked(own), together));
       }
-      for (CompletableFuture<Void> done : proposing) {
-        done.get(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS);
+      for (CompletableFuture<Void> proposals : proposing) {
+        done(proposals);
       }
 
       // Answered from the editor's side, one each way, as the page and the editors answer.
@@ -200,16 +216,18 @@ final class SelfTestCommand implements Callable<Integer> {
       cli.await(outcome);
     }
 
-    private static Cli awaitConnected(CompletableFuture<Cli> cli) throws Exception {
+    /** What a CLI's thread gave, its failure as a failed step when it was one. */
+    private static <T> T done(CompletableFuture<T> work) throws Exception {
       try {
-        return cli.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.ExecutionException e) {
+        return work.get(WAIT.toMillis() * 2, TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
         throw e.getCause() instanceof SessionFailed failed ? failed : e;
       }
     }
 
     @Override
     public void close() throws IOException {
+      together.shutdownNow();
       for (Cli cli : clis) {
         cli.close();
       }
@@ -261,7 +279,7 @@ final class SelfTestCommand implements Callable<Integer> {
       try {
         return connect(port, token);
       } catch (IOException | SessionFailed e) {
-        throw new java.util.concurrent.CompletionException(e);
+        throw new CompletionException(e);
       }
     }
 
@@ -299,7 +317,7 @@ final class SelfTestCommand implements Callable<Integer> {
         }
         tool("closeDiff", "{\"filePath\":" + jsonString(file.toString()) + "}");
       } catch (IOException | SessionFailed e) {
-        throw new java.util.concurrent.CompletionException(e);
+        throw new CompletionException(e);
       }
     }
 
@@ -462,8 +480,7 @@ final class SelfTestCommand implements Callable<Integer> {
     }
 
     /** Reads a server-sent event stream's response, handing each event's data to {@code sink}. */
-    static void readEvents(InputStream raw, java.util.function.Consumer<String> sink)
-        throws IOException {
+    static void readEvents(InputStream raw, Consumer<String> sink) throws IOException {
       InputStream in = new BufferedInputStream(raw);
       List<String> head = readHead(in);
       // Chunked, or (as Jetty sends a stream with no length) plain bytes until the connection ends.
@@ -514,7 +531,7 @@ final class SelfTestCommand implements Callable<Integer> {
 
     private static byte[] readSome(InputStream in, byte[] buffer) throws IOException {
       int read = in.read(buffer);
-      return read < 0 ? null : java.util.Arrays.copyOf(buffer, read);
+      return read < 0 ? null : Arrays.copyOf(buffer, read);
     }
 
     private static String readLine(InputStream in) throws IOException {
