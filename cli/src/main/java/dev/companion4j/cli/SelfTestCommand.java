@@ -73,13 +73,7 @@ final class SelfTestCommand implements Callable<Integer> {
     Path scratch = Files.createTempDirectory("companion4j-selftest");
     try {
       Path workspace = Files.createDirectories(scratch.resolve("workspace"));
-      try (HeadlessCompanion headless =
-          HeadlessCompanion.build(
-              new IdeInfo("selftest", "Self-test"),
-              List.of(workspace),
-              builder ->
-                  builder.discoveryLocations(
-                      new DiscoveryLocations(scratch.resolve("tmp"), scratch.resolve("qwen"))))) {
+      try (HeadlessCompanion headless = scratchCompanion(scratch, workspace)) {
         Companion companion = headless.companion();
         companion.start();
         try {
@@ -96,6 +90,19 @@ final class SelfTestCommand implements Callable<Integer> {
         files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+  }
+
+  /**
+   * Builds (does not start) the companion {@code selftest} talks to: serving {@code workspace}, its
+   * discovery files under {@code scratch}, where no CLI looks.
+   */
+  static HeadlessCompanion scratchCompanion(Path scratch, Path workspace) {
+    return HeadlessCompanion.build(
+        new IdeInfo("selftest", "Self-test"),
+        List.of(workspace),
+        builder ->
+            builder.discoveryLocations(
+                new DiscoveryLocations(scratch.resolve("tmp"), scratch.resolve("qwen"))));
   }
 
   /**

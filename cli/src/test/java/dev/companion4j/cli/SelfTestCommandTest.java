@@ -7,9 +7,7 @@ import dev.companion4j.engine.CompanionListener;
 import dev.companion4j.engine.ConnectedClient;
 import dev.companion4j.engine.DiffOutcome;
 import dev.companion4j.engine.IdeContext;
-import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.PendingDiff;
-import dev.companion4j.engine.discovery.DiscoveryLocations;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -40,13 +38,7 @@ class SelfTestCommandTest {
     Set<String> clients = ConcurrentHashMap.newKeySet();
     AtomicInteger contexts = new AtomicInteger();
     List<DiffOutcome> outcomes = new CopyOnWriteArrayList<>();
-    try (HeadlessCompanion headless =
-        HeadlessCompanion.build(
-            new IdeInfo("test", "Test"),
-            List.of(workspace),
-            builder ->
-                builder.discoveryLocations(
-                    new DiscoveryLocations(temp.resolve("tmp"), temp.resolve("qwen"))))) {
+    try (HeadlessCompanion headless = SelfTestCommand.scratchCompanion(temp, workspace)) {
       headless
           .companion()
           .addListener(
