@@ -51,4 +51,7 @@ if [ "${1:-}" = hook ]; then
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ]; then refuse "Java exited with $rc"; fi
   exit "$rc"
 fi
-exec "$java" -jar "$lib/companion4j.jar" "$@"
+# The same small JVM for every other command, above all the companion the session-start hook
+# starts: without it that companion would get tiered compilation and the default collector, tens
+# of MiB more than the companion4j command's own launcher gives it (cli/jvm.options).
+exec "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -jar "$lib/companion4j.jar" "$@"

@@ -106,4 +106,17 @@ class LauncherTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).isEqualTo("{\"decision\":\"deny\",\"reason\":\"r\"}\n");
   }
+
+  @Test
+  void aCompanionTheHooksStartRunsOnTheSmallJvmTheHooksRunOn() throws Exception {
+    java("echo \"$@\"");
+    Process p = new ProcessBuilder(launcher.toString(), "serve").start();
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the launcher returned").isTrue();
+
+    assertThat(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+        .isEqualTo(
+            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -jar "
+                + extension.resolve("lib/companion4j.jar")
+                + " serve\n");
+  }
 }
