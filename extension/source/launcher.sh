@@ -53,5 +53,12 @@ if [ "${1:-}" = hook ]; then
 fi
 # The same small JVM for every other command, above all the companion the session-start hook
 # starts: without it that companion would get tiered compilation and the default collector, tens
-# of MiB more than the companion4j command's own launcher gives it (cli/jvm.options).
-exec "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -jar "$lib/companion4j.jar" "$@"
+# of MiB more than the companion4j command's own launcher gives it (cli/jvm.options). Its cache
+# was trained on a CLI session's work (`selftest`).
+set -- -jar "$lib/companion4j.jar" "$@"
+if [ -f "$lib/companion.aot" ]; then
+  set -- -XX:AOTCache="$lib/companion.aot" -Xlog:aot=off -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
+elif [ -f "$lib/companion.jsa" ]; then
+  set -- -XX:SharedArchiveFile="$lib/companion.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
+fi
+exec "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData "$@"

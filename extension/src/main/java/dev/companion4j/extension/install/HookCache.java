@@ -16,7 +16,8 @@ import java.util.stream.Stream;
  * The class cache that makes a hook start quickly: trained once at install by a run of the hook
  * runner. A JDK 25 or newer gets an AOT cache (classes loaded and linked ahead of time); older ones
  * a class-data-sharing archive. The launcher takes {@code lib/hook-<handler>} before {@code
- * lib/hook}, with the options it was trained with.
+ * lib/hook} for a hook and {@code lib/companion} for any other command, with the options each was
+ * trained with.
  */
 public final class HookCache {
   /** The first release whose AOT cache the launcher uses. */
@@ -61,8 +62,10 @@ public final class HookCache {
 
   /**
    * Trains the caches for the jar in {@code lib}: one for the shell policy, which runs on every
-   * shell call and should load nothing else, and one for the hooks that ask the companion. Without
-   * them hooks still run, only slower.
+   * shell call and should load nothing else, one for the hooks that ask the companion, and one for
+   * every other command, above all the companion the session-start hook starts (trained by {@code
+   * selftest}, as the companion4j command's own launcher trains its cache). Without them all still
+   * run, only slower.
    */
   static void train(Path lib, PrintStream out) throws IOException, InterruptedException {
     Path java = Path.of(Files.readString(lib.resolve("java"), StandardCharsets.UTF_8).trim());
@@ -73,17 +76,31 @@ public final class HookCache {
     boolean aot = release(java) >= AOT_RELEASE;
     String suffix = aot ? ".aot" : ".jsa";
     boolean trained =
-        train(java, jar, aot, lib.resolve("hook-shell-policy" + suffix), "shell-policy")
-            & train(java, jar, aot, lib.resolve("hook" + suffix), "status");
+        train(java, jar, aot, lib.resolve("hook-shell-policy" + suffix), hook(jar, "shell-policy"))
+            & train(java, jar, aot, lib.resolve("hook" + suffix), hook(jar, "status"))
+            // The companion the session-start hook starts, trained on a CLI session's work.
+            & train(
+                java,
+                jar,
+                aot,
+                lib.resolve("companion" + suffix),
+                List.of("-jar", jar.toString(), "selftest"));
     out.println(
         trained
-            ? "Trained the hooks' " + (aot ? "AOT caches" : "class-data archives") + " with " + java
-            : "Could not train the hooks' class caches with "
+            ? "Trained the hooks' and the companion's "
+                + (aot ? "AOT caches" : "class-data archives")
+                + " with "
                 + java
-                + "; hooks run without them, only slower.");
+            : "Could not train the hooks' and the companion's class caches with "
+                + java
+                + "; they run without them, only slower.");
   }
 
-  private static boolean train(Path java, Path jar, boolean aot, Path cache, String kind)
+  private static List<String> hook(Path jar, String kind) {
+    return List.of("-cp", jar.toString(), MAIN, "train", kind);
+  }
+
+  private static boolean train(Path java, Path jar, boolean aot, Path cache, List<String> program)
       throws IOException, InterruptedException {
     List<String> command =
         new ArrayList<>(
@@ -94,7 +111,7 @@ public final class HookCache {
                 "-XX:-UsePerfData"));
     command.add(aot ? "-XX:AOTCacheOutput=" + cache : "-XX:ArchiveClassesAtExit=" + cache);
     command.addAll(quiet(aot));
-    command.addAll(List.of("-cp", jar.toString(), MAIN, "train", kind));
+    command.addAll(program);
     ProcessBuilder pb =
         new ProcessBuilder(command)
             .redirectErrorStream(true)

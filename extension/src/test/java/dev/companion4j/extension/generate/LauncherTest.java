@@ -108,15 +108,27 @@ class LauncherTest {
   }
 
   @Test
-  void aCompanionTheHooksStartRunsOnTheSmallJvmTheHooksRunOn() throws Exception {
+  void aCompanionTheHooksStartRunsOnTheSmallJvmTheHooksRunOnWithItsTrainedCache() throws Exception {
     java("echo \"$@\"");
+    Path jar = extension.resolve("lib/companion4j.jar");
+    assertThat(serve())
+        .isEqualTo(
+            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -jar " + jar + " serve\n");
+
+    Path cache = Files.writeString(extension.resolve("lib/companion.aot"), "");
+    assertThat(serve())
+        .isEqualTo(
+            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -XX:AOTCache="
+                + cache
+                + " -Xlog:aot=off -Xlog:cds=off -Xlog:cds+dynamic=off -jar "
+                + jar
+                + " serve\n");
+  }
+
+  /** Runs {@code companion4j serve} through the launcher; returns what Java was given. */
+  private String serve() throws Exception {
     Process p = new ProcessBuilder(launcher.toString(), "serve").start();
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the launcher returned").isTrue();
-
-    assertThat(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
-        .isEqualTo(
-            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -jar "
-                + extension.resolve("lib/companion4j.jar")
-                + " serve\n");
+    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
   }
 }
