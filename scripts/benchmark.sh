@@ -26,13 +26,37 @@
 #                                   the first minute after a start under the JVM's start-up choices
 #                                   (C1 only or tiered, AOT cache or none, compile thresholds) beside
 #                                   the reference companion on both official stacks
-#   scripts/benchmark.sh side-by-side [rounds]
+#   scripts/benchmark.sh pixels [runs] [clis]
+#                                   proposal to pixels and accept to CLI: the real CLIs' IdeClient
+#                                   against the review page (headless Chromium) and Neovim (a TUI in
+#                                   tmux), a 20- and a 5,000-line file, [runs] proposals each after 3
+#                                   warm-ups (default 30), [clis] qwen,gemini (default both)
+#   scripts/benchmark.sh pixels-netbeans [runs]
+#                                   proposal to pixels and Accept to CLI in the booted platform: the
+#                                   real IdeClients of qwen and gemini propose edits to a 20-line and
+#                                   a 5,000-line file, [runs] each after 3 warm-ups (default 30);
+#                                   needs a display (xvfb-run)
+#   scripts/benchmark.sh side-by-side [rounds] [--regime cold|steady|both]
 #                                   Companion4J against a companion on the official stack, with the
-#                                   CLIs' own MCP client library
+#                                   CLIs' own MCP client library: the first minute after a start and
+#                                   steady state (both by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-all}"
 (cd test-peers && [[ -d node_modules ]] || npm install --no-audit --no-fund --loglevel=error)
+# NetBeans' platform boots only under the test runner: a benchmark of it runs as the one test of
+# the application module, under Xvfb, and its table is printed from the file it writes.
+#   platform_benchmark <test class> <table file in netbeans/app/target> <runs>
+platform_benchmark() {
+  local log
+  log=$(mktemp)
+  trap "rm -f '$log'" EXIT
+  xvfb-run -a -s "-screen 0 1600x1000x24" mvn -B -q -ntp -pl netbeans/app -am verify \
+    -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
+    -Dit.test="$1" -Dcompanion4j.benchRuns="$3" >"$log" 2>&1 \
+    || { tail -n 60 "$log"; exit 1; }
+  cat "netbeans/app/target/$2"
+}
 if [[ "$which" == chat-render ]]; then
   # The page's own sources in Chromium; the NetBeans module's classes and its test classpath, the
   # sibling modules from their build folders.
@@ -68,15 +92,15 @@ elif [[ "$which" == first-token ]]; then
     dev.companion4j.acp.bench.FirstTokenBenchmark ${2:+"$2"}
   exit 0
 elif [[ "$which" == code-tools ]]; then
-  # The platform boots only under the test runner: the benchmark is run as the one test of the
-  # application module, and its table is printed from the file it writes.
-  log=$(mktemp)
-  trap 'rm -f "$log"' EXIT
-  xvfb-run -a -s "-screen 0 1600x1000x24" mvn -B -q -ntp -pl netbeans/app -am verify \
-    -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
-    -Dit.test=NetBeansCodeToolsBenchmark -Dcompanion4j.benchRuns="${2:-30}" >"$log" 2>&1 \
-    || { tail -n 60 "$log"; exit 1; }
-  cat netbeans/app/target/code-tools-benchmark.txt
+  platform_benchmark NetBeansCodeToolsBenchmark code-tools-benchmark.txt "${2:-30}"
+  exit 0
+elif [[ "$which" == pixels-netbeans ]]; then
+  platform_benchmark NetBeansPixelsBenchmark pixels-benchmark.txt "${2:-30}"
+  exit 0
+elif [[ "$which" == pixels ]]; then
+  # The companion and Neovim's attach run through the launcher, which runs the packaged jar.
+  mvn -B -q -ntp -DskipTests package -pl cli -am
+  node cli/src/main/frontend/bench/proposal-to-pixels.mjs "${2:-30}" "${3:-qwen,gemini}"
   exit 0
 elif [[ "$which" == first-minute ]]; then
   mvn -B -q -ntp -DskipTests package -pl cli -am
@@ -116,5 +140,5 @@ if [[ "$which" == all || "$which" == side-by-side ]]; then
   for dir in test-peers/reference-companion test-peers/side-by-side; do
     (cd "$dir" && [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error)
   done
-  node test-peers/side-by-side/bench.mjs ${2:+"$2"}
+  node test-peers/side-by-side/bench.mjs "${@:2}"
 fi

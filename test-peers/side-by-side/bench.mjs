@@ -5,12 +5,16 @@
 // companion: with the SDK clients they bundle, and with a raw HTTP/1.1 client that leaves only the
 // server's cost. Run by `scripts/benchmark.sh side-by-side`, which builds the jar first.
 //
-//   node bench.mjs [rounds]      (default 6; about two minutes a round)
+//   node bench.mjs [rounds] [--regime cold|steady|both]   (default 6 rounds, both regimes;
+//                                                          about two and a half minutes a round)
 //
-// Cold starts alternate between the companions (A B C A B C ...), and so do the rounds, each of
-// which starts every companion twice (once as its users start it, once for the load case),
-// measures and stops it: drift on the machine hits all alike. Prints one Markdown table with each
-// figure per companion and the ratio Companion4J / reference.
+// Two regimes, because users meet both. The cold one is a session's first minute: a companion just
+// started as its users start it, 20 clients connecting at once, then the first 200 openDiff calls
+// with no warm-up but what those handshakes did. The steady one is a companion that has served
+// thousands of calls. Starts alternate between the companions (A B C A B C ...), and so do the
+// rounds, each of which starts every companion for each cold session, for the steady measures and
+// for the load case: drift on the machine hits all alike. Prints one Markdown table per regime with
+// each figure per companion and the ratio Companion4J / reference.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -22,6 +26,8 @@ import { editorApi, rawClient, sdkClient } from './clients.mjs';
 import { companion4j, reference, start } from './companions.mjs';
 
 const COLD_STARTS = 10;
+const COLD_CALLS = 200;
+const COLD_DELIVERIES = 10;
 const ACK_WARMUP = 1_000;
 const ACK_SAMPLES = 1_500;
 const CONTEXT_WARMUP = 10;
@@ -36,7 +42,18 @@ const LOAD_ACK_INTERVAL_MS = 25;
 const DEBOUNCE_MS = 50;
 const DELIVERY_TIMEOUT_MS = 10_000;
 
-const rounds = Number(process.argv[2] ?? 6);
+const args = process.argv.slice(2);
+const regimeAt = args.indexOf('--regime');
+const regime = regimeAt >= 0 ? args.splice(regimeAt, 2)[1] : 'both';
+if (!['cold', 'steady', 'both'].includes(regime)) {
+  console.error(`--regime must be cold, steady or both, not ${regime}`);
+  process.exit(64);
+}
+const rounds = Number(args[0] ?? 6);
+if (!Number.isInteger(rounds) || rounds < 1) {
+  console.error(`rounds must be a whole number above 0, not ${args[0]}`);
+  process.exit(64);
+}
 const here = path.dirname(fileURLToPath(import.meta.url));
 const testPeers = path.dirname(here);
 const repoRoot = path.dirname(testPeers);
@@ -51,15 +68,16 @@ const qwenSdk = sdkClient('SDK 1.30.0 client (Qwen Code 0.24.4)', 'mcp-sdk-qwen'
 const geminiSdk = sdkClient('SDK 1.23.0 client (Gemini CLI 0.61.0)', 'mcp-sdk-gemini');
 
 /**
- * Samples per measure and companion, in the order measures are first recorded. A latency is
- * reported as its p50 and p99; a figure taken once per start or round (cold start, connecting,
+ * Samples per regime, measure and companion, in the order measures are first recorded. A latency
+ * is reported as its p50 and p99; a figure taken once per start or round (cold start, connecting,
  * memory, rate) as the median over the starts or rounds.
  */
-const samples = new Map();
+const COLD = new Map();
+const STEADY = new Map();
 const LATENCY = 'ms, p50 / p99';
 const ONCE_MS = 'ms, median';
 const ONCE_MIB = 'MiB, median';
-function record(companion, measure, unit, value) {
+function record(companion, measure, unit, value, samples = STEADY) {
   if (!samples.has(measure)) samples.set(measure, { unit, byCompanion: new Map() });
   const { byCompanion } = samples.get(measure);
   if (!byCompanion.has(companion)) byCompanion.set(companion, []);
@@ -207,9 +225,13 @@ async function load(name, c, connections, editor, deliveries) {
   record(name, 'under load: context updates each client received per second', 'per second, median', (events * 1000) / (performance.now() - began));
 }
 
+/** The JVM the launcher chose, as `java -version` names it, once a Companion4J start has told. */
+let java;
+
 /** Runs `measure` on a companion of `kind` started for it, and stops it whatever happens. */
 async function on(kind, dir, options, measure) {
   const c = await start(kind, dir, options);
+  java ??= c.runtime();
   const deliveries = new Deliveries();
   const editor = editorApi(c.port, c.token);
   try {
@@ -223,21 +245,47 @@ async function on(kind, dir, options, measure) {
 }
 
 /**
- * Everything but the load case, on the companion as its users start it. Memory, connecting and
- * fan-out come first, on the fresh process a CLI meets; the long latency series come last.
+ * A session's first minute, on a companion just started as its users start it: 20 clients of one
+ * kind connect at once (what 20 CLIs starting together do), one of them makes the first 200
+ * openDiff calls, then 10 context updates reach all 20, and memory is read with them connected.
+ */
+function firstMinute(name, client) {
+  const cold = (measure, unit, value) => record(name, measure, unit, value, COLD);
+  return async (c, editor, deliveries) => {
+    const began = performance.now();
+    const connections = await connectMany(client, c, deliveries, FAN_OUT_CLIENTS);
+    cold(`connecting ${FAN_OUT_CLIENTS} clients at once right after the start, until each has its first context, ${client.label}`, ONCE_MS, performance.now() - began);
+    for (let i = 0; i < COLD_CALLS; i++) {
+      const sent = performance.now();
+      await connections[0].openDiff(c.file, `proposal ${i}\n`);
+      cold(`openDiff acknowledgement, the first ${COLD_CALLS} calls, ${client.label}`, LATENCY, performance.now() - sent);
+    }
+    for (let i = 0; i < COLD_DELIVERIES; i++) {
+      for (const took of await deliver(c, editor, deliveries, FAN_OUT_CLIENTS)) {
+        cold(`context delivery to each of ${FAN_OUT_CLIENTS} clients, the first ${COLD_DELIVERIES} updates, ${client.label}`, LATENCY, took);
+      }
+    }
+    cold(`resident memory, ${FAN_OUT_CLIENTS} clients connected, ${client.label}`, ONCE_MIB, await rss(c));
+    await Promise.all(connections.map((s) => s.close()));
+  };
+}
+
+/**
+ * Steady state, on a companion of its own: memory idle first, then the long latency series (1,000
+ * calls to warm up), and only then connecting and fan-out, on the warmed process.
  */
 function served(name) {
   return async (c, editor, deliveries) => {
     await sleep(1000);
     record(name, 'resident memory (VmRSS), idle', ONCE_MIB, await rss(c));
+    for (const client of [qwenSdk, geminiSdk, rawClient]) {
+      await latencies(name, c, client, editor, deliveries);
+    }
     const sdk = await connectAndFanOut(name, c, qwenSdk, editor, deliveries);
     record(name, `resident memory, ${FAN_OUT_CLIENTS} SDK clients connected`, ONCE_MIB, await rss(c));
     await Promise.all(sdk.map((s) => s.close()));
     const raw = await connectAndFanOut(name, c, rawClient, editor, deliveries);
     await Promise.all(raw.map((r) => r.close()));
-    for (const client of [qwenSdk, geminiSdk, rawClient]) {
-      await latencies(name, c, client, editor, deliveries);
-    }
   };
 }
 
@@ -258,7 +306,7 @@ function loaded(name) {
   };
 }
 
-function table(kinds) {
+function table(samples, kinds) {
   const [ours, ...references] = kinds.map((k) => k.name);
   const header = [`| measure | ${ours} |`, '|---|---|'];
   for (const r of references) {
@@ -281,31 +329,51 @@ function table(kinds) {
 }
 
 const kinds = [companion4j(repoRoot, scratch), reference(testPeers, 'qwen'), reference(testPeers, 'gemini')];
+const cold = regime !== 'steady';
+const steady = regime !== 'cold';
 try {
   const loadBefore = os.loadavg()[0];
   for (const kind of kinds) kind.prepare();
-  let java;
-  for (let i = 0; i < COLD_STARTS; i++) {
-    for (const [k, kind] of kinds.entries()) {
-      const c = await start(kind, path.join(scratch, `cold-${k}-${i}`));
-      java ??= c.runtime();
-      record(kind.name, 'cold start to the Qwen discovery file', ONCE_MS, c.coldStart.toFile);
-      record(kind.name, 'cold start to the ready line on stdout', ONCE_MS, c.coldStart.toReady);
-      record(kind.name, 'cold start to the first MCP initialize answered', ONCE_MS, c.coldStart.toInitialize);
-      await c.stop();
+  if (cold) {
+    for (let i = 0; i < COLD_STARTS; i++) {
+      for (const [k, kind] of kinds.entries()) {
+        const c = await start(kind, path.join(scratch, `cold-${k}-${i}`));
+        java ??= c.runtime();
+        record(kind.name, 'cold start to the Qwen discovery file', ONCE_MS, c.coldStart.toFile, COLD);
+        record(kind.name, 'cold start to the ready line on stdout', ONCE_MS, c.coldStart.toReady, COLD);
+        record(kind.name, 'cold start to the first MCP initialize answered', ONCE_MS, c.coldStart.toInitialize, COLD);
+        await c.stop();
+      }
     }
   }
   for (let i = 0; i < rounds; i++) {
     for (const [k, kind] of kinds.entries()) {
-      await on(kind, path.join(scratch, `served-${k}-${i}`), {}, served(kind.name));
-      await on(kind, path.join(scratch, `load-${k}-${i}`), { uncapped: true }, loaded(kind.name));
+      if (cold) {
+        for (const [j, client] of [qwenSdk, geminiSdk].entries()) {
+          await on(kind, path.join(scratch, `first-${k}-${i}-${j}`), {}, firstMinute(kind.name, client));
+        }
+      }
+      if (steady) {
+        await on(kind, path.join(scratch, `served-${k}-${i}`), {}, served(kind.name));
+        await on(kind, path.join(scratch, `load-${k}-${i}`), { uncapped: true }, loaded(kind.name));
+      }
       process.stderr.write(`round ${i + 1}/${rounds}: ${kind.name} done\n`);
     }
   }
-  for (const row of table(kinds)) console.log(row);
-  console.log();
+  if (cold) {
+    console.log(`Cold: the first minute after a start (${COLD_STARTS} starts; then per round and client a fresh start, ${FAN_OUT_CLIENTS} clients, ${COLD_CALLS} calls)`);
+    console.log();
+    for (const row of table(COLD, kinds)) console.log(row);
+    console.log();
+  }
+  if (steady) {
+    console.log(`Steady state (${ACK_WARMUP} calls to warm up before the timed ones)`);
+    console.log();
+    for (const row of table(STEADY, kinds)) console.log(row);
+    console.log();
+  }
   console.log(
-    `${rounds} rounds, ${COLD_STARTS} cold starts each; ${os.cpus().length} CPUs, load average ${loadBefore.toFixed(2)} before and ` +
+    `${rounds} rounds; ${os.cpus().length} CPUs, load average ${loadBefore.toFixed(2)} before and ` +
       `${os.loadavg()[0].toFixed(2)} after; Node ${process.version}; ${java}. Context delivery counts from posting the editor ` +
       `event, so it includes the ${DEBOUNCE_MS} ms debounce.`,
   );

@@ -736,14 +736,13 @@ public final class AcpIdeConnection implements AutoCloseable {
                       new DaemonEvent.ApprovalModeChanged(
                           meta(null), c.approvalMode(), u.path("currentModeId").asString(""))));
       case "user_message_chunk" -> {
-        if (runningTurn == null && isSetupContext(u.path("content").path("text").asString(""))) {
-          // Gemini CLI replays the context it gave the model at the session's start as a user
-          // message; the user never wrote it, and it would prefix their first prompt.
-          return Mono.empty();
-        }
-        replayOrTurn(u);
+        boolean setupContext = isSetupContext(u.path("content").path("text").asString(""));
+        // Gemini CLI replays the context it gave the model at the session's start as a user
+        // message; the user never wrote it, and it would prefix their first prompt. Whether a
+        // turn runs is read inside the step, under the lock that guards it.
+        change(c -> setupContext && runningTurn == null ? c : replayedOrTurn(c, u));
       }
-      default -> replayOrTurn(u);
+      default -> change(c -> replayedOrTurn(c, u));
     }
     return Mono.empty();
   }
@@ -753,20 +752,18 @@ public final class AcpIdeConnection implements AutoCloseable {
     return t.startsWith("<session_context>") && t.endsWith("</session_context>");
   }
 
-  private void replayOrTurn(JsonNode u) {
-    change(
-        c -> {
-          Conversation next =
-              Conversations.applySessionUpdate(
-                  c, sessionId, runningTurn == null ? "replay" : runningTurn, u.toString());
-          if (runningTurn != null) {
-            return next;
-          }
-          // A replayed history (session/load) is no running turn, whenever it arrives.
-          return sessionAnswered
-              ? Conversations.apply(next, new DaemonEvent.TurnComplete(meta(null), "end_turn"))
-              : settled(next);
-        });
+  /** Inside {@link #change}: an update of the running turn, or of a replayed history. */
+  private Conversation replayedOrTurn(Conversation c, JsonNode u) {
+    Conversation next =
+        Conversations.applySessionUpdate(
+            c, sessionId, runningTurn == null ? "replay" : runningTurn, u.toString());
+    if (runningTurn != null) {
+      return next;
+    }
+    // A replayed history (session/load) is no running turn, whenever it arrives.
+    return sessionAnswered
+        ? Conversations.apply(next, new DaemonEvent.TurnComplete(meta(null), "end_turn"))
+        : settled(next);
   }
 
   /** On the reader thread: the request waits, without blocking the reader, for {@link #answer}. */

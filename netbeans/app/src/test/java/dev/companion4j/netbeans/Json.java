@@ -75,6 +75,10 @@ final class Json implements Iterable<Json> {
     return value instanceof Number n ? n.longValue() : 0;
   }
 
+  double asDouble() {
+    return value instanceof Number n ? n.doubleValue() : Double.NaN;
+  }
+
   boolean asBoolean() {
     return Boolean.TRUE.equals(value);
   }

@@ -9,8 +9,6 @@ import java.awt.event.ActionEvent;
 import java.awt.event.InputEvent;
 import java.awt.event.KeyEvent;
 import java.io.IOException;
-import java.io.StringReader;
-import java.nio.file.Path;
 import javax.swing.AbstractAction;
 import javax.swing.Action;
 import javax.swing.Box;
@@ -23,7 +21,6 @@ import javax.swing.KeyStroke;
 import javax.swing.SwingUtilities;
 import org.netbeans.api.diff.Diff;
 import org.netbeans.api.diff.DiffView;
-import org.netbeans.api.diff.StreamSource;
 import org.openide.awt.UndoRedo;
 import org.openide.cookies.EditorCookie;
 import org.openide.cookies.SaveCookie;
@@ -52,24 +49,22 @@ final class DiffTopComponent extends ReviewTopComponent {
   private final String fileName;
 
   private DiffTopComponent(
-      PendingDiff diff, ProposalDocument proposal, DiffReview review, Runnable onEnded)
+      PendingDiff diff,
+      OriginalSource before,
+      ProposalDocument proposal,
+      DiffReview review,
+      Runnable onEnded)
       throws IOException {
     super(onEnded);
     this.diff = diff;
     this.proposal = proposal;
     this.review = review;
-    Path file = diff.path().getFileName();
-    this.fileName = file == null ? diff.filePath() : file.toString();
-    String mime = proposal.mimeType();
-    StreamSource before =
-        StreamSource.createSource(
-            fileName,
-            diff.isNewFile() ? "New file: " + diff.path() : "On disk: " + diff.path(),
-            mime,
-            new StringReader(diff.originalContent()));
+    this.fileName = before.getName();
     this.view =
         Diff.getDefault()
-            .createDiff(before, new ProposalSource(fileName, mime, proposal, proposer(diff)));
+            .createDiff(
+                before,
+                new ProposalSource(fileName, proposal.mimeType(), proposal, proposer(diff)));
 
     setName("companion4j-diff");
     setDisplayName(fileName + " (Before \u2194 After)");
@@ -100,13 +95,14 @@ final class DiffTopComponent extends ReviewTopComponent {
    */
   static DiffTopComponent open(
       PendingDiff diff,
+      OriginalSource before,
       ProposalDocument proposal,
       DiffReview review,
       EditorCookie fileEditor,
       Runnable onEnded) {
     DiffTopComponent window;
     try {
-      window = new DiffTopComponent(diff, proposal, review, onEnded);
+      window = new DiffTopComponent(diff, before, proposal, review, onEnded);
     } catch (IOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }

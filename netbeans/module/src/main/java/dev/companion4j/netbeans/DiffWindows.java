@@ -51,13 +51,14 @@ final class DiffWindows {
   }
 
   void show(PendingDiff diff, DiffReview answers) throws DiffViewException {
-    // Preparing the proposal's document reads no user file and may take a moment: not on the EDT.
+    // Preparing both sides' documents reads no user file and may take a moment: not on the EDT.
     ProposalDocument proposal;
     try {
       proposal = ProposalDocument.create(diff);
     } catch (IOException e) {
       throw new DiffViewException("could not prepare the proposal: " + e.getMessage(), e);
     }
+    OriginalSource before = OriginalSource.of(diff, proposal.mimeType());
     Review review = new Review(proposal);
     reviews.put(diff.id(), review);
     EditorCookie fileEditor = editorOf(diff.path());
@@ -65,7 +66,7 @@ final class DiffWindows {
         () ->
             review.window =
                 DiffTopComponent.open(
-                    diff, proposal, answers, fileEditor, () -> reviews.remove(diff.id())),
+                    diff, before, proposal, answers, fileEditor, () -> reviews.remove(diff.id())),
         () -> {
           reviews.remove(diff.id());
           proposal.discard();

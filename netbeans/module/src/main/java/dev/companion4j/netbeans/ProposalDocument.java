@@ -64,7 +64,7 @@ final class ProposalDocument {
     StyledDocument document = editor.openDocument();
     String separator = lineSeparator(text);
     // Documents hold \n only; remember the proposal's separator to give it back on accept.
-    String normalised = text.replace("\r\n", "\n").replace('\r', '\n');
+    String normalised = withNewlines(text);
     AtomicReference<BadLocationException> failed = new AtomicReference<>();
     org.openide.text.NbDocument.runAtomic(
         document,
@@ -116,7 +116,13 @@ final class ProposalDocument {
     data.setModified(false);
   }
 
-  private static String lineSeparator(String text) {
+  /** {@code text} with each line separator a \n, as documents hold it. */
+  static String withNewlines(String text) {
+    return text.replace("\r\n", "\n").replace('\r', '\n');
+  }
+
+  /** The line separator of {@code text}, to give back with it. */
+  static String lineSeparator(String text) {
     int lf = text.indexOf('\n');
     if (lf > 0 && text.charAt(lf - 1) == '\r') {
       return "\r\n";
