@@ -52,7 +52,7 @@ if [ "${1:-}" = hook ]; then
   exit "$rc"
 fi
 # The same small JVM for every other command, above all the companion the session-start hook
-# starts: without it that companion would get tiered compilation and the default collector, tens
+# starts (with the launcher's lower compile thresholds, for its first requests): without it that companion would get tiered compilation and the default collector, tens
 # of MiB more than the companion4j command's own launcher gives it (cli/jvm.options). Its cache
 # was trained on a CLI session's work (`selftest`).
 set -- -jar "$lib/companion4j.jar" "$@"
@@ -61,4 +61,4 @@ if [ -f "$lib/companion.aot" ]; then
 elif [ -f "$lib/companion.jsa" ]; then
   set -- -XX:SharedArchiveFile="$lib/companion.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
 fi
-exec "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData "$@"
+exec "$java" -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.2 -XX:+UseSerialGC -XX:-UsePerfData "$@"

@@ -32,6 +32,8 @@ const launcherFlags = fs
   .split('\n')
   .filter((l) => l && !l.startsWith('#'));
 const C1 = '-XX:TieredStopAtLevel=1';
+const SCALED = '-XX:CompileThresholdScaling=0.2';
+const without = (...flags) => launcherFlags.filter((f) => !flags.includes(f));
 
 process.removeAllListeners('warning');
 process.on('warning', (w) => w.name === 'MaxListenersExceededWarning' || console.error(w));
@@ -39,11 +41,11 @@ const qwenSdk = sdkClient('SDK 1.30.0 client (Qwen Code 0.24.4)', 'mcp-sdk-qwen'
 
 /** Each variant's flags; `cache` records an AOT cache with `selftest` under the same flags. */
 const VARIANTS = [
-  { name: 'C1 only, AOT cache (the launcher)', flags: launcherFlags, cache: true },
-  { name: 'C1 only, no cache', flags: launcherFlags, cache: false },
-  { name: 'C1 only, AOT cache, CompileThresholdScaling=0.2', flags: [...launcherFlags, '-XX:CompileThresholdScaling=0.2'], cache: true },
-  { name: 'tiered (C1 + C2), AOT cache with profiles', flags: launcherFlags.filter((f) => f !== C1), cache: true },
-  { name: 'tiered, AOT cache, CompileThresholdScaling=0.2', flags: [...launcherFlags.filter((f) => f !== C1), '-XX:CompileThresholdScaling=0.2'], cache: true },
+  { name: 'the launcher: C1 only, CompileThresholdScaling=0.2, AOT cache', flags: launcherFlags, cache: true },
+  { name: 'C1 only, usual thresholds, AOT cache', flags: without(SCALED), cache: true },
+  { name: 'the launcher without its cache', flags: launcherFlags, cache: false },
+  { name: 'tiered (C1 + C2), usual thresholds, AOT cache with profiles', flags: without(C1, SCALED), cache: true },
+  { name: 'tiered, CompileThresholdScaling=0.2, AOT cache with profiles', flags: without(C1), cache: true },
 ];
 
 function newestJdk() {

@@ -113,12 +113,14 @@ class LauncherTest {
     Path jar = extension.resolve("lib/companion4j.jar");
     assertThat(serve())
         .isEqualTo(
-            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -jar " + jar + " serve\n");
+            "-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.2 -XX:+UseSerialGC -XX:-UsePerfData -jar "
+                + jar
+                + " serve\n");
 
     Path cache = Files.writeString(extension.resolve("lib/companion.aot"), "");
     assertThat(serve())
         .isEqualTo(
-            "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData -XX:AOTCache="
+            "-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.2 -XX:+UseSerialGC -XX:-UsePerfData -XX:AOTCache="
                 + cache
                 + " -Xlog:aot=off -Xlog:cds=off -Xlog:cds+dynamic=off -jar "
                 + jar
