@@ -26,6 +26,10 @@
 #   scripts/benchmark.sh startup [starts]
 #                                   companion4j serve's cold start step by step (its start-up marks),
 #                                   beside the reference companion's, [starts] of each (default 20)
+#   scripts/benchmark.sh first-minute [rounds]
+#                                   the first minute after a start under the JVM's start-up choices
+#                                   (C1 only or tiered, AOT cache or none, compile thresholds) beside
+#                                   the reference companion on both official stacks
 #   scripts/benchmark.sh pixels [runs] [clis]
 #                                   proposal to pixels and accept to CLI: the real CLIs' IdeClient
 #                                   against the review page (headless Chromium) and Neovim (a TUI in
@@ -118,6 +122,13 @@ elif [[ "$which" == hooks ]]; then
   java -Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD" \
     -cp "cli/target/test-classes:cli/target/classes:$(cat cli/target/bench.classpath)" \
     dev.companion4j.cli.bench.HookBenchmark
+  exit 0
+elif [[ "$which" == first-minute ]]; then
+  mvn -B -q -ntp -DskipTests package -pl cli -am
+  for dir in test-peers/reference-companion test-peers/side-by-side; do
+    (cd "$dir" && [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error)
+  done
+  node test-peers/side-by-side/first-minute.mjs ${2:+"$2"}
   exit 0
 elif [[ "$which" == side-by-side ]]; then
   # It runs the shaded jar through the launcher: packaging is enough.

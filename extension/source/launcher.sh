@@ -61,4 +61,19 @@ if [ "${1:-}" = hook ]; then
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ]; then refuse "Java exited with $rc"; fi
   exit "$rc"
 fi
-exec "$java" -jar "$lib/companion4j.jar" "$@"
+# The same small JVM for every other command, above all the companion the session-start hook
+# starts: C1 with the lower compile thresholds of cli/jvm.options for its first requests, and the
+# serial collector; without them it would get tiered compilation and the default collector, tens
+# of MiB more. Its cache was trained on a CLI session's work (`selftest`).
+set -- -jar "$lib/companion4j.jar" "$@"
+if [ -f "$lib/companion.aot" ]; then
+  set -- -XX:AOTCache="$lib/companion.aot" -Xlog:aot=off -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
+elif [ -f "$lib/companion.jsa" ] && [ -f "$lib/hook.classpath" ]; then
+  # As for the hooks: a static archive only where it was dumped.
+  trained=
+  read -r trained < "$lib/hook.classpath" || true
+  if [ "$trained" = "$lib/companion4j.jar" ]; then
+    set -- -XX:SharedArchiveFile="$lib/companion.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
+  fi
+fi
+exec "$java" -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.2 -XX:+UseSerialGC -XX:-UsePerfData "$@"

@@ -16,7 +16,8 @@ import java.util.stream.Stream;
  * The class cache that makes a hook start quickly: trained once at install by a run of the hook
  * runner. A JDK 25 or newer gets an AOT cache (classes loaded and linked ahead of time); older ones
  * a class-data-sharing archive. The launcher takes {@code lib/hook-<handler>} before {@code
- * lib/hook}, with the options it was trained with.
+ * lib/hook} for a hook and {@code lib/companion} for any other command, with the options each was
+ * trained with.
  */
 public final class HookCache {
   /** The first release whose AOT cache the launcher uses. */
@@ -64,8 +65,10 @@ public final class HookCache {
 
   /**
    * Trains the caches for the jar in {@code lib}: one for the shell policy, which runs on every
-   * shell call and should load nothing else, and one for the hooks that ask the companion. Without
-   * them hooks still run, only slower.
+   * shell call and should load nothing else, one for the hooks that ask the companion, and one for
+   * every other command, above all the companion the session-start hook starts (trained by {@code
+   * selftest}, as the companion4j command's own launcher trains its cache). Without them all still
+   * run, only slower.
    */
   static void train(Path lib, PrintStream out) throws IOException, InterruptedException {
     Path java = Path.of(Files.readString(lib.resolve("java"), StandardCharsets.UTF_8).trim());
@@ -76,56 +79,85 @@ public final class HookCache {
     boolean aot = release(java) >= AOT_RELEASE;
     String suffix = aot ? ".aot" : ".jsa";
     boolean trained =
-        train(java, jar, aot, lib.resolve("hook-shell-policy" + suffix), "shell-policy")
-            & train(java, jar, aot, lib.resolve("hook" + suffix), "status");
+        train(
+                java,
+                jar,
+                aot,
+                lib.resolve("hook-shell-policy" + suffix),
+                hook(aot, jar, "shell-policy"))
+            & train(java, jar, aot, lib.resolve("hook" + suffix), hook(aot, jar, "status"))
+            // The companion the session-start hook starts, trained on a CLI session's work.
+            & train(java, jar, aot, lib.resolve("companion" + suffix), companion(jar));
     if (trained && !aot) {
       // The launcher uses a class-data archive only from where it was dumped.
       Files.writeString(lib.resolve(CLASS_PATH), jar + "\n", StandardCharsets.UTF_8);
     }
     out.println(
         trained
-            ? "Trained the hooks' " + (aot ? "AOT caches" : "class-data archives") + " with " + java
-            : "Could not train the hooks' class caches with "
+            ? "Trained the hooks' and the companion's "
+                + (aot ? "AOT caches" : "class-data archives")
+                + " with "
                 + java
-                + "; hooks run without them, only slower.");
+            : "Could not train the hooks' and the companion's class caches with "
+                + java
+                + "; they run without them, only slower.");
   }
 
   /**
-   * Trains the caches again where a CLI copied the extension staged at {@code stage}, when they
-   * serve only the place they were trained in (class-data archives; an AOT cache moves along).
+   * Trains the caches again where a CLI copied the extension staged at {@code stage}: a cache
+   * serves only the jar it was trained with, and the copy is another file (a class-data archive
+   * checks its path, an AOT cache its modification time).
    */
   static void trainCopy(Path stage, Path copy, PrintStream out)
       throws IOException, InterruptedException {
     Path lib = copy.resolve("lib");
-    if (Files.exists(stage.resolve("lib").resolve(CLASS_PATH))
-        && !copy.toRealPath().equals(stage.toRealPath())
+    if (!copy.toRealPath().equals(stage.toRealPath())
         && Files.exists(lib.resolve("companion4j.jar"))) {
       Files.deleteIfExists(lib.resolve(CLASS_PATH));
       train(lib, out);
     }
   }
 
-  private static boolean train(Path java, Path jar, boolean aot, Path cache, String kind)
-      throws IOException, InterruptedException {
+  /** A hook's run, with the options the launcher runs hooks with. */
+  private static List<String> hook(boolean aot, Path jar, String kind) {
     // As the launcher runs hooks, so that the cache holds what they load.
-    List<String> command =
+    List<String> run =
         new ArrayList<>(
             List.of(
-                java.toString(),
                 "-XX:TieredStopAtLevel=1",
                 "-XX:-UsePerfData",
                 "-Dslf4j.provider=org.slf4j.helpers.NOP_FallbackServiceProvider",
                 "-Dslf4j.internal.verbosity=WARN"));
     if (aot) {
       // JDK 17 maps an archive's objects only with G1, its default; JDK 25 with any collector.
-      command.add("-XX:+UseSerialGC");
+      run.add("-XX:+UseSerialGC");
     }
+    run.addAll(List.of("-cp", jar.toString(), MAIN, "train", kind));
+    return run;
+  }
+
+  /** {@code selftest}'s CLI session, with the options the launcher runs the companion with. */
+  private static List<String> companion(Path jar) {
+    return List.of(
+        "-XX:TieredStopAtLevel=1",
+        "-XX:CompileThresholdScaling=0.2",
+        "-XX:+UseSerialGC",
+        "-XX:-UsePerfData",
+        "-jar",
+        jar.toString(),
+        "selftest");
+  }
+
+  /** Records {@code cache} from {@code run}: options, class path, main class and arguments. */
+  private static boolean train(Path java, Path jar, boolean aot, Path cache, List<String> run)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(java.toString()));
     Path classes = cache.resolveSibling(cache.getFileName() + ".classlist");
     // JDK 25 records a cache from a run; JDK 17 dumps a static archive of the classes a run
     // listed: it starts quicker than one recorded at a run's exit, which sits on top of the JDK's.
     command.add(aot ? "-XX:AOTCacheOutput=" + cache : "-XX:DumpLoadedClassList=" + classes);
     command.addAll(quiet(aot));
-    command.addAll(List.of("-cp", jar.toString(), MAIN, "train", kind));
+    command.addAll(run);
     try {
       boolean done = run(command, jar);
       if (done && !aot) {

@@ -125,4 +125,31 @@ class LauncherTest {
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).isEqualTo("{\"decision\":\"deny\",\"reason\":\"r\"}\n");
   }
+
+  @Test
+  void aCompanionTheHooksStartRunsOnTheSmallJvmTheHooksRunOnWithItsTrainedCache() throws Exception {
+    java("echo \"$@\"");
+    Path jar = extension.resolve("lib/companion4j.jar");
+    assertThat(serve())
+        .isEqualTo(
+            "-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.2 -XX:+UseSerialGC -XX:-UsePerfData -jar "
+                + jar
+                + " serve\n");
+
+    Path cache = Files.writeString(extension.resolve("lib/companion.aot"), "");
+    assertThat(serve())
+        .isEqualTo(
+            "-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.2 -XX:+UseSerialGC -XX:-UsePerfData -XX:AOTCache="
+                + cache
+                + " -Xlog:aot=off -Xlog:cds=off -Xlog:cds+dynamic=off -jar "
+                + jar
+                + " serve\n");
+  }
+
+  /** Runs {@code companion4j serve} through the launcher; returns what Java was given. */
+  private String serve() throws Exception {
+    Process p = new ProcessBuilder(launcher.toString(), "serve").start();
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("the launcher returned").isTrue();
+    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+  }
 }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -50,19 +51,24 @@ public final class BoundedReads {
    */
   public BoundedReads(String threadName, int maxThreads) {
     this.maxThreads = maxThreads;
+    // Unbounded, a read takes an idle thread or starts one: a pool whose core size is unbounded
+    // would start a thread for every read, twenty CLIs connecting at once twenty threads.
+    boolean unbounded = maxThreads == Integer.MAX_VALUE;
     readers =
         new ThreadPoolExecutor(
-            maxThreads,
+            unbounded ? 0 : maxThreads,
             maxThreads,
             30,
             TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
+            unbounded ? new SynchronousQueue<>() : new LinkedBlockingQueue<>(),
             r -> {
               Thread t = new Thread(r, threadName);
               t.setDaemon(true);
               return t;
             });
-    readers.allowCoreThreadTimeOut(true);
+    if (!unbounded) {
+      readers.allowCoreThreadTimeOut(true);
+    }
   }
 
   /**
