@@ -20,7 +20,9 @@ import java.util.Map;
  * the newest JDK and on JDK 17, against Node scripts doing the same work, side by side in one run
  * and alternating, so that a change in the machine's load reaches every variant alike.
  *
- * <p>Run with {@code scripts/benchmark.sh hooks}.
+ * <p>Run with {@code scripts/benchmark.sh hooks}; {@code scripts/benchmark.sh hooks <jar>} (system
+ * property {@code companion4j.bench.baseline}) also stages an earlier build's jar and runs its
+ * hooks in the same rounds, for an A/B comparison.
  */
 public final class HookBenchmark {
   private static final int WARMUP = 5;
@@ -50,6 +52,21 @@ public final class HookBenchmark {
       installer.prepare(ExtensionInstaller.Cli.QWEN, work.resolve("jdk17"), jdk17, jar);
       launchers.put(
           "Java hook (" + jdk17 + ", CDS archive)", work.resolve("jdk17/bin/companion4j"));
+    }
+    // An A/B run: the same variants staged again with an earlier build's jar, measured in turn.
+    String baseline = System.getProperty("companion4j.bench.baseline", "");
+    if (!baseline.isEmpty()) {
+      Path baseJar = Path.of(baseline);
+      installer.prepare(ExtensionInstaller.Cli.QWEN, work.resolve("newest-base"), newest, baseJar);
+      launchers.put(
+          "baseline: Java hook (" + newest + ", cache)",
+          work.resolve("newest-base/bin/companion4j"));
+      if (!newest.equals(jdk17)) {
+        installer.prepare(ExtensionInstaller.Cli.QWEN, work.resolve("jdk17-base"), jdk17, baseJar);
+        launchers.put(
+            "baseline: Java hook (" + jdk17 + ", CDS archive)",
+            work.resolve("jdk17-base/bin/companion4j"));
+      }
     }
     Path nodePolicy = TestPeers.dir().resolve("hook-bench/policy-hook.mjs");
     Path nodeStart = TestPeers.dir().resolve("hook-bench/session-start-hook.mjs");
