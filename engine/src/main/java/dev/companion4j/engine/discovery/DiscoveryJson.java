@@ -56,23 +56,16 @@ final class DiscoveryJson {
         default -> p.skipValue();
       }
     }
-    close(p);
+    p.endObject();
+    end(p);
     return new Fields(port, ppid, workspacePath, ideName, authToken);
   }
 
   /** The {@code proof} of a proof answer, when it is a string. */
   static Optional<String> proof(byte[] json) throws IOException {
     JsonReader p = open(json);
-    Optional<String> proof = Optional.empty();
-    p.beginObject();
-    while (p.hasNext()) {
-      if (p.nextName().equals("proof")) {
-        proof = p.peek() == JsonToken.STRING ? Optional.of(p.nextString()) : skipped(p);
-      } else {
-        p.skipValue();
-      }
-    }
-    close(p);
+    Optional<String> proof = stringIn(p, "proof");
+    end(p);
     return proof;
   }
 
@@ -81,17 +74,25 @@ final class DiscoveryJson {
       p.skipValue();
       return Optional.empty();
     }
-    Optional<String> name = Optional.empty();
+    return stringIn(p, "displayName");
+  }
+
+  /** The object's value of {@code name} (its last one), when it is a string. */
+  private static Optional<String> stringIn(JsonReader p, String name) throws IOException {
+    Optional<String> value = Optional.empty();
     p.beginObject();
     while (p.hasNext()) {
-      if (p.nextName().equals("displayName")) {
-        name = p.peek() == JsonToken.STRING ? Optional.of(p.nextString()) : skipped(p);
+      if (!p.nextName().equals(name)) {
+        p.skipValue();
+      } else if (p.peek() == JsonToken.STRING) {
+        value = Optional.of(p.nextString());
       } else {
+        value = Optional.empty();
         p.skipValue();
       }
     }
     p.endObject();
-    return name;
+    return value;
   }
 
   private static int intOr(JsonReader p, int fallback) throws IOException {
@@ -116,11 +117,6 @@ final class DiscoveryJson {
     return OptionalLong.empty();
   }
 
-  private static Optional<String> skipped(JsonReader p) throws IOException {
-    p.skipValue();
-    return Optional.empty();
-  }
-
   private static JsonReader open(byte[] json) throws IOException {
     String text =
         StandardCharsets.UTF_8
@@ -134,8 +130,7 @@ final class DiscoveryJson {
     return p;
   }
 
-  private static void close(JsonReader p) throws IOException {
-    p.endObject();
+  private static void end(JsonReader p) throws IOException {
     if (p.peek() != JsonToken.END_DOCUMENT) {
       throw new IOException("content after the JSON object");
     }
