@@ -7,6 +7,7 @@
 #   scripts/benchmark.sh daemon     the daemon client against the official TypeScript client
 #   scripts/benchmark.sh hooks      the extension's hook round trip on JDK 25 and JDK 17 against the
 #                                   same hooks in Node, alternating
+#   scripts/benchmark.sh hooks JAR  the same, with an earlier build's companion4j.jar beside it (A/B)
 #   scripts/benchmark.sh peers      naming a connected CLI by its process (/proc)
 #   scripts/benchmark.sh chat-render [runs]
 #                                   one streamed chunk at 10 to 5,000 entries in the review page's
@@ -119,7 +120,9 @@ elif [[ "$which" == hooks ]]; then
   # (JDK 17), which the benchmark stages the extension with beside the newest JDK.
   mvn -B -q -ntp -DskipTests -pl cli -am package dependency:build-classpath \
     -Dmdep.outputFile=target/bench.classpath -Dmdep.includeScope=test
+  # An earlier build's jar as a second argument is measured beside it (A/B).
   java -Dcompanion4j.testPeers="$PWD/test-peers" -Dcompanion4j.repoRoot="$PWD" \
+    ${2:+-Dcompanion4j.bench.baseline="$2"} \
     -cp "cli/target/test-classes:cli/target/classes:$(cat cli/target/bench.classpath)" \
     dev.companion4j.cli.bench.HookBenchmark
   exit 0

@@ -20,4 +20,5 @@ module dev.companion4j.engine {
   requires org.eclipse.jetty.io;
   requires org.eclipse.jetty.util;
   requires org.slf4j;
+  requires com.google.gson;
 }

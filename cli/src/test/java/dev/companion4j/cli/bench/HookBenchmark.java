@@ -18,9 +18,12 @@ import java.util.Map;
  * A hook's round trip, process start to answer, as the CLIs pay it on every tool call: the
  * extension's Java hook runner (through its launcher, with the class cache trained at install) on
  * the newest JDK and on JDK 17, against Node scripts doing the same work, side by side in one run
- * and alternating, so that a change in the machine's load reaches every variant alike.
+ * and alternating, so that a change in the machine's load reaches every variant alike. Beside the
+ * wall-clock p50 and p90 it prints the mean CPU time (user and system) each call cost.
  *
- * <p>Run with {@code scripts/benchmark.sh hooks}.
+ * <p>Run with {@code scripts/benchmark.sh hooks}; {@code scripts/benchmark.sh hooks <jar>} (system
+ * property {@code companion4j.bench.baseline}) also stages an earlier build's jar and runs its
+ * hooks in the same rounds, for an A/B comparison.
  */
 public final class HookBenchmark {
   private static final int WARMUP = 5;
@@ -50,6 +53,21 @@ public final class HookBenchmark {
       installer.prepare(ExtensionInstaller.Cli.QWEN, work.resolve("jdk17"), jdk17, jar);
       launchers.put(
           "Java hook (" + jdk17 + ", CDS archive)", work.resolve("jdk17/bin/companion4j"));
+    }
+    // An A/B run: the same variants staged again with an earlier build's jar, measured in turn.
+    String baseline = System.getProperty("companion4j.bench.baseline", "");
+    if (!baseline.isEmpty()) {
+      Path baseJar = Path.of(baseline);
+      installer.prepare(ExtensionInstaller.Cli.QWEN, work.resolve("newest-base"), newest, baseJar);
+      launchers.put(
+          "baseline: Java hook (" + newest + ", cache)",
+          work.resolve("newest-base/bin/companion4j"));
+      if (!newest.equals(jdk17)) {
+        installer.prepare(ExtensionInstaller.Cli.QWEN, work.resolve("jdk17-base"), jdk17, baseJar);
+        launchers.put(
+            "baseline: Java hook (" + jdk17 + ", CDS archive)",
+            work.resolve("jdk17-base/bin/companion4j"));
+      }
     }
     Path nodePolicy = TestPeers.dir().resolve("hook-bench/policy-hook.mjs");
     Path nodeStart = TestPeers.dir().resolve("hook-bench/session-start-hook.mjs");
@@ -105,9 +123,11 @@ public final class HookBenchmark {
       String title, List<Variant> variants, String input, Map<String, String> env, String expected)
       throws Exception {
     long[][] samples = new long[variants.size()][RUNS];
+    long[] cpuTicks = new long[variants.size()];
     for (int i = -WARMUP; i < RUNS; i++) {
       for (int v = 0; v < variants.size(); v++) {
         Variant variant = variants.get(v);
+        long cpuBefore = childrenCpuTicks();
         long start = System.nanoTime();
         String out = once(variant.command(), input, env);
         long took = System.nanoTime() - start;
@@ -116,19 +136,32 @@ public final class HookBenchmark {
         }
         if (i >= 0) {
           samples[v][i] = took;
+          cpuTicks[v] += childrenCpuTicks() - cpuBefore;
         }
       }
     }
     System.out.printf(
-        "%n%-70s %10s %10s   (load average %s)%n",
-        title, "p50", "p90", Files.readString(Path.of("/proc/loadavg")).trim());
+        "%n%-70s %10s %10s %10s   (load average %s)%n",
+        title, "p50", "p90", "CPU mean", Files.readString(Path.of("/proc/loadavg")).trim());
     for (int v = 0; v < variants.size(); v++) {
       System.out.printf(
-          "%-70s %10s %10s%n",
+          "%-70s %10s %10s %10s%n",
           variants.get(v).name(),
           BenchSupport.millis(BenchSupport.percentile(samples[v], 50)),
-          BenchSupport.millis(BenchSupport.percentile(samples[v], 90)));
+          BenchSupport.millis(BenchSupport.percentile(samples[v], 90)),
+          BenchSupport.millis(cpuTicks[v] * 10_000_000L / RUNS));
     }
+  }
+
+  /**
+   * The user and system CPU time of this process's ended and reaped children, in clock ticks (10
+   * ms): a hook's whole cost to the machine, its launcher and JVM threads included.
+   */
+  private static long childrenCpuTicks() throws Exception {
+    String stat = Files.readString(Path.of("/proc/self/stat"));
+    // Fields after the command's closing parenthesis, from the state (field 3): cutime is 16.
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[13]) + Long.parseLong(f[14]);
   }
 
   private static String once(List<String> command, String input, Map<String, String> env)

@@ -11,9 +11,8 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.regex.Pattern;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * How a client tells the companion a discovery file names from whatever else now listens on its
@@ -33,7 +32,6 @@ public final class CompanionProof {
 
   private static final Pattern NONCE = Pattern.compile("[0-9a-f]{64}");
   private static final SecureRandom RANDOM = new SecureRandom();
-  private static final JsonMapper JSON = JsonMapper.shared();
 
   /** The answer is one short JSON object. */
   private static final int MAX_ANSWER_BYTES = 1024;
@@ -104,10 +102,10 @@ public final class CompanionProof {
         if (body.length > MAX_ANSWER_BYTES) {
           return false;
         }
-        JsonNode proof = JSON.readTree(body).path("proof");
-        return proof.isString()
+        Optional<String> proof = DiscoveryJson.proof(body);
+        return proof.isPresent()
             && MessageDigest.isEqual(
-                proof.asString().getBytes(StandardCharsets.UTF_8),
+                proof.get().getBytes(StandardCharsets.UTF_8),
                 answer(nonce, token).getBytes(StandardCharsets.UTF_8));
       } finally {
         c.disconnect();

@@ -26,8 +26,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Finds companions' discovery files and tells the live from the stale. It trusts nothing it finds:
@@ -38,7 +36,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class DiscoveryScanner {
   private static final Logger log = LoggerFactory.getLogger(DiscoveryScanner.class);
-  private static final JsonMapper JSON = JsonMapper.shared();
 
   /** A companion answers its proof at once; a server that does not within this is no companion. */
   private static final Duration PROOF_TIMEOUT = Duration.ofSeconds(2);
@@ -263,30 +260,20 @@ public final class DiscoveryScanner {
 
   private Optional<Found> read(Path file, DiscoveryFileKind kind, Matcher name) {
     try {
-      JsonNode json = JSON.readTree(readBounded(file));
-      int port = json.path("port").asInt(-1);
+      DiscoveryJson.Fields json = DiscoveryJson.discoveryFile(readBounded(file));
+      int port = json.port();
       if (port <= 0 || port > 65_535) {
         return Optional.empty();
       }
       // A companion names files after its ancestors too, and records its own process as ppid.
-      OptionalLong pid =
-          json.path("ppid").isNumber()
-              ? OptionalLong.of(json.path("ppid").asLong())
-              : kind.pidFromName(name);
+      OptionalLong pid = json.ppid().isPresent() ? json.ppid() : kind.pidFromName(name);
       Optional<Long> owner = pid.isPresent() ? Optional.of(pid.getAsLong()) : Optional.empty();
-      JsonNode ideName = json.path("ideInfo").path("displayName");
       boolean alive = owner.map(DiscoveryScanner::processAlive).orElse(true);
       return Optional.of(
           new Found(
               new DiscoveredCompanion(
-                  file,
-                  kind,
-                  port,
-                  json.path("workspacePath").asString(""),
-                  ideName.isString() ? Optional.of(ideName.asString()) : Optional.empty(),
-                  owner,
-                  alive),
-              json.path("authToken").asString("")));
+                  file, kind, port, json.workspacePath(), json.ideName(), owner, alive),
+              json.authToken()));
     } catch (IOException | RuntimeException e) {
       log.debug("Skipping discovery file {}: {}", file, e.getMessage());
       return Optional.empty();

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -188,6 +189,50 @@ class DiscoveryScannerTest {
       assertThat(scanner.scan())
           .hasSize(DiscoveryFileKind.values().length)
           .noneMatch(DiscoveredCompanion::alive);
+    }
+  }
+
+  @Test
+  void aFileIsReadForItsFieldsWhateverElseItHolds() throws Exception {
+    long pid = ProcessHandle.current().pid();
+    Path file = DiscoveryFileKind.GEMINI.path(locations(), pid, 7);
+    Files.createDirectories(file.getParent());
+    Files.writeString(
+        file,
+        "{\"later\":{\"deep\":[[{}]]},\"port\":7,\"ppid\":\"1\",\"workspacePath\":\"/w\","
+            + "\"ideInfo\":{\"name\":\"vim\",\"displayName\":{\"not\":\"text\"}},"
+            + "\"authToken\":\"t\"}");
+
+    assertThat(new DiscoveryScanner(locations()).scan())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.port()).isEqualTo(7);
+              assertThat(c.workspacePath()).isEqualTo("/w");
+              // Not a number: the pid comes from the file's name.
+              assertThat(c.pid()).contains(pid);
+              assertThat(c.ideName()).isEmpty();
+            });
+  }
+
+  @Test
+  void aFileThatIsNotOneJsonObjectInUtf8IsSkipped() throws Exception {
+    Path file = DiscoveryFileKind.GEMINI.path(locations(), ProcessHandle.current().pid(), 7);
+    Files.createDirectories(file.getParent());
+    String valid = "{\"port\":7,\"workspacePath\":\"/w\",\"authToken\":\"t\"}";
+    byte[] notUtf8 = valid.replace("/w", "/w?").getBytes(StandardCharsets.UTF_8);
+    notUtf8[valid.indexOf("/w") + 2] = (byte) 0xff;
+    for (byte[] content :
+        List.of(
+            notUtf8,
+            (valid + " {\"port\":8}").getBytes(StandardCharsets.UTF_8),
+            "[7]".getBytes(StandardCharsets.UTF_8),
+            "{\"port\":\"7\",\"workspacePath\":\"/w\"}".getBytes(StandardCharsets.UTF_8))) {
+      Files.write(file, content);
+
+      assertThat(new DiscoveryScanner(locations()).scan())
+          .as(new String(content, StandardCharsets.UTF_8))
+          .isEmpty();
     }
   }
 }

@@ -28,8 +28,6 @@ import tools.jackson.databind.json.JsonMapper;
  * request's header and nowhere else.
  */
 public final class IdeLink {
-  private static final JsonMapper JSON =
-      JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
   private static final int TIMEOUT_MILLIS = 5000;
 
   private final Function<Path, Optional<Reach>> finder;
@@ -83,13 +81,20 @@ public final class IdeLink {
   }
 
   private static CompanionStatus status(Reach companion) throws IOException {
-    Answer answer =
-        send(companion, "GET", CompanionStatus.PATH, null, Duration.ofMillis(2 * TIMEOUT_MILLIS));
-    if (answer.status() != 200) {
-      throw new IOException(
-          "the companion on port " + companion.port() + " answered " + answer.status());
-    }
-    return answer.as(CompanionStatus.class);
+    // Read without the mapper: a session-start hook asks this once in a fresh JVM.
+    return send(
+        companion,
+        "GET",
+        CompanionStatus.PATH,
+        null,
+        2 * TIMEOUT_MILLIS,
+        (status, in) -> {
+          if (status != 200) {
+            throw new IOException(
+                "the companion on port " + companion.port() + " answered " + status);
+          }
+          return StatusJson.read(in);
+        });
   }
 
   /**
@@ -115,7 +120,17 @@ public final class IdeLink {
     Optional<Reach> companion = finder.apply(workspace);
     try {
       return companion.isPresent()
-          ? Optional.of(send(companion.get(), method, path, body, readTimeout))
+          ? Optional.of(
+              send(
+                  companion.get(),
+                  method,
+                  path,
+                  body,
+                  (int) readTimeout.toMillis(),
+                  (status, in) ->
+                      new Answer(
+                          status,
+                          in == null ? Mapper.JSON.missingNode() : Mapper.JSON.readTree(in))))
           : Optional.empty();
     } catch (IOException e) {
       return Optional.empty();
@@ -126,13 +141,18 @@ public final class IdeLink {
    * One request. Plain {@link HttpURLConnection}: a hook asks once per process, and the JDK's newer
    * client costs a tenth of a second to set up.
    */
-  private static Answer send(
-      Reach companion, String method, String path, Object body, Duration readTimeout)
+  private static <T> T send(
+      Reach companion,
+      String method,
+      String path,
+      Object body,
+      int readTimeoutMillis,
+      Reading<T> reading)
       throws IOException {
     URL url = URI.create("http://127.0.0.1:" + companion.port() + path).toURL();
     HttpURLConnection c = (HttpURLConnection) url.openConnection(Proxy.NO_PROXY);
     c.setConnectTimeout(TIMEOUT_MILLIS);
-    c.setReadTimeout((int) readTimeout.toMillis());
+    c.setReadTimeout(readTimeoutMillis);
     c.setRequestMethod(method);
     c.setRequestProperty("Authorization", "Bearer " + companion.token());
     try {
@@ -140,16 +160,27 @@ public final class IdeLink {
         c.setDoOutput(true);
         c.setRequestProperty("Content-Type", "application/json");
         try (OutputStream out = c.getOutputStream()) {
-          JSON.writeValue(out, body);
+          Mapper.JSON.writeValue(out, body);
         }
       }
       int status = c.getResponseCode();
       try (InputStream in = status < 400 ? c.getInputStream() : c.getErrorStream()) {
-        return new Answer(status, in == null ? JSON.missingNode() : JSON.readTree(in));
+        return reading.read(status, in);
       }
     } finally {
       c.disconnect();
     }
+  }
+
+  /** How a request's answer is read: its status and its body, null when it has none. */
+  private interface Reading<T> {
+    T read(int status, InputStream body) throws IOException;
+  }
+
+  /** The mapper, set up only when a request other than the status needs it. */
+  private static final class Mapper {
+    static final JsonMapper JSON =
+        JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
   }
 
   /** Where a companion listens and the token it wants; the token is no part of toString(). */
@@ -168,7 +199,7 @@ public final class IdeLink {
   public record Answer(int status, JsonNode body) {
     /** The body as {@code type}. */
     public <T> T as(Class<T> type) {
-      return JSON.treeToValue(body, type);
+      return Mapper.JSON.treeToValue(body, type);
     }
 
     /** The {@code error} the companion explained a refusal with. */
