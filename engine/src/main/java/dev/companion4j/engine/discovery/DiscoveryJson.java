@@ -3,11 +3,9 @@ package dev.companion4j.engine.discovery;
 import com.google.gson.Strictness;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
+import dev.companion4j.wire.StrictUtf8;
 import java.io.IOException;
 import java.io.StringReader;
-import java.nio.ByteBuffer;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -118,14 +116,7 @@ final class DiscoveryJson {
   }
 
   private static JsonReader open(byte[] json) throws IOException {
-    String text =
-        StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT)
-            .decode(ByteBuffer.wrap(json))
-            .toString();
-    JsonReader p = new JsonReader(new StringReader(text));
+    JsonReader p = new JsonReader(new StringReader(StrictUtf8.decode(json)));
     p.setStrictness(Strictness.STRICT);
     return p;
   }

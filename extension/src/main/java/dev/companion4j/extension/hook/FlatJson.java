@@ -4,13 +4,11 @@ import com.google.gson.Strictness;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
 import com.google.gson.stream.JsonWriter;
+import dev.companion4j.wire.StrictUtf8;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -40,13 +38,7 @@ final class FlatJson {
   static Map<String, String> read(byte[] json) {
     Map<String, String> flat = new LinkedHashMap<>();
     try {
-      String text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(json))
-              .toString();
+      String text = StrictUtf8.decode(json);
       if (text.isBlank()) {
         return flat;
       }

@@ -5,11 +5,9 @@ import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
 import dev.companion4j.engine.CompanionStatus;
 import dev.companion4j.engine.IdeInfo;
+import dev.companion4j.wire.StrictUtf8;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,14 +21,7 @@ final class StatusJson {
   private StatusJson() {}
 
   static CompanionStatus read(InputStream in) throws IOException {
-    JsonReader p =
-        new JsonReader(
-            new InputStreamReader(
-                in,
-                StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)));
+    JsonReader p = new JsonReader(StrictUtf8.reader(in));
     p.setStrictness(Strictness.STRICT);
     IdeInfo ide = null;
     int port = 0;

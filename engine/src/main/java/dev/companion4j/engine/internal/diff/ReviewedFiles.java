@@ -2,12 +2,10 @@ package dev.companion4j.engine.internal.diff;
 
 import dev.companion4j.engine.internal.diff.DiffBook.DiffRequestException;
 import dev.companion4j.engine.internal.io.BoundedReads;
+import dev.companion4j.wire.StrictUtf8;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -73,12 +71,7 @@ final class ReviewedFiles {
 
   private static String decode(byte[] bytes, String filePath) throws DiffRequestException {
     try {
-      return StandardCharsets.UTF_8
-          .newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes))
-          .toString();
+      return StrictUtf8.decode(bytes);
     } catch (CharacterCodingException e) {
       throw new DiffRequestException(
           "The file is not UTF-8 text and cannot be diffed: " + filePath);
