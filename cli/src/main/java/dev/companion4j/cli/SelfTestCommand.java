@@ -3,6 +3,7 @@ package dev.companion4j.cli;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.engine.IdeInfo;
 import dev.companion4j.engine.discovery.DiscoveryLocations;
+import dev.companion4j.wire.SseDecoder;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -65,6 +65,9 @@ final class SelfTestCommand implements Callable<Integer> {
   private static final String INITIALIZE =
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
           + "\"capabilities\":{},\"clientInfo\":{\"name\":\"companion4j-selftest\",\"version\":\"1\"}}}";
+
+  /** The largest notification the session's CLIs accept; the session's are a few KB. */
+  private static final int MAX_EVENT_BYTES = 1 << 20;
 
   private static final Pattern DIFF_ID = Pattern.compile("\"id\"\\s*:\\s*\"([0-9a-f]{16})\"");
 
@@ -296,8 +299,8 @@ final class SelfTestCommand implements Callable<Integer> {
               () -> {
                 try {
                   Http.readEvents(stream.getInputStream(), notifications::add);
-                } catch (IOException closed) {
-                  // The session ended.
+                } catch (IOException | IllegalStateException ended) {
+                  // The session ended, or sent an event no CLI would read: the next wait fails.
                 }
               },
               "companion4j-selftest-stream");
@@ -486,31 +489,30 @@ final class SelfTestCommand implements Callable<Integer> {
       return new Response(bare.status(), head, body.toString(StandardCharsets.UTF_8));
     }
 
-    /** Reads a server-sent event stream's response, handing each event's data to {@code sink}. */
+    /**
+     * Reads a server-sent event stream's response, handing each event's data to {@code sink}; an
+     * event over {@link #MAX_EVENT_BYTES} (none a companion sends in this session) fails the read.
+     */
     static void readEvents(InputStream raw, Consumer<String> sink) throws IOException {
       InputStream in = new BufferedInputStream(raw);
       List<String> head = readHead(in);
+      SseDecoder events =
+          new SseDecoder(
+              MAX_EVENT_BYTES,
+              SseDecoder.Listener.of(
+                  event -> sink.accept(event.data()),
+                  () -> {
+                    throw new IllegalStateException("an event over " + MAX_EVENT_BYTES + " bytes");
+                  }));
       // Chunked, or (as Jetty sends a stream with no length) plain bytes until the connection ends.
-      boolean chunked =
-          "chunked".equalsIgnoreCase(new Response(0, head, "").header("transfer-encoding"));
-      StringBuilder pending = new StringBuilder();
-      StringBuilder data = new StringBuilder();
-      byte[] buffer = new byte[8192];
-      byte[] chunk;
-      while ((chunk = chunked ? readChunk(in) : readSome(in, buffer)) != null) {
-        pending.append(new String(chunk, StandardCharsets.UTF_8));
-        int newline;
-        while ((newline = pending.indexOf("\n")) >= 0) {
-          int end = newline > 0 && pending.charAt(newline - 1) == '\r' ? newline - 1 : newline;
-          String line = pending.substring(0, end);
-          pending.delete(0, newline + 1);
-          if (line.startsWith("data:")) {
-            data.append(line, 5, line.length());
-          } else if (line.isEmpty() && data.length() > 0) {
-            sink.accept(data.toString());
-            data.setLength(0);
-          }
+      if ("chunked".equalsIgnoreCase(new Response(0, head, "").header("transfer-encoding"))) {
+        byte[] chunk;
+        while ((chunk = readChunk(in)) != null) {
+          events.feed(chunk, 0, chunk.length);
         }
+        events.finish();
+      } else {
+        events.read(in);
       }
     }
 
@@ -534,11 +536,6 @@ final class SelfTestCommand implements Callable<Integer> {
       byte[] chunk = readExactly(in, length);
       readLine(in);
       return length == 0 ? null : chunk;
-    }
-
-    private static byte[] readSome(InputStream in, byte[] buffer) throws IOException {
-      int read = in.read(buffer);
-      return read < 0 ? null : Arrays.copyOf(buffer, read);
     }
 
     private static String readLine(InputStream in) throws IOException {
