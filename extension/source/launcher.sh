@@ -25,6 +25,15 @@ COMPANION4J_EXTENSION=$ext
 COMPANION4J_LAUNCHER=$ext/bin/companion4j
 export COMPANION4J_EXTENSION COMPANION4J_LAUNCHER
 java=java
+# Whether the JDK 17 class-data archives in lib were dumped for this jar: a static archive serves
+# only the class path it was dumped with (a CLI that copies the extension moves it), and one that
+# does not match would turn class sharing off altogether.
+dumped_here() {
+  [ -f "$lib/hook.classpath" ] || return 1
+  trained=
+  read -r trained < "$lib/hook.classpath" || true
+  [ "$trained" = "$lib/companion4j.jar" ]
+}
 # The file may lack a final newline, on which read fails though it read the line.
 if [ -f "$lib/java" ]; then read -r java < "$lib/java" || true; fi
 if [ "${1:-}" = hook ]; then
@@ -36,14 +45,9 @@ if [ "${1:-}" = hook ]; then
   if [ -f "$cache.aot" ]; then
     # JDK 25: the serial collector starts quickest and still maps the cache's objects.
     set -- -XX:AOTCache="$cache.aot" -Xlog:aot=off -XX:+UseSerialGC "$@"
-  elif [ -f "$cache.jsa" ] && [ -f "$lib/hook.classpath" ]; then
-    # JDK 17: a static archive serves only the class path it was dumped with (a CLI that copies
-    # the extension moves it), and maps its objects only with the default collector, G1.
-    trained=
-    read -r trained < "$lib/hook.classpath" || true
-    if [ "$trained" = "$lib/companion4j.jar" ]; then
-      set -- -XX:SharedArchiveFile="$cache.jsa" "$@"
-    fi
+  elif [ -f "$cache.jsa" ] && dumped_here; then
+    # JDK 17: it maps an archive's objects only with the default collector, G1.
+    set -- -XX:SharedArchiveFile="$cache.jsa" "$@"
   fi
   # No logging in a hook (it has nothing to log at its level, and its stderr is for the CLI): SLF4J
   # is told its provider, so it does not open the jar to look for one.
@@ -68,12 +72,7 @@ fi
 set -- -jar "$lib/companion4j.jar" "$@"
 if [ -f "$lib/companion.aot" ]; then
   set -- -XX:AOTCache="$lib/companion.aot" -Xlog:aot=off -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
-elif [ -f "$lib/companion.jsa" ] && [ -f "$lib/hook.classpath" ]; then
-  # As for the hooks: a static archive only where it was dumped.
-  trained=
-  read -r trained < "$lib/hook.classpath" || true
-  if [ "$trained" = "$lib/companion4j.jar" ]; then
-    set -- -XX:SharedArchiveFile="$lib/companion.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
-  fi
+elif [ -f "$lib/companion.jsa" ] && dumped_here; then
+  set -- -XX:SharedArchiveFile="$lib/companion.jsa" -Xlog:cds=off -Xlog:cds+dynamic=off "$@"
 fi
 exec "$java" -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.2 -XX:+UseSerialGC -XX:-UsePerfData "$@"

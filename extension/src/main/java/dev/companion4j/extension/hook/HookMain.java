@@ -175,11 +175,7 @@ public final class HookMain {
    */
   private static void train(String kind) throws IOException, InterruptedException {
     if (kind.equals("shell-policy")) {
-      Map<String, String> env = new HashMap<>();
-      String extension = System.getenv("COMPANION4J_EXTENSION");
-      if (extension != null) {
-        env.put("COMPANION4J_EXTENSION", extension);
-      }
+      Map<String, String> env = withExtension(Map.of());
       for (String runtime : new String[] {"qwen", "gemini"}) {
         HookMain hooks = new HookMain(HookDialect.of(runtime), env);
         // Commands that take the policy down each of its paths, so the cache holds what they load.
@@ -212,13 +208,9 @@ public final class HookMain {
       return;
     }
     try (TrainingCompanion companion = TrainingCompanion.start()) {
-      // As the launcher runs the hook: through the same entry and with the extension named, so
-      // that the cache holds all the hook loads.
-      Map<String, String> env = new HashMap<>(companion.environment());
-      String extension = System.getenv("COMPANION4J_EXTENSION");
-      if (extension != null) {
-        env.put("COMPANION4J_EXTENSION", extension);
-      }
+      // As the launcher runs the hook: through the same entry, so that the cache holds all the hook
+      // loads.
+      Map<String, String> env = withExtension(companion.environment());
       for (String runtime : new String[] {"qwen", "gemini"}) {
         ByteArrayOutputStream answer = new ByteArrayOutputStream();
         answer(
@@ -233,6 +225,19 @@ public final class HookMain {
         }
       }
     }
+  }
+
+  /**
+   * {@code env} with the extension the launcher names ({@code COMPANION4J_EXTENSION}), as a trained
+   * hook finds it when it runs.
+   */
+  private static Map<String, String> withExtension(Map<String, String> env) {
+    Map<String, String> named = new HashMap<>(env);
+    String extension = System.getenv("COMPANION4J_EXTENSION");
+    if (extension != null) {
+      named.put("COMPANION4J_EXTENSION", extension);
+    }
+    return named;
   }
 
   /**
