@@ -94,11 +94,24 @@ class EclipseChatIT {
                         .descendants()
                         .anyMatch(p -> p.info().commandLine().orElse("").contains(" --acp")));
         // Ctrl+M in the view's input gives the view the whole window: its input as wide as that.
-        user.click(INPUT);
-        ScreenUser.act(display, "keys", "ctrl+M");
-        await()
-            .atMost(WAIT)
-            .until(() -> user.workbench().find(INPUT).map(w -> w.width() > 600).orElse(false));
+        // Pressed again when the view has not grown: a click that comes while the new view still
+        // lays out its first frame may miss the input, and Ctrl+M then maximizes the editor (the
+        // view is hidden then, and the next Ctrl+M restores the editor).
+        await().atMost(WAIT).until(() -> user.workbench().find(INPUT).isPresent());
+        for (int attempt = 1; !user.inputIsWide(); attempt++) {
+          if (user.workbench().find(INPUT).isPresent()) {
+            user.click(INPUT);
+          }
+          ScreenUser.act(display, "keys", "ctrl+M");
+          try {
+            await().atMost(Duration.ofSeconds(20)).until(user::inputIsWide);
+          } catch (ConditionTimeoutException e) {
+            if (attempt == 4) {
+              shot(display, "EclipseChatIT-failed.png");
+              throw e;
+            }
+          }
+        }
         user.prompt("say hello");
         user.awaitLog(t -> t.contains("You: say hello") && t.contains("Hello from "));
 
@@ -214,6 +227,11 @@ class EclipseChatIT {
           "click",
           String.valueOf(w.x() + w.width() / 2),
           String.valueOf(w.y() + w.height() / 2));
+    }
+
+    /** Whether the view's input is as wide as a view that has the whole window. */
+    boolean inputIsWide() throws Exception {
+      return workbench.find(INPUT).map(w -> w.width() > 600).orElse(false);
     }
 
     /** Waits until the log's text meets {@code condition}; a failure shows the last one. */
