@@ -539,6 +539,38 @@ class ExtensionIT {
         cli.prompt("Look [[call run_shell_command {\"command\":\"git status\"}]]", Map.of());
     assertThat(status.exitCode()).as(status.stderr()).isZero();
     assertThat(toolResult(cli, before)).contains("On branch").doesNotContain("Companion4J policy");
+
+    // A call left the policy's answerer running, detached (the CLI went on without waiting for
+    // it): the next calls are decided without a Java of their own, here while none could start.
+    Path extension = installedExtension(cli);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Files.isRegularFile(extension.resolve("run/pid"))
+                    && ProcessHandle.of(
+                            Long.parseLong(Files.readString(extension.resolve("run/pid")).trim()))
+                        .map(ProcessHandle::isAlive)
+                        .orElse(false));
+    Path java = extension.resolve("lib/java");
+    String chosen = Files.readString(java);
+    Files.writeString(java, extension.resolve("no-such-java") + "\n");
+    try {
+      before = cli.model.requests().size();
+      rm =
+          cli.prompt("Again [[call run_shell_command {\"command\":\"rm -rf somedir\"}]]", Map.of());
+      assertThat(rm.exitCode()).as(rm.stderr()).isZero();
+      assertThat(dir).isDirectory();
+      assertThat(toolResult(cli, before))
+          .contains(ShellPolicy.bundled().check("rm -rf somedir").message());
+
+      before = cli.model.requests().size();
+      status = cli.prompt("Look [[call run_shell_command {\"command\":\"git status\"}]]", Map.of());
+      assertThat(status.exitCode()).as(status.stderr()).isZero();
+      assertThat(toolResult(cli, before)).contains("On branch");
+    } finally {
+      Files.writeString(java, chosen);
+    }
   }
 
   /**

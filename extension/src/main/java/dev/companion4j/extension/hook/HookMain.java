@@ -6,6 +6,7 @@ import dev.companion4j.extension.ide.IdeLink;
 import dev.companion4j.extension.ide.StatusText;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,6 +14,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,14 +49,28 @@ public final class HookMain {
    * The largest input a hook reads: far above any real tool call, below what would exhaust its
    * heap.
    */
-  private static final int MAX_INPUT = 64 << 20;
+  static final int MAX_INPUT = 64 << 20;
+
+  /** The size from which the policy server starts its log afresh. */
+  private static final long LOG_LIMIT = 1 << 20;
 
   private final HookDialect dialect;
   private final Map<String, String> env;
+  private final Optional<ProcessHandle> caller;
 
+  /** The hook as this process runs it: its CLI is this process's nearest ancestor that is one. */
   HookMain(HookDialect dialect, Map<String, String> env) {
+    this(dialect, env, Optional.of(ProcessHandle.current()));
+  }
+
+  /**
+   * The hook run for {@code caller}, the launcher that asked {@link PolicyServer}; empty when it
+   * has gone, which leaves no CLI to tell a headless run by.
+   */
+  HookMain(HookDialect dialect, Map<String, String> env, Optional<ProcessHandle> caller) {
     this.dialect = dialect;
     this.env = env;
+    this.caller = caller;
   }
 
   public static void main(String[] args) {
@@ -66,6 +83,9 @@ public final class HookMain {
         System.exit(1);
       }
       return;
+    }
+    if (args.length == 1 && args[0].equals("policy-server")) {
+      System.exit(servePolicy());
     }
     if (args.length != 2) {
       System.err.println(
@@ -165,6 +185,46 @@ public final class HookMain {
         // Errors too (a stack or heap exhausted by hostile input): a guard must still answer.
         failure = t;
       }
+    }
+  }
+
+  /**
+   * Serves the shell policy of the extension the launcher names until it is no longer wanted (see
+   * {@link PolicyServer}); the exit code. Its output goes to the log in its directory: the launcher
+   * starts it detached, with nothing of the CLI's.
+   */
+  private static int servePolicy() {
+    String extension = System.getenv("COMPANION4J_EXTENSION");
+    if (extension == null) {
+      System.err.println("companion4j hook policy-server: COMPANION4J_EXTENSION is not set");
+      return 2;
+    }
+    try {
+      Optional<PolicyServer> server =
+          PolicyServer.open(
+              Path.of(extension), System.getenv(), PolicyServer.IDLE, Clock.systemUTC());
+      if (server.isEmpty()) {
+        return 0;
+      }
+      Path log = server.get().log();
+      boolean keep = Files.isRegularFile(log) && Files.size(log) < LOG_LIMIT;
+      if (!keep) {
+        Files.deleteIfExists(log);
+        Files.createFile(
+            log,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      }
+      System.setErr(
+          new PrintStream(new FileOutputStream(log.toFile(), true), true, StandardCharsets.UTF_8));
+      try (PolicyServer serving = server.get()) {
+        // Stopped (a logout, a shutdown), it removes its FIFO as when it ends by itself.
+        Runtime.getRuntime().addShutdownHook(new Thread(serving::close, "companion4j-policy-exit"));
+        serving.run();
+      }
+      return 0;
+    } catch (IOException | RuntimeException e) {
+      System.err.println("companion4j hook policy-server: " + e);
+      return 1;
     }
   }
 
@@ -278,7 +338,7 @@ public final class HookMain {
     }
     if (rule.decision() == ShellPolicy.Decision.ASK
         && !dialect.refusesAsksItCannotPut()
-        && headless(StartedCompanions.cliProcess())) {
+        && headless(caller.flatMap(StartedCompanions::cliProcess))) {
       return new HookAnswer(
           HookAnswer.Decision.DENY,
           rule.message() + " No one can answer in a headless run, so it is refused.",

@@ -91,7 +91,7 @@ final class StartedCompanions {
     // watches
     // the CLI, and stays after it for the linger so that a CLI started later in the folder finds
     // it.
-    cliProcess()
+    cliProcess(ProcessHandle.current())
         .ifPresent(
             cli -> {
               command.add("--exit-with-pid");
@@ -130,11 +130,12 @@ final class StartedCompanions {
   }
 
   /**
-   * The CLI that runs this hook: the nearest ancestor that is not a shell, nor the launcher's Java
-   * or its timeout.
+   * The CLI that runs the hook in process {@code hook} (its Java, or the launcher that asked {@link
+   * PolicyServer}): the nearest ancestor that is not a shell, nor the launcher's Java or its
+   * timeout.
    */
-  static Optional<ProcessHandle> cliProcess() {
-    Optional<ProcessHandle> p = ProcessHandle.current().parent();
+  static Optional<ProcessHandle> cliProcess(ProcessHandle hook) {
+    Optional<ProcessHandle> p = hook.parent();
     while (p.isPresent()) {
       String name =
           p.get().info().command().map(c -> Path.of(c).getFileName().toString()).orElse("");
