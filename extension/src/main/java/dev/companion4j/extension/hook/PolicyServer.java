@@ -1,6 +1,7 @@
 package dev.companion4j.extension.hook;
 
 import dev.companion4j.extension.io.Directories;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.FileInputStream;
@@ -202,21 +203,27 @@ final class PolicyServer implements AutoCloseable {
       Files.deleteIfExists(requests);
       removeLeftovers(run);
       makeFifo(requests);
-      // Beside it, its pid: a FIFO a server left when it was killed, or a reboot ended it, is
-      // one nobody reads, and callers would wait for it.
-      Path pid = run.resolve(PID + ".new");
-      Files.deleteIfExists(pid);
-      Files.writeString(
-          Files.createFile(pid, OWNER_ONLY),
-          ProcessHandle.current().pid() + "\n",
-          StandardCharsets.US_ASCII);
-      Files.move(pid, run.resolve(PID), StandardCopyOption.ATOMIC_MOVE);
       Object key =
           Files.readAttributes(requests, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
               .fileKey();
       // Read and write: the read end never sees an end of file between callers, and close() can
-      // wake the reader by writing to it.
+      // wake the reader by writing to it. Open before the pid tells callers it is there: what is
+      // written to a FIFO nobody holds open is lost.
       RandomAccessFile fifo = new RandomAccessFile(requests.toFile(), "rw");
+      // Beside it, its pid: a FIFO a server left when it was killed, or a reboot ended it, is
+      // one nobody reads, and callers would wait for it.
+      try {
+        Path pid = run.resolve(PID + ".new");
+        Files.deleteIfExists(pid);
+        Files.writeString(
+            Files.createFile(pid, OWNER_ONLY),
+            ProcessHandle.current().pid() + "\n",
+            StandardCharsets.US_ASCII);
+        Files.move(pid, run.resolve(PID), StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException | RuntimeException e) {
+        fifo.close();
+        throw e;
+      }
       return Optional.of(new PolicyServer(extension, env, idle, clock, lock, fifo, key, jar));
     } catch (IOException | RuntimeException e) {
       lockFile.close();
@@ -259,7 +266,7 @@ final class PolicyServer implements AutoCloseable {
   /** Reads announcements and has them answered until {@link #close()}; on the calling thread. */
   void run() throws IOException {
     try (RandomAccessFile owned = fifo) {
-      read(new FileInputStream(owned.getFD()));
+      read(new BufferedInputStream(new FileInputStream(owned.getFD())));
     }
   }
 
