@@ -53,8 +53,8 @@ if [ "${1:-}" = hook ] && { [ -n "$guard" ] || [ "${3:-}" = session-start ]; } \
     serve=1
   fi
   # Its pid tells a live one from a FIFO that a killed one, or a reboot, left.
-  if [ -n "$serve" ] && [ -p "$run/policy" ] && [ -f "$run/pid" ] && read -r answerer < "$run/pid" \
-    && kill -0 "$answerer" 2>/dev/null; then
+  if [ -n "$serve" ] && [ -p "$run/policy" ] && [ -f "$run/pid" ] \
+    && { read -r answerer < "$run/pid"; } 2>/dev/null && kill -0 "$answerer" 2>/dev/null; then
     live=1
     serve=
   fi

@@ -7,7 +7,6 @@ import dev.companion4j.engine.PendingChange;
 import java.awt.BorderLayout;
 import java.io.File;
 import java.io.IOException;
-import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +24,6 @@ import javax.swing.JToolBar;
 import javax.swing.ListSelectionModel;
 import org.netbeans.api.diff.Diff;
 import org.netbeans.api.diff.DiffView;
-import org.netbeans.api.diff.StreamSource;
 import org.openide.awt.UndoRedo;
 import org.openide.windows.Mode;
 import org.openide.windows.WindowManager;
@@ -43,6 +41,7 @@ final class ChangeTopComponent extends ReviewTopComponent {
   private static final Logger LOG = Logger.getLogger(ChangeTopComponent.class.getName());
 
   private final transient PendingChange change;
+  private final transient List<OriginalSource> befores;
   private final transient List<ProposalDocument> proposals;
   private final transient ChangeReview review;
 
@@ -54,11 +53,13 @@ final class ChangeTopComponent extends ReviewTopComponent {
 
   private ChangeTopComponent(
       PendingChange change,
+      List<OriginalSource> befores,
       List<ProposalDocument> proposals,
       ChangeReview review,
       Runnable onEnded) {
     super(onEnded);
     this.change = change;
+    this.befores = befores;
     this.proposals = proposals;
     this.review = review;
     this.views = new DiffView[proposals.size()];
@@ -91,13 +92,17 @@ final class ChangeTopComponent extends ReviewTopComponent {
     files.setSelectedIndex(0);
   }
 
-  /** Opens the window in the editor area without taking the focus from where the user types. */
+  /**
+   * Opens the window in the editor area without taking the focus from where the user types; {@code
+   * befores} and {@code proposals} are each file's two sides, in the change's order.
+   */
   static ChangeTopComponent open(
       PendingChange change,
+      List<OriginalSource> befores,
       List<ProposalDocument> proposals,
       ChangeReview review,
       Runnable onEnded) {
-    ChangeTopComponent window = new ChangeTopComponent(change, proposals, review, onEnded);
+    ChangeTopComponent window = new ChangeTopComponent(change, befores, proposals, review, onEnded);
     Mode mode = WindowManager.getDefault().findMode("editor");
     if (mode != null) {
       mode.dockInto(window);
@@ -151,20 +156,13 @@ final class ChangeTopComponent extends ReviewTopComponent {
   }
 
   private DiffView diffView(int index) throws IOException {
-    PendingChange.File file = change.files().get(index);
+    OriginalSource before = befores.get(index);
     ProposalDocument proposal = proposals.get(index);
-    Path name = file.path().getFileName();
-    String fileName = name == null ? file.path().toString() : name.toString();
-    StreamSource before =
-        StreamSource.createSource(
-            fileName,
-            file.existed() ? "On disk: " + file.path() : "New file: " + file.path(),
-            proposal.mimeType(),
-            new StringReader(file.originalContent()));
     return Diff.getDefault()
         .createDiff(
             before,
-            new ProposalSource(fileName, proposal.mimeType(), proposal, change.proposerName()));
+            new ProposalSource(
+                before.getName(), proposal.mimeType(), proposal, change.proposerName()));
   }
 
   void accept() {

@@ -29,11 +29,14 @@ final class ChangeWindows {
   }
 
   void show(PendingChange change, ChangeReview answers) throws DiffViewException {
-    // As for a diff: the proposals' documents are prepared off the EDT.
+    // As for a diff: both sides' documents are prepared off the EDT.
     List<ProposalDocument> proposals = new ArrayList<>();
+    List<OriginalSource> befores = new ArrayList<>();
     try {
       for (PendingChange.File file : change.files()) {
-        proposals.add(ProposalDocument.create(file.path(), file.newContent()));
+        ProposalDocument proposal = ProposalDocument.create(file.path(), file.newContent());
+        proposals.add(proposal);
+        befores.add(OriginalSource.of(file, proposal.mimeType()));
       }
     } catch (IOException e) {
       proposals.forEach(ProposalDocument::discard);
@@ -45,7 +48,7 @@ final class ChangeWindows {
         () ->
             review.window =
                 ChangeTopComponent.open(
-                    change, proposals, answers, () -> reviews.remove(change.id())),
+                    change, befores, proposals, answers, () -> reviews.remove(change.id())),
         () -> {
           reviews.remove(change.id());
           proposals.forEach(ProposalDocument::discard);

@@ -1,5 +1,6 @@
 package dev.companion4j.netbeans;
 
+import dev.companion4j.engine.PendingChange;
 import dev.companion4j.engine.PendingDiff;
 import java.io.Reader;
 import java.io.StringReader;
@@ -37,10 +38,20 @@ final class OriginalSource extends StreamSource {
 
   /** The text {@code diff} replaces, in a document of type {@code mime}; not on the EDT. */
   static OriginalSource of(PendingDiff diff, String mime) {
-    Path file = diff.path().getFileName();
-    String name = file == null ? diff.filePath() : file.toString();
-    String title = (diff.isNewFile() ? "New file: " : "On disk: ") + diff.path();
-    String text = diff.originalContent();
+    return of(diff.path(), diff.isNewFile(), diff.originalContent(), mime);
+  }
+
+  /**
+   * The text a change replaces in {@code file}, in a document of type {@code mime}; not on the EDT.
+   */
+  static OriginalSource of(PendingChange.File file, String mime) {
+    return of(file.path(), !file.existed(), file.originalContent(), mime);
+  }
+
+  private static OriginalSource of(Path path, boolean isNew, String text, String mime) {
+    Path file = path.getFileName();
+    String name = file == null ? path.toString() : file.toString();
+    String title = (isNew ? "New file: " : "On disk: ") + path;
     Document document = CloneableEditorSupport.getEditorKit(mime).createDefaultDocument();
     try {
       // Nobody else sees the document yet: no lock needed.
