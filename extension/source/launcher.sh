@@ -42,11 +42,15 @@ if [ -f "$lib/java" ]; then read -r java < "$lib/java" || true; fi
 # user's: whoever could write there could replace the jar. What it does not answer within 2 s goes
 # to a Java of this call's own, which decides alone. It needs `timeout` to wait boundedly, and
 # COMPANION4J_POLICY_SERVER=off keeps every call on its own Java. serve: start one after the hook.
+# The guard's Java has not answered after 7 s (the CLIs wait 10, the answerer took up to 2): it is
+# stopped and refused.
+limit=
+if command -v timeout >/dev/null 2>&1; then limit="timeout 7"; fi
 run=$ext/run
 serve=
 live=
 if [ "${1:-}" = hook ] && { [ -n "$guard" ] || [ "${3:-}" = session-start ]; } \
-  && [ "${COMPANION4J_POLICY_SERVER:-}" != off ] && command -v timeout >/dev/null 2>&1; then
+  && [ "${COMPANION4J_POLICY_SERVER:-}" != off ] && [ -n "$limit" ]; then
   if [ -e "$run" ]; then
     if [ -O "$run" ]; then serve=1; fi
   elif [ -w "$ext" ]; then
@@ -137,11 +141,8 @@ if [ "${1:-}" = hook ]; then
     hook_jvm detach policy-server
     exit "$rc"
   fi
-  # No exec for the guard: a Java that is missing, cannot start or dies still ends in a refusal,
-  # and one that has not answered after 7 s (the CLIs wait 10, the answerer took up to 2) is
-  # stopped and refused.
-  limit=
-  if command -v timeout >/dev/null 2>&1; then limit="timeout 7"; fi
+  # No exec for the guard: a Java that is missing, cannot start, dies or hangs ($limit) still ends
+  # in a refusal.
   rc=0
   hook_jvm guard "$@" || rc=$?
   if [ -n "$serve" ]; then hook_jvm detach policy-server; fi

@@ -43,11 +43,11 @@ import java.util.stream.Stream;
 
 /**
  * The shell policy's resident answerer ({@code companion4j hook policy-server}): a Java started for
- * every shell call costs more than the whole check does in Node, so after a call it did not answer,
- * the launcher starts this process, and the next calls reach it through named pipes, which plain
- * {@code sh} speaks without starting anything but {@code cat}. It decides exactly as the hook does
- * ({@link HookMain#answer}); anything it does not answer in time the launcher hands to a Java of
- * its own, so the guard fails closed as before.
+ * every shell call costs more than the whole check does in Node, so session start, and a call that
+ * found no answerer, have the launcher start this process, and calls reach it through named pipes,
+ * which plain {@code sh} speaks with {@code cat}, {@code mkfifo} and {@code timeout}, without a
+ * JVM. It decides exactly as the hook does ({@link HookMain#answer}); anything it does not answer
+ * in time the launcher hands to a Java of its own, so the guard fails closed as before.
  *
  * <p>It lives in the extension's {@value #DIRECTORY}/, this user's alone (0700): whoever could
  * write there could replace the extension's jar, so its answers are trusted as the jar is. There:
@@ -63,8 +63,8 @@ import java.util.stream.Stream;
  * </ul>
  *
  * <p>One server per extension copy (a lock file); it ends when it has had nothing to do for {@link
- * #IDLE}, or once it is no longer the extension's: its FIFO removed or replaced, or the jar changed
- * (an update brings new rules code).
+ * #IDLE}, or once it is no longer the extension's: its FIFO removed or replaced, the jar changed
+ * (an update brings new rules code), or its directory opened to others.
  *
  * <p>Threads: the thread that calls {@link #run()} reads announcements; each request is answered on
  * a pool thread ({@value #THREADS}, with {@value #MAX_WAITING} waiting at most; more are left to
