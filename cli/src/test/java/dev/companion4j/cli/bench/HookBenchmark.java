@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -207,12 +208,20 @@ public final class HookBenchmark {
    * that it did not answer would measure something else.
    */
   private static long answerer(Variant variant) throws Exception {
-    Path pid = variant.answerer().resolve("run/pid");
-    long answerer = Files.isRegularFile(pid) ? Long.parseLong(Files.readString(pid).trim()) : 0;
-    if (answerer == 0 || ProcessHandle.of(answerer).isEmpty()) {
-      throw new IllegalStateException(variant.name() + ": no answerer runs after the warm-up");
-    }
-    return answerer;
+    return running(variant.answerer())
+        .orElseThrow(
+            () ->
+                new IllegalStateException(variant.name() + ": no answerer runs after the warm-up"))
+        .pid();
+  }
+
+  /** The answerer {@code extension}'s {@code run/pid} names, while that process exists. */
+  private static Optional<ProcessHandle> running(Path extension) throws IOException {
+    // The answerer writes the file whole and moves it into place.
+    Path pid = extension.resolve("run/pid");
+    return Files.isRegularFile(pid)
+        ? ProcessHandle.of(Long.parseLong(Files.readString(pid).trim()))
+        : Optional.empty();
   }
 
   /**
@@ -220,33 +229,24 @@ public final class HookBenchmark {
    * pid (not until it is reaped: where the machine's init does not reap, it stays a zombie).
    */
   private static void stopAnswerer(Path extension) throws Exception {
-    Path pid = extension.resolve("run/pid");
-    if (Files.isRegularFile(pid)) {
-      ProcessHandle.of(Long.parseLong(Files.readString(pid).trim()))
-          .ifPresent(ProcessHandle::destroy);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (Files.exists(pid)) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the answerer in " + extension + " did not stop");
-        }
-        TimeUnit.MILLISECONDS.sleep(10);
+    running(extension).ifPresent(ProcessHandle::destroy);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (Files.exists(extension.resolve("run/pid"))) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("the answerer in " + extension + " did not stop");
       }
+      TimeUnit.MILLISECONDS.sleep(10);
     }
   }
 
   /** Waits until the answerer a call started runs, 10 s at most. */
   private static void awaitAnswerer(Variant variant) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try {
-        answerer(variant);
-        return;
-      } catch (IllegalStateException | IOException | NumberFormatException notYet) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException(variant.name() + ": no answerer started", notYet);
-        }
-        TimeUnit.MILLISECONDS.sleep(20);
+    while (running(variant.answerer()).isEmpty()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(variant.name() + ": no answerer started");
       }
+      TimeUnit.MILLISECONDS.sleep(20);
     }
   }
 

@@ -6,7 +6,6 @@ import dev.companion4j.extension.ide.IdeLink;
 import dev.companion4j.extension.ide.StatusText;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,7 +13,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,9 +48,6 @@ public final class HookMain {
    * heap.
    */
   static final int MAX_INPUT = 64 << 20;
-
-  /** The size from which the policy server starts its log afresh. */
-  private static final long LOG_LIMIT = 1 << 20;
 
   private final HookDialect dialect;
   private final Map<String, String> env;
@@ -190,7 +185,7 @@ public final class HookMain {
 
   /**
    * Serves the shell policy of the extension the launcher names until it is no longer wanted (see
-   * {@link PolicyServer}); the exit code. Its output goes to the log in its directory: the launcher
+   * {@link PolicyServer}); the exit code. Its errors go to the log in its directory: the launcher
    * starts it detached, with nothing of the CLI's.
    */
   private static int servePolicy() {
@@ -206,16 +201,7 @@ public final class HookMain {
       if (server.isEmpty()) {
         return 0;
       }
-      Path log = server.get().log();
-      boolean keep = Files.isRegularFile(log) && Files.size(log) < LOG_LIMIT;
-      if (!keep) {
-        Files.deleteIfExists(log);
-        Files.createFile(
-            log,
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-      }
-      System.setErr(
-          new PrintStream(new FileOutputStream(log.toFile(), true), true, StandardCharsets.UTF_8));
+      System.setErr(server.get().openLog());
       try (PolicyServer serving = server.get()) {
         // Stopped (a logout, a shutdown), it removes its FIFO as when it ends by itself.
         Runtime.getRuntime().addShutdownHook(new Thread(serving::close, "companion4j-policy-exit"));

@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -109,6 +110,9 @@ final class PolicyServer implements AutoCloseable {
   private static final long REPLY_WAIT_MILLIS = 3_000;
 
   private static final long CHECK_MILLIS = 1_000;
+
+  /** The size from which the log starts afresh. */
+  private static final long LOG_LIMIT = 1 << 20;
 
   private final Path run;
   private final Path requests;
@@ -417,9 +421,26 @@ final class PolicyServer implements AutoCloseable {
     }
   }
 
-  /** Where the server writes what went wrong: nobody sees its stderr. */
-  Path log() {
-    return run.resolve("log");
+  /**
+   * The log for what went wrong, since nobody sees the server's stderr: {@code log} in its
+   * directory, this user's alone, appended to and started afresh from {@link #LOG_LIMIT}.
+   */
+  PrintStream openLog() throws IOException {
+    Path log = run.resolve("log");
+    if (isA(log, true) && Files.size(log) >= LOG_LIMIT) {
+      Files.delete(log);
+    }
+    return new PrintStream(
+        Channels.newOutputStream(
+            Files.newByteChannel(
+                log,
+                Set.of(
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND,
+                    LinkOption.NOFOLLOW_LINKS),
+                OWNER_ONLY)),
+        true,
+        StandardCharsets.UTF_8);
   }
 
   /** Whether {@link #close()} ran. */

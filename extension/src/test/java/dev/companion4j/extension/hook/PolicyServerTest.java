@@ -77,6 +77,12 @@ class PolicyServerTest {
                 idle,
                 Clock.systemUTC())
             .orElseThrow();
+    reading(server);
+    return server;
+  }
+
+  /** Runs {@code server} on a thread of its own, closed after the test; that thread. */
+  private Thread reading(PolicyServer server) {
     servers.add(server);
     Thread reader =
         new Thread(
@@ -90,7 +96,7 @@ class PolicyServerTest {
             "policy-server-under-test");
     reader.setDaemon(true);
     reader.start();
-    return server;
+    return reader;
   }
 
   private record Run(int exitCode, String out, String err, long pid) {}
@@ -342,9 +348,7 @@ class PolicyServerTest {
     MutableClock clock = new MutableClock(start);
     PolicyServer server =
         PolicyServer.open(extension, Map.of(), Duration.ofMinutes(30), clock).orElseThrow();
-    servers.add(server);
-    Thread reader = new Thread(() -> runQuietly(server));
-    reader.start();
+    Thread reader = reading(server);
     clock.now = start.plus(Duration.ofMinutes(29));
     await().during(Duration.ofMillis(2_500)).atMost(WAIT).until(() -> !server.isClosed());
     clock.now = start.plus(Duration.ofMinutes(30));
@@ -374,14 +378,6 @@ class PolicyServerTest {
     }
     await().atMost(WAIT).until(server::isClosed);
     assertThat(extension.resolve("run/policy")).doesNotExist();
-  }
-
-  private static void runQuietly(PolicyServer server) {
-    try {
-      server.run();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private static Path mkfifo(Path path) throws Exception {
