@@ -93,14 +93,14 @@ class EclipseChatIT {
                     workbench
                         .descendants()
                         .anyMatch(p -> p.info().commandLine().orElse("").contains(" --acp")));
-        // Ctrl+M in the view's input gives the view the whole window: its input as wide as that.
-        // Pressed again when the view has not grown: a click that comes while the new view still
-        // lays out its first frame may miss the input, and Ctrl+M then maximizes the editor (the
-        // view is hidden then, and the next Ctrl+M restores the editor).
-        await().atMost(WAIT).until(() -> user.workbench().find(INPUT).isPresent());
+        // Ctrl+M in the view gives it the whole window: its input as wide as that. The click that
+        // makes the view the active part goes to its log, which shows whole even where a small
+        // window leaves the input half under the Tasks view. Pressed again when the view has not
+        // grown: Ctrl+M that went to another part hid the view, and the next one restores it.
+        await().atMost(WAIT).until(() -> user.workbench().find(LOG).isPresent());
         for (int attempt = 1; !user.inputIsWide(); attempt++) {
-          if (user.workbench().find(INPUT).isPresent()) {
-            user.click(INPUT);
+          if (user.workbench().find(LOG).isPresent()) {
+            user.click(LOG);
           }
           ScreenUser.act(display, "keys", "ctrl+M");
           try {
