@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /** A CLI's handshake by hand, for tests that then misbehave on the wire. */
 final class RawMcp {
@@ -52,6 +53,35 @@ final class RawMcp {
             .getBytes(StandardCharsets.US_ASCII));
     out.flush();
     return new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * Posts a JSON body of {@code bodyBytes} to {@code /mcp} by hand, writes all of it and only then
+   * reads the whole answer, head and body, until the companion closes or the answer's length ends.
+   */
+  static String postWhole(int port, String token, int bodyBytes) throws IOException {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", port));
+      socket.setSoTimeout(30_000);
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:"
+                  + port
+                  + "\r\nAuthorization: Bearer "
+                  + token
+                  + "\r\nContent-Type: application/json\r\nAccept: application/json,"
+                  + " text/event-stream\r\nConnection: close\r\nContent-Length: "
+                  + bodyBytes
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      byte[] body = new byte[bodyBytes];
+      Arrays.fill(body, (byte) ' ');
+      body[0] = '[';
+      body[bodyBytes - 1] = ']';
+      out.write(body);
+      out.flush();
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   static HttpResponse<String> post(int port, String token, String session, String body)

@@ -109,14 +109,30 @@ public final class RequestGuard extends HttpFilter {
       // read by the answer's end: a client that reused it would race that close. A small body
       // (or none) is better told so; a large one is left to Jetty, which drains what has arrived
       // before it closes, where closing at once would reset the answer the client still reads.
+      // That is not enough for a CLI still uploading a body too large: the one holding the token
+      // gets a body up to twice the limit read, as HttpBodies does, before the 413.
       if (request.getHeader("Transfer-Encoding") == null
           && inbound.contentLength() <= CLOSE_AFTER_REFUSAL_BYTES) {
         response.setHeader("Connection", "close");
+      }
+      if (refuse.status() == 413 && inbound.contentLength() <= 2L * maxBodyBytes) {
+        discard(request, 2L * maxBodyBytes);
       }
       HttpBodies.error(response, refuse.status(), refuse.message());
       return;
     }
     chain.doFilter(request, response);
+  }
+
+  private static void discard(HttpServletRequest request, long max) throws IOException {
+    byte[] buffer = new byte[8192];
+    try (var in = request.getInputStream()) {
+      long total = 0;
+      int n;
+      while (total <= max && (n = in.read(buffer)) != -1) {
+        total += n;
+      }
+    }
   }
 
   /** The whole decision, free of any server: the same request always gets the same answer. */
