@@ -69,13 +69,7 @@ final class AcpChat implements ChatInputs.Chat {
         AcpIdeConnection.Setup.in(workspace)
             .withMcpServers(
                 editor
-                    .map(
-                        c ->
-                            List.of(
-                                new AcpIdeConnection.HttpMcpServer(
-                                    IdeToolsRoute.NAME,
-                                    IdeToolsRoute.url(c.port()),
-                                    IdeToolsRoute.headers(c.authToken()))))
+                    .map(c -> List.of(IdeToolsRoute.forAgent(c.port(), c.authToken())))
                     .orElse(List.of()));
     if (options.agentMode() != null) {
       setup = setup.withMode(options.agentMode());

@@ -97,11 +97,7 @@ public final class AcpChat implements ChatApi.Backend, AutoCloseable {
                 name + " chat",
                 this::mode),
             // The companion's IDE tools, as a CLI in IDE mode has them through the extension.
-            List.of(
-                new AcpIdeConnection.HttpMcpServer(
-                    IdeToolsRoute.NAME,
-                    IdeToolsRoute.url(reviewer.port()),
-                    IdeToolsRoute.headers(reviewer.authToken()))),
+            List.of(IdeToolsRoute.forAgent(reviewer.port(), reviewer.authToken())),
             null,
             null,
             "default");

@@ -1,5 +1,6 @@
 package dev.companion4j.extension.mcp;
 
+import dev.companion4j.acp.AcpIdeConnection;
 import dev.companion4j.engine.Companion;
 import dev.companion4j.extension.ide.IdeLink;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
@@ -17,10 +18,10 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The IDE tools of {@link IdeToolsServer}, served by a companion itself over MCP's streamable HTTP
  * at {@link #PATH}, for the ACP chat agent the companion's host starts: the agent gets them in
- * {@code session/new}'s {@code mcpServers} ({@link #url}, {@link #headers}), since an editor has no
- * command line to start {@code companion4j mcp} with. Mounted with {@link
- * Companion.Builder#mcpRoute}: behind the token and Host checks, every Origin refused, its messages
- * checked and its errors answered as on {@code /mcp}.
+ * {@code session/new}'s {@code mcpServers} ({@link #forAgent}), since an editor has no command line
+ * to start {@code companion4j mcp} with. Mounted with {@link Companion.Builder#mcpRoute}: behind
+ * the token and Host checks, every Origin refused, its messages checked and its errors answered as
+ * on {@code /mcp}.
  *
  * <p>Without sessions: each request stands alone, so no stream stays open to an agent and nothing
  * is kept for one that went away. Each call asks the companion's own {@code /ide/} routes over
@@ -67,17 +68,13 @@ public final class IdeToolsRoute {
     return transport;
   }
 
-  /** The address an agent reaches the tools of the companion on {@code port} at. */
-  public static String url(int port) {
-    return "http://127.0.0.1:" + port + PATH;
-  }
-
   /**
-   * The headers an agent sends with each request: the companion's token, never in a URL or
-   * argument.
+   * The tools of the companion on {@code port} as an ACP agent's session gets them: the route's
+   * loopback address, and the companion's token in a header, never in the URL or an argument.
    */
-  public static Map<String, String> headers(String authToken) {
-    return Map.of("Authorization", "Bearer " + authToken);
+  public static AcpIdeConnection.HttpMcpServer forAgent(int port, String authToken) {
+    return new AcpIdeConnection.HttpMcpServer(
+        NAME, "http://127.0.0.1:" + port + PATH, Map.of("Authorization", "Bearer " + authToken));
   }
 
   /** What relative paths are resolved against: the first root, else the working directory. */

@@ -279,11 +279,7 @@ public final class ChatService {
   private static List<AcpIdeConnection.HttpMcpServer> ideTools(Companion companion) {
     return companion == null || !companion.isRunning()
         ? List.of()
-        : List.of(
-            new AcpIdeConnection.HttpMcpServer(
-                IdeToolsRoute.NAME,
-                IdeToolsRoute.url(companion.port()),
-                IdeToolsRoute.headers(companion.authToken())));
+        : List.of(IdeToolsRoute.forAgent(companion.port(), companion.authToken()));
   }
 
   /**
